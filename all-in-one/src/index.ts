@@ -1,0 +1,1 @@
+export { startPlatform, type RunningPlatform } from "./start-platform.js";

@@ -1,0 +1,27 @@
+import { loadConfig, ConfigError } from "@svc/lib/config";
+import { closeOnSignals } from "@svc/lib/server";
+import { startPlatform } from "./start-platform.js";
+
+// `npm start`: the whole platform in one process on the embedded defaults.
+const started = performance.now();
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  throw err;
+}
+const running = await startPlatform(config);
+const ms = Math.round(performance.now() - started);
+const storage = config.databaseUrl ? "Postgres" : `embedded PGlite in ${config.dataDir}`;
+running.platform.log.info({ url: running.url, ready_ms: ms, storage, auth: config.auth.provider }, "platform ready");
+process.stdout.write(
+  `\nsvc platform ready in ${ms} ms at ${running.url}\n` +
+    `  API docs:  ${running.url}/docs   (OpenAPI: ${running.url}/openapi.json)\n` +
+    `  try:       curl -s ${running.url}/bots\n` +
+    `  storage:   ${storage}; bus: ${config.natsUrl ? "NATS" : "in-process"}; kv: ${config.redisUrl ? "Redis" : "in-process"}; auth: ${config.auth.provider}\n\n`,
+);
+closeOnSignals(running.platform.log, [running.close]);

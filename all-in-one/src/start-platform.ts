@@ -1,0 +1,58 @@
+import type { AddressInfo } from "node:net";
+import { createRouterTransport } from "@connectrpc/connect";
+import type { FastifyInstance } from "fastify";
+import type { Config } from "@svc/lib/config";
+import { assertLoopbackHost } from "@svc/lib/auth";
+import { healthRoutes, openPlatform, type Platform, type ServiceModule } from "@svc/lib/server";
+import { createGateway } from "@svc/gateway";
+import { createBotsModule } from "@svc/bots";
+import { createPromotionModule } from "@svc/promotion";
+import { createKillSwitchModule } from "@svc/killswitch";
+import { createComplianceModule } from "@svc/compliance";
+import { createIdentityModule } from "@svc/identity";
+
+export interface RunningPlatform {
+  url: string;
+  app: FastifyInstance;
+  platform: Platform;
+  modules: ServiceModule[];
+  close(): Promise<void>;
+}
+
+/**
+ * Every service and the gateway in one process: the services share one database (a schema
+ * each), one bus and one key-value store, and the gateway reaches them through Connect's
+ * in-process transport, running the same interceptors a standalone service runs.
+ */
+export async function startPlatform(config: Config, overrides: Parameters<typeof openPlatform>[2] = {}): Promise<RunningPlatform> {
+  if (config.auth.provider === "local") assertLoopbackHost(config.host);
+  const platform = await openPlatform(config, "svc", overrides);
+  const modules: ServiceModule[] = [];
+  for (const create of [createIdentityModule, createBotsModule, createPromotionModule, createKillSwitchModule, createComplianceModule]) {
+    modules.push(await create(platform));
+  }
+  for (const m of modules) await m.start();
+  const transport = createRouterTransport(
+    (router) => {
+      for (const m of modules) m.routes(router);
+      healthRoutes(modules.flatMap((m) => m.services.map((s) => s.typeName)), async () => true)(router);
+    },
+    { router: { interceptors: platform.interceptors } },
+  );
+  const backends = modules.flatMap((m) => m.services.map((service) => ({ service, transport })));
+  const app = await createGateway({ backends, bodyLimitBytes: config.bodyLimitBytes, log: platform.log });
+  await app.listen({ host: config.host, port: config.port });
+  const { port } = app.server.address() as AddressInfo;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${host}:${port}`,
+    app,
+    platform,
+    modules,
+    async close() {
+      await app.close();
+      for (const m of modules) await m.stop();
+      await platform.close();
+    },
+  };
+}

@@ -1,0 +1,192 @@
+import { fromJson, toJson, type DescService, type JsonObject } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import parseJson from "json-parse-even-better-errors";
+import { Health, HealthCheckResponse_ServingStatus } from "@svc/gen/grpc/health/v1/health_pb.js";
+import { REQUEST_ID_HEADER, requestIdFrom, injectTraceHeaders, tracer, extractTraceContext, type Logger } from "@svc/lib/telemetry";
+import { context, SpanKind, trace } from "@opentelemetry/api";
+import { buildRouteTable, type RouteBinding } from "./routes/route-table.js";
+import { requestInput } from "./transcode/request-input.js";
+import { protoJsonToWire, WireInputError } from "./transcode/wire-json.js";
+import { errorBody, httpErrorFromConnect, type HttpError } from "./errors/error-body.js";
+import { buildOpenApi } from "./openapi/build-openapi.js";
+import { registerDocs } from "./openapi/docs-page.js";
+
+/** A service the gateway routes to, and how to reach it (in-process or over gRPC). */
+export interface GatewayBackend {
+  service: DescService;
+  transport: Transport;
+}
+
+export interface GatewayOptions {
+  backends: GatewayBackend[];
+  bodyLimitBytes: number;
+  log: Logger;
+  /** Deadline of one backend call. */
+  timeoutMs?: number;
+}
+
+/** Request headers a backend needs from the caller; everything else stays at the edge. */
+const FORWARDED = ["authorization", "x-svc-local-user"];
+const PASSED_BACK = ["x-service-license-status", "www-authenticate"];
+const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
+/**
+ * The REST edge: a generic REST <-> Connect transcoder built at start from the proto annotations
+ * of the backends' services, with one error body, request ids, body limits, 404/405, health and
+ * an OpenAPI 3.1 document generated from the same descriptors.
+ */
+export async function createGateway(opts: GatewayOptions): Promise<FastifyInstance> {
+  const transports = new Map(opts.backends.map((b) => [b.service.typeName, b.transport]));
+  const bindings = buildRouteTable(opts.backends.map((b) => b.service));
+  const app = Fastify({
+    loggerInstance: opts.log as unknown as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: opts.bodyLimitBytes,
+    requestIdHeader: REQUEST_ID_HEADER,
+    genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER] as string | undefined),
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
+    const text = body as string;
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      done(null, parseJson(text));
+    } catch (err) {
+      done(new WireInputError(`malformed JSON: ${(err as Error).message}`, "body"), undefined);
+    }
+  });
+
+  app.addHook("onSend", async (req, reply) => {
+    reply.header(REQUEST_ID_HEADER, req.id);
+  });
+  app.addHook("onResponse", async (req, reply) => {
+    opts.log.info({ request_id: req.id, method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, "http");
+  });
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string; field?: string }, req, reply) => {
+    if (err instanceof WireInputError) return sendError(reply, { status: 400, body: errorBody("invalid_argument", err.message, { field: err.field, ...err.extra }), headers: {} });
+    if (err instanceof ConnectError) return sendError(reply, httpErrorFromConnect(err));
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) opts.log.error({ err, request_id: req.id }, "gateway error");
+    const code = status === 413 ? "payload_too_large" : status === 415 ? "unsupported_media_type" : status === 500 ? "internal" : "invalid_request";
+    const message = status === 413 ? `request body is larger than the limit of ${opts.bodyLimitBytes} bytes` : status === 500 ? "internal error; the request id in the x-request-id header finds it in the logs" : err.message;
+    return sendError(reply, { status, body: errorBody(code, message, status === 413 ? { limit_bytes: opts.bodyLimitBytes } : {}), headers: {} });
+  });
+
+  app.setNotFoundHandler((req, reply) =>
+    sendError(reply, { status: 404, body: errorBody("route_not_found", `no route ${req.method} ${req.url.split("?")[0]}; the API is described at /openapi.json`), headers: {} }),
+  );
+
+  const byPath = new Map<string, RouteBinding[]>();
+  for (const b of bindings) byPath.set(b.path.routerPath, [...(byPath.get(b.path.routerPath) ?? []), b]);
+  for (const [routerPath, group] of byPath) {
+    const allow = [...new Set(group.map((b) => b.httpMethod))].join(", ");
+    app.route({
+      method: [...ALL_METHODS],
+      url: routerPath,
+      handler: async (req, reply) => {
+        const wanted = req.method === "HEAD" ? "GET" : req.method;
+        const binding = group.find((b) => b.httpMethod === wanted);
+        if (!binding) {
+          reply.header("allow", allow);
+          return sendError(reply, { status: 405, body: errorBody("method_not_allowed", `${req.method} is not allowed on ${group[0]!.path.template}; allowed: ${allow}`, { allowed: allow.split(", ") }), headers: {} });
+        }
+        return transcode(binding, transports.get(binding.service.typeName)!, req, reply, opts.timeoutMs ?? 30_000);
+      },
+    });
+  }
+
+  const openapi = buildOpenApi(bindings);
+  app.get("/openapi.json", async () => openapi);
+  await registerDocs(app, openapi);
+  app.get("/healthz", async () => ({ status: "ok" }));
+  app.get("/readyz", async (_req, reply) => {
+    const results = await Promise.all([...new Set(transports.values())].map((t) => backendServing(t)));
+    const ready = results.every(Boolean);
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not_ready", backends: results.length, serving: results.filter(Boolean).length });
+  });
+  return app;
+}
+
+async function transcode(binding: RouteBinding, transport: Transport, req: FastifyRequest, reply: FastifyReply, timeoutMs: number) {
+  const parent = extractTraceContext(new Headers(req.headers as Record<string, string>));
+  const span = tracer().startSpan(`${req.method} ${binding.path.template}`, { kind: SpanKind.SERVER, attributes: { "http.route": binding.path.template } }, parent);
+  return context.with(trace.setSpan(parent, span), async () => {
+    try {
+      const input = requestInput(binding, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body);
+      let message;
+      try {
+        message = fromJson(binding.method.input, input);
+      } catch (err) {
+        throw new WireInputError(`invalid request: ${(err as Error).message}`, "body");
+      }
+      const headers = new Headers();
+      for (const name of FORWARDED) {
+        const v = req.headers[name];
+        if (typeof v === "string") headers.set(name, v);
+      }
+      headers.set(REQUEST_ID_HEADER, req.id);
+      injectTraceHeaders(headers);
+      const res = await transport.unary(binding.method, undefined, timeoutMs, headers, message);
+      for (const name of PASSED_BACK) {
+        const v = res.header.get(name);
+        if (v) reply.header(name, v);
+      }
+      span.setAttribute("http.response.status_code", binding.rule.successStatus || 200);
+      return sendSuccess(binding, res.message as never, reply);
+    } catch (err) {
+      if (err instanceof WireInputError) throw err;
+      const ce = ConnectError.from(err);
+      span.setAttribute("http.response.status_code", httpErrorFromConnect(ce).status);
+      return sendError(reply, relativeToBody(binding, httpErrorFromConnect(ce)));
+    } finally {
+      span.end();
+    }
+  });
+}
+
+function sendSuccess(binding: RouteBinding, message: Record<string, unknown>, reply: FastifyReply) {
+  const { rule } = binding;
+  if (rule.redirectField) {
+    return reply.code(302).header("location", String(message[camel(rule.redirectField)] ?? "")).send();
+  }
+  if (rule.responseBody) {
+    return reply
+      .code(rule.successStatus || 200)
+      .header("content-type", rule.responseContentType || "text/plain; charset=utf-8")
+      .send(String(message[camel(rule.responseBody)] ?? ""));
+  }
+  const json = toJson(binding.method.output, message as never, { useProtoFieldName: true, alwaysEmitImplicit: true });
+  return reply.code(rule.successStatus || 200).send(protoJsonToWire(binding.method.output, json));
+}
+
+function sendError(reply: FastifyReply, err: HttpError) {
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  return reply.code(err.status).type("application/json").send(err.body);
+}
+
+/** A body bound to one field (POST /bots takes the BotSpec itself): name fields from the body's root. */
+function relativeToBody(binding: RouteBinding, err: HttpError): HttpError {
+  const prefix = binding.rule.body && binding.rule.body !== "*" ? `${binding.rule.body}.` : "";
+  const field = err.body.error.details.field;
+  if (!prefix || typeof field !== "string" || !field.startsWith(prefix)) return err;
+  const details: JsonObject = { ...err.body.error.details, field: field.slice(prefix.length) };
+  const message = err.body.error.message.split(field).join(field.slice(prefix.length));
+  return { ...err, body: errorBody(err.body.error.code, message, details) };
+}
+
+function camel(name: string): string {
+  return name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+async function backendServing(transport: Transport): Promise<boolean> {
+  try {
+    const res = await createClient(Health, transport).check({ service: "" }, { timeoutMs: 2_000 });
+    return res.status === HealthCheckResponse_ServingStatus.SERVING;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,36 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { errorDetailOf } from "@svc/lib/errors";
+import { httpStatusFor } from "./http-status.js";
+
+/** The one error body of the API: `{"error": {"code", "message", "details"}}`. */
+export interface ErrorBody {
+  error: { code: string; message: string; details: JsonObject };
+}
+
+/** Response headers an error may carry from a service to the caller, as the spec names them. */
+const PASSED_THROUGH = ["www-authenticate", "x-service-license-status", "retry-after"];
+
+export interface HttpError {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+export function errorBody(code: string, message: string, details: JsonObject = {}): ErrorBody {
+  return { error: { code, message, details } };
+}
+
+/** Maps a ConnectError from a service onto the HTTP answer; internals never pass. */
+export function httpErrorFromConnect(err: ConnectError): HttpError {
+  const { code, details } = errorDetailOf(err);
+  const status = httpStatusFor(err.code, code);
+  const headers: Record<string, string> = {};
+  for (const name of PASSED_THROUGH) {
+    const value = err.metadata.get(name);
+    if (value) headers[name] = value;
+  }
+  const hidden = err.code === Code.Internal || err.code === Code.Unknown || err.code === Code.DataLoss;
+  const message = hidden ? "internal error; the request id in the x-request-id header finds it in the logs" : err.rawMessage;
+  return { status, body: errorBody(code, message, hidden ? {} : details), headers };
+}

@@ -1,0 +1,37 @@
+import { Code } from "@connectrpc/connect";
+
+/**
+ * The one table from RPC codes to HTTP statuses (as grpc-gateway does it), so every service's
+ * errors look the same at the edge.
+ */
+export const HTTP_STATUS_OF_CODE: Record<Code, number> = {
+  [Code.Canceled]: 499,
+  [Code.Unknown]: 500,
+  [Code.InvalidArgument]: 400,
+  [Code.DeadlineExceeded]: 504,
+  [Code.NotFound]: 404,
+  [Code.AlreadyExists]: 409,
+  [Code.PermissionDenied]: 403,
+  [Code.ResourceExhausted]: 429,
+  [Code.FailedPrecondition]: 412,
+  [Code.Aborted]: 409,
+  [Code.OutOfRange]: 400,
+  [Code.Unimplemented]: 501,
+  [Code.Internal]: 500,
+  [Code.Unavailable]: 503,
+  [Code.DataLoss]: 500,
+  [Code.Unauthenticated]: 401,
+};
+
+/**
+ * Machine codes whose HTTP status the spec fixes differently from their RPC code's default:
+ * a state conflict is 409 rather than 412, an expired promotion request is 410 Gone.
+ */
+export const HTTP_STATUS_OF_MACHINE_CODE: Record<string, number> = {
+  invalid_transition: 409,
+  request_expired: 410,
+};
+
+export function httpStatusFor(code: Code, machineCode: string): number {
+  return HTTP_STATUS_OF_MACHINE_CODE[machineCode] ?? HTTP_STATUS_OF_CODE[code] ?? 500;
+}

@@ -1,0 +1,3 @@
+export { createGateway, type GatewayBackend, type GatewayOptions } from "./create-gateway.js";
+export { buildRouteTable, type RouteBinding } from "./routes/route-table.js";
+export { HTTP_STATUS_OF_CODE, HTTP_STATUS_OF_MACHINE_CODE, httpStatusFor } from "./errors/http-status.js";

@@ -1,0 +1,181 @@
+import { SETTINGS, type SettingDef, type SettingName } from "./settings.js";
+
+/** Raised once at start, listing every bad variable so an operator fixes them in one go. */
+export class ConfigError extends Error {
+  readonly code = "invalid_config";
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** The parsed settings, typed per kind. */
+export interface Config {
+  host: string;
+  port: number;
+  grpcPort: number;
+  databaseUrl?: string;
+  dataDir: string;
+  natsUrl?: string;
+  redisUrl?: string;
+  logLevel: string;
+  bodyLimitBytes: number;
+  serviceUrls: Partial<Record<"bots" | "promotion" | "killswitch" | "compliance" | "identity", string>>;
+  auth: {
+    provider: "local" | "oidc";
+    issuer?: string;
+    audience?: string;
+    jwksUri?: string;
+    claimsNamespace: string;
+    enforce: "strict" | "permissive";
+    m2mEnabled: boolean;
+    m2mAudience?: string;
+    agentTokenExchangeEnabled: boolean;
+    agentBrokerClientId?: string;
+    agentBrokerClientSecret?: string;
+    agentDelegationTtlSeconds: number;
+    licenseLeasePrivateKeyPem?: string;
+    licenseLeasePrivateKeyPath?: string;
+  };
+  flags: {
+    promotionLabEvidenceEnforce: boolean;
+    trialLedgerNEnforce: boolean;
+    approvalExpiryEnforcementEnabled: boolean;
+    approvalTtlSeconds: number;
+    licenseEnforcementEnabled: boolean;
+    licenseRegistryEnforced: boolean;
+  };
+  killSwitchPollIntervalS: number;
+}
+
+type Raw = Partial<Record<SettingName, string | number | boolean>>;
+
+/**
+ * Parses and validates every SVC_* variable once. Unknown SVC_* names are errors too: a typo in a
+ * security flag must not silently leave the default in force.
+ *
+ * @example const config = loadConfig(process.env);
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const problems: string[] = [];
+  const raw: Raw = {};
+  for (const name of Object.keys(env)) {
+    if (name.startsWith("SVC_") && !name.startsWith("SVC_TEST_") && !(name in SETTINGS)) {
+      problems.push(`${name} is not a known setting (see the configuration table in README.md)`);
+    }
+  }
+  for (const [name, def] of Object.entries(SETTINGS) as [SettingName, SettingDef][]) {
+    const given = env[name];
+    const value = given === undefined || given === "" ? def.default : given;
+    if (value === undefined) continue;
+    const parsed = parseValue(name, def, value);
+    if (typeof parsed === "object") problems.push(parsed.problem);
+    else raw[name] = parsed;
+  }
+  const config = assemble(raw);
+  problems.push(...crossCheck(config));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function parseValue(name: string, def: SettingDef, value: string): string | number | boolean | { problem: string } {
+  const kind = def.kind;
+  const shown = def.secret ? "(hidden)" : JSON.stringify(value);
+  switch (kind.type) {
+    case "string":
+      return value;
+    case "int": {
+      const n = Number(value);
+      if (!/^-?\d+$/.test(value.trim()) || n < kind.min || n > kind.max) {
+        return { problem: `${name}=${shown} must be a whole number from ${kind.min} to ${kind.max}` };
+      }
+      return n;
+    }
+    case "bool": {
+      const v = value.trim().toLowerCase();
+      if (["true", "1", "yes", "on"].includes(v)) return true;
+      if (["false", "0", "no", "off"].includes(v)) return false;
+      return { problem: `${name}=${shown} must be true or false` };
+    }
+    case "enum":
+      if (!kind.values.includes(value)) return { problem: `${name}=${shown} must be one of ${kind.values.join(", ")}` };
+      return value;
+    case "url": {
+      try {
+        const u = new URL(value);
+        if (!kind.protocols.includes(u.protocol)) {
+          return { problem: `${name}=${shown} must be a URL starting with ${kind.protocols.map((p) => `${p}//`).join(" or ")}` };
+        }
+        return value;
+      } catch {
+        return { problem: `${name}=${shown} is not a valid URL` };
+      }
+    }
+  }
+}
+
+function assemble(r: Raw): Config {
+  const s = (n: SettingName) => r[n] as string | undefined;
+  const i = (n: SettingName) => r[n] as number;
+  const b = (n: SettingName) => r[n] === true;
+  const audience = s("SVC_AUTH_OIDC_AUDIENCE");
+  return {
+    host: s("SVC_HOST")!,
+    port: i("SVC_PORT"),
+    grpcPort: i("SVC_GRPC_PORT"),
+    databaseUrl: s("SVC_DATABASE_URL"),
+    dataDir: s("SVC_DATA_DIR")!,
+    natsUrl: s("SVC_NATS_URL"),
+    redisUrl: s("SVC_REDIS_URL"),
+    logLevel: s("SVC_LOG_LEVEL")!,
+    bodyLimitBytes: i("SVC_BODY_LIMIT_BYTES"),
+    serviceUrls: {
+      bots: s("SVC_BOTS_URL"),
+      promotion: s("SVC_PROMOTION_URL"),
+      killswitch: s("SVC_KILLSWITCH_URL"),
+      compliance: s("SVC_COMPLIANCE_URL"),
+      identity: s("SVC_IDENTITY_URL"),
+    },
+    auth: {
+      provider: s("SVC_AUTH_PROVIDER") as "local" | "oidc",
+      issuer: s("SVC_AUTH_OIDC_ISSUER"),
+      audience,
+      jwksUri: s("SVC_AUTH_OIDC_JWKS_URI"),
+      claimsNamespace: s("SVC_AUTH_CLAIMS_NAMESPACE")!,
+      enforce: s("SVC_AUTH_ENFORCE") as "strict" | "permissive",
+      m2mEnabled: b("SVC_AUTH_M2M_ENABLED"),
+      m2mAudience: s("SVC_AUTH_M2M_AUDIENCE") ?? audience,
+      agentTokenExchangeEnabled: b("SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED"),
+      agentBrokerClientId: s("SVC_AUTH_AGENT_BROKER_CLIENT_ID"),
+      agentBrokerClientSecret: s("SVC_AUTH_AGENT_BROKER_CLIENT_SECRET"),
+      agentDelegationTtlSeconds: i("SVC_AUTH_AGENT_DELEGATION_TTL_SECONDS"),
+      licenseLeasePrivateKeyPem: s("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM"),
+      licenseLeasePrivateKeyPath: s("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH"),
+    },
+    flags: {
+      promotionLabEvidenceEnforce: b("SVC_PROMOTION_LAB_EVIDENCE_ENFORCE"),
+      trialLedgerNEnforce: b("SVC_TRIAL_LEDGER_N_ENFORCE"),
+      approvalExpiryEnforcementEnabled: b("SVC_APPROVAL_EXPIRY_ENFORCEMENT_ENABLED"),
+      approvalTtlSeconds: i("SVC_APPROVAL_TTL_SECONDS"),
+      licenseEnforcementEnabled: b("SVC_LICENSE_ENFORCEMENT_ENABLED"),
+      licenseRegistryEnforced: b("SVC_LICENSE_REGISTRY_ENFORCED"),
+    },
+    killSwitchPollIntervalS: i("SVC_KILLSWITCH_POLL_INTERVAL_S"),
+  };
+}
+
+/** Rules that span several variables. */
+function crossCheck(c: Config): string[] {
+  const problems: string[] = [];
+  if (c.auth.provider === "oidc") {
+    if (!c.auth.issuer) problems.push("SVC_AUTH_OIDC_ISSUER is required when SVC_AUTH_PROVIDER=oidc");
+    if (!c.auth.audience) problems.push("SVC_AUTH_OIDC_AUDIENCE is required when SVC_AUTH_PROVIDER=oidc");
+  }
+  if (!c.auth.claimsNamespace.endsWith("/")) {
+    problems.push(`SVC_AUTH_CLAIMS_NAMESPACE=${JSON.stringify(c.auth.claimsNamespace)} must end with a slash`);
+  }
+  if (c.auth.licenseLeasePrivateKeyPem && c.auth.licenseLeasePrivateKeyPath) {
+    problems.push("set only one of SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM and SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH");
+  }
+  return problems;
+}

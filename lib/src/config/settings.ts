@@ -1,0 +1,67 @@
+/**
+ * Every SVC_* setting: its kind, default and meaning. The one table that the parser, the README's
+ * configuration section and the start-up error messages are all read from.
+ */
+export type SettingKind =
+  | { type: "string" }
+  | { type: "url"; protocols: string[] }
+  | { type: "int"; min: number; max: number }
+  | { type: "bool" }
+  | { type: "enum"; values: readonly string[] };
+
+export interface SettingDef {
+  kind: SettingKind;
+  default?: string;
+  doc: string;
+  /** A secret: never printed, never read from files in the repo. */
+  secret?: boolean;
+}
+
+const url = (...protocols: string[]): SettingKind => ({ type: "url", protocols });
+const int = (min: number, max: number): SettingKind => ({ type: "int", min, max });
+const bool: SettingKind = { type: "bool" };
+const str: SettingKind = { type: "string" };
+const oneOf = (...values: string[]): SettingKind => ({ type: "enum", values });
+
+export const SETTINGS = {
+  SVC_HOST: { kind: str, default: "127.0.0.1", doc: "Address the gateway (or a standalone service) listens on." },
+  SVC_PORT: { kind: int(0, 65535), default: "8080", doc: "HTTP port of the gateway (REST edge)." },
+  SVC_GRPC_PORT: { kind: int(0, 65535), default: "50051", doc: "Port a standalone service serves gRPC and Connect on (HTTP/2 cleartext inside a mesh)." },
+  SVC_DATABASE_URL: { kind: url("postgres:", "postgresql:"), doc: "Postgres URL. Unset: embedded PGlite under SVC_DATA_DIR.", secret: true },
+  SVC_DATA_DIR: { kind: str, default: ".data", doc: "Folder of the embedded PGlite database when SVC_DATABASE_URL is unset; memory:// keeps it in memory." },
+  SVC_NATS_URL: { kind: url("nats:", "tls:"), doc: "NATS (JetStream) URL. Unset: in-process bus." },
+  SVC_REDIS_URL: { kind: url("redis:", "rediss:"), doc: "Redis URL for the kill-switch keys. Unset: in-process key-value store.", secret: true },
+  SVC_LOG_LEVEL: { kind: oneOf("fatal", "error", "warn", "info", "debug", "trace", "silent"), default: "info", doc: "Log level of the JSON logs." },
+  SVC_BODY_LIMIT_BYTES: { kind: int(1024, 64 * 1024 * 1024), default: "1048576", doc: "Largest request body the gateway accepts (413 past it)." },
+
+  SVC_BOTS_URL: { kind: url("http:", "https:"), doc: "Gateway: address of the bots service. Unset: mounted in-process (all-in-one)." },
+  SVC_PROMOTION_URL: { kind: url("http:", "https:"), doc: "Gateway: address of the promotion service." },
+  SVC_KILLSWITCH_URL: { kind: url("http:", "https:"), doc: "Gateway: address of the killswitch service." },
+  SVC_COMPLIANCE_URL: { kind: url("http:", "https:"), doc: "Gateway: address of the compliance service." },
+  SVC_IDENTITY_URL: { kind: url("http:", "https:"), doc: "Gateway: address of the identity service." },
+
+  SVC_AUTH_PROVIDER: { kind: oneOf("local", "oidc"), default: "local", doc: "local: a deterministic local-default user, loopback only; oidc: bearer tokens from SVC_AUTH_OIDC_ISSUER." },
+  SVC_AUTH_OIDC_ISSUER: { kind: url("http:", "https:"), doc: "Issuer URL of the OIDC provider (iss claim)." },
+  SVC_AUTH_OIDC_AUDIENCE: { kind: str, doc: "API audience access tokens must carry (aud claim)." },
+  SVC_AUTH_OIDC_JWKS_URI: { kind: url("http:", "https:"), doc: "JWKS endpoint; defaults to <issuer>/.well-known/jwks.json." },
+  SVC_AUTH_CLAIMS_NAMESPACE: { kind: str, default: "https://svc.example/claims/", doc: "URL-style prefix (ending in /) of the custom claims the sync hook adds." },
+  SVC_AUTH_ENFORCE: { kind: oneOf("strict", "permissive"), default: "strict", doc: "strict: missing membership rows answer 403; permissive: emergency mitigation for read-only routes only." },
+  SVC_AUTH_M2M_ENABLED: { kind: bool, default: "false", doc: "Accept machine-to-machine tokens on the internal sync routes." },
+  SVC_AUTH_M2M_AUDIENCE: { kind: str, doc: "Audience machine tokens must carry; defaults to SVC_AUTH_OIDC_AUDIENCE." },
+  SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED: { kind: bool, default: "false", doc: "Accept RFC 8693 delegated agent tokens (act claim)." },
+  SVC_AUTH_AGENT_BROKER_CLIENT_ID: { kind: str, doc: "Client id of the agent token broker." },
+  SVC_AUTH_AGENT_BROKER_CLIENT_SECRET: { kind: str, doc: "Secret of the agent token broker (from a secrets platform).", secret: true },
+  SVC_AUTH_AGENT_DELEGATION_TTL_SECONDS: { kind: int(30, 86_400), default: "300", doc: "Lifetime of delegated agent tokens." },
+  SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: { kind: str, doc: "Ed25519 private key (PKCS#8 PEM) that signs license leases; identity service only.", secret: true },
+  SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH: { kind: str, doc: "Path of a file holding that key, mounted from a secrets platform." },
+
+  SVC_PROMOTION_LAB_EVIDENCE_ENFORCE: { kind: bool, default: "false", doc: "Promotion gates fail closed without a complete EvidenceBundle." },
+  SVC_TRIAL_LEDGER_N_ENFORCE: { kind: bool, default: "false", doc: "Trial count N for DSR/PBO comes from the TrialLedger, never from the request." },
+  SVC_APPROVAL_EXPIRY_ENFORCEMENT_ENABLED: { kind: bool, default: "false", doc: "Sweep pending promotion requests past expires_at to expired." },
+  SVC_APPROVAL_TTL_SECONDS: { kind: int(60, 90 * 86_400), default: "604800", doc: "Time a promotion request may wait for a human when expiry is enforced." },
+  SVC_LICENSE_ENFORCEMENT_ENABLED: { kind: bool, default: "false", doc: "Gate byoc_deployments, kb_federation and live_trading on a verified lease." },
+  SVC_LICENSE_REGISTRY_ENFORCED: { kind: bool, default: "false", doc: "Renewals consult the lease registry (revocation denies renewal)." },
+  SVC_KILLSWITCH_POLL_INTERVAL_S: { kind: int(1, 60), default: "5", doc: "How often runners poll their kill-switch keys." },
+} as const satisfies Record<string, SettingDef>;
+
+export type SettingName = keyof typeof SETTINGS;

@@ -1,0 +1,101 @@
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
+import type { DescService } from "@bufbuild/protobuf";
+import type { Config } from "../config/index.js";
+import { openDatabase, type Database } from "../db/index.js";
+import { openEventBus, type EventBus } from "../bus/index.js";
+import { openKeyValueStore, type KeyValueStore } from "../kv/index.js";
+import { createLogger, createLoggingInterceptor, createTracingInterceptor, type Logger } from "../telemetry/index.js";
+import { createAuthInterceptor, createTokenVerifier, type AuthSettings } from "../auth/index.js";
+import { createValidationInterceptor } from "../validate/index.js";
+
+/** The shared infrastructure one process hands to each service it hosts. */
+export interface Platform {
+  config: Config;
+  db: Database;
+  bus: EventBus;
+  kv: KeyValueStore;
+  log: Logger;
+  /** The server interceptor chain every service mounts, outermost first. */
+  interceptors: Interceptor[];
+  close(): Promise<void>;
+}
+
+/** What a service factory returns: its routes, and the background work it owns. */
+export interface ServiceModule {
+  name: string;
+  services: DescService[];
+  routes: (router: ConnectRouter) => void;
+  /** Starts background work (outbox relay, consumers, sweepers) after migrations ran. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Maps the parsed SVC_AUTH_* settings onto the auth kernel's settings. */
+export function authSettingsFrom(config: Config): AuthSettings {
+  return {
+    provider: config.auth.provider,
+    issuer: config.auth.issuer,
+    audience: config.auth.audience,
+    jwksUri: config.auth.jwksUri,
+    claimsNamespace: config.auth.claimsNamespace,
+    enforce: config.auth.enforce,
+    m2mEnabled: config.auth.m2mEnabled,
+    m2mAudience: config.auth.m2mAudience,
+    algorithms: ["RS256", "ES256", "EdDSA", "PS256"],
+    stepUpMaxAgeSeconds: 180,
+    clockToleranceSeconds: 5,
+    jwksTimeoutMs: 3_000,
+    jwksCooldownMs: 30_000,
+    tokenCacheSize: 10_000,
+  };
+}
+
+/**
+ * The interceptor order, outermost first, and why:
+ * 1. logging: request id and one log line, and hides internal errors, so it wraps everything;
+ * 2. tracing: a server span that continues the caller's trace;
+ * 3. auth: the proto's policy (token, scopes, step-up) before any handler code or validation;
+ * 4. validation: the proto's field rules, so handlers only ever see valid input.
+ */
+export function standardInterceptors(config: Config, log: Logger): Interceptor[] {
+  const settings = authSettingsFrom(config);
+  return [
+    createLoggingInterceptor(log),
+    createTracingInterceptor(),
+    exceptHealth(createAuthInterceptor({ settings, verifier: createTokenVerifier(settings) })),
+    createValidationInterceptor(),
+  ];
+}
+
+/**
+ * Opens the database, bus and key-value store the configuration names (embedded defaults where
+ * nothing is configured) and builds the interceptor chain.
+ */
+export async function openPlatform(config: Config, name: string, overrides: Partial<Pick<Platform, "db" | "bus" | "kv" | "log">> = {}): Promise<Platform> {
+  const log = overrides.log ?? createLogger({ name, level: config.logLevel });
+  const dataDir = config.dataDir === "memory://" ? undefined : config.dataDir;
+  const db = overrides.db ?? (await openDatabase({ url: config.databaseUrl, dataDir }));
+  const bus = overrides.bus ?? (await openEventBus({ url: config.natsUrl }));
+  const kv = overrides.kv ?? (await openKeyValueStore({ url: config.redisUrl }));
+  return {
+    config,
+    db,
+    bus,
+    kv,
+    log,
+    interceptors: standardInterceptors(config, log),
+    async close() {
+      if (!overrides.bus) await bus.close();
+      if (!overrides.kv) await kv.close();
+      if (!overrides.db) await db.close();
+    },
+  };
+}
+
+/** Probes carry no token: the standard health service stays public, everything else is guarded. */
+function exceptHealth(interceptor: Interceptor): Interceptor {
+  return (next) => {
+    const guarded = interceptor(next);
+    return (req) => (req.service.typeName === "grpc.health.v1.Health" ? next(req) : guarded(req));
+  };
+}

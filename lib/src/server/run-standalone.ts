@@ -1,0 +1,27 @@
+import { loadConfig } from "../config/index.js";
+import { closeOnSignals } from "./shutdown.js";
+import { healthRoutes } from "./health.js";
+import { startRpcServer } from "./grpc-server.js";
+import { openPlatform, type Platform, type ServiceModule } from "./platform.js";
+
+/**
+ * The whole `main.ts` of a service in the distributed topology: read the configuration, open the
+ * real Postgres/NATS/Redis it names, migrate, serve gRPC + Connect with health, stop gracefully.
+ */
+export async function runStandalone(name: string, build: (platform: Platform) => Promise<ServiceModule>): Promise<void> {
+  const config = loadConfig();
+  const platform = await openPlatform(config, name);
+  const module = await build(platform);
+  await module.start();
+  const server = await startRpcServer({
+    routes: (router) => {
+      module.routes(router);
+      healthRoutes(module.services.map((s) => s.typeName), async () => true)(router);
+    },
+    interceptors: platform.interceptors,
+    host: config.host,
+    port: config.grpcPort,
+  });
+  platform.log.info({ url: server.url, services: module.services.map((s) => s.typeName) }, `${name} service listening (gRPC, Connect, gRPC-web)`);
+  closeOnSignals(platform.log, [server.close, module.stop, platform.close]);
+}

@@ -1,0 +1,4 @@
+export { createLogger, type Logger } from "./logger.js";
+export { requestIdKey, requestIdFrom, REQUEST_ID_HEADER } from "./request-id.js";
+export { tracer, injectTraceHeaders, extractTraceContext } from "./trace-context.js";
+export { createLoggingInterceptor, createTracingInterceptor } from "./server-interceptors.js";

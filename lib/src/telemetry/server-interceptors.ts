@@ -1,0 +1,59 @@
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { Logger } from "pino";
+import { extractTraceContext, tracer } from "./trace-context.js";
+import { REQUEST_ID_HEADER, requestIdFrom, requestIdKey } from "./request-id.js";
+
+/**
+ * Outermost server interceptor: gives the call a request id, logs one line when it ends, and
+ * turns any error that is not a ConnectError into a bare `internal` one, so internals (SQL,
+ * stack traces) reach the logs and never the caller.
+ */
+export function createLoggingInterceptor(log: Logger): Interceptor {
+  return (next) => async (req) => {
+    const requestId = requestIdFrom(req.header.get(REQUEST_ID_HEADER));
+    req.contextValues.set(requestIdKey, requestId);
+    const started = performance.now();
+    const rpc = `${req.service.typeName}/${req.method.name}`;
+    try {
+      const res = await next(req);
+      res.header.set(REQUEST_ID_HEADER, requestId);
+      log.info({ request_id: requestId, rpc, code: "ok", ms: round(performance.now() - started) }, "rpc");
+      return res;
+    } catch (err) {
+      const known = err instanceof ConnectError;
+      const out = known ? err : new ConnectError(`internal error (request id ${requestId})`, Code.Internal, undefined, undefined, err);
+      out.metadata.set(REQUEST_ID_HEADER, requestId);
+      const entry = { request_id: requestId, rpc, code: Code[out.code], ms: round(performance.now() - started) };
+      if (known && out.code !== Code.Internal && out.code !== Code.Unknown) log.info({ ...entry, message: out.rawMessage }, "rpc");
+      else log.error({ ...entry, err: known ? (err.cause ?? err) : err }, "rpc failed");
+      throw out;
+    }
+  };
+}
+
+/** Continues the caller's trace (traceparent header) with a server span per RPC. */
+export function createTracingInterceptor(): Interceptor {
+  return (next) => async (req) => {
+    const parent = extractTraceContext(req.header);
+    const span = tracer().startSpan(
+      `${req.service.typeName}/${req.method.name}`,
+      { kind: SpanKind.SERVER, attributes: { "rpc.system": "connect_rpc", "rpc.service": req.service.typeName, "rpc.method": req.method.name } },
+      parent,
+    );
+    try {
+      return await context.with(trace.setSpan(parent, span), () => next(req));
+    } catch (err) {
+      const code = err instanceof ConnectError ? Code[err.code] : "internal";
+      span.setAttribute("rpc.connect_rpc.error_code", code);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+      throw err;
+    } finally {
+      span.end();
+    }
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

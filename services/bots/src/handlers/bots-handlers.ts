@@ -1,0 +1,179 @@
+import { randomUUID } from "node:crypto";
+import { create, toBinary } from "@bufbuild/protobuf";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { Kysely, Transaction } from "kysely";
+import { BotStatus, BotsService, DeleteBotResponseSchema, ListBotsResponseSchema, ListBotVersionsResponseSchema, type BotSpec } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { BotCreatedSchema, BotDeletedSchema, BotStatusChangedSchema, BotVersionCreatedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
+import { Code, invalidField, svcError } from "@svc/lib/errors";
+import { principalOf } from "@svc/lib/auth";
+import { enqueueEvent } from "@svc/lib/bus";
+import { isUniqueViolation } from "@svc/lib/db";
+import { deletable, specEditable, statusTransitionProblem } from "../domain/bot-status.js";
+import { specHash } from "../domain/canonical-json.js";
+import { RESERVED_SLUGS, slugFromName } from "../domain/slug.js";
+import * as repo from "../store/bots.repository.js";
+import type { BotRow, BotsDatabase } from "../store/bots.table.js";
+import { kindName, rowToBot, rowToSummary, rowToVersion, specToStored, statusName } from "./bot-mapping.js";
+
+export const BOTS_SCHEMA = "bots";
+const DEFAULT_LIST_LIMIT = 100;
+
+type BotsHandlers = Pick<ServiceImpl<typeof BotsService>, "listBots" | "createBot" | "getBot" | "updateBot" | "deleteBot" | "listBotVersions">;
+
+/**
+ * Bot CRUD and versions. Every state change and its outbox event commit in one transaction;
+ * the bot row is locked while a new version number is taken, so concurrent updates serialize.
+ */
+export function createBotsHandlers(deps: { db: Kysely<BotsDatabase> }): BotsHandlers {
+  const { db } = deps;
+
+  async function mustFind(ref: string): Promise<BotRow> {
+    const row = await repo.findBot(db, ref);
+    if (!row) throw notFound(ref);
+    return row;
+  }
+
+  return {
+    async listBots(req) {
+      const rows = await repo.listBots(db, {
+        status: req.status === BotStatus.UNSPECIFIED ? undefined : statusName(req.status),
+        kind: req.kind === 0 ? undefined : kindName(req.kind),
+        limit: req.limit > 0 ? req.limit : DEFAULT_LIST_LIMIT,
+      });
+      return create(ListBotsResponseSchema, { items: rows.map(rowToSummary) });
+    },
+
+    async createBot(req, ctx) {
+      const actor = principalOf(ctx).sub;
+      const spec = normalizeSpec(req.spec!);
+      const stored = specToStored(spec);
+      const hash = specHash(stored);
+      const id = randomUUID();
+      try {
+        const row = await db.transaction().execute(async (trx) => {
+          const inserted = await repo.insertBot(trx, {
+            id,
+            slug: spec.slug,
+            name: spec.name,
+            kind: kindName(spec.kind),
+            status: "draft",
+            fleet: spec.fleet || null,
+            current_version: 1,
+            spec_hash: hash,
+            spec: JSON.stringify(stored),
+            created_by: actor,
+          });
+          await repo.insertVersion(trx, { bot_id: id, version: 1, spec_hash: hash, spec: JSON.stringify(stored), created_by: actor });
+          await emit(trx, "bot_created", BotCreatedSchema, { botId: id, slug: spec.slug, version: 1, specHash: hash, actor });
+          return inserted;
+        });
+        return rowToBot(row);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw slugTaken(spec.slug, err);
+        throw err;
+      }
+    },
+
+    async getBot(req) {
+      return rowToBot(await mustFind(req.botRef));
+    },
+
+    async updateBot(req, ctx) {
+      if (!req.spec && req.status === BotStatus.UNSPECIFIED) {
+        throw svcError(Code.InvalidArgument, "invalid_argument", "nothing to update: send a spec, a status, or both", { fields: ["spec", "status"] });
+      }
+      const actor = principalOf(ctx).sub;
+      try {
+        const row = await db.transaction().execute(async (trx) => {
+          const current = await repo.lockBot(trx, req.botRef);
+          if (!current) throw notFound(req.botRef);
+          let next = current;
+          if (req.status !== BotStatus.UNSPECIFIED) next = await changeStatus(trx, next, statusName(req.status), actor);
+          if (req.spec) next = await changeSpec(trx, next, normalizeSpec(req.spec), actor);
+          return next;
+        });
+        return rowToBot(row);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw slugTaken(req.spec?.slug ?? "", err);
+        throw err;
+      }
+    },
+
+    async deleteBot(req, ctx) {
+      const actor = principalOf(ctx).sub;
+      const id = await db.transaction().execute(async (trx) => {
+        const row = await repo.lockBot(trx, req.botRef);
+        if (!row) throw notFound(req.botRef);
+        if (!deletable(row.status)) {
+          throw svcError(Code.FailedPrecondition, "invalid_transition", `bot "${row.slug}" is active; archive it before deleting it`, { status: row.status });
+        }
+        await repo.deleteBot(trx, row.id);
+        await emit(trx, "bot_deleted", BotDeletedSchema, { botId: row.id, slug: row.slug, actor });
+        return row.id;
+      });
+      return create(DeleteBotResponseSchema, { id, deleted: true });
+    },
+
+    async listBotVersions(req) {
+      const bot = await mustFind(req.botRef);
+      const rows = await repo.listVersions(db, bot.id);
+      return create(ListBotVersionsResponseSchema, { items: rows.map(rowToVersion) });
+    },
+  };
+}
+
+async function changeStatus(trx: Transaction<BotsDatabase>, row: BotRow, to: BotRow["status"], actor: string): Promise<BotRow> {
+  if (row.status === to) return row;
+  const problem = statusTransitionProblem(row.status, to);
+  if (problem) throw svcError(Code.FailedPrecondition, "invalid_transition", problem, { from: row.status, to });
+  const updated = await repo.updateBot(trx, row.id, { status: to });
+  await emit(trx, "bot_status_changed", BotStatusChangedSchema, { botId: row.id, slug: row.slug, fromStatus: row.status, toStatus: to, actor });
+  return updated;
+}
+
+async function changeSpec(trx: Transaction<BotsDatabase>, row: BotRow, spec: BotSpec, actor: string): Promise<BotRow> {
+  const stored = specToStored(spec);
+  const hash = specHash(stored);
+  if (hash === row.spec_hash) return row;
+  if (!specEditable(row.status)) {
+    throw svcError(Code.FailedPrecondition, "invalid_transition", `bot "${row.slug}" is archived; restore it to draft before changing its spec`, { status: row.status });
+  }
+  const version = row.current_version + 1;
+  await repo.insertVersion(trx, { bot_id: row.id, version, spec_hash: hash, spec: JSON.stringify(stored), created_by: actor });
+  const updated = await repo.updateBot(trx, row.id, {
+    slug: spec.slug,
+    name: spec.name,
+    kind: kindName(spec.kind),
+    fleet: spec.fleet || null,
+    current_version: version,
+    spec_hash: hash,
+    spec: JSON.stringify(stored),
+  });
+  await emit(trx, "bot_version_created", BotVersionCreatedSchema, { botId: row.id, slug: spec.slug, version, specHash: hash, actor });
+  return updated;
+}
+
+/** Fills the defaults the spec documents, so equal intent hashes equal. */
+function normalizeSpec(spec: BotSpec): BotSpec {
+  const slug = spec.slug || slugFromName(spec.name);
+  if (RESERVED_SLUGS.has(slug)) {
+    throw invalidField("spec.slug", `"${slug}" is reserved by the route /bots/${slug}; choose another slug`);
+  }
+  return { ...spec, slug };
+}
+
+type EventSchema = Parameters<typeof toBinary>[0];
+async function emit(trx: Transaction<BotsDatabase>, type: string, schema: EventSchema, init: object): Promise<void> {
+  const payload = toBinary(schema, create(schema, init as never));
+  await enqueueEvent(trx as unknown as Transaction<any>, BOTS_SCHEMA, { subject: `svc.bots.${type}`, type: schema.typeName, payload });
+}
+
+function notFound(ref: string) {
+  return svcError(Code.NotFound, "bot_not_found", `no bot with id or slug "${ref}"`, { bot_ref: ref });
+}
+
+function slugTaken(slug: string, cause: unknown) {
+  return svcError(Code.AlreadyExists, "slug_taken", `a bot with slug "${slug}" already exists; choose another slug`, { slug }, { cause });
+}
+
+export type { HandlerContext };

@@ -1,0 +1,35 @@
+import type { Kysely } from "kysely";
+import { BotsService, ControlPlaneService } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { migrateSchema, schemaDb } from "@svc/lib/db";
+import { startOutboxRelay } from "@svc/lib/bus";
+import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
+import { migrations } from "../migrations/index.js";
+import { BOTS_SCHEMA, createBotsHandlers } from "./handlers/bots-handlers.js";
+import type { BotsDatabase } from "./store/bots.table.js";
+
+/**
+ * The bots service: the live plane. Migrates its schema, serves BotsService and
+ * ControlPlaneService, and relays its outbox to the bus.
+ *
+ * @example const bots = await createBotsModule(platform); await bots.start();
+ */
+export async function createBotsModule(platform: Platform): Promise<ServiceModule> {
+  await migrateSchema(platform.db.db, BOTS_SCHEMA, migrations);
+  const db = schemaDb<BotsDatabase>(platform.db.db, BOTS_SCHEMA) as Kysely<BotsDatabase>;
+  const handlers = createBotsHandlers({ db });
+  let relay: ReturnType<typeof startOutboxRelay> | undefined;
+  return {
+    name: "bots",
+    services: [BotsService, ControlPlaneService],
+    routes(router) {
+      router.service(BotsService, completeService(BotsService, handlers));
+      router.service(ControlPlaneService, completeService(ControlPlaneService, {}));
+    },
+    async start() {
+      relay = startOutboxRelay({ db: platform.db.db, schema: BOTS_SCHEMA, bus: platform.bus, log: (o: object, m: string) => platform.log.warn(o, m) });
+    },
+    async stop() {
+      await relay?.stop();
+    },
+  };
+}

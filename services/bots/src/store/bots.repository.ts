@@ -1,0 +1,60 @@
+import { sql, type Kysely, type Transaction } from "kysely";
+import type { BotRow, BotsDatabase, BotVersionRow, NewBotRow, BotRowUpdate } from "./bots.table.js";
+import { isUuid } from "../domain/slug.js";
+
+type Db = Kysely<BotsDatabase>;
+type Trx = Transaction<BotsDatabase>;
+
+/** Only SQL lives here: the bots and bot_versions tables of the bots schema. */
+export function findBot(db: Db | Trx, ref: string): Promise<BotRow | undefined> {
+  return db
+    .selectFrom("bots")
+    .selectAll()
+    .where(isUuid(ref) ? "id" : "slug", "=", isUuid(ref) ? ref.toLowerCase() : ref)
+    .executeTakeFirst();
+}
+
+/** Locks the bot row for the rest of the transaction: concurrent updates queue, never both win. */
+export function lockBot(trx: Trx, ref: string): Promise<BotRow | undefined> {
+  return trx
+    .selectFrom("bots")
+    .selectAll()
+    .where(isUuid(ref) ? "id" : "slug", "=", isUuid(ref) ? ref.toLowerCase() : ref)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export function listBots(db: Db, filter: { status?: string; kind?: string; limit: number }): Promise<BotRow[]> {
+  let q = db.selectFrom("bots").selectAll();
+  if (filter.status) q = q.where("status", "=", filter.status as BotRow["status"]);
+  if (filter.kind) q = q.where("kind", "=", filter.kind as BotRow["kind"]);
+  return q.orderBy("created_at").orderBy("id").limit(filter.limit).execute();
+}
+
+export async function insertBot(trx: Trx, row: NewBotRow): Promise<BotRow> {
+  return trx.insertInto("bots").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateBot(trx: Trx, id: string, patch: BotRowUpdate): Promise<BotRow> {
+  return trx
+    .updateTable("bots")
+    .set({ ...patch, updated_at: sql<Date>`now()` as unknown as Date })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function insertVersion(
+  trx: Trx,
+  row: { bot_id: string; version: number; spec_hash: string; spec: string; created_by: string },
+): Promise<void> {
+  await trx.insertInto("bot_versions").values(row).execute();
+}
+
+export function listVersions(db: Db, botId: string): Promise<BotVersionRow[]> {
+  return db.selectFrom("bot_versions").selectAll().where("bot_id", "=", botId).orderBy("version").execute();
+}
+
+export async function deleteBot(trx: Trx, id: string): Promise<void> {
+  await trx.deleteFrom("bots").where("id", "=", id).execute();
+}

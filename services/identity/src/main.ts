@@ -1,0 +1,4 @@
+import { runStandalone } from "@svc/lib/server";
+import { createIdentityModule } from "./index.js";
+
+await runStandalone("identity", createIdentityModule);

@@ -1,0 +1,4 @@
+import { runStandalone } from "@svc/lib/server";
+import { createKillSwitchModule } from "./index.js";
+
+await runStandalone("killswitch", createKillSwitchModule);

@@ -1,0 +1,4 @@
+import { runStandalone } from "@svc/lib/server";
+import { createPromotionModule } from "./index.js";
+
+await runStandalone("promotion", createPromotionModule);

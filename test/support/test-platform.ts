@@ -1,0 +1,75 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { loadConfig } from "@svc/lib/config";
+import { startPlatform, type RunningPlatform } from "@svc/all-in-one";
+
+export type Backend = "pglite" | "postgres";
+export const BACKENDS: Backend[] = ["pglite", "postgres"];
+
+export function testDatabaseUrl(): string {
+  return process.env.SVC_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+}
+
+/**
+ * The whole platform on a random loopback port, on PGlite in memory or on a fresh database of the
+ * real Postgres server (one per call, dropped on close), so test files never share state.
+ */
+export async function startTestPlatform(backend: Backend, env: Record<string, string> = {}): Promise<RunningPlatform> {
+  let databaseUrl: string | undefined;
+  let drop = async () => {};
+  if (backend === "postgres") {
+    const name = `svc_test_${randomBytes(6).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(testDatabaseUrl());
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    drop = async () => {
+      const c = new pg.Client({ connectionString: testDatabaseUrl() });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    };
+  }
+  const config = loadConfig({
+    SVC_PORT: "0",
+    SVC_DATA_DIR: "memory://",
+    SVC_LOG_LEVEL: "silent",
+    ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}),
+    ...env,
+  });
+  const running = await startPlatform(config);
+  return {
+    ...running,
+    async close() {
+      await running.close();
+      await drop();
+    },
+  };
+}
+
+/** fetch against the platform, JSON in and out. */
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers; text: string }> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)["content-type"] ??= "application/json";
+  }
+  const res = await fetch(`${base}${path}`, init);
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed, headers: res.headers, text };
+}
