@@ -42,8 +42,7 @@ describe.each(BACKENDS)("Bots API through the gateway on %s", (backend) => {
     expect(v3.body.current_version).toBe(3);
 
     // The same spec with its keys in another order is the same spec: no version.
-    const reordered = { engine: { position_size: 0.5, slippage_bps: 2, fee_bps: 7, initial_cash: 100000 }, ...spec() };
-    reordered.engine = { position_size: 0.5, slippage_bps: 2, fee_bps: 7, initial_cash: 100000 };
+    const reordered = { ...spec(), engine: { position_size: 0.5, slippage_bps: 2, fee_bps: 7, initial_cash: 100000 } };
     const noop = await call(p.url, "PUT", "/bots/alpha-ma", { spec: reordered });
     expect(noop.status).toBe(200);
     expect(noop.body.current_version).toBe(3);

@@ -1,0 +1,14 @@
+import type { EventBus } from "./event-bus.js";
+import { createMemoryBus } from "./memory-bus.js";
+import { createNatsBus } from "./nats-bus.js";
+
+export type { BusMessage, BusSubscription, EventBus } from "./event-bus.js";
+export { subjectMatches } from "./event-bus.js";
+export { createMemoryBus, createNatsBus };
+export { enqueueEvent, startOutboxRelay, outboxMigration, type OutboxRelay } from "./outbox.js";
+export { processOnce, processedEventsMigration } from "./process-once.js";
+
+/** NATS JetStream when a URL is configured, the in-process bus otherwise. */
+export async function openEventBus(opts: { url?: string; stream?: string; subjects?: string[] }): Promise<EventBus> {
+  return opts.url ? createNatsBus({ url: opts.url, stream: opts.stream, subjects: opts.subjects }) : createMemoryBus();
+}

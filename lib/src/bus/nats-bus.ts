@@ -1,0 +1,87 @@
+import { AckPolicy, connect, DeliverPolicy, headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from "nats";
+import { context } from "@opentelemetry/api";
+import type { BusMessage, BusSubscription, EventBus } from "./event-bus.js";
+import { contextFromHeaders, currentTraceHeaders } from "./trace-headers.js";
+
+/**
+ * NATS: JetStream for events (a stream over `subjects`, publish deduplicated by `Nats-Msg-Id`
+ * within the duplicate window, durable pull consumers with explicit acks) and core NATS for
+ * broadcasts.
+ */
+export async function createNatsBus(opts: { url: string; stream?: string; subjects?: string[]; duplicateWindowMs?: number }): Promise<EventBus> {
+  const stream = opts.stream ?? "SVC_EVENTS";
+  const nc: NatsConnection = await connect({ servers: opts.url, name: "svc", maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+  const jsm = await nc.jetstreamManager();
+  const config = { name: stream, subjects: opts.subjects ?? ["svc.>"], duplicate_window: nanos(opts.duplicateWindowMs ?? 2 * 60_000) };
+  try {
+    await jsm.streams.info(stream);
+    await jsm.streams.update(stream, config);
+  } catch {
+    await jsm.streams.add(config);
+  }
+  const js = nc.jetstream();
+  const stops = new Set<() => Promise<void>>();
+
+  return {
+    async publish(subject, data, { msgId, headers }) {
+      await js.publish(subject, data, { msgID: msgId, headers: toNats({ ...currentTraceHeaders(), ...headers }) });
+    },
+    async subscribe(subject, { durable }, handler): Promise<BusSubscription> {
+      await jsm.consumers.add(stream, {
+        durable_name: durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: subject,
+        ack_wait: nanos(30_000),
+      });
+      const consumer = await js.consumers.get(stream, durable);
+      const messages = await consumer.consume({ max_messages: 64 });
+      const done = (async () => {
+        for await (const m of messages) {
+          const msg: BusMessage = { id: m.headers?.get("Nats-Msg-Id") ?? String(m.seq), subject: m.subject, data: m.data, headers: fromNats(m.headers) };
+          try {
+            await context.with(contextFromHeaders(msg.headers), () => handler(msg));
+            m.ack();
+          } catch {
+            m.nak(200);
+          }
+        }
+      })();
+      const stop = async () => {
+        await messages.close();
+        await done.catch(() => {});
+        stops.delete(stop);
+      };
+      stops.add(stop);
+      return { stop };
+    },
+    async broadcast(subject, data, headers = {}) {
+      nc.publish(subject, data, { headers: toNats(headers) });
+    },
+    listen(subject, handler): BusSubscription {
+      const sub = nc.subscribe(subject, {
+        callback: (err, m) => {
+          if (!err) handler({ id: "", subject: m.subject, data: m.data, headers: fromNats(m.headers) });
+        },
+      });
+      return { stop: async () => sub.unsubscribe() };
+    },
+    async close() {
+      for (const stop of [...stops]) await stop();
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+}
+
+function toNats(h: Record<string, string>): MsgHdrs {
+  const out = natsHeaders();
+  for (const [k, v] of Object.entries(h)) out.set(k, v);
+  return out;
+}
+
+function fromNats(h: MsgHdrs | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!h) return out;
+  for (const k of h.keys()) out[k.toLowerCase() === "nats-msg-id" ? "Nats-Msg-Id" : k] = h.get(k);
+  return out;
+}

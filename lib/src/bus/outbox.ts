@@ -1,0 +1,126 @@
+import { randomUUID } from "node:crypto";
+import { sql, type Kysely, type Migration, type Transaction } from "kysely";
+import type { EventBus } from "./event-bus.js";
+import { currentTraceHeaders } from "./trace-headers.js";
+
+/** The outbox table every service with events includes in its own migrations. Frozen. */
+export const outboxMigration: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable("outbox")
+      .addColumn("seq", "bigserial", (c) => c.primaryKey())
+      .addColumn("id", "uuid", (c) => c.notNull().unique())
+      .addColumn("subject", "text", (c) => c.notNull())
+      .addColumn("type", "text", (c) => c.notNull())
+      .addColumn("payload", "bytea", (c) => c.notNull())
+      .addColumn("headers", "jsonb", (c) => c.notNull())
+      .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
+      .addColumn("published_at", "timestamptz")
+      .execute();
+    await db.schema.createIndex("outbox_unpublished_idx").on("outbox").column("seq").where(sql.ref("published_at"), "is", null).execute();
+  },
+};
+
+/**
+ * Writes an event in the caller's transaction: it exists exactly when the state change does.
+ * Returns the event id, which the relay publishes as the message id.
+ */
+export async function enqueueEvent(
+  trx: Transaction<any>,
+  schema: string,
+  ev: { subject: string; type: string; payload: Uint8Array; headers?: Record<string, string> },
+): Promise<string> {
+  const id = randomUUID();
+  await trx
+    .withSchema(schema)
+    .insertInto("outbox")
+    .values({
+      id,
+      subject: ev.subject,
+      type: ev.type,
+      payload: Buffer.from(ev.payload),
+      headers: JSON.stringify({ ...currentTraceHeaders(), ...ev.headers, "svc-event-type": ev.type }),
+    })
+    .execute();
+  return id;
+}
+
+export interface OutboxRelay {
+  /** Publishes what is pending now; resolves with how many were published. */
+  flush(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Moves committed outbox rows to the bus in order. Rows are claimed with SKIP LOCKED so two relays
+ * never publish the same row at once; a crash after publishing and before marking republishes
+ * with the same message id, which the bus drops as a duplicate.
+ */
+export function startOutboxRelay(opts: {
+  db: Kysely<any>;
+  schema: string;
+  bus: EventBus;
+  pollMs?: number;
+  batch?: number;
+  log?: (obj: object, msg: string) => void;
+}): OutboxRelay {
+  const db = opts.db.withSchema(opts.schema);
+  const batch = opts.batch ?? 100;
+  let stopped = false;
+  let running: Promise<number> | null = null;
+
+  const publishBatch = async (): Promise<number> =>
+    db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .selectFrom("outbox")
+        .select(["seq", "id", "subject", "payload", "headers"])
+        .where("published_at", "is", null)
+        .orderBy("seq")
+        .limit(batch)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      for (const row of rows) {
+        const headers = typeof row.headers === "string" ? JSON.parse(row.headers) : row.headers;
+        await opts.bus.publish(row.subject, new Uint8Array(row.payload), { msgId: row.id, headers });
+      }
+      if (rows.length > 0) {
+        await trx.updateTable("outbox").set({ published_at: sql`now()` }).where("seq", "in", rows.map((r) => r.seq)).execute();
+      }
+      return rows.length;
+    });
+
+  const flush = async (): Promise<number> => {
+    if (running) await running.catch(() => 0);
+    running = (async () => {
+      let total = 0;
+      for (let n = await publishBatch(); n > 0; n = await publishBatch()) total += n;
+      return total;
+    })();
+    try {
+      return await running;
+    } finally {
+      running = null;
+    }
+  };
+
+  const loop = async () => {
+    while (!stopped) {
+      try {
+        await flush();
+      } catch (err) {
+        opts.log?.({ err, schema: opts.schema }, "outbox relay could not publish; will retry");
+      }
+      await new Promise((r) => setTimeout(r, opts.pollMs ?? 200));
+    }
+  };
+  const looping = loop();
+
+  return {
+    flush,
+    async stop() {
+      stopped = true;
+      await looping;
+    },
+  };
+}

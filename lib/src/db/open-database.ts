@@ -1,0 +1,40 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, PostgresDialect } from "kysely";
+import { PGliteDialect } from "kysely-pglite-dialect";
+import pg from "pg";
+
+/** One database handle per process; every service works in its own schema of it. */
+export interface Database {
+  db: Kysely<any>;
+  kind: "postgres" | "pglite";
+  close(): Promise<void>;
+}
+
+/**
+ * Postgres through a `pg` pool when `url` is set, otherwise embedded PGlite (a folder on disk, or
+ * memory when `dataDir` is undefined or "memory://"). PGlite has a single connection; the dialect
+ * hands it to one transaction at a time, so transactions never interleave.
+ *
+ * @example const { db } = await openDatabase({ url: process.env.SVC_DATABASE_URL });
+ */
+export async function openDatabase(opts: { url?: string; dataDir?: string }): Promise<Database> {
+  if (opts.url) {
+    const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
+    // An idle client's error (server restart) must not crash the process; the pool replaces it.
+    pool.on("error", () => {});
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: "postgres", close: () => db.destroy() };
+  }
+  const inMemory = !opts.dataDir || opts.dataDir === "memory://";
+  if (!inMemory) mkdirSync(opts.dataDir!, { recursive: true });
+  const pglite = inMemory ? new PGlite() : new PGlite(opts.dataDir);
+  await pglite.waitReady;
+  const db = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
+  return { db, kind: "pglite", close: () => db.destroy() };
+}
+
+/** The same database seen through one schema: every table name resolves inside it. */
+export function schemaDb<DB>(db: Kysely<any>, schema: string): Kysely<DB> {
+  return db.withSchema(schema) as Kysely<DB>;
+}

@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import { createClient } from "redis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemoryStore, openKeyValueStore, type KeyValueStore } from "./index.js";
+
+const redisUrl = process.env.SVC_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+describe.each([
+  ["in-process", () => Promise.resolve(createMemoryStore())],
+  ["redis", () => openKeyValueStore({ url: redisUrl })],
+] as const)("key-value store: %s", (_name, open) => {
+  let kv: KeyValueStore;
+  const ns = `svc-test:${randomBytes(4).toString("hex")}:`;
+  beforeAll(async () => {
+    kv = await open();
+  });
+  afterAll(async () => {
+    for (const { key } of await kv.scan(ns)) await kv.delete(key);
+    await kv.close();
+  });
+
+  it("sets, gets, deletes", async () => {
+    expect(await kv.get(`${ns}a`)).toBeNull();
+    await kv.set(`${ns}a`, "1");
+    expect(await kv.get(`${ns}a`)).toBe("1");
+    expect(await kv.delete(`${ns}a`)).toBe(true);
+    expect(await kv.delete(`${ns}a`)).toBe(false);
+  });
+
+  it("scans by a literal prefix, glob characters included", async () => {
+    await kv.set(`${ns}ks:bot:x`, "engaged");
+    await kv.set(`${ns}ks:fleet:y`, "engaged");
+    await kv.set(`${ns}k*:bot:z`, "star");
+    await kv.set(`${ns}other`, "no");
+    const keys = (await kv.scan(`${ns}ks:`)).map((e) => e.key).sort();
+    expect(keys).toEqual([`${ns}ks:bot:x`, `${ns}ks:fleet:y`]);
+    expect((await kv.scan(`${ns}k*`)).map((e) => e.value)).toEqual(["star"]);
+  });
+
+  it("expires keys after their TTL", async () => {
+    await kv.set(`${ns}ttl`, "v", { ttlSeconds: 1 });
+    expect(await kv.get(`${ns}ttl`)).toBe("v");
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(await kv.get(`${ns}ttl`)).toBeNull();
+  });
+});
+
+describe("redis store and a plain Redis client see the same keys", () => {
+  it("a key set by hand (as with redis-cli) is read by the store", async () => {
+    const raw = createClient({ url: redisUrl });
+    await raw.connect();
+    const kv = await openKeyValueStore({ url: redisUrl });
+    const key = `svc-test:${randomBytes(4).toString("hex")}:svc:bots:killswitch:platform:platform`;
+    await raw.set(key, "drill");
+    expect(await kv.get(key)).toBe("drill");
+    await kv.delete(key);
+    expect(await raw.get(key)).toBeNull();
+    await raw.quit();
+    await kv.close();
+  });
+
+  it("fails fast with a clear error, without crashing, when Redis is unreachable", async () => {
+    await expect(openKeyValueStore({ url: "redis://:secret@127.0.0.1:1" })).rejects.toThrow(/cannot reach Redis at redis:\/\/:\*\*\*@127.0.0.1:1/);
+  });
+});

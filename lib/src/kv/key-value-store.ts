@@ -1,0 +1,10 @@
+/** The kill-switch keys' store: Redis in a cluster, an in-process map when nothing is configured. */
+export interface KeyValueStore {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, opts?: { ttlSeconds?: number }): Promise<void>;
+  /** True when the key existed. */
+  delete(key: string): Promise<boolean>;
+  /** Every key starting with `prefix` (taken literally), with its value. */
+  scan(prefix: string): Promise<Array<{ key: string; value: string }>>;
+  close(): Promise<void>;
+}

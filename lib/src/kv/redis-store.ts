@@ -1,0 +1,61 @@
+import { createClient } from "redis";
+import type { KeyValueStore } from "./key-value-store.js";
+
+/**
+ * Redis through node-redis. Commands fail fast while disconnected (no offline queue) so a kill
+ * switch poller learns at once that the store is unreachable instead of waiting on a queue.
+ */
+export async function createRedisStore(url: string): Promise<KeyValueStore> {
+  let connectedOnce = false;
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: 2_000,
+      // At start an unreachable Redis is a configuration problem: fail with it. Once running,
+      // keep reconnecting: the kill-switch pollers report the outage meanwhile.
+      reconnectStrategy: (retries, cause) =>
+        connectedOnce ? Math.min(100 * 2 ** retries, 2_000) : new Error(`cannot reach Redis at ${redacted(url)}: ${cause.message}`),
+    },
+  });
+  client.on("ready", () => {
+    connectedOnce = true;
+  });
+  // Without a listener, a connection error would be an unhandled 'error' event and crash the process.
+  client.on("error", () => {});
+  await client.connect();
+  const wrap = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new Error(`key-value store (Redis) unreachable during ${what}: ${(err as Error).message}`, { cause: err });
+    }
+  };
+  return {
+    get: (key) => wrap("get", () => client.get(key)),
+    set: (key, value, opts) => wrap("set", async () => void (await client.set(key, value, opts?.ttlSeconds ? { EX: opts.ttlSeconds } : undefined))),
+    delete: (key) => wrap("delete", async () => (await client.del(key)) > 0),
+    scan: (prefix) =>
+      wrap("scan", async () => {
+        const keys: string[] = [];
+        for await (const batch of client.scanIterator({ MATCH: `${escapeGlob(prefix)}*`, COUNT: 500 })) keys.push(...batch);
+        if (keys.length === 0) return [];
+        const values = await client.mGet(keys);
+        return keys.flatMap((key, i) => (values[i] == null ? [] : [{ key, value: values[i]! }]));
+      }),
+    close: async () => {
+      if (client.isOpen) await client.quit().catch(() => client.destroy());
+    },
+  };
+}
+
+/** Redis MATCH is a glob: a literal prefix must escape its glob characters. */
+function escapeGlob(s: string): string {
+  return s.replace(/[*?[\]\\]/g, "\\$&");
+}
+
+function redacted(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = "***";
+  return u.toString();
+}
