@@ -1,12 +1,12 @@
 import { fromJson, toJson, type DescService, type JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import parseJson from "json-parse-even-better-errors";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { Health, HealthCheckResponse_ServingStatus } from "@svc/gen/grpc/health/v1/health_pb.js";
 import { REQUEST_ID_HEADER, requestIdFrom, injectTraceHeaders, tracer, extractTraceContext, type Logger } from "@svc/lib/telemetry";
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import { buildRouteTable, type RouteBinding } from "./routes/route-table.js";
 import { requestInput } from "./transcode/request-input.js";
+import { parseJsonBody } from "./transcode/parse-json-body.js";
 import { protoJsonToWire, WireInputError } from "./transcode/wire-json.js";
 import { errorBody, httpErrorFromConnect, type HttpError } from "./errors/error-body.js";
 import { buildOpenApi } from "./openapi/build-openapi.js";
@@ -41,7 +41,8 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
   const bindings = buildRouteTable(opts.backends.map((b) => b.service));
   const app = Fastify({
     loggerInstance: opts.log as unknown as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // One log line per request comes from our onResponse hook; fastify's two would double it.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimitBytes,
     requestIdHeader: REQUEST_ID_HEADER,
     genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER] as string | undefined),
@@ -53,9 +54,9 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
     const text = body as string;
     if (text.trim() === "") return done(null, undefined);
     try {
-      done(null, parseJson(text));
+      done(null, parseJsonBody(text));
     } catch (err) {
-      done(new WireInputError(`malformed JSON: ${(err as Error).message}`, "body"), undefined);
+      done(err as Error, undefined);
     }
   });
 

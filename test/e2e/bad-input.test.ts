@@ -18,7 +18,10 @@ describe("bad input through the gateway: 4xx that say what to fix, nothing half-
     const res = await call(p.url, "POST", "/bots", '{"name": "x", "kind": }');
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid_argument");
-    expect(res.body.error.message).toMatch(/malformed JSON: .*position 22/);
+    expect(res.body.error.message).toBe("malformed JSON at position 22 (line 1, column 23): value expected");
+    expect(res.body.error.details).toMatchObject({ field: "body", position: 22, line: 1, column: 23 });
+    const multiline = await call(p.url, "POST", "/bots", '{\n  "name": "x",\n  "kind": "trading",\n}');
+    expect(multiline.body.error.message).toMatch(/^malformed JSON at position \d+ \(line 4, column 1\)/);
   });
 
   it("unknown field: 400 naming it and the known ones", async () => {

@@ -69,7 +69,7 @@ describe("every route of the spec answers: a real answer or 501, never 404 or 40
     const res = await call(p.url, method, path, ["POST", "PUT", "PATCH"].includes(method) ? {} : undefined);
     expect(res.body?.error?.code).not.toBe("route_not_found");
     expect(res.status).not.toBe(405);
-    expect(res.status).toBeLessThan(500 + (res.status === 501 ? 1 : 0));
+    expect(res.status === 501 || res.status < 500, `status ${res.status}: ${res.text}`).toBe(true);
     if (res.status === 501) {
       expect(res.body.error.code).toBe("not_implemented");
       expect(res.body.error.message).toMatch(/is not built yet/);
@@ -82,8 +82,8 @@ describe("every route of the spec answers: a real answer or 501, never 404 or 40
     expect(doc.body.openapi).toBe("3.1.0");
     for (const [method, template] of SPEC_ROUTES) {
       const path = template.split("?")[0]!;
-      const match = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).find(([t]) =>
-        new RegExp(`^${t.replace(/\{[a-z_]+\}/g, "[^/]+")}$`).test(path.replace("{bot}", "x")),
+      const match = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).find(
+        ([t, ops]) => new RegExp(`^${t.replace(/\{[a-z_]+\}/g, "[^/]+")}$`).test(path.replace("{bot}", "x")) && ops[method.toLowerCase()] !== undefined,
       );
       expect(match, `${method} ${path}`).toBeDefined();
       expect(match![1][method.toLowerCase()], `${method} ${path}`).toBeDefined();

@@ -41,6 +41,7 @@ export function authSettingsFrom(config: Config): AuthSettings {
     enforce: config.auth.enforce,
     m2mEnabled: config.auth.m2mEnabled,
     m2mAudience: config.auth.m2mAudience,
+    agentTokensEnabled: config.auth.agentTokenExchangeEnabled,
     algorithms: ["RS256", "ES256", "EdDSA", "PS256"],
     stepUpMaxAgeSeconds: 180,
     clockToleranceSeconds: 5,

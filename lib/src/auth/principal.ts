@@ -1,0 +1,43 @@
+import { createContextKey, type HandlerContext } from "@connectrpc/connect";
+import { Code, svcError } from "../errors/index.js";
+
+/** Who is calling, as every handler sees it. */
+export interface Principal {
+  sub: string;
+  actorType: "user" | "agent" | "machine" | "local";
+  /** For an agent: the human user it acts for (the token's sub). */
+  onBehalfOfSub?: string;
+  /** For an agent: act.sub, which starts with agent|. */
+  agentSubject?: string;
+  delegated: boolean;
+  orgId?: string;
+  teamId?: string;
+  workspaceId?: string;
+  projectId?: string;
+  labId?: string;
+  internalUserId?: string;
+  connection?: string;
+  roles: string[];
+  scopes: string[];
+  acr?: string;
+  amr: string[];
+  /** Seconds since the epoch. */
+  authTime?: number;
+  /** Seconds since the epoch: when the token stops being valid. */
+  expiresAt?: number;
+}
+
+/** Set by the auth interceptor on every call that passed its policy. */
+export const principalKey = createContextKey<Principal | undefined>(undefined, { description: "principal" });
+
+/** The caller of the current RPC; a handler reached without one is a wiring bug, answered 401. */
+export function principalOf(ctx: HandlerContext): Principal {
+  const p = ctx.values.get(principalKey);
+  if (!p) throw svcError(Code.Unauthenticated, "unauthenticated", "this call needs an authenticated caller");
+  return p;
+}
+
+/** True when the principal holds `scope` (the local user holds "*"). */
+export function hasScope(p: Principal, scope: string): boolean {
+  return p.scopes.includes("*") || p.scopes.includes(scope);
+}
