@@ -1,0 +1,1 @@
+export { startTestIdp, freshMfaClaims, type TestIdp } from "./test-idp.js";
