@@ -1,0 +1,87 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql, type Kysely } from "kysely";
+import { migrateSchema, openDatabase, type Database } from "../db/index.js";
+import { createNatsBus, enqueueEvent, outboxMigration, processedEventsMigration, processOnce, startOutboxRelay, type BusMessage, type EventBus } from "./index.js";
+import { deleteTestStream } from "./testing-streams.js";
+
+const natsUrl = process.env.SVC_TEST_NATS_URL ?? "nats://127.0.0.1:4222";
+const dbUrl = process.env.SVC_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const until = async (cond: () => boolean | Promise<boolean>, ms = 5_000) => {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+// The transactional outbox against the real Postgres and NATS JetStream.
+describe("transactional outbox on Postgres and NATS", () => {
+  const tag = randomBytes(4).toString("hex");
+  const schema = `outbox_test_${tag}`;
+  const subjects = `o${tag}`;
+  let database: Database;
+  let db: Kysely<any>;
+  let bus: EventBus;
+  const received: BusMessage[] = [];
+  const applied: string[] = [];
+
+  beforeAll(async () => {
+    database = await openDatabase({ url: dbUrl });
+    db = database.db;
+    await migrateSchema(db, schema, { "1-outbox": outboxMigration, "2-processed": processedEventsMigration, "3-effects": { up: async (d) => void (await d.schema.createTable("effects").addColumn("event_id", "text", (c) => c.primaryKey()).execute()) } });
+    bus = await createNatsBus({ url: natsUrl, stream: `SVC_OUTBOX_${tag}`, subjects: [`${subjects}.>`] });
+    await bus.subscribe(`${subjects}.>`, { durable: "consumer" }, async (m) => {
+      received.push(m);
+      await processOnce(db, schema, "consumer", m.id, async (trx) => {
+        await trx.withSchema(schema).insertInto("effects").values({ event_id: m.id }).execute();
+        applied.push(m.id);
+      });
+    });
+  });
+  afterAll(async () => {
+    await bus.close();
+    await deleteTestStream(natsUrl, `SVC_OUTBOX_${tag}`);
+    await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
+    await database.close();
+  });
+
+  it("never publishes an event whose transaction rolled back", async () => {
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await enqueueEvent(trx, schema, { subject: `${subjects}.rolled`, type: "t", payload: new Uint8Array([1]) });
+        throw new Error("state change failed");
+      }),
+    ).rejects.toThrow("state change failed");
+    const relay = startOutboxRelay({ db, schema, bus, pollMs: 20 });
+    expect(await relay.flush()).toBe(0);
+    await relay.stop();
+    expect(received.filter((m) => m.subject.endsWith("rolled"))).toHaveLength(0);
+  });
+
+  it("delivers a committed event once even when the relay dies between publishing and marking", async () => {
+    const id = await db.transaction().execute((trx) => enqueueEvent(trx, schema, { subject: `${subjects}.approved`, type: "svc.events.v1.PromotionApproved", payload: new Uint8Array([7]) }));
+    // The crash: the event reached the bus, the row was never marked published.
+    const row = await db.withSchema(schema).selectFrom("outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    await bus.publish(row.subject, new Uint8Array(row.payload), { msgId: row.id, headers: row.headers });
+    // After the restart a new relay finds the row unpublished and publishes it again.
+    const relay = startOutboxRelay({ db, schema, bus, pollMs: 20 });
+    await relay.flush();
+    await relay.stop();
+    await until(() => applied.includes(id));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(received.filter((m) => m.id === id)).toHaveLength(1);
+    expect(applied.filter((x) => x === id)).toHaveLength(1);
+    const effects = await db.withSchema(schema).selectFrom("effects").selectAll().where("event_id", "=", id).execute();
+    expect(effects).toHaveLength(1);
+    const marked = await db.withSchema(schema).selectFrom("outbox").select("published_at").where("id", "=", id).executeTakeFirstOrThrow();
+    expect(marked.published_at).not.toBeNull();
+  });
+
+  it("processOnce applies a redelivered event once", async () => {
+    let runs = 0;
+    const first = await processOnce(db, schema, "c2", "evt-1", async () => void runs++);
+    const second = await processOnce(db, schema, "c2", "evt-1", async () => void runs++);
+    expect([first, second, runs]).toEqual([true, false, 1]);
+  });
+});
