@@ -1,5 +1,5 @@
 import { fromJson, toJson, type DescService, type JsonObject } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
+import { ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { Health, HealthCheckResponse_ServingStatus } from "@svc/gen/grpc/health/v1/health_pb.js";
 import { REQUEST_ID_HEADER, requestIdFrom, injectTraceHeaders, tracer, extractTraceContext, type Logger } from "@svc/lib/telemetry";

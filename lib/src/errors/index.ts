@@ -5,7 +5,7 @@
  * @example
  *   throw svcError(Code.NotFound, "bot_not_found", `no bot with id or slug "${ref}"`, { bot_ref: ref });
  */
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorDetailSchema, type ErrorDetail } from "@svc/gen/svc/api/v1/errors_pb.js";
 

@@ -13,7 +13,7 @@ const protoRoot = fileURLToPath(new URL("../../../proto", import.meta.url));
 describe("bots service over gRPC with a stock @grpc/grpc-js client", () => {
   let platform: Platform;
   let server: RunningServer;
-  let client: grpc.Client & Record<string, Function>;
+  let client: grpc.Client & Record<string, (req: object, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void>;
 
   beforeAll(async () => {
     platform = await openPlatform(loadConfig({ SVC_DATA_DIR: "memory://", SVC_LOG_LEVEL: "silent" }), "bots");
@@ -35,7 +35,7 @@ describe("bots service over gRPC with a stock @grpc/grpc-js client", () => {
   });
 
   const unary = <T>(method: string, req: object): Promise<T> =>
-    new Promise((resolve, reject) => client[method]!(req, (err: grpc.ServiceError | null, res: T) => (err ? reject(err) : resolve(res))));
+    new Promise((resolve, reject) => client[method]!(req, (err, res) => (err ? reject(err) : resolve(res as T))));
 
   it("creates and reads a bot", async () => {
     const created = await unary<any>("CreateBot", { spec: { name: "Wire bot", kind: "BOT_KIND_RESEARCH" } });
