@@ -163,6 +163,9 @@ export function protoJsonToWire(desc: DescMessage, json: JsonValue): JsonValue {
   if (!isObject(json)) return json;
   for (const field of desc.fields) {
     const v = json[field.name];
+    // An unset message field is null on the wire, so every response has one stable shape
+    // (an expires_at of null means "never", as the spec says).
+    if (v === undefined && field.fieldKind === "message" && !field.oneof) json[field.name] = null;
     if (v === undefined || v === null) continue;
     if (field.fieldKind === "enum") json[field.name] = enumOut(field.enum, v);
     else if (field.fieldKind === "message" && !isWellKnown(field.message)) protoJsonToWire(field.message, v);

@@ -1,7 +1,8 @@
 import type { Kysely } from "kysely";
 import { BotsService, ControlPlaneService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { migrateSchema, schemaDb } from "@svc/lib/db";
-import { startOutboxRelay } from "@svc/lib/bus";
+import { startOutboxRelay, type BusSubscription } from "@svc/lib/bus";
+import { consumePromotionEvents } from "./consumers/promotion-events.js";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
 import { BOTS_SCHEMA, createBotsHandlers } from "./handlers/bots-handlers.js";
@@ -18,6 +19,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
   const db = schemaDb<BotsDatabase>(platform.db.db, BOTS_SCHEMA) as Kysely<BotsDatabase>;
   const handlers = createBotsHandlers({ db });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
+  let consumer: BusSubscription | undefined;
   return {
     name: "bots",
     services: [BotsService, ControlPlaneService],
@@ -27,8 +29,10 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     },
     async start() {
       relay = startOutboxRelay({ db: platform.db.db, schema: BOTS_SCHEMA, bus: platform.bus, log: (o: object, m: string) => platform.log.warn(o, m) });
+      consumer = await consumePromotionEvents({ bus: platform.bus, db: platform.db.db, schema: BOTS_SCHEMA });
     },
     async stop() {
+      await consumer?.stop();
       await relay?.stop();
     },
   };

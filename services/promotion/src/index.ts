@@ -1,18 +1,56 @@
+import type { Kysely } from "kysely";
 import { PromotionService } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
+import { migrateSchema, schemaDb } from "@svc/lib/db";
+import { startOutboxRelay, type BusSubscription } from "@svc/lib/bus";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
+import { migrations } from "../migrations/index.js";
+import { consumeBotsEvents } from "./consumers/bots-events.js";
+import { DEFAULT_GATE_POLICY } from "./domain/gates.js";
+import { createPromotionHandlers, PROMOTION_SCHEMA } from "./handlers/promotion-handlers.js";
+import * as repo from "./store/promotion.repository.js";
+import type { PromotionDatabase } from "./store/promotion.table.js";
 
 /**
- * The promotion service. Its RPCs are declared in the contract and answer 501 naming the capability
- * until they are built (see the open issues).
+ * The promotion service: the only crossing from research to live trading. Serves the gates and
+ * human decisions, relays promotion.approved / promotion.revoked, learns bot versions and
+ * activations from the bots service's events, and sweeps expired requests when enforced.
  */
-export async function createPromotionModule(_platform: Platform): Promise<ServiceModule> {
+export async function createPromotionModule(platform: Platform): Promise<ServiceModule> {
+  await migrateSchema(platform.db.db, PROMOTION_SCHEMA, migrations);
+  const db = schemaDb<PromotionDatabase>(platform.db.db, PROMOTION_SCHEMA) as Kysely<PromotionDatabase>;
+  const flags = platform.config.flags;
+  const handlers = createPromotionHandlers({
+    db,
+    kv: platform.kv,
+    policy: { ...DEFAULT_GATE_POLICY, labEvidenceEnforce: flags.promotionLabEvidenceEnforce, trialLedgerEnforce: flags.trialLedgerNEnforce },
+    approvalTtlSeconds: flags.approvalExpiryEnforcementEnabled ? flags.approvalTtlSeconds : undefined,
+  });
+  let relay: ReturnType<typeof startOutboxRelay> | undefined;
+  let consumer: BusSubscription | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
   return {
     name: "promotion",
     services: [PromotionService],
     routes(router) {
-      router.service(PromotionService, completeService(PromotionService, {}));
+      router.service(PromotionService, completeService(PromotionService, handlers));
     },
-    async start() {},
-    async stop() {},
+    async start() {
+      relay = startOutboxRelay({ db: platform.db.db, schema: PROMOTION_SCHEMA, bus: platform.bus, log: (o: object, m: string) => platform.log.warn(o, m) });
+      consumer = await consumeBotsEvents({ bus: platform.bus, db: platform.db.db, schema: PROMOTION_SCHEMA });
+      if (flags.approvalExpiryEnforcementEnabled) {
+        sweeper = setInterval(() => {
+          repo.expireOverdue(db).then(
+            (ids) => ids.length && platform.log.info({ request_ids: ids }, "promotion requests expired"),
+            (err) => platform.log.warn({ err }, "expiry sweep failed; will retry"),
+          );
+        }, 5_000);
+        sweeper.unref();
+      }
+    },
+    async stop() {
+      if (sweeper) clearInterval(sweeper);
+      await consumer?.stop();
+      await relay?.stop();
+    },
   };
 }

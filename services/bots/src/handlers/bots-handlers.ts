@@ -64,7 +64,7 @@ export function createBotsHandlers(deps: { db: Kysely<BotsDatabase> }): BotsHand
             created_by: actor,
           });
           await repo.insertVersion(trx, { bot_id: id, version: 1, spec_hash: hash, spec: JSON.stringify(stored), created_by: actor });
-          await emit(trx, "bot_created", BotCreatedSchema, { botId: id, slug: spec.slug, version: 1, specHash: hash, actor });
+          await emit(trx, "bot_created", BotCreatedSchema, { botId: id, slug: spec.slug, version: 1, specHash: hash, actor, fleet: spec.fleet });
           return inserted;
         });
         return rowToBot(row);
@@ -149,7 +149,7 @@ async function changeSpec(trx: Transaction<BotsDatabase>, row: BotRow, spec: Bot
     spec_hash: hash,
     spec: JSON.stringify(stored),
   });
-  await emit(trx, "bot_version_created", BotVersionCreatedSchema, { botId: row.id, slug: spec.slug, version, specHash: hash, actor });
+  await emit(trx, "bot_version_created", BotVersionCreatedSchema, { botId: row.id, slug: spec.slug, version, specHash: hash, actor, fleet: spec.fleet });
   return updated;
 }
 

@@ -41,6 +41,11 @@ export declare type BotCreated = Message<"svc.events.v1.BotCreated"> & {
    * @generated from field: string actor = 5;
    */
   actor: string;
+
+  /**
+   * @generated from field: string fleet = 6;
+   */
+  fleet: string;
 };
 
 /**
@@ -71,6 +76,11 @@ export declare type BotCreatedJson = {
    * @generated from field: string actor = 5;
    */
   actor?: string;
+
+  /**
+   * @generated from field: string fleet = 6;
+   */
+  fleet?: string;
 };
 
 /**
@@ -107,6 +117,11 @@ export declare type BotVersionCreated = Message<"svc.events.v1.BotVersionCreated
    * @generated from field: string actor = 5;
    */
   actor: string;
+
+  /**
+   * @generated from field: string fleet = 6;
+   */
+  fleet: string;
 };
 
 /**
@@ -137,6 +152,11 @@ export declare type BotVersionCreatedJson = {
    * @generated from field: string actor = 5;
    */
   actor?: string;
+
+  /**
+   * @generated from field: string fleet = 6;
+   */
+  fleet?: string;
 };
 
 /**
@@ -351,6 +371,16 @@ export declare type PromotionRevoked = Message<"svc.events.v1.PromotionRevoked">
    * @generated from field: string actor = 3;
    */
   actor: string;
+
+  /**
+   * @generated from field: int32 version = 4;
+   */
+  version: number;
+
+  /**
+   * @generated from field: string version_hash = 5;
+   */
+  versionHash: string;
 };
 
 /**
@@ -371,6 +401,16 @@ export declare type PromotionRevokedJson = {
    * @generated from field: string actor = 3;
    */
   actor?: string;
+
+  /**
+   * @generated from field: int32 version = 4;
+   */
+  version?: number;
+
+  /**
+   * @generated from field: string version_hash = 5;
+   */
+  versionHash?: string;
 };
 
 /**
@@ -378,4 +418,64 @@ export declare type PromotionRevokedJson = {
  * Use `create(PromotionRevokedSchema)` to create a new message.
  */
 export declare const PromotionRevokedSchema: GenMessage<PromotionRevoked, {jsonType: PromotionRevokedJson}>;
+
+/**
+ * The live plane took an approved artifact into service: the crossing is complete.
+ *
+ * @generated from message svc.events.v1.ArtifactActivated
+ */
+export declare type ArtifactActivated = Message<"svc.events.v1.ArtifactActivated"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string bot_id = 2;
+   */
+  botId: string;
+
+  /**
+   * @generated from field: int32 version = 3;
+   */
+  version: number;
+
+  /**
+   * @generated from field: string version_hash = 4;
+   */
+  versionHash: string;
+};
+
+/**
+ * The live plane took an approved artifact into service: the crossing is complete.
+ *
+ * @generated from message svc.events.v1.ArtifactActivated
+ */
+export declare type ArtifactActivatedJson = {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId?: string;
+
+  /**
+   * @generated from field: string bot_id = 2;
+   */
+  botId?: string;
+
+  /**
+   * @generated from field: int32 version = 3;
+   */
+  version?: number;
+
+  /**
+   * @generated from field: string version_hash = 4;
+   */
+  versionHash?: string;
+};
+
+/**
+ * Describes the message svc.events.v1.ArtifactActivated.
+ * Use `create(ArtifactActivatedSchema)` to create a new message.
+ */
+export declare const ArtifactActivatedSchema: GenMessage<ArtifactActivated, {jsonType: ArtifactActivatedJson}>;
 

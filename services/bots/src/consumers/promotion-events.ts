@@ -1,0 +1,38 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { Kysely, Transaction } from "kysely";
+import { ArtifactActivatedSchema, PromotionApprovedSchema, PromotionRevokedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
+import { enqueueEvent, processOnce, type BusMessage, type BusSubscription, type EventBus } from "@svc/lib/bus";
+
+const CONSUMER = "bots-promotion-events";
+
+/**
+ * The live plane's side of the crossing, once per event: an approved artifact becomes live
+ * eligible and the activation is announced (the promotion service then finalizes the request to
+ * promoted); a revoked one stops being live eligible.
+ */
+export function consumePromotionEvents(deps: { bus: EventBus; db: Kysely<any>; schema: string }): Promise<BusSubscription> {
+  return deps.bus.subscribe("svc.promotion.>", { durable: CONSUMER }, async (m: BusMessage) => {
+    await processOnce(deps.db, deps.schema, CONSUMER, m.id, async (trx: Transaction<any>) => {
+      const t = trx.withSchema(deps.schema);
+      switch (m.headers["svc-event-type"]) {
+        case PromotionApprovedSchema.typeName: {
+          const e = fromBinary(PromotionApprovedSchema, m.data);
+          if (!e.botRef) return; // an allocation has no artifact to activate
+          await t
+            .insertInto("live_artifacts")
+            .values({ request_id: e.requestId, bot_id: e.botRef, version: e.version, version_hash: e.versionHash, live_eligible: true })
+            .onConflict((oc) => oc.column("request_id").doNothing())
+            .execute();
+          const activated = create(ArtifactActivatedSchema, { requestId: e.requestId, botId: e.botRef, version: e.version, versionHash: e.versionHash });
+          await enqueueEvent(trx, deps.schema, { subject: "svc.bots.artifact_activated", type: ArtifactActivatedSchema.typeName, payload: toBinary(ArtifactActivatedSchema, activated) });
+          return;
+        }
+        case PromotionRevokedSchema.typeName: {
+          const e = fromBinary(PromotionRevokedSchema, m.data);
+          await t.updateTable("live_artifacts").set({ live_eligible: false, revoked_at: new Date() }).where("request_id", "=", e.requestId).execute();
+          return;
+        }
+      }
+    });
+  });
+}

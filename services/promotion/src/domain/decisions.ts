@@ -1,0 +1,35 @@
+import type { PromotionStatusName } from "../store/promotion.table.js";
+
+/** A refused human decision, with the stable code the gateway maps to the spec's status. */
+export interface DecisionRefusal {
+  code: "request_expired" | "invalid_transition" | "four_eyes_violation" | "agent_not_allowed";
+  message: string;
+}
+
+export type HumanAction = "approve" | "reject" | "revoke";
+
+/** Who decides: the human subject behind the token, and whether an agent carries it. */
+export interface Decider {
+  humanSub: string;
+  isAgent: boolean;
+}
+
+const FROM: Record<HumanAction, PromotionStatusName> = { approve: "pending", reject: "pending", revoke: "promoted" };
+export const TO: Record<HumanAction, PromotionStatusName> = { approve: "approved", reject: "rejected", revoke: "revoked" };
+
+/**
+ * The human decisions of the spec's transition table. An expired request answers 410 to approve
+ * and reject; only a pending request is approved or rejected, only a promoted one revoked (any
+ * other is left unchanged); an agent never decides; the approver is not the submitter.
+ */
+export function decisionRefusal(action: HumanAction, status: PromotionStatusName, submitterSub: string, decider: Decider): DecisionRefusal | null {
+  if (decider.isAgent) return { code: "agent_not_allowed", message: `an agent cannot ${action} a promotion request; a person must` };
+  if (status === "expired" && action !== "revoke") return { code: "request_expired", message: `the request expired before a decision; it can no longer be ${action === "approve" ? "approved" : "rejected"}` };
+  if (status !== FROM[action]) {
+    return { code: "invalid_transition", message: `only a ${FROM[action]} request can be ${TO[action]}; this one is ${status} and stays ${status}` };
+  }
+  if (action === "approve" && decider.humanSub === submitterSub) {
+    return { code: "four_eyes_violation", message: `four eyes: ${decider.humanSub} submitted this request and cannot approve it; another person must` };
+  }
+  return null;
+}

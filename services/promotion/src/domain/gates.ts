@@ -1,0 +1,88 @@
+import type { GateOutcomeRow, KnownVersionRow, PromotionStatusName } from "../store/promotion.table.js";
+
+export type PromotionKindName = "strategy" | "drl_policy" | "allocation";
+
+/** Everything the deterministic gates look at; gathered by the handler, judged here. */
+export interface GateInput {
+  kind: PromotionKindName;
+  validationVerdict: "PASS" | "PASS_WITH_FINDINGS" | "FAIL";
+  riskDecision: "APPROVE" | "REJECT";
+  artifact?: { botRef: string; version: number; versionHash: string };
+  /** The bot version the artifact names, as the bots service announced it; null if unknown. */
+  knownVersion: KnownVersionRow | null;
+  killSwitch: { engagedKeys: string[] };
+  evidence?: { deflatedSharpeRatio: number; probabilityOfBacktestOverfitting: number; trialCount: number; trialLedgerRef: string };
+  policy: GatePolicy;
+  requiresHumanApproval: boolean;
+}
+
+/** The firm's model-risk policy: which optional gates run and their thresholds. */
+export interface GatePolicy {
+  labEvidenceEnforce: boolean;
+  trialLedgerEnforce: boolean;
+  minDeflatedSharpe: number;
+  maxProbabilityOfOverfitting: number;
+}
+
+export const DEFAULT_GATE_POLICY: GatePolicy = { labEvidenceEnforce: false, trialLedgerEnforce: false, minDeflatedSharpe: 0.95, maxProbabilityOfOverfitting: 0.5 };
+
+/**
+ * The deterministic gates, always in this order, every outcome recorded:
+ * 1. validation_not_fail: the independent validation did not FAIL;
+ * 2. risk_approved: the risk engine said APPROVE;
+ * 3. artifact_known: the artifact names a bot version the live plane has, with the same hash;
+ * 4. kill_switch_clear: no kill switch engaged at the platform, the bot's fleet or the bot;
+ * 5. lab_evidence (SVC_PROMOTION_LAB_EVIDENCE_ENFORCE): a complete EvidenceBundle within thresholds;
+ * 6. trial_ledger (SVC_TRIAL_LEDGER_N_ENFORCE): N and the returns come from the TrialLedger.
+ * Any failure denies; otherwise the request waits for a human unless none is required.
+ */
+export function runGates(i: GateInput): { gates: GateOutcomeRow[]; status: PromotionStatusName } {
+  const gates: GateOutcomeRow[] = [];
+  const gate = (name: string, passed: boolean, detail: string) => gates.push({ name, passed, detail });
+
+  gate("validation_not_fail", i.validationVerdict !== "FAIL", `validation verdict ${i.validationVerdict}`);
+  gate("risk_approved", i.riskDecision === "APPROVE", `risk decision ${i.riskDecision}`);
+  if (i.artifact) {
+    const k = i.knownVersion;
+    const matches = k !== null && k.spec_hash === i.artifact.versionHash;
+    gate(
+      "artifact_known",
+      matches,
+      k === null
+        ? `bot ${i.artifact.botRef} has no version ${i.artifact.version} known to the live plane`
+        : matches
+          ? `bot ${k.slug} version ${k.version} (${k.spec_hash.slice(0, 12)})`
+          : `version ${k.version} of bot ${k.slug} has hash ${k.spec_hash}, not ${i.artifact.versionHash}`,
+    );
+  }
+  gate("kill_switch_clear", i.killSwitch.engagedKeys.length === 0, i.killSwitch.engagedKeys.length === 0 ? "no kill switch engaged" : `engaged: ${i.killSwitch.engagedKeys.join(", ")}`);
+  if (i.policy.labEvidenceEnforce) gates.push(labEvidenceGate(i));
+  if (i.policy.trialLedgerEnforce) {
+    // Fails closed until backtests record trials: N must never be self-reported.
+    gate("trial_ledger", false, "the TrialLedger is not available yet (backtests do not record trials), so N cannot be taken from it");
+  }
+  const status: PromotionStatusName = gates.some((g) => !g.passed) ? "denied" : i.requiresHumanApproval ? "pending" : "approved";
+  return { gates, status };
+}
+
+function labEvidenceGate(i: GateInput): GateOutcomeRow {
+  const e = i.evidence;
+  if (!e || !(e.trialCount > 0) || !e.trialLedgerRef || !Number.isFinite(e.deflatedSharpeRatio) || !Number.isFinite(e.probabilityOfBacktestOverfitting)) {
+    return { name: "lab_evidence", passed: false, detail: "an EvidenceBundle with deflated_sharpe_ratio, probability_of_backtest_overfitting, trial_count and trial_ledger_ref is required" };
+  }
+  const dsrOk = e.deflatedSharpeRatio >= i.policy.minDeflatedSharpe;
+  const pboOk = e.probabilityOfBacktestOverfitting <= i.policy.maxProbabilityOfOverfitting;
+  return {
+    name: "lab_evidence",
+    passed: dsrOk && pboOk,
+    detail: `DSR ${e.deflatedSharpeRatio} ${dsrOk ? ">=" : "<"} ${i.policy.minDeflatedSharpe}; PBO ${e.probabilityOfBacktestOverfitting} ${pboOk ? "<=" : ">"} ${i.policy.maxProbabilityOfOverfitting}; N ${e.trialCount}`,
+  };
+}
+
+/** The kill-switch keys that cover a bot: the platform, its fleet, the bot itself. */
+export function killSwitchKeysFor(slug: string | undefined, fleet: string | undefined): string[] {
+  const keys = ["svc:bots:killswitch:platform:platform"];
+  if (fleet) keys.push(`svc:bots:killswitch:fleet:${fleet}`);
+  if (slug) keys.push(`svc:bots:killswitch:bot:${slug}`);
+  return keys;
+}

@@ -1,0 +1,77 @@
+import { sql, type Kysely, type Transaction } from "kysely";
+import type { DecisionRow, KnownVersionRow, PromotionDatabase, PromotionStatusName, RequestRow } from "./promotion.table.js";
+
+type Db = Kysely<PromotionDatabase>;
+type Trx = Transaction<PromotionDatabase>;
+
+/** Only SQL lives here. */
+export function findRequest(db: Db | Trx, id: string): Promise<RequestRow | undefined> {
+  return db.selectFrom("promotion_requests").selectAll().where("request_id", "=", id).executeTakeFirst();
+}
+
+/** Locks the request for the rest of the transaction: of concurrent decisions one wins. */
+export function lockRequest(trx: Trx, id: string): Promise<RequestRow | undefined> {
+  return trx.selectFrom("promotion_requests").selectAll().where("request_id", "=", id).forUpdate().executeTakeFirst();
+}
+
+export function listRequests(db: Db, filter: { statuses?: PromotionStatusName[]; limit: number }): Promise<RequestRow[]> {
+  let q = db.selectFrom("promotion_requests").selectAll();
+  if (filter.statuses) q = q.where("status", "in", filter.statuses);
+  return q.orderBy("created_at", "desc").orderBy("request_id").limit(filter.limit).execute();
+}
+
+export function decisionsOf(db: Db | Trx, ids: string[]): Promise<DecisionRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom("promotion_decisions").selectAll().where("request_id", "in", ids).orderBy("id").execute();
+}
+
+export async function insertRequest(trx: Trx, row: Parameters<ReturnType<Trx["insertInto"]>["values"]>[0] & object): Promise<void> {
+  await trx.insertInto("promotion_requests").values(row as never).execute();
+}
+
+export async function setStatus(trx: Trx, id: string, status: PromotionStatusName, gates?: string): Promise<void> {
+  await trx
+    .updateTable("promotion_requests")
+    .set({ status, updated_at: sql<Date>`now()` as unknown as Date, ...(gates ? { gates } : {}) })
+    .where("request_id", "=", id)
+    .execute();
+}
+
+export async function insertDecision(trx: Trx, d: { request_id: string; actor: string; action: string; note: string; acr: string; amr: string[]; auth_time: Date | null }): Promise<void> {
+  await trx.insertInto("promotion_decisions").values({ ...d, amr: JSON.stringify(d.amr) }).execute();
+}
+
+/** The bot version an artifact names: by bot id or slug, and version number. */
+export function findKnownVersion(db: Db, botRef: string, version: number): Promise<KnownVersionRow | undefined> {
+  return db
+    .selectFrom("known_bot_versions")
+    .selectAll()
+    .where((eb) => eb.or([eb("bot_id", "=", botRef), eb("slug", "=", botRef)]))
+    .where("version", "=", version)
+    .executeTakeFirst();
+}
+
+export async function upsertKnownVersion(trx: Trx, row: KnownVersionRow): Promise<void> {
+  await trx
+    .insertInto("known_bot_versions")
+    .values(row)
+    .onConflict((oc) => oc.columns(["bot_id", "version"]).doUpdateSet({ slug: row.slug, fleet: row.fleet, spec_hash: row.spec_hash }))
+    .execute();
+}
+
+export async function forgetBot(trx: Trx, botId: string): Promise<void> {
+  await trx.deleteFrom("known_bot_versions").where("bot_id", "=", botId).execute();
+}
+
+/** Moves every pending request whose expires_at passed to expired; returns their ids. */
+export async function expireOverdue(db: Db): Promise<string[]> {
+  const rows = await db
+    .updateTable("promotion_requests")
+    .set({ status: "expired", updated_at: sql<Date>`now()` as unknown as Date })
+    .where("status", "=", "pending")
+    .where("expires_at", "is not", null)
+    .where("expires_at", "<=", sql<Date>`now()`)
+    .returning("request_id")
+    .execute();
+  return rows.map((r) => r.request_id);
+}

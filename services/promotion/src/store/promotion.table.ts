@@ -1,0 +1,54 @@
+import type { ColumnType, Selectable } from "kysely";
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+export type PromotionStatusName = "pending" | "approved" | "promoted" | "rejected" | "denied" | "revoked" | "expired";
+
+export interface GateOutcomeRow {
+  name: string;
+  passed: boolean;
+  detail: string;
+}
+
+/** The promotion schema. `body` keeps the submitted request in proto JSON. */
+export interface PromotionDatabase {
+  promotion_requests: {
+    request_id: string;
+    kind: string;
+    status: PromotionStatusName;
+    body: Json<Record<string, unknown>>;
+    gates: Json<GateOutcomeRow[]>;
+    requested_by: string;
+    submitter_sub: string;
+    requires_human_approval: boolean;
+    bot_id: string | null;
+    version: number | null;
+    version_hash: string | null;
+    expires_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  promotion_decisions: {
+    id: ColumnType<string, never, never>;
+    request_id: string;
+    actor: string;
+    action: string;
+    note: string;
+    acr: string;
+    amr: Json<string[]>;
+    auth_time: ColumnType<Date | null, Date | string | null, never>;
+    at: Timestamp;
+  };
+  known_bot_versions: {
+    bot_id: string;
+    version: number;
+    slug: string;
+    fleet: string;
+    spec_hash: string;
+  };
+}
+
+export type RequestRow = Selectable<PromotionDatabase["promotion_requests"]>;
+export type DecisionRow = Selectable<PromotionDatabase["promotion_decisions"]>;
+export type KnownVersionRow = Selectable<PromotionDatabase["known_bot_versions"]>;
