@@ -3,6 +3,7 @@ import { createRouterTransport } from "@connectrpc/connect";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "@svc/lib/config";
 import { assertLoopbackHost } from "@svc/lib/auth";
+import { ephemeralStatementKeyPem } from "@svc/lib/signed-statement";
 import { healthRoutes, openPlatform, type Platform, type ServiceModule } from "@svc/lib/server";
 import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
@@ -26,6 +27,11 @@ export interface RunningPlatform {
  */
 export async function startPlatform(config: Config, overrides: Parameters<typeof openPlatform>[2] = {}): Promise<RunningPlatform> {
   if (config.auth.provider === "local") assertLoopbackHost(config.host);
+  if (!config.promotionTokens.signingKeyPem) {
+    // One process holds both ends: an ephemeral pair (tokens do not survive a restart).
+    const pair = ephemeralStatementKeyPem();
+    config = { ...config, promotionTokens: { signingKeyPem: pair.privateKeyPem, publicKeyPem: pair.publicKeyPem } };
+  }
   const platform = await openPlatform(config, "svc", overrides);
   const modules: ServiceModule[] = [];
   for (const create of [createIdentityModule, createBotsModule, createPromotionModule, createKillSwitchModule, createComplianceModule]) {

@@ -46,6 +46,7 @@ export interface Config {
     licenseRegistryEnforced: boolean;
   };
   killSwitchPollIntervalS: number;
+  promotionTokens: { signingKeyPem?: string; publicKeyPem?: string };
 }
 
 type Raw = Partial<Record<SettingName, string | number | boolean>>;
@@ -161,6 +162,7 @@ function assemble(r: Raw): Config {
       licenseRegistryEnforced: b("SVC_LICENSE_REGISTRY_ENFORCED"),
     },
     killSwitchPollIntervalS: i("SVC_KILLSWITCH_POLL_INTERVAL_S"),
+    promotionTokens: { signingKeyPem: s("SVC_PROMOTION_SIGNING_KEY_PEM"), publicKeyPem: s("SVC_PROMOTION_PUBLIC_KEY_PEM") },
   };
 }
 

@@ -61,6 +61,8 @@ export const SETTINGS = {
   SVC_APPROVAL_TTL_SECONDS: { kind: int(60, 90 * 86_400), default: "604800", doc: "Time a promotion request may wait for a human when expiry is enforced." },
   SVC_LICENSE_ENFORCEMENT_ENABLED: { kind: bool, default: "false", doc: "Gate byoc_deployments, kb_federation and live_trading on a verified lease." },
   SVC_LICENSE_REGISTRY_ENFORCED: { kind: bool, default: "false", doc: "Renewals consult the lease registry (revocation denies renewal)." },
+  SVC_PROMOTION_SIGNING_KEY_PEM: { kind: str, doc: "Ed25519 private key (PKCS#8 PEM) that signs ApprovedPromotion tokens; promotion service only. All-in-one without it: an ephemeral key per start.", secret: true },
+  SVC_PROMOTION_PUBLIC_KEY_PEM: { kind: str, doc: "Ed25519 public key (SPKI PEM) with which the bots service verifies ApprovedPromotion tokens offline." },
   SVC_KILLSWITCH_POLL_INTERVAL_S: { kind: int(1, 60), default: "5", doc: "How often runners poll their kill-switch keys." },
 } as const satisfies Record<string, SettingDef>;
 

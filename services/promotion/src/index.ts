@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { PromotionService } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 import { migrateSchema, schemaDb } from "@svc/lib/db";
+import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import { startOutboxRelay, type BusSubscription } from "@svc/lib/bus";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
@@ -19,8 +20,11 @@ export async function createPromotionModule(platform: Platform): Promise<Service
   await migrateSchema(platform.db.db, PROMOTION_SCHEMA, migrations);
   const db = schemaDb<PromotionDatabase>(platform.db.db, PROMOTION_SCHEMA) as Kysely<PromotionDatabase>;
   const flags = platform.config.flags;
+  const { signingKeyPem } = platform.config.promotionTokens;
+  if (!signingKeyPem) throw new Error("SVC_PROMOTION_SIGNING_KEY_PEM is required: it signs ApprovedPromotion tokens (the all-in-one process makes an ephemeral one)");
   const handlers = createPromotionHandlers({
     db,
+    signingKey: statementKeysFromPem({ privateKeyPem: signingKeyPem }).privateKey!,
     kv: platform.kv,
     policy: { ...DEFAULT_GATE_POLICY, labEvidenceEnforce: flags.promotionLabEvidenceEnforce, trialLedgerEnforce: flags.trialLedgerNEnforce },
     approvalTtlSeconds: flags.approvalExpiryEnforcementEnabled ? flags.approvalTtlSeconds : undefined,

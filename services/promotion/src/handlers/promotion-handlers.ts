@@ -1,6 +1,8 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { KeyObject } from "node:crypto";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { signStatement } from "@svc/lib/signed-statement";
 import type { Kysely, Transaction } from "kysely";
 import { ListPromotionRequestsResponseSchema, PromotionKind, PromotionService, PromotionStatus, Verdict, type PromotionRequest } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 import { PromotionApprovedSchema, PromotionRevokedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
@@ -20,6 +22,8 @@ const DEFAULT_LIMIT = 100;
 
 export interface PromotionDeps {
   db: Kysely<PromotionDatabase>;
+  /** Signs ApprovedPromotion tokens; the bots service verifies them offline. */
+  signingKey: KeyObject;
   kv: KeyValueStore;
   policy: GatePolicy;
   /** Seconds a request may wait for a human when expiry is enforced; undefined: never expires. */
@@ -37,7 +41,8 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
   const { db } = deps;
 
   async function withDecisions(row: RequestRow): Promise<PromotionRequest> {
-    return rowToRequest(row, await repo.decisionsOf(db, [row.request_id]));
+    const token = row.status === "approved" || row.status === "promoted" ? await approvedPromotionToken(deps.signingKey, row) : "";
+    return rowToRequest(row, await repo.decisionsOf(db, [row.request_id]), token);
   }
 
   async function list(statuses: RequestRow["status"][] | undefined, limit: number) {
@@ -200,6 +205,21 @@ async function emitApproved(trx: Transaction<PromotionDatabase>, row: RequestRow
 async function emitRevoked(trx: Transaction<PromotionDatabase>, row: RequestRow, actor: string): Promise<void> {
   const ev = create(PromotionRevokedSchema, { requestId: row.request_id, botRef: row.bot_id ?? "", actor, version: row.version ?? 0, versionHash: row.version_hash ?? "" });
   await enqueueEvent(trx as unknown as Transaction<any>, PROMOTION_SCHEMA, { subject: "svc.promotion.revoked", type: PromotionRevokedSchema.typeName, payload: toBinary(PromotionRevokedSchema, ev) });
+}
+
+/** Lifetime of an ApprovedPromotion token: long enough to start a session, short enough to not outlive a revocation by much. */
+export const APPROVED_PROMOTION_TTL_SECONDS = 600;
+
+/**
+ * The ApprovedPromotion token: a signed, short-lived statement that this request approved this
+ * bot version. Paper start and deploy present it; the bots service verifies it offline.
+ */
+function approvedPromotionToken(key: KeyObject, row: RequestRow): Promise<string> {
+  return signStatement(
+    key,
+    { request_id: row.request_id, kind: row.kind, bot_id: row.bot_id ?? "", version: row.version ?? 0, version_hash: row.version_hash ?? "" },
+    { audience: "svc:bots", ttlSeconds: APPROVED_PROMOTION_TTL_SECONDS },
+  );
 }
 
 function notFound(id: string) {
