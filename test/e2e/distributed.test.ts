@@ -8,7 +8,8 @@ import { healthRoutes, openPlatform, startRpcServer, type Platform, type Running
 import { createLogger } from "@svc/lib/telemetry";
 import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
-import { call, testDatabaseUrl } from "../support/test-platform.js";
+import { call, testDatabaseUrl, testNatsNamespace, testNatsUrl } from "../support/test-platform.js";
+import { deleteTestStream } from "@svc/lib/bus/testing-streams";
 import pg from "pg";
 import { randomBytes } from "node:crypto";
 
@@ -16,6 +17,7 @@ import { randomBytes } from "node:crypto";
 // gateway reaching it over gRPC (HTTP/2) by address, as in a cluster.
 describe("distributed topology: gateway -> gRPC -> bots service on Postgres, NATS, Redis", () => {
   const dbName = `svc_dist_${randomBytes(5).toString("hex")}`;
+  const namespace = testNatsNamespace();
   let platform: Platform;
   let server: RunningServer;
   let gateway: FastifyInstance;
@@ -30,7 +32,8 @@ describe("distributed topology: gateway -> gRPC -> bots service on Postgres, NAT
     dbUrl.pathname = `/${dbName}`;
     const config = loadConfig({
       SVC_DATABASE_URL: dbUrl.toString(),
-      SVC_NATS_URL: process.env.SVC_TEST_NATS_URL ?? "nats://127.0.0.1:4222",
+      SVC_NATS_URL: testNatsUrl(),
+      SVC_NATS_NAMESPACE: namespace,
       SVC_REDIS_URL: process.env.SVC_TEST_REDIS_URL ?? "redis://127.0.0.1:6379",
       SVC_LOG_LEVEL: "silent",
     });
@@ -56,6 +59,7 @@ describe("distributed topology: gateway -> gRPC -> bots service on Postgres, NAT
     await gateway?.close();
     await server?.close();
     await platform?.close();
+    await deleteTestStream(testNatsUrl(), `${namespace.toUpperCase()}_EVENTS`);
     const admin = new pg.Client({ connectionString: testDatabaseUrl() });
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);

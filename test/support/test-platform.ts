@@ -17,21 +17,10 @@ export function testDatabaseUrl(): string {
 export async function startTestPlatform(backend: Backend, env: Record<string, string> = {}): Promise<RunningPlatform> {
   let databaseUrl: string | undefined;
   let drop = async () => {};
-  if (backend === "postgres") {
-    const name = `svc_test_${randomBytes(6).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: testDatabaseUrl() });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(testDatabaseUrl());
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    drop = async () => {
-      const c = new pg.Client({ connectionString: testDatabaseUrl() });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    };
+  if (backend === "postgres" && !env.SVC_DATABASE_URL) {
+    const created = await createTestDatabase();
+    databaseUrl = created.url;
+    drop = created.drop;
   }
   const config = loadConfig({
     SVC_PORT: "0",
@@ -48,6 +37,35 @@ export async function startTestPlatform(backend: Backend, env: Record<string, st
       await drop();
     },
   };
+}
+
+/** A fresh database on the real Postgres server; `drop` removes it. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `svc_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(testDatabaseUrl());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: testDatabaseUrl() });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export function testNatsUrl(): string {
+  return process.env.SVC_TEST_NATS_URL ?? "nats://127.0.0.1:4222";
+}
+
+/** A NATS subject space of its own, so tests sharing the server never see each other's events. */
+export function testNatsNamespace(): string {
+  return `t${randomBytes(5).toString("hex")}`;
 }
 
 /** fetch against the platform, JSON in and out. */

@@ -8,11 +8,16 @@ import { contextFromHeaders, currentTraceHeaders } from "./trace-headers.js";
  * within the duplicate window, durable pull consumers with explicit acks) and core NATS for
  * broadcasts.
  */
-export async function createNatsBus(opts: { url: string; stream?: string; subjects?: string[]; duplicateWindowMs?: number }): Promise<EventBus> {
-  const stream = opts.stream ?? "SVC_EVENTS";
+export async function createNatsBus(opts: { url: string; namespace?: string; stream?: string; subjects?: string[]; duplicateWindowMs?: number }): Promise<EventBus> {
+  // Services always speak of svc.<...>; a namespace moves that space (and its stream) so that
+  // several environments can share one NATS server without seeing each other's events.
+  const ns = opts.namespace ?? "svc";
+  const out = (subject: string) => (ns === "svc" ? subject : subject.replace(/^svc\./, `${ns}.`));
+  const back = (subject: string) => (ns === "svc" ? subject : subject.replace(new RegExp(`^${ns}\\.`), "svc."));
+  const stream = opts.stream ?? (ns === "svc" ? "SVC_EVENTS" : `${ns.toUpperCase().replace(/-/g, "_")}_EVENTS`);
   const nc: NatsConnection = await connect({ servers: opts.url, name: "svc", maxReconnectAttempts: -1, reconnectTimeWait: 500 });
   const jsm = await nc.jetstreamManager();
-  const config = { name: stream, subjects: opts.subjects ?? ["svc.>"], duplicate_window: nanos(opts.duplicateWindowMs ?? 2 * 60_000) };
+  const config = { name: stream, subjects: opts.subjects ?? [`${ns}.>`], duplicate_window: nanos(opts.duplicateWindowMs ?? 2 * 60_000) };
   try {
     await jsm.streams.info(stream);
     await jsm.streams.update(stream, config);
@@ -24,21 +29,21 @@ export async function createNatsBus(opts: { url: string; stream?: string; subjec
 
   return {
     async publish(subject, data, { msgId, headers }) {
-      await js.publish(subject, data, { msgID: msgId, headers: toNats({ ...currentTraceHeaders(), ...headers }) });
+      await js.publish(out(subject), data, { msgID: msgId, headers: toNats({ ...currentTraceHeaders(), ...headers }) });
     },
     async subscribe(subject, { durable }, handler): Promise<BusSubscription> {
       await jsm.consumers.add(stream, {
         durable_name: durable,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
-        filter_subject: subject,
+        filter_subject: out(subject),
         ack_wait: nanos(30_000),
       });
       const consumer = await js.consumers.get(stream, durable);
       const messages = await consumer.consume({ max_messages: 64 });
       const done = (async () => {
         for await (const m of messages) {
-          const msg: BusMessage = { id: m.headers?.get("Nats-Msg-Id") ?? String(m.seq), subject: m.subject, data: m.data, headers: fromNats(m.headers) };
+          const msg: BusMessage = { id: m.headers?.get("Nats-Msg-Id") ?? String(m.seq), subject: back(m.subject), data: m.data, headers: fromNats(m.headers) };
           try {
             await context.with(contextFromHeaders(msg.headers), () => handler(msg));
             m.ack();
@@ -56,12 +61,12 @@ export async function createNatsBus(opts: { url: string; stream?: string; subjec
       return { stop };
     },
     async broadcast(subject, data, headers = {}) {
-      nc.publish(subject, data, { headers: toNats(headers) });
+      nc.publish(out(subject), data, { headers: toNats(headers) });
     },
     listen(subject, handler): BusSubscription {
-      const sub = nc.subscribe(subject, {
+      const sub = nc.subscribe(out(subject), {
         callback: (err, m) => {
-          if (!err) handler({ id: "", subject: m.subject, data: m.data, headers: fromNats(m.headers) });
+          if (!err) handler({ id: "", subject: back(m.subject), data: m.data, headers: fromNats(m.headers) });
         },
       });
       return { stop: async () => sub.unsubscribe() };

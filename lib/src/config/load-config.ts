@@ -17,6 +17,7 @@ export interface Config {
   databaseUrl?: string;
   dataDir: string;
   natsUrl?: string;
+  natsNamespace: string;
   redisUrl?: string;
   logLevel: string;
   bodyLimitBytes: number;
@@ -127,6 +128,7 @@ function assemble(r: Raw): Config {
     databaseUrl: s("SVC_DATABASE_URL"),
     dataDir: s("SVC_DATA_DIR")!,
     natsUrl: s("SVC_NATS_URL"),
+    natsNamespace: s("SVC_NATS_NAMESPACE")!,
     redisUrl: s("SVC_REDIS_URL"),
     logLevel: s("SVC_LOG_LEVEL")!,
     bodyLimitBytes: i("SVC_BODY_LIMIT_BYTES"),
@@ -173,6 +175,7 @@ function crossCheck(c: Config): string[] {
     if (!c.auth.issuer) problems.push("SVC_AUTH_OIDC_ISSUER is required when SVC_AUTH_PROVIDER=oidc");
     if (!c.auth.audience) problems.push("SVC_AUTH_OIDC_AUDIENCE is required when SVC_AUTH_PROVIDER=oidc");
   }
+  if (!/^[a-z][a-z0-9-]{0,31}$/.test(c.natsNamespace)) problems.push(`SVC_NATS_NAMESPACE=${JSON.stringify(c.natsNamespace)} must be lower-case letters, digits and dashes, starting with a letter`);
   if (!c.auth.claimsNamespace.endsWith("/")) {
     problems.push(`SVC_AUTH_CLAIMS_NAMESPACE=${JSON.stringify(c.auth.claimsNamespace)} must end with a slash`);
   }

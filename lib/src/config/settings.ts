@@ -30,6 +30,7 @@ export const SETTINGS = {
   SVC_DATABASE_URL: { kind: url("postgres:", "postgresql:"), doc: "Postgres URL. Unset: embedded PGlite under SVC_DATA_DIR.", secret: true },
   SVC_DATA_DIR: { kind: str, default: ".data", doc: "Folder of the embedded PGlite database when SVC_DATABASE_URL is unset; memory:// keeps it in memory." },
   SVC_NATS_URL: { kind: url("nats:", "tls:"), doc: "NATS (JetStream) URL. Unset: in-process bus." },
+  SVC_NATS_NAMESPACE: { kind: str, default: "svc", doc: "Subject space and stream of the platform's events on NATS (svc: subjects svc.>, stream SVC_EVENTS); lets environments share one NATS." },
   SVC_REDIS_URL: { kind: url("redis:", "rediss:"), doc: "Redis URL for the kill-switch keys. Unset: in-process key-value store.", secret: true },
   SVC_LOG_LEVEL: { kind: oneOf("fatal", "error", "warn", "info", "debug", "trace", "silent"), default: "info", doc: "Log level of the JSON logs." },
   SVC_BODY_LIMIT_BYTES: { kind: int(1024, 64 * 1024 * 1024), default: "1048576", doc: "Largest request body the gateway accepts (413 past it)." },

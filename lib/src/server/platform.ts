@@ -76,7 +76,7 @@ export async function openPlatform(config: Config, name: string, overrides: Part
   const log = overrides.log ?? createLogger({ name, level: config.logLevel });
   const dataDir = config.dataDir === "memory://" ? undefined : config.dataDir;
   const db = overrides.db ?? (await openDatabase({ url: config.databaseUrl, dataDir }));
-  const bus = overrides.bus ?? (await openEventBus({ url: config.natsUrl }));
+  const bus = overrides.bus ?? (await openEventBus({ url: config.natsUrl, namespace: config.natsNamespace }));
   const kv = overrides.kv ?? (await openKeyValueStore({ url: config.redisUrl }));
   return {
     config,
