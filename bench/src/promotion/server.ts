@@ -1,0 +1,29 @@
+// Child process of the promotion benchmark: the platform on a fresh database of the real
+// Postgres server, with one bot version known to the gates.
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { sql } from "kysely";
+import { loadConfig } from "@svc/lib/config";
+import { startPlatform } from "@svc/all-in-one";
+
+const adminUrl = process.env.SVC_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const name = `svc_bench_${randomBytes(5).toString("hex")}`;
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${name}`);
+const url = new URL(adminUrl);
+url.pathname = `/${name}`;
+const running = await startPlatform(loadConfig({ SVC_PORT: "0", SVC_LOG_LEVEL: "silent", SVC_DATABASE_URL: url.toString() }));
+const bot = (await (await fetch(`${running.url}/bots`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Bench", kind: "trading", fleet: "majors" }) })).json()) as { spec_hash: string };
+for (let i = 0; i < 400; i++) {
+  const r = await sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(running.platform.db.db);
+  if (r.rows[0]!.n > 0) break;
+  await new Promise((res) => setTimeout(res, 25));
+}
+process.stdout.write(`${JSON.stringify({ url: running.url, hash: bot.spec_hash })}\n`);
+process.on("SIGTERM", async () => {
+  await running.close();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+  process.exit(0);
+});
