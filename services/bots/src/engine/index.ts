@@ -1,0 +1,10 @@
+export { EngineInputError, type EngineErrorCode } from "./engine-error.js";
+export { allocateBars, sliceBars, type Bars } from "./bars.js";
+export { parseCsvBars } from "./csv-source.js";
+export { generateBars, type SyntheticOptions } from "./synthetic-source.js";
+export { DEFAULT_ENGINE_SETTINGS, engineSettingsFrom, type EngineSettings } from "./settings.js";
+export { BacktestRun, runBacktest, type EngineEvent } from "./event-engine.js";
+export { riskAdjusted, type RunMetrics } from "./metrics.js";
+export { vectorisedEquity } from "./vectorised.js";
+export { STRATEGY_FAMILIES, resolveStrategy } from "./strategies/registry.js";
+export type { Strategy, StrategyFamily, ParamValue } from "./strategies/strategy.js";
