@@ -2,6 +2,7 @@ import type { Migration } from "kysely";
 import { outboxMigration, processedEventsMigration } from "@svc/lib/bus";
 import * as botsAndVersions from "./2026-11-22T1500-bots-and-versions.js";
 import * as liveArtifacts from "./2026-11-22T1610-live-artifacts.js";
+import * as deploymentsAndTrials from "./2026-11-22T1620-deployments-and-trials.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -9,4 +10,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T1459-processed-events": processedEventsMigration,
   "2026-11-22T1500-bots-and-versions": botsAndVersions,
   "2026-11-22T1610-live-artifacts": liveArtifacts,
+  "2026-11-22T1620-deployments-and-trials": deploymentsAndTrials,
 };

@@ -6,6 +6,8 @@ import { consumePromotionEvents } from "./consumers/promotion-events.js";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
 import { BOTS_SCHEMA, createBotsHandlers } from "./handlers/bots-handlers.js";
+import { createBacktestHandlers, failDeployment } from "./handlers/backtest-handlers.js";
+import { createTaskRunner } from "./runtime/task-runner.js";
 import type { BotsDatabase } from "./store/bots.table.js";
 
 /**
@@ -18,13 +20,18 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
   await migrateSchema(platform.db.db, BOTS_SCHEMA, migrations);
   const db = schemaDb<BotsDatabase>(platform.db.db, BOTS_SCHEMA) as Kysely<BotsDatabase>;
   const handlers = createBotsHandlers({ db });
+  const tasks = createTaskRunner((taskId, err) => {
+    platform.log.error({ err, task_id: taskId }, "background task failed");
+    void failDeployment(db, taskId, err).catch((e) => platform.log.error({ err: e, task_id: taskId }, "could not record the failure"));
+  });
+  const backtests = createBacktestHandlers({ db, tasks });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
   return {
     name: "bots",
     services: [BotsService, ControlPlaneService],
     routes(router) {
-      router.service(BotsService, completeService(BotsService, handlers));
+      router.service(BotsService, completeService(BotsService, { ...handlers, ...backtests }));
       router.service(ControlPlaneService, completeService(ControlPlaneService, {}));
     },
     async start() {
@@ -32,6 +39,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
       consumer = await consumePromotionEvents({ bus: platform.bus, db: platform.db.db, schema: BOTS_SCHEMA });
     },
     async stop() {
+      await tasks.stop();
       await consumer?.stop();
       await relay?.stop();
     },

@@ -6,5 +6,6 @@ export { DEFAULT_ENGINE_SETTINGS, engineSettingsFrom, type EngineSettings } from
 export { BacktestRun, runBacktest, type EngineEvent } from "./event-engine.js";
 export { riskAdjusted, type RunMetrics } from "./metrics.js";
 export { vectorisedEquity } from "./vectorised.js";
+export { loadBars, DEFAULT_DATA_SOURCE } from "./data-source.js";
 export { STRATEGY_FAMILIES, resolveStrategy } from "./strategies/registry.js";
 export type { Strategy, StrategyFamily, ParamValue } from "./strategies/strategy.js";

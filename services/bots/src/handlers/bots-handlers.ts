@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { create, toBinary } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { Kysely, Transaction } from "kysely";
-import { BotStatus, BotsService, DeleteBotResponseSchema, ListBotsResponseSchema, ListBotVersionsResponseSchema, type BotSpec } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { BotKind, BotStatus, BotsService, DeleteBotResponseSchema, ListBotsResponseSchema, ListBotVersionsResponseSchema, type BotSpec } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { BotCreatedSchema, BotDeletedSchema, BotStatusChangedSchema, BotVersionCreatedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
 import { principalOf } from "@svc/lib/auth";
@@ -11,6 +11,7 @@ import { isUniqueViolation } from "@svc/lib/db";
 import { deletable, specEditable, statusTransitionProblem } from "../domain/bot-status.js";
 import { specHash } from "../domain/canonical-json.js";
 import { RESERVED_SLUGS, slugFromName } from "../domain/slug.js";
+import { EngineInputError, resolveStrategy } from "../engine/index.js";
 import * as repo from "../store/bots.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { kindName, rowToBot, rowToSummary, rowToVersion, specToStored, statusName } from "./bot-mapping.js";
@@ -158,6 +159,16 @@ function normalizeSpec(spec: BotSpec): BotSpec {
   const slug = spec.slug || slugFromName(spec.name);
   if (RESERVED_SLUGS.has(slug)) {
     throw invalidField("spec.slug", `"${slug}" is reserved by the route /bots/${slug}; choose another slug`);
+  }
+  if (spec.strategy?.family) {
+    try {
+      resolveStrategy(spec.strategy.family, spec.strategy.parameters as Record<string, unknown> | undefined);
+    } catch (err) {
+      // Research bots may name strategies the engine does not run; trading bots may not.
+      if (err instanceof EngineInputError && (spec.kind !== BotKind.RESEARCH || err.code !== "unknown_strategy")) {
+        throw svcError(Code.InvalidArgument, err.code, err.message, { field: err.field ?? "strategy" });
+      }
+    }
   }
   return { ...spec, slug };
 }

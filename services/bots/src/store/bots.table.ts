@@ -6,7 +6,38 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 export interface BotsDatabase {
   bots: BotsTable;
   bot_versions: BotVersionsTable;
+  bot_deployments: BotDeploymentsTable;
+  trial_ledger: TrialLedgerTable;
 }
+
+export interface BotDeploymentsTable {
+  id: string;
+  bot_id: string;
+  version: number;
+  target: "backtest" | "paper" | "k8s";
+  status: "pending" | "running" | "success" | "failed" | "halted";
+  task_id: string;
+  request: ColumnType<Record<string, unknown>, string, string>;
+  result_summary: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TrialLedgerTable {
+  trial_id: string;
+  bot_id: string;
+  version: number;
+  spec_hash: string;
+  strategy_family: string;
+  parameters: ColumnType<Record<string, unknown>, string, string>;
+  data_source: string;
+  daily_returns: ColumnType<number[], string, string>;
+  sharpe: number;
+  recorded_at: Timestamp;
+}
+
+export type DeploymentRow = Selectable<BotDeploymentsTable>;
 
 export interface BotsTable {
   id: string;

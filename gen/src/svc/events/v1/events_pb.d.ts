@@ -479,3 +479,115 @@ export declare type ArtifactActivatedJson = {
  */
 export declare const ArtifactActivatedSchema: GenMessage<ArtifactActivated, {jsonType: ArtifactActivatedJson}>;
 
+/**
+ * A finished backtest recorded in the TrialLedger: the promotion gates count trials and
+ * recompute DSR and PBO from these returns, never from what a request reports.
+ *
+ * @generated from message svc.events.v1.TrialRecorded
+ */
+export declare type TrialRecorded = Message<"svc.events.v1.TrialRecorded"> & {
+  /**
+   * @generated from field: string trial_id = 1;
+   */
+  trialId: string;
+
+  /**
+   * @generated from field: string bot_id = 2;
+   */
+  botId: string;
+
+  /**
+   * @generated from field: int32 version = 3;
+   */
+  version: number;
+
+  /**
+   * @generated from field: string spec_hash = 4;
+   */
+  specHash: string;
+
+  /**
+   * @generated from field: string strategy_family = 5;
+   */
+  strategyFamily: string;
+
+  /**
+   * @generated from field: string parameters_json = 6;
+   */
+  parametersJson: string;
+
+  /**
+   * @generated from field: string data_source = 7;
+   */
+  dataSource: string;
+
+  /**
+   * @generated from field: repeated double daily_returns = 8;
+   */
+  dailyReturns: number[];
+
+  /**
+   * @generated from field: double sharpe = 9;
+   */
+  sharpe: number;
+};
+
+/**
+ * A finished backtest recorded in the TrialLedger: the promotion gates count trials and
+ * recompute DSR and PBO from these returns, never from what a request reports.
+ *
+ * @generated from message svc.events.v1.TrialRecorded
+ */
+export declare type TrialRecordedJson = {
+  /**
+   * @generated from field: string trial_id = 1;
+   */
+  trialId?: string;
+
+  /**
+   * @generated from field: string bot_id = 2;
+   */
+  botId?: string;
+
+  /**
+   * @generated from field: int32 version = 3;
+   */
+  version?: number;
+
+  /**
+   * @generated from field: string spec_hash = 4;
+   */
+  specHash?: string;
+
+  /**
+   * @generated from field: string strategy_family = 5;
+   */
+  strategyFamily?: string;
+
+  /**
+   * @generated from field: string parameters_json = 6;
+   */
+  parametersJson?: string;
+
+  /**
+   * @generated from field: string data_source = 7;
+   */
+  dataSource?: string;
+
+  /**
+   * @generated from field: repeated double daily_returns = 8;
+   */
+  dailyReturns?: (number | "NaN" | "Infinity" | "-Infinity")[];
+
+  /**
+   * @generated from field: double sharpe = 9;
+   */
+  sharpe?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message svc.events.v1.TrialRecorded.
+ * Use `create(TrialRecordedSchema)` to create a new message.
+ */
+export declare const TrialRecordedSchema: GenMessage<TrialRecorded, {jsonType: TrialRecordedJson}>;
+
