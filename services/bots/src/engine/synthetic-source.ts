@@ -30,9 +30,11 @@ export function generateBars(opts: SyntheticOptions, into?: Bars): Bars {
     return (state + 0.5) / 4294967296;
   };
   const normal = () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-  // Regimes: [drift per bar, long-run variance per bar, chance to stay].
-  const drift = [0.0002, 0.0008, -0.0012];
-  const longVar = [0.0001, 0.00015, 0.0009];
+  // Regimes: [drift per day, long-run variance per day, chance to stay], scaled to the bar size
+  // so that minute bars over decades stay as plausible as daily bars over years.
+  const dt = interval / 86_400_000;
+  const drift = [0.0002, 0.0008, -0.0012].map((d) => d * dt);
+  const longVar = [0.0001, 0.00015, 0.0009].map((v) => v * dt);
   const stay = [0.985, 0.97, 0.93];
   let regime = 0;
   let variance = longVar[0]!;

@@ -1,6 +1,6 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { Kysely, Transaction } from "kysely";
-import { ArtifactActivatedSchema, BotCreatedSchema, BotDeletedSchema, BotVersionCreatedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
+import { ArtifactActivatedSchema, BotCreatedSchema, BotDeletedSchema, BotVersionCreatedSchema, TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { processOnce, type BusMessage, type EventBus, type BusSubscription } from "@svc/lib/bus";
 import * as repo from "../store/promotion.repository.js";
 import type { PromotionDatabase } from "../store/promotion.table.js";
@@ -31,6 +31,15 @@ export function consumeBotsEvents(deps: { bus: EventBus; db: Kysely<any>; schema
         case BotDeletedSchema.typeName:
           await repo.forgetBot(trx, fromBinary(BotDeletedSchema, m.data).botId);
           return;
+        case TrialRecordedSchema.typeName: {
+          const e = fromBinary(TrialRecordedSchema, m.data);
+          await trx
+            .insertInto("trials")
+            .values({ trial_id: e.trialId, bot_id: e.botId, version: e.version, spec_hash: e.specHash, strategy_family: e.strategyFamily, daily_returns: JSON.stringify(e.dailyReturns) })
+            .onConflict((oc) => oc.column("trial_id").doNothing())
+            .execute();
+          return;
+        }
         case ArtifactActivatedSchema.typeName: {
           const e = fromBinary(ArtifactActivatedSchema, m.data);
           await trx.updateTable("promotion_requests").set({ status: "promoted" }).where("request_id", "=", e.requestId).where("status", "=", "approved").execute();

@@ -1,3 +1,4 @@
+import { deflatedSharpeFromTrials, probabilityOfBacktestOverfitting } from "@svc/lib/quant";
 import type { GateOutcomeRow, KnownVersionRow, PromotionStatusName } from "../store/promotion.table.js";
 
 export type PromotionKindName = "strategy" | "drl_policy" | "allocation";
@@ -14,6 +15,8 @@ export interface GateInput {
   evidence?: { deflatedSharpeRatio: number; probabilityOfBacktestOverfitting: number; trialCount: number; trialLedgerRef: string };
   policy: GatePolicy;
   requiresHumanApproval: boolean;
+  /** The TrialLedger's trials of the artifact's bot (every version), oldest first. */
+  ledger?: Array<{ specHash: string; dailyReturns: number[] }>;
 }
 
 /** The firm's model-risk policy: which optional gates run and their thresholds. */
@@ -57,10 +60,7 @@ export function runGates(i: GateInput): { gates: GateOutcomeRow[]; status: Promo
   }
   gate("kill_switch_clear", i.killSwitch.engagedKeys.length === 0, i.killSwitch.engagedKeys.length === 0 ? "no kill switch engaged" : `engaged: ${i.killSwitch.engagedKeys.join(", ")}`);
   if (i.policy.labEvidenceEnforce) gates.push(labEvidenceGate(i));
-  if (i.policy.trialLedgerEnforce) {
-    // Fails closed until backtests record trials: N must never be self-reported.
-    gate("trial_ledger", false, "the TrialLedger is not available yet (backtests do not record trials), so N cannot be taken from it");
-  }
+  if (i.policy.trialLedgerEnforce) gates.push(trialLedgerGate(i));
   const status: PromotionStatusName = gates.some((g) => !g.passed) ? "denied" : i.requiresHumanApproval ? "pending" : "approved";
   return { gates, status };
 }
@@ -85,4 +85,37 @@ export function killSwitchKeysFor(slug: string | undefined, fleet: string | unde
   if (fleet) keys.push(`svc:bots:killswitch:fleet:${fleet}`);
   if (slug) keys.push(`svc:bots:killswitch:bot:${slug}`);
   return keys;
+}
+
+/**
+ * N, DSR and PBO recomputed from the TrialLedger, never taken from the request: N is the number
+ * of backtests of the bot, the selected trial is the latest backtest of the artifact's version,
+ * PBO runs CSCV over the trials of the same length (same data).
+ */
+function trialLedgerGate(i: GateInput): GateOutcomeRow {
+  const fail = (detail: string): GateOutcomeRow => ({ name: "trial_ledger", passed: false, detail });
+  const trials = i.ledger ?? [];
+  if (!i.artifact) return fail("an allocation has no strategy trials to check");
+  const selected = [...trials].reverse().find((t) => t.specHash === i.artifact!.versionHash);
+  if (!selected) return fail(`the TrialLedger has no backtest of version ${i.artifact.version}; run one first`);
+  if (trials.length < 2) return fail(`the TrialLedger has ${trials.length} trial of this bot; DSR needs at least 2`);
+  let dsr: number;
+  let pbo: number | undefined;
+  try {
+    dsr = deflatedSharpeFromTrials(selected.dailyReturns, trials.map((t) => t.dailyReturns)).dsr;
+    const aligned = trials.filter((t) => t.dailyReturns.length === selected.dailyReturns.length).map((t) => t.dailyReturns);
+    const t = selected.dailyReturns.length;
+    const blocks = Math.min(16, Math.floor(t / 2 / 2) * 2);
+    if (aligned.length >= 2 && blocks >= 2) pbo = probabilityOfBacktestOverfitting(aligned, blocks).pbo;
+  } catch (err) {
+    return fail(`cannot compute the evidence from the ledger: ${(err as Error).message}`);
+  }
+  const dsrOk = dsr >= i.policy.minDeflatedSharpe;
+  const pboOk = pbo === undefined || pbo <= i.policy.maxProbabilityOfOverfitting;
+  const round = (x: number) => Math.round(x * 10_000) / 10_000;
+  return {
+    name: "trial_ledger",
+    passed: dsrOk && pboOk && pbo !== undefined,
+    detail: `N ${trials.length} (from the ledger); DSR ${round(dsr)} ${dsrOk ? ">=" : "<"} ${i.policy.minDeflatedSharpe}; ${pbo === undefined ? "PBO needs at least 2 trials on the same data" : `PBO ${round(pbo)} ${pboOk ? "<=" : ">"} ${i.policy.maxProbabilityOfOverfitting}`}`,
+  };
 }

@@ -125,6 +125,13 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
         ? await engagedKeys(known.slug, known.fleet)
         : [...new Set((await Promise.all([engagedKeys(undefined, undefined), ...allocationTargets.map((t) => engagedKeys(t, t))])).flat())];
       const requiresHuman = req.requiresHumanApproval ?? true;
+      const ledger =
+        deps.policy.trialLedgerEnforce && known
+          ? (await db.selectFrom("trials").select(["spec_hash", "daily_returns"]).where("bot_id", "=", known.bot_id).orderBy("recorded_at").orderBy("trial_id").execute()).map((t) => ({
+              specHash: t.spec_hash,
+              dailyReturns: t.daily_returns as unknown as number[],
+            }))
+          : undefined;
       const { gates, status } = runGates({
         kind,
         validationVerdict: verdictName(req.validation!.verdict),
@@ -135,6 +142,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
         evidence: req.evidence,
         policy: deps.policy,
         requiresHumanApproval: requiresHuman,
+        ledger,
       });
       const submitter = humanSubOf(p);
       try {

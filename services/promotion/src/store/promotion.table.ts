@@ -40,6 +40,15 @@ export interface PromotionDatabase {
     auth_time: ColumnType<Date | null, Date | string | null, never>;
     at: Timestamp;
   };
+  trials: {
+    trial_id: string;
+    bot_id: string;
+    version: number;
+    spec_hash: string;
+    strategy_family: string;
+    daily_returns: Json<number[]>;
+    recorded_at: Timestamp;
+  };
   known_bot_versions: {
     bot_id: string;
     version: number;
