@@ -8,6 +8,9 @@ import { migrations } from "../migrations/index.js";
 import { BOTS_SCHEMA, createBotsHandlers } from "./handlers/bots-handlers.js";
 import { createBacktestHandlers, failDeployment } from "./handlers/backtest-handlers.js";
 import { createTaskRunner } from "./runtime/task-runner.js";
+import { PaperSessions } from "./runtime/paper-sessions.js";
+import { createRuntimeHandlers } from "./handlers/runtime-handlers.js";
+import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import type { BotsDatabase } from "./store/bots.table.js";
 
 /**
@@ -25,20 +28,31 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     void failDeployment(db, taskId, err).catch((e) => platform.log.error({ err: e, task_id: taskId }, "could not record the failure"));
   });
   const backtests = createBacktestHandlers({ db, tasks });
+  const sessions = new PaperSessions({ db, log: platform.log });
+  const { publicKeyPem } = platform.config.promotionTokens;
+  const runtime = createRuntimeHandlers({
+    db,
+    sessions,
+    publicKey: publicKeyPem ? statementKeysFromPem({ publicKeyPem }).publicKey : undefined,
+    kubernetesConfigured: platform.config.kubeApiUrl !== undefined,
+  });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
   return {
     name: "bots",
     services: [BotsService, ControlPlaneService],
     routes(router) {
-      router.service(BotsService, completeService(BotsService, { ...handlers, ...backtests }));
+      router.service(BotsService, completeService(BotsService, { ...handlers, ...backtests, ...runtime }));
       router.service(ControlPlaneService, completeService(ControlPlaneService, {}));
     },
     async start() {
       relay = startOutboxRelay({ db: platform.db.db, schema: BOTS_SCHEMA, bus: platform.bus, log: (o: object, m: string) => platform.log.warn(o, m) });
       consumer = await consumePromotionEvents({ bus: platform.bus, db: platform.db.db, schema: BOTS_SCHEMA });
+      const resumed = await sessions.resumeAll();
+      if (resumed > 0) platform.log.info({ sessions: resumed }, "paper sessions resumed from their events");
     },
     async stop() {
+      await sessions.detachAll();
       await tasks.stop();
       await consumer?.stop();
       await relay?.stop();

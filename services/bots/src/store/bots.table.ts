@@ -8,6 +8,23 @@ export interface BotsDatabase {
   bot_versions: BotVersionsTable;
   bot_deployments: BotDeploymentsTable;
   trial_ledger: TrialLedgerTable;
+  bot_events: BotEventsTable;
+  bot_checkpoints: BotCheckpointsTable;
+}
+
+export interface BotEventsTable {
+  bot_id: string;
+  seq: ColumnType<string, number | string, never>;
+  task_id: string;
+  type: string;
+  occurred_at: Timestamp;
+  data: ColumnType<Record<string, unknown>, string, never>;
+}
+
+export interface BotCheckpointsTable {
+  bot_id: string;
+  seq: ColumnType<string, number | string, never>;
+  state: ColumnType<Record<string, unknown>, string, never>;
 }
 
 export interface BotDeploymentsTable {

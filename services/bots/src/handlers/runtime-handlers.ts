@@ -1,0 +1,160 @@
+import type { KeyObject } from "node:crypto";
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import { BotsService, BotEventSchema, HaltResultSchema, ListStateEventsResponseSchema, ReplayBotResponseSchema, StateSnapshotSchema, DeploymentTarget } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, svcError } from "@svc/lib/errors";
+import { DEFAULT_DATA_SOURCE, EngineInputError, loadBars, resolveStrategy } from "../engine/index.js";
+import { BotRunner } from "../runner/bot-runner.js";
+import type { RunnerEvent, StoredEvent } from "../runner/events.js";
+import { snapshotOf } from "../runner/state.js";
+import type { PaperSessions } from "../runtime/paper-sessions.js";
+import * as repo from "../store/bots.repository.js";
+import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
+import type { BotRow, BotsDatabase } from "../store/bots.table.js";
+import { assertApprovedPromotion } from "./approved-promotion.js";
+import { rowToDeployment } from "./backtest-handlers.js";
+import { storedToSpec } from "./bot-mapping.js";
+import { canonicalJson } from "../domain/canonical-json.js";
+
+type Handlers = Pick<ServiceImpl<typeof BotsService>, "startPaper" | "stopPaper" | "haltBot" | "haltAllBots" | "getStateSnapshot" | "listStateEvents" | "replayBot" | "deployBot">;
+
+const DEFAULT_PAGE = 100;
+
+/**
+ * Paper trading, halts, event-sourced state and replay. Paper start and deploy need a valid
+ * ApprovedPromotion token, which this service verifies itself.
+ */
+export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions: PaperSessions; publicKey: KeyObject | undefined; kubernetesConfigured: boolean }): Handlers {
+  const { db, sessions } = deps;
+  const mustFind = async (ref: string): Promise<BotRow> => {
+    const bot = await repo.findBot(db, ref);
+    if (!bot) throw svcError(Code.NotFound, "bot_not_found", `no bot with id or slug "${ref}"`, { bot_ref: ref });
+    return bot;
+  };
+
+  const startPaper = async (botRef: string, token: string, dataSource: string, speed: number) => {
+    const bot = await mustFind(botRef);
+    if (bot.status === "archived") throw svcError(Code.FailedPrecondition, "bot_archived", `bot "${bot.slug}" is archived; restore it before trading it`, { status: "archived" });
+    await assertApprovedPromotion({ db, publicKey: deps.publicKey }, token, { id: bot.id, specHash: bot.spec_hash });
+    const running = sessions.runningFor(bot.id);
+    if (running) throw svcError(Code.AlreadyExists, "session_running", `bot "${bot.slug}" already has a running paper session ${running}; stop it first`, { task_id: running });
+    const spec = storedToSpec(bot.spec);
+    try {
+      resolveStrategy(spec.strategy?.family ?? "", spec.strategy?.parameters as Record<string, unknown> | undefined);
+      await loadBars(dataSource || DEFAULT_DATA_SOURCE);
+    } catch (err) {
+      if (err instanceof EngineInputError) throw svcError(Code.InvalidArgument, err.code, err.message, { field: err.field ?? "" });
+      throw err;
+    }
+    const row = await sessions.start({ botId: bot.id, version: bot.current_version, spec: bot.spec, dataSource: dataSource || DEFAULT_DATA_SOURCE, speed: speed > 0 ? speed : 10 });
+    return rowToDeployment(row);
+  };
+
+  return {
+    startPaper: (req) => startPaper(req.botRef, req.approvedPromotion, req.dataSource, req.speed),
+
+    async stopPaper(req) {
+      const bot = await mustFind(req.botRef);
+      const row = await db.selectFrom("bot_deployments").selectAll().where("task_id", "=", req.taskId).where("bot_id", "=", bot.id).where("target", "=", "paper").executeTakeFirst();
+      if (!row) throw svcError(Code.NotFound, "task_not_found", `bot "${bot.slug}" has no paper session ${req.taskId}`, { task_id: req.taskId });
+      if (!(await sessions.stop(req.taskId, "success", "stopped by request"))) {
+        throw svcError(Code.FailedPrecondition, "invalid_transition", `paper session ${req.taskId} is ${row.status}, not running`, { status: row.status });
+      }
+      return rowToDeployment((await db.selectFrom("bot_deployments").selectAll().where("task_id", "=", req.taskId).executeTakeFirstOrThrow()));
+    },
+
+    async haltBot(req) {
+      const bot = await mustFind(req.botRef);
+      const ids = await sessions.haltBot(bot.id, req.reason || "halted by request");
+      return create(HaltResultSchema, { scope: "bot", halted: ids.length, taskIds: ids });
+    },
+
+    async haltAllBots(req) {
+      const ids = await sessions.haltAll(req.reason || "platform halt");
+      return create(HaltResultSchema, { scope: "platform", halted: ids.length, taskIds: ids });
+    },
+
+    async getStateSnapshot(req) {
+      const bot = await mustFind(req.botRef);
+      const state = await stateAsOf(db, bot.id);
+      const snap = snapshotOf(state);
+      return create(StateSnapshotSchema, { seq: BigInt(state.seq), positions: snap.positions, exposures: snap.exposures, metrics: snap.metrics as JsonObject });
+    },
+
+    async listStateEvents(req) {
+      const bot = await mustFind(req.botRef);
+      const limit = req.limit > 0 ? req.limit : DEFAULT_PAGE;
+      const rows = await listEvents(db, bot.id, Number(req.afterSeq), limit + 1);
+      const page = rows.slice(0, limit);
+      return create(ListStateEventsResponseSchema, {
+        items: page.map((e) => create(BotEventSchema, { seq: BigInt(e.seq), type: e.type, occurredAt: timestampFromDate(e.occurredAt), data: e.data as JsonObject })),
+        nextCursor: rows.length > limit ? String(page.at(-1)!.seq) : "",
+      });
+    },
+
+    async replayBot(req) {
+      const bot = await mustFind(req.botRef);
+      const asOf = { seq: req.asOfSeq > 0n ? Number(req.asOfSeq) : undefined, time: req.asOfTime ? timestampDate(req.asOfTime) : undefined };
+      const state = await stateAsOf(db, bot.id, asOf);
+      const deterministic = req.rerunStrategy ? await rerun(db, bot.id, state.seq) : false;
+      return create(ReplayBotResponseSchema, { state: { ...snapshotOf(state), seq: state.seq } as unknown as JsonObject, asOfSeq: BigInt(state.seq), deterministic });
+    },
+
+    async deployBot(req) {
+      if (req.target === DeploymentTarget.PAPER) return startPaper(req.botRef, req.approvedPromotion, "", 0);
+      if (req.target === DeploymentTarget.BACKTEST) throw svcError(Code.InvalidArgument, "invalid_argument", "a backtest is not a deployment target here; use POST /bots/{bot_ref}/backtest", { field: "target" });
+      await mustFind(req.botRef);
+      if (!deps.kubernetesConfigured) {
+        throw svcError(Code.FailedPrecondition, "kubernetes_not_configured", "deploying to k8s needs a cluster: set SVC_KUBE_API_URL (and its credentials) for the bots service", { setting: "SVC_KUBE_API_URL" });
+      }
+      throw svcError(Code.Unimplemented, "not_implemented", "creating the Bot custom resource in a cluster is not built yet", { capability: "k8s deployment" });
+    },
+  };
+}
+
+/**
+ * Re-runs the strategy of the session that produced the state, over the bars it recorded, and
+ * compares what it does with what was recorded: same inputs must give the same events.
+ */
+async function rerun(db: Kysely<BotsDatabase>, botId: string, uptoSeq: number): Promise<boolean> {
+  const upto = await listEvents(db, botId, 0, Math.max(1, uptoSeq));
+  const lastStart = [...upto].reverse().find((e) => e.type === "session_started");
+  if (!lastStart) return false;
+  const recorded = (await taskEvents(db, String(lastStart.data.task_id))).filter((e) => e.seq <= uptoSeq);
+  const version = await db.selectFrom("bot_versions").select("spec").where("bot_id", "=", botId).where("version", "=", Number(lastStart.data.version)).executeTakeFirst();
+  if (!version) return false;
+  const spec = storedToSpec(version.spec);
+  const { family, params } = resolveStrategy(spec.strategy?.family ?? "", spec.strategy?.parameters as Record<string, unknown> | undefined);
+  const bars = recorded.filter((e) => e.type === "bar_received").map((e) => e.data as { time: number; open: number; high: number; low: number; close: number });
+  const inputs = {
+    length: bars.length,
+    time: Float64Array.from(bars, (b) => b.time),
+    open: Float64Array.from(bars, (b) => b.open),
+    high: Float64Array.from(bars, (b) => b.high),
+    low: Float64Array.from(bars, (b) => b.low),
+    close: Float64Array.from(bars, (b) => b.close),
+    volume: new Float64Array(bars.length),
+  };
+  const engine = spec.engine;
+  const produced: RunnerEvent[] = [];
+  const runner = new BotRunner({
+    symbol: String(lastStart.data.symbol),
+    bars: inputs,
+    startIndex: 0,
+    speed: 0,
+    strategy: family.create(params),
+    costs: { feeBps: engine?.feeBps ?? 0, slippageBps: engine?.slippageBps ?? 0, positionSize: engine?.positionSize || 1 },
+    broker: { cash: Number(lastStart.data.initial_cash), units: 0, idPrefix: `${lastStart.data.task_id}-` },
+    sink: async (events) => void produced.push(...events),
+  });
+  await runner.finished();
+  // Canonical JSON: the database may hand keys back in another order than they were written.
+  const comparable = (e: { type: string; data: Record<string, unknown> }) => e.type + canonicalJson(e.type === "bar_received" ? { ...e.data, index: undefined } : e.data);
+  const trading = (types: string) => ["bar_received", "order_placed", "order_filled", "position_changed"].includes(types);
+  const a = recorded.filter((e) => trading(e.type)).map((e) => comparable(e as StoredEvent));
+  const b = produced.filter((e) => trading(e.type)).map((e) => comparable(e as { type: string; data: Record<string, unknown> })).slice(0, a.length);
+  return a.length > 0 && a.length === b.length && a.every((x, i) => x === b[i]);
+}

@@ -1,0 +1,120 @@
+import type { Bars } from "../engine/bars.js";
+import type { Strategy } from "../engine/strategies/strategy.js";
+import type { Phase, RunnerEvent } from "./events.js";
+import { PaperBroker, type Order } from "./paper-broker.js";
+
+export type HaltMode = "cancel" | "flatten" | "freeze";
+
+export interface RunnerOptions {
+  symbol: string;
+  bars: Bars;
+  /** Index of the first bar to trade (a resumed session continues where it stopped). */
+  startIndex: number;
+  /** Bars per second; 0 runs as fast as the sink takes events. */
+  speed: number;
+  strategy: Strategy;
+  costs: { feeBps: number; slippageBps: number; positionSize: number };
+  broker: { cash: number; units: number; nextOrderId?: number; openOrders?: Order[]; idPrefix?: string };
+  /** Persists a batch of events in order (bot_events); the runner waits for it. */
+  sink: (events: RunnerEvent[]) => Promise<void>;
+}
+
+/**
+ * Runs one bot session (paper, and live with a real broker behind the same seam): one bar at a
+ * time, it records the bar, lets the broker fill, asks the strategy and places the order that
+ * moves the position to the target. Its phase is Running -> Draining -> Stopped; `halt` applies a
+ * mode (cancel open orders; flatten: cancel and close; freeze: no new orders, positions kept).
+ * The kill-switch watcher drives `halt` and `release`.
+ */
+export class BotRunner {
+  phase: Phase = "Running";
+  private readonly broker: PaperBroker;
+  private pending: RunnerEvent[] = [];
+  private frozen = false;
+  private index: number;
+  private lastClose = NaN;
+  private done: Promise<"finished" | "stopped">;
+  private wake: (() => void) | null = null;
+
+  constructor(private readonly o: RunnerOptions) {
+    this.broker = new PaperBroker(o.symbol, o.broker, o.costs, (e) => this.pending.push(e));
+    this.index = o.startIndex;
+    // A resumed session's strategy relearns its indicators from the bars it already saw.
+    for (let i = 0; i < o.startIndex; i++) o.strategy.onBar(o.bars.close[i]!, o.bars.high[i]!, o.bars.low[i]!);
+    if (o.startIndex > 0) this.lastClose = o.bars.close[o.startIndex - 1]!;
+    this.done = this.loop();
+  }
+
+  /** Resolves when the session ends: out of bars, or stopped. */
+  finished(): Promise<"finished" | "stopped"> {
+    return this.done;
+  }
+
+  get position(): number {
+    return this.broker.units;
+  }
+
+  private async loop(): Promise<"finished" | "stopped"> {
+    const { bars } = this.o;
+    while (this.index < bars.length) {
+      if (this.phase !== "Running") return "stopped";
+      const i = this.index++;
+      this.pending.push({ type: "bar_received", data: { index: i, time: bars.time[i]!, open: bars.open[i]!, high: bars.high[i]!, low: bars.low[i]!, close: bars.close[i]! } });
+      this.broker.onBar({ open: bars.open[i]!, high: bars.high[i]!, low: bars.low[i]! });
+      const close = bars.close[i]!;
+      this.lastClose = close;
+      const target = this.o.strategy.onBar(close, bars.high[i]!, bars.low[i]!);
+      if (!this.frozen) this.rebalance(target, close);
+      await this.flush();
+      await this.pace();
+    }
+    return "finished";
+  }
+
+  private rebalance(target: number, close: number): void {
+    if (this.broker.open.size > 0) return; // the last order has not filled yet
+    const equity = this.broker.cash + this.broker.units * close;
+    const desired = (target * this.o.costs.positionSize * equity) / close;
+    const delta = desired - this.broker.units;
+    // Ignore dust: re-sizing by a fraction of a percent is churn, not a decision.
+    if (Math.abs(delta) * close < Math.max(1e-9, Math.abs(equity) * 1e-3) && !(target === 0 && this.broker.units !== 0)) return;
+    this.broker.place(delta > 0 ? "buy" : "sell", Math.abs(target === 0 ? this.broker.units : delta));
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    await this.o.sink(batch);
+  }
+
+  private pace(): Promise<void> {
+    const ms = this.o.speed > 0 ? 1000 / this.o.speed : 0;
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  /** Running -> Draining (mode applied) -> Stopped; every step recorded. */
+  async halt(reason: string, mode: HaltMode = "cancel"): Promise<void> {
+    if (this.phase !== "Running") return;
+    this.phase = "Draining";
+    this.wake?.();
+    this.pending.push({ type: "phase_changed", data: { phase: "Draining", reason } });
+    if (mode === "freeze") this.frozen = true;
+    this.broker.cancelAll(`halt: ${reason}`);
+    if (mode === "flatten" && Number.isFinite(this.lastClose)) this.broker.flattenAt(this.lastClose);
+    this.pending.push({ type: "halted", data: { reason } });
+    this.phase = "Stopped";
+    this.pending.push({ type: "phase_changed", data: { phase: "Stopped", reason } });
+    await this.done.catch(() => undefined);
+    await this.flush();
+  }
+}

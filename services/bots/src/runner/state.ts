@@ -1,0 +1,83 @@
+import type { Phase, StoredEvent } from "./events.js";
+
+/** The state of a bot folded from its events: what the snapshot and replay show. */
+export interface BotState {
+  seq: number;
+  phase: Phase | "Idle";
+  cash: number;
+  initialCash: number;
+  positions: Record<string, number>;
+  lastPrice: number;
+  symbol: string;
+  fees: number;
+  fills: number;
+  bars: number;
+  openOrders: Record<string, { side: string; units: number }>;
+}
+
+export function emptyState(): BotState {
+  return { seq: 0, phase: "Idle", cash: 0, initialCash: 0, positions: {}, lastPrice: 0, symbol: "", fees: 0, fills: 0, bars: 0, openOrders: {} };
+}
+
+/** Applies one event; pure, so a snapshot, a checkpoint and a replay all agree. */
+export function applyEvent(s: BotState, e: StoredEvent): BotState {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event data is checked by its type tag
+  const d = e.data as Record<string, any>;
+  const next: BotState = { ...s, seq: e.seq, positions: { ...s.positions }, openOrders: { ...s.openOrders } };
+  switch (e.type) {
+    case "session_started":
+      next.symbol = d.symbol;
+      // A new session of a bot that held nothing starts from its initial cash.
+      if (next.initialCash === 0) {
+        next.cash = d.initial_cash;
+        next.initialCash = d.initial_cash;
+      }
+      next.phase = "Running";
+      break;
+    case "bar_received":
+      next.lastPrice = d.close;
+      next.bars++;
+      break;
+    case "order_placed":
+      next.openOrders[d.order_id] = { side: d.side, units: d.units };
+      break;
+    case "order_filled": {
+      const sign = d.side === "buy" ? 1 : -1;
+      next.cash -= sign * (d.units as number) * (d.price as number) + (d.fee as number);
+      next.fees += d.fee as number;
+      next.fills++;
+      delete next.openOrders[d.order_id];
+      break;
+    }
+    case "order_cancelled":
+      delete next.openOrders[d.order_id];
+      break;
+    case "position_changed":
+      if (d.units === 0) delete next.positions[d.symbol];
+      else next.positions[d.symbol] = d.units;
+      break;
+    case "phase_changed":
+      next.phase = d.phase;
+      break;
+    case "halted":
+      break;
+  }
+  return next;
+}
+
+export function foldEvents(events: StoredEvent[], from: BotState = emptyState()): BotState {
+  return events.reduce(applyEvent, from);
+}
+
+/** The spec's snapshot: positions, exposures (fraction of equity per symbol) and metrics. */
+export function snapshotOf(s: BotState): { positions: Record<string, number>; exposures: Record<string, number>; metrics: Record<string, number | string> } {
+  const marked = Object.values(s.positions).reduce((sum, units) => sum + units * s.lastPrice, 0);
+  const equity = s.cash + marked;
+  const exposures: Record<string, number> = {};
+  for (const [sym, units] of Object.entries(s.positions)) exposures[sym] = equity !== 0 ? (units * s.lastPrice) / equity : 0;
+  return {
+    positions: { ...s.positions },
+    exposures,
+    metrics: { phase: s.phase, equity, cash: s.cash, pnl: s.initialCash ? equity - s.initialCash : 0, fees: s.fees, fills: s.fills, bars: s.bars, open_orders: Object.keys(s.openOrders).length },
+  };
+}

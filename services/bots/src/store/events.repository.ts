@@ -1,0 +1,60 @@
+import { sql, type Kysely } from "kysely";
+import type { RunnerEvent, StoredEvent } from "../runner/events.js";
+import { emptyState, foldEvents, type BotState } from "../runner/state.js";
+import type { BotsDatabase } from "./bots.table.js";
+
+type Db = Kysely<BotsDatabase>;
+const CHECKPOINT_EVERY = 500;
+
+/**
+ * Appends events with the bot's next sequence numbers. The bot row is locked meanwhile, so two
+ * writers of one bot never take the same number; a deleted bot takes no more events.
+ */
+export async function appendEvents(db: Db, botId: string, taskId: string, events: RunnerEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    const bot = await trx.selectFrom("bots").select("id").where("id", "=", botId).forUpdate().executeTakeFirst();
+    if (!bot) throw new Error(`bot ${botId} no longer exists`);
+    const { max } = await trx.selectFrom("bot_events").select(sql<string>`coalesce(max(seq), 0)`.as("max")).where("bot_id", "=", botId).executeTakeFirstOrThrow();
+    const base = Number(max);
+    await trx
+      .insertInto("bot_events")
+      .values(events.map((e, i) => ({ bot_id: botId, seq: base + i + 1, task_id: taskId, type: e.type, data: JSON.stringify(e.data) })))
+      .execute();
+  });
+}
+
+function toStored(r: { seq: string; type: string; occurred_at: Date; data: Record<string, unknown> }): StoredEvent {
+  return { seq: Number(r.seq), type: r.type as StoredEvent["type"], occurredAt: new Date(r.occurred_at), data: r.data };
+}
+
+export async function listEvents(db: Db, botId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+  const rows = await db.selectFrom("bot_events").select(["seq", "type", "occurred_at", "data"]).where("bot_id", "=", botId).where("seq", ">", String(afterSeq)).orderBy("seq").limit(limit).execute();
+  return rows.map(toStored);
+}
+
+export async function taskEvents(db: Db, taskId: string): Promise<StoredEvent[]> {
+  const rows = await db.selectFrom("bot_events").select(["seq", "type", "occurred_at", "data"]).where("task_id", "=", taskId).orderBy("seq").execute();
+  return rows.map(toStored);
+}
+
+/**
+ * The bot's state as of `asOf` (a sequence number or a time; now by default): the latest
+ * checkpoint before it plus the events after it. Reading far past the last checkpoint writes a
+ * new one, so the next read is short.
+ */
+export async function stateAsOf(db: Db, botId: string, asOf: { seq?: number; time?: Date } = {}): Promise<BotState> {
+  let cq = db.selectFrom("bot_checkpoints").select(["seq", "state"]).where("bot_id", "=", botId);
+  if (asOf.seq !== undefined) cq = cq.where("seq", "<=", String(asOf.seq));
+  const checkpoint = asOf.time ? undefined : await cq.orderBy("seq", "desc").limit(1).executeTakeFirst();
+  let state = checkpoint ? (checkpoint.state as unknown as BotState) : emptyState();
+  let eq = db.selectFrom("bot_events").select(["seq", "type", "occurred_at", "data"]).where("bot_id", "=", botId).where("seq", ">", String(state.seq));
+  if (asOf.seq !== undefined) eq = eq.where("seq", "<=", String(asOf.seq));
+  if (asOf.time) eq = eq.where("occurred_at", "<=", asOf.time);
+  const events = (await eq.orderBy("seq").execute()).map(toStored);
+  state = foldEvents(events, state);
+  if (!asOf.time && events.length >= CHECKPOINT_EVERY) {
+    await db.insertInto("bot_checkpoints").values({ bot_id: botId, seq: state.seq, state: JSON.stringify(state) }).onConflict((oc) => oc.doNothing()).execute();
+  }
+  return state;
+}
