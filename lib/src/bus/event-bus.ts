@@ -21,6 +21,8 @@ export interface EventBus {
   subscribe(subject: string, opts: { durable: string }, handler: (m: BusMessage) => Promise<void>): Promise<BusSubscription>;
   broadcast(subject: string, data: Uint8Array, headers?: Record<string, string>): Promise<void>;
   listen(subject: string, handler: (m: BusMessage) => void): BusSubscription;
+  /** False while the connection to the broker is down (reconnecting); the in-process bus is always up. */
+  connected(): boolean;
   close(): Promise<void>;
 }
 

@@ -64,6 +64,7 @@ export function createMemoryBus(opts: { redeliveryDelayMs?: number; maxDeliverie
       listeners.add(entry);
       return { stop: async () => void listeners.delete(entry) };
     },
+    connected: () => !closed,
     async close() {
       closed = true;
       listeners.clear();

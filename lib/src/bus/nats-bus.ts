@@ -25,6 +25,13 @@ export async function createNatsBus(opts: { url: string; namespace?: string; str
     await jsm.streams.add(config);
   }
   const js = nc.jetstream();
+  let up = true;
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "disconnect" || s.type === "reconnecting") up = false;
+      else if (s.type === "reconnect") up = true;
+    }
+  })();
   const stops = new Set<() => Promise<void>>();
 
   return {
@@ -53,9 +60,15 @@ export async function createNatsBus(opts: { url: string; namespace?: string; str
         }
       })();
       const stop = async () => {
-        await messages.close();
-        await done.catch(() => {});
         stops.delete(stop);
+        const closing = messages.close();
+        // Disconnected, closing cannot complete until the server returns: do not wait for it.
+        if (!up) {
+          void Promise.resolve(closing).catch(() => {});
+          return;
+        }
+        await closing;
+        await done.catch(() => {});
       };
       stops.add(stop);
       return { stop };
@@ -71,7 +84,13 @@ export async function createNatsBus(opts: { url: string; namespace?: string; str
       });
       return { stop: async () => sub.unsubscribe() };
     },
+    connected: () => up && !nc.isClosed(),
     async close() {
+      // With the server gone, draining would wait for a reconnect that may never come.
+      if (!up) {
+        await nc.close();
+        return;
+      }
       for (const stop of [...stops]) await stop();
       await nc.drain().catch(() => nc.close());
     },

@@ -44,7 +44,19 @@ export async function createRedisStore(url: string): Promise<KeyValueStore> {
         return keys.flatMap((key, i) => (values[i] == null ? [] : [{ key, value: values[i]! }]));
       }),
     close: async () => {
-      if (client.isOpen) await client.quit().catch(() => client.destroy());
+      if (!client.isOpen) return;
+      try {
+        // QUIT needs the server: without it, it would wait for a reconnect that may never come.
+        if (!client.isReady) throw new Error("not connected");
+        await client.quit();
+      } catch {
+        // Quitting needs the server; without it, drop the connection attempts instead.
+        try {
+          client.destroy();
+        } catch {
+          // already closed
+        }
+      }
     },
   };
 }

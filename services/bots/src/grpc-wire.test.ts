@@ -48,7 +48,7 @@ describe("bots service over gRPC with a stock @grpc/grpc-js client", () => {
   it("returns standard status codes with the message", async () => {
     await expect(unary("GetBot", { bot_ref: "absent" })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND, details: 'no bot with id or slug "absent"' });
     await expect(unary("CreateBot", { spec: { kind: "BOT_KIND_TRADING" } })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: "spec.name is required" });
-    await expect(unary("BacktestBot", { bot_ref: "wire-bot" })).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
+    await expect(unary("ChatBot", { bot_ref: "wire-bot", prompt: "hi" })).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
   });
 
   it("serves the standard gRPC health protocol without a token", async () => {

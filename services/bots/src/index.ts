@@ -28,11 +28,12 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     void failDeployment(db, taskId, err).catch((e) => platform.log.error({ err: e, task_id: taskId }, "could not record the failure"));
   });
   const backtests = createBacktestHandlers({ db, tasks });
-  const sessions = new PaperSessions({ db, log: platform.log });
+  const sessions = new PaperSessions({ db, log: platform.log, kv: platform.kv, bus: platform.bus, pollIntervalMs: platform.config.killSwitchPollIntervalS * 1000 });
   const { publicKeyPem } = platform.config.promotionTokens;
   const runtime = createRuntimeHandlers({
     db,
     sessions,
+    tasks,
     publicKey: publicKeyPem ? statementKeysFromPem({ publicKeyPem }).publicKey : undefined,
     kubernetesConfigured: platform.config.kubeApiUrl !== undefined,
   });

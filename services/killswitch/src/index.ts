@@ -1,18 +1,40 @@
 import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
+import { migrateSchema, schemaDb } from "@svc/lib/db";
+import type { BusSubscription } from "@svc/lib/bus";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
+import { migrations } from "../migrations/index.js";
+import { consumeBotsEvents } from "./consumers/bots-events.js";
+import { createKillSwitchHandlers, releaseExpired } from "./handlers/kill-switch-handlers.js";
+
+const SCHEMA = "killswitch";
 
 /**
- * The killswitch service. Its RPCs are declared in the contract and answer 501 naming the capability
- * until they are built (see the open issues).
+ * The kill-switch service: resources engaged and released by REST, gRPC or a Kubernetes
+ * controller, written to the key-value keys runners poll and broadcast on the bus.
  */
-export async function createKillSwitchModule(_platform: Platform): Promise<ServiceModule> {
+export async function createKillSwitchModule(platform: Platform): Promise<ServiceModule> {
+  await migrateSchema(platform.db.db, SCHEMA, migrations);
+  const db = schemaDb(platform.db.db, SCHEMA);
+  const deps = { db, kv: platform.kv, bus: platform.bus };
+  const handlers = createKillSwitchHandlers(deps);
+  let consumer: BusSubscription | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
   return {
     name: "killswitch",
     services: [KillSwitchService],
     routes(router) {
-      router.service(KillSwitchService, completeService(KillSwitchService, {}));
+      router.service(KillSwitchService, completeService(KillSwitchService, handlers));
     },
-    async start() {},
-    async stop() {},
+    async start() {
+      consumer = await consumeBotsEvents({ bus: platform.bus, db: platform.db.db, schema: SCHEMA });
+      sweeper = setInterval(() => {
+        releaseExpired(deps).catch((err) => platform.log.warn({ err }, "kill-switch TTL sweep failed; will retry"));
+      }, 1_000);
+      sweeper.unref();
+    },
+    async stop() {
+      if (sweeper) clearInterval(sweeper);
+      await consumer?.stop();
+    },
   };
 }

@@ -8,7 +8,7 @@ import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { enqueueEvent } from "@svc/lib/bus";
 import { Code, svcError } from "@svc/lib/errors";
 import { BacktestRun, DEFAULT_DATA_SOURCE, EngineInputError, engineSettingsFrom, loadBars, resolveStrategy, type Bars, type RunMetrics } from "../engine/index.js";
-import { yieldToEventLoop, type TaskRunner } from "../runtime/task-runner.js";
+import { TaskCancelled, yieldToEventLoop, type TaskRunner } from "../runtime/task-runner.js";
 import * as repo from "../store/bots.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import { storedToSpec } from "./bot-mapping.js";
@@ -69,6 +69,7 @@ export function createBacktestHandlers(deps: { db: Kysely<BotsDatabase>; tasks: 
           const to = Math.min(from + CHUNK, bars.length);
           run.feed({ length: to - from, time: bars.time.subarray(from, to), open: bars.open.subarray(from, to), high: bars.high.subarray(from, to), low: bars.low.subarray(from, to), close: bars.close.subarray(from, to), volume: bars.volume.subarray(from, to) });
           await yieldToEventLoop();
+          if (deps.tasks.cancelled(taskId)) throw new TaskCancelled();
         }
         const metrics = run.finish();
         await db.transaction().execute(async (trx) => {
@@ -96,7 +97,7 @@ export function createBacktestHandlers(deps: { db: Kysely<BotsDatabase>; tasks: 
 export async function failDeployment(db: Kysely<BotsDatabase>, taskId: string, err: unknown): Promise<void> {
   await db
     .updateTable("bot_deployments")
-    .set({ status: "failed", error: (err as Error)?.message ?? String(err), updated_at: sql<Date>`now()` as unknown as Date })
+    .set({ status: err instanceof TaskCancelled ? "halted" : "failed", error: (err as Error)?.message ?? String(err), updated_at: sql<Date>`now()` as unknown as Date })
     .where("task_id", "=", taskId)
     .execute();
 }

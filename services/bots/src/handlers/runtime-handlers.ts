@@ -11,6 +11,7 @@ import { BotRunner } from "../runner/bot-runner.js";
 import type { RunnerEvent, StoredEvent } from "../runner/events.js";
 import { snapshotOf } from "../runner/state.js";
 import type { PaperSessions } from "../runtime/paper-sessions.js";
+import type { TaskRunner } from "../runtime/task-runner.js";
 import * as repo from "../store/bots.repository.js";
 import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
@@ -19,7 +20,7 @@ import { rowToDeployment } from "./backtest-handlers.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { canonicalJson } from "../domain/canonical-json.js";
 
-type Handlers = Pick<ServiceImpl<typeof BotsService>, "startPaper" | "stopPaper" | "haltBot" | "haltAllBots" | "getStateSnapshot" | "listStateEvents" | "replayBot" | "deployBot">;
+type Handlers = Pick<ServiceImpl<typeof BotsService>, "startPaper" | "stopPaper" | "haltBot" | "haltAllBots" | "stopAllPaper" | "haltRl" | "haltWorkflows" | "getStateSnapshot" | "listStateEvents" | "replayBot" | "deployBot">;
 
 const DEFAULT_PAGE = 100;
 
@@ -27,7 +28,7 @@ const DEFAULT_PAGE = 100;
  * Paper trading, halts, event-sourced state and replay. Paper start and deploy need a valid
  * ApprovedPromotion token, which this service verifies itself.
  */
-export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions: PaperSessions; publicKey: KeyObject | undefined; kubernetesConfigured: boolean }): Handlers {
+export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions: PaperSessions; tasks: TaskRunner; publicKey: KeyObject | undefined; kubernetesConfigured: boolean }): Handlers {
   const { db, sessions } = deps;
   const mustFind = async (ref: string): Promise<BotRow> => {
     const bot = await repo.findBot(db, ref);
@@ -73,8 +74,23 @@ export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions
     },
 
     async haltAllBots(req) {
-      const ids = await sessions.haltAll(req.reason || "platform halt");
-      return create(HaltResultSchema, { scope: "platform", halted: ids.length, taskIds: ids });
+      const ids = [...(await sessions.haltAll(req.reason || "platform halt")), ...deps.tasks.cancelAll()];
+      return create(HaltResultSchema, { scope: "platform: bot deployments (paper sessions and backtests)", halted: ids.length, taskIds: ids });
+    },
+
+    async stopAllPaper(req) {
+      const ids = await sessions.haltAll(req.reason || "all paper sessions stopped");
+      return create(HaltResultSchema, { scope: "paper sessions", halted: ids.length, taskIds: ids });
+    },
+
+    async haltRl() {
+      // drl_policy artifacts can be promoted, but nothing in the live plane runs them yet.
+      return create(HaltResultSchema, { scope: "deployments of drl_policy artifacts (none run: the live plane runs strategies only)", halted: 0, taskIds: [] });
+    },
+
+    async haltWorkflows() {
+      const ids = deps.tasks.cancelAll();
+      return create(HaltResultSchema, { scope: "background tasks (backtests)", halted: ids.length, taskIds: ids });
     },
 
     async getStateSnapshot(req) {

@@ -102,6 +102,17 @@ export class BotRunner {
     });
   }
 
+  /**
+   * Fail-safe: with neither the kill-switch store nor the bus reachable, the runner cannot learn
+   * of a halt, so it places no new orders (positions kept) until one of them answers again.
+   */
+  setFrozen(frozen: boolean, reason: string): void {
+    if (this.frozen === frozen) return;
+    this.frozen = frozen;
+    if (frozen) this.broker.cancelAll(`fail-safe: ${reason}`);
+    this.pending.push({ type: "fail_safe", data: { frozen, reason } });
+  }
+
   /** Running -> Draining (mode applied) -> Stopped; every step recorded. */
   async halt(reason: string, mode: HaltMode = "cancel"): Promise<void> {
     if (this.phase !== "Running") return;

@@ -10,7 +10,8 @@ export type RunnerEvent =
   | { type: "order_cancelled"; data: { order_id: string; reason: string } }
   | { type: "position_changed"; data: { symbol: string; units: number } }
   | { type: "phase_changed"; data: { phase: Phase; reason: string } }
-  | { type: "halted"; data: { reason: string } };
+  | { type: "halted"; data: { reason: string } }
+  | { type: "fail_safe"; data: { frozen: boolean; reason: string } };
 
 export type Phase = "Running" | "Draining" | "Stopped";
 

@@ -1,30 +1,50 @@
 import { randomUUID } from "node:crypto";
 import { sql, type Kysely } from "kysely";
+import type { EventBus } from "@svc/lib/bus";
+import type { KeyValueStore } from "@svc/lib/kv";
 import type { Logger } from "@svc/lib/telemetry";
 import { engineSettingsFrom, loadBars, resolveStrategy } from "../engine/index.js";
 import { storedToSpec } from "../handlers/bot-mapping.js";
 import { BotRunner, type HaltMode } from "../runner/bot-runner.js";
 import type { RunnerEvent } from "../runner/events.js";
+import { keysFor, watchKillSwitch } from "../runner/kill-switch-watcher.js";
 import { appendEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 
 interface Session {
-  taskId: string;
-  botId: string;
-  runner: BotRunner;
+  row: DeploymentRow;
+  spec: Record<string, unknown>;
+  runner?: BotRunner;
+  watcher: ReturnType<typeof watchKillSwitch>;
+  /** Halted by a kill switch: restarts by itself on release. */
+  parked: boolean;
+}
+
+export interface SessionDeps {
+  db: Kysely<BotsDatabase>;
+  log: Logger;
+  kv: KeyValueStore;
+  bus: EventBus;
+  pollIntervalMs: number;
 }
 
 /**
  * The paper sessions this bots service runs. A session's history is its events; on start the
  * service resumes every session still marked running from them, so a restart loses nothing.
+ * Each session watches its kill-switch keys: engaged, it drains and stops (status halted);
+ * released, it restarts where it stopped (status running).
  */
 export class PaperSessions {
   private readonly sessions = new Map<string, Session>();
-  constructor(private readonly deps: { db: Kysely<BotsDatabase>; log: Logger }) {}
+  constructor(private readonly deps: SessionDeps) {}
 
-  /** The running session of a bot, if any. */
   runningFor(botId: string): string | undefined {
-    return [...this.sessions.values()].find((s) => s.botId === botId)?.taskId;
+    return [...this.sessions.values()].find((s) => s.row.bot_id === botId)?.row.task_id;
+  }
+
+  /** The runner of a task (tests and drills read its phase). */
+  runnerOf(taskId: string): BotRunner | undefined {
+    return this.sessions.get(taskId)?.runner;
   }
 
   async start(p: { botId: string; version: number; spec: Record<string, unknown>; dataSource: string; speed: number }): Promise<DeploymentRow> {
@@ -35,23 +55,49 @@ export class PaperSessions {
       .values({ id, bot_id: p.botId, version: p.version, target: "paper", status: "running", task_id: taskId, request: JSON.stringify({ data_source: p.dataSource, speed: p.speed }) })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await this.launch(row, p.spec, true);
+    await this.attach(row, p.spec, true);
     return row;
   }
 
-  /** Resumes the sessions a previous process left running. */
+  /** Resumes the sessions a previous process left running or parked by a kill switch. */
   async resumeAll(): Promise<number> {
-    const rows = await this.deps.db.selectFrom("bot_deployments").selectAll().where("target", "=", "paper").where("status", "=", "running").execute();
+    const rows = await this.deps.db
+      .selectFrom("bot_deployments")
+      .selectAll()
+      .where("target", "=", "paper")
+      .where((eb) => eb.or([eb("status", "=", "running"), eb.and([eb("status", "=", "halted"), eb("error", "=", "kill switch")])]))
+      .execute();
     for (const row of rows) {
       const version = await this.deps.db.selectFrom("bot_versions").select("spec").where("bot_id", "=", row.bot_id).where("version", "=", row.version).executeTakeFirst();
       if (!version) continue;
-      await this.launch(row, version.spec, false).catch((err) => this.deps.log.error({ err, task_id: row.task_id }, "could not resume a paper session"));
+      await this.attach(row, version.spec, false, row.status === "halted").catch((err) => this.deps.log.error({ err, task_id: row.task_id }, "could not resume a paper session"));
     }
     return rows.length;
   }
 
-  private async launch(row: DeploymentRow, storedSpec: Record<string, unknown>, fresh: boolean): Promise<void> {
-    const spec = storedToSpec(storedSpec);
+  private async attach(row: DeploymentRow, spec: Record<string, unknown>, fresh: boolean, parked = false): Promise<void> {
+    const bot = await this.deps.db.selectFrom("bots").select(["slug", "fleet"]).where("id", "=", row.bot_id).executeTakeFirstOrThrow();
+    const session: Session = {
+      row,
+      spec,
+      parked,
+      watcher: watchKillSwitch({
+        kv: this.deps.kv,
+        bus: this.deps.bus,
+        keys: keysFor(bot.slug, bot.fleet),
+        pollMs: this.deps.pollIntervalMs,
+        onEngage: (e) => void this.park(row.task_id, `kill switch ${e.key}: ${e.reason || "engaged"}`, e.mode).catch((err) => this.deps.log.error({ err }, "kill switch halt failed")),
+        onRelease: () => void this.unpark(row.task_id).catch((err) => this.deps.log.error({ err }, "restart after release failed")),
+        onBlind: (blind) => session.runner?.setFrozen(blind, blind ? "neither the kill-switch store nor the bus is reachable" : "kill-switch store or bus reachable again"),
+      }),
+    };
+    this.sessions.set(row.task_id, session);
+    if (!parked) await this.launch(session, fresh);
+  }
+
+  private async launch(session: Session, fresh: boolean): Promise<void> {
+    const { row } = session;
+    const spec = storedToSpec(session.spec);
     const request = row.request as { data_source: string; speed: number };
     const { family, params } = resolveStrategy(spec.strategy?.family ?? "", spec.strategy?.parameters as Record<string, unknown> | undefined);
     const settings = engineSettingsFrom(spec.engine);
@@ -60,24 +106,26 @@ export class PaperSessions {
     const state = await stateAsOf(this.deps.db, row.bot_id);
     const seen = fresh ? [] : await taskEvents(this.deps.db, row.task_id);
     const lastBar = seen.filter((e) => e.type === "bar_received").at(-1);
-    const startIndex = lastBar ? Number(lastBar.data.index) + 1 : 0;
     const sink = (events: RunnerEvent[]) => appendEvents(this.deps.db, row.bot_id, row.task_id, events);
-    if (fresh) {
-      await sink([
-        { type: "session_started", data: { task_id: row.task_id, version: row.version, symbol, initial_cash: settings.initialCash, data_source: request.data_source } },
-        { type: "phase_changed", data: { phase: "Running", reason: "paper session started" } },
-      ]);
-    }
-    const cash = state.initialCash ? state.cash : settings.initialCash;
+    await sink(
+      fresh
+        ? [
+            { type: "session_started", data: { task_id: row.task_id, version: row.version, symbol, initial_cash: settings.initialCash, data_source: request.data_source } },
+            { type: "phase_changed", data: { phase: "Running", reason: "paper session started" } },
+          ]
+        : state.phase === "Running"
+          ? []
+          : [{ type: "phase_changed", data: { phase: "Running", reason: "restarted" } }],
+    );
     const runner = new BotRunner({
       symbol,
       bars,
-      startIndex,
+      startIndex: lastBar ? Number(lastBar.data.index) + 1 : 0,
       speed: request.speed,
       strategy: family.create(params),
       costs: { feeBps: settings.feeBps, slippageBps: settings.slippageBps, positionSize: settings.positionSize },
       broker: {
-        cash,
+        cash: state.initialCash ? state.cash : settings.initialCash,
         units: state.positions[symbol] ?? 0,
         // Order ids are unique per bot: the task's prefix and its own running count.
         idPrefix: `${row.task_id}-`,
@@ -86,27 +134,55 @@ export class PaperSessions {
       },
       sink,
     });
-    this.sessions.set(row.task_id, { taskId: row.task_id, botId: row.bot_id, runner });
-    void runner.finished().then(async (how) => {
-      if (how !== "finished" || !this.sessions.has(row.task_id)) return;
-      this.sessions.delete(row.task_id);
-      await sink([{ type: "phase_changed", data: { phase: "Stopped", reason: "the data feed ended" } }]);
-      await this.setStatus(row.task_id, "success");
-    }).catch((err) => this.deps.log.error({ err, task_id: row.task_id }, "paper session failed"));
+    session.runner = runner;
+    session.parked = false;
+    void runner
+      .finished()
+      .then(async (how) => {
+        if (how !== "finished" || session.runner !== runner || !this.sessions.has(row.task_id)) return;
+        await this.end(row.task_id);
+        await sink([{ type: "phase_changed", data: { phase: "Stopped", reason: "the data feed ended" } }]);
+        await this.setStatus(row.task_id, "success");
+      })
+      .catch((err) => this.deps.log.error({ err, task_id: row.task_id }, "paper session failed"));
   }
 
-  /** Stops one session: a clean stop is a success, a halt is halted. */
-  async stop(taskId: string, status: "success" | "halted", reason: string, mode: HaltMode = "cancel"): Promise<boolean> {
-    const session = this.sessions.get(taskId);
-    if (!session) return false;
+  private async park(taskId: string, reason: string, mode: HaltMode): Promise<void> {
+    const s = this.sessions.get(taskId);
+    if (!s || s.parked) return;
+    s.parked = true;
+    const runner = s.runner;
+    s.runner = undefined;
+    await runner?.halt(reason, mode);
+    await this.setStatus(taskId, "halted", "kill switch");
+  }
+
+  private async unpark(taskId: string): Promise<void> {
+    const s = this.sessions.get(taskId);
+    if (!s || !s.parked) return;
+    await this.setStatus(taskId, "running", null);
+    await this.launch(s, false);
+  }
+
+  private async end(taskId: string): Promise<Session | undefined> {
+    const s = this.sessions.get(taskId);
+    if (!s) return undefined;
     this.sessions.delete(taskId);
-    await session.runner.halt(reason, mode);
-    await this.setStatus(taskId, status);
+    await s.watcher.stop();
+    return s;
+  }
+
+  /** Stops one session by request: a clean stop is a success, a halt is halted. */
+  async stop(taskId: string, status: "success" | "halted", reason: string, mode: HaltMode = "cancel"): Promise<boolean> {
+    const s = await this.end(taskId);
+    if (!s) return false;
+    await s.runner?.halt(reason, mode);
+    await this.setStatus(taskId, status, null);
     return true;
   }
 
   async haltBot(botId: string, reason: string): Promise<string[]> {
-    const ids = [...this.sessions.values()].filter((s) => s.botId === botId).map((s) => s.taskId);
+    const ids = [...this.sessions.values()].filter((s) => s.row.bot_id === botId).map((s) => s.row.task_id);
     await Promise.all(ids.map((id) => this.stop(id, "halted", reason)));
     return ids;
   }
@@ -117,15 +193,22 @@ export class PaperSessions {
     return ids;
   }
 
-  /** Shutdown: the loops stop, the rows stay running, the next process resumes them. */
+  /** Shutdown: the loops stop, the rows keep their status, the next process resumes them. */
   async detachAll(): Promise<void> {
     const all = [...this.sessions.values()];
     this.sessions.clear();
-    for (const s of all) s.runner.phase = "Stopped";
-    await Promise.all(all.map((s) => s.runner.finished().catch(() => undefined)));
+    for (const s of all) {
+      await s.watcher.stop();
+      if (s.runner) s.runner.phase = "Stopped";
+    }
+    await Promise.all(all.map((s) => s.runner?.finished().catch(() => undefined)));
   }
 
-  private async setStatus(taskId: string, status: DeploymentRow["status"]): Promise<void> {
-    await this.deps.db.updateTable("bot_deployments").set({ status, updated_at: sql<Date>`now()` as unknown as Date }).where("task_id", "=", taskId).execute();
+  private async setStatus(taskId: string, status: DeploymentRow["status"], error?: string | null): Promise<void> {
+    await this.deps.db
+      .updateTable("bot_deployments")
+      .set({ status, ...(error !== undefined ? { error } : {}), updated_at: sql<Date>`now()` as unknown as Date })
+      .where("task_id", "=", taskId)
+      .execute();
   }
 }

@@ -5,6 +5,9 @@
  */
 export interface TaskRunner {
   submit(taskId: string, task: () => Promise<void>): void;
+  /** Asks every running task to stop at its next slice; returns their ids. */
+  cancelAll(): string[];
+  cancelled(taskId: string): boolean;
   /** Resolves when every task submitted so far has settled (tests, shutdown). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -12,6 +15,7 @@ export interface TaskRunner {
 
 export function createTaskRunner(onError: (taskId: string, err: unknown) => void): TaskRunner {
   const running = new Map<string, Promise<void>>();
+  const cancelledIds = new Set<string>();
   let stopped = false;
   return {
     submit(taskId, task) {
@@ -19,9 +23,18 @@ export function createTaskRunner(onError: (taskId: string, err: unknown) => void
       const p = new Promise<void>((resolve) => setImmediate(resolve))
         .then(task)
         .catch((err) => onError(taskId, err))
-        .finally(() => running.delete(taskId));
+        .finally(() => {
+          running.delete(taskId);
+          cancelledIds.delete(taskId);
+        });
       running.set(taskId, p);
     },
+    cancelAll() {
+      const ids = [...running.keys()];
+      for (const id of ids) cancelledIds.add(id);
+      return ids;
+    },
+    cancelled: (taskId) => cancelledIds.has(taskId),
     async idle() {
       while (running.size > 0) await Promise.all(running.values());
     },
@@ -34,3 +47,10 @@ export function createTaskRunner(onError: (taskId: string, err: unknown) => void
 
 /** Lets other work run between engine chunks. */
 export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Thrown inside a task that was cancelled; its deployment becomes halted, not failed. */
+export class TaskCancelled extends Error {
+  constructor() {
+    super("halted by request");
+  }
+}

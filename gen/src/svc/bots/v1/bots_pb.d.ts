@@ -2213,6 +2213,32 @@ export declare const BotsService: GenService<{
     output: typeof HaltResultSchema;
   },
   /**
+   * The kill-switch fan-out routes whose work runs in the bots service.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.StopAllPaper
+   */
+  stopAllPaper: {
+    methodKind: "unary";
+    input: typeof HaltAllBotsRequestSchema;
+    output: typeof HaltResultSchema;
+  },
+  /**
+   * @generated from rpc svc.bots.v1.BotsService.HaltRl
+   */
+  haltRl: {
+    methodKind: "unary";
+    input: typeof HaltAllBotsRequestSchema;
+    output: typeof HaltResultSchema;
+  },
+  /**
+   * @generated from rpc svc.bots.v1.BotsService.HaltWorkflows
+   */
+  haltWorkflows: {
+    methodKind: "unary";
+    input: typeof HaltAllBotsRequestSchema;
+    output: typeof HaltResultSchema;
+  },
+  /**
    * @generated from rpc svc.bots.v1.BotsService.ListBotVersions
    */
   listBotVersions: {

@@ -814,30 +814,6 @@ export declare const KillSwitchService: GenService<{
     output: typeof HaltResponseSchema;
   },
   /**
-   * @generated from rpc svc.killswitch.v1.KillSwitchService.StopAllPaper
-   */
-  stopAllPaper: {
-    methodKind: "unary";
-    input: typeof HaltRequestSchema;
-    output: typeof HaltResponseSchema;
-  },
-  /**
-   * @generated from rpc svc.killswitch.v1.KillSwitchService.HaltRl
-   */
-  haltRl: {
-    methodKind: "unary";
-    input: typeof HaltRequestSchema;
-    output: typeof HaltResponseSchema;
-  },
-  /**
-   * @generated from rpc svc.killswitch.v1.KillSwitchService.HaltWorkflows
-   */
-  haltWorkflows: {
-    methodKind: "unary";
-    input: typeof HaltRequestSchema;
-    output: typeof HaltResponseSchema;
-  },
-  /**
    * @generated from rpc svc.killswitch.v1.KillSwitchService.CheckEngaged
    */
   checkEngaged: {

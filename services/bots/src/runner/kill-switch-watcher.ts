@@ -1,0 +1,106 @@
+import type { EventBus } from "@svc/lib/bus";
+import type { KeyValueStore } from "@svc/lib/kv";
+
+export type HaltModeName = "cancel" | "flatten" | "freeze";
+export interface Engagement {
+  key: string;
+  mode: HaltModeName;
+  reason: string;
+}
+
+const CHANGED_SUBJECT = "svc.killswitch.changed";
+
+/** The three keys that cover a bot: the platform, its fleet, itself (most general first). */
+export function keysFor(slug: string, fleet: string | null): string[] {
+  return ["svc:bots:killswitch:platform:platform", ...(fleet ? [`svc:bots:killswitch:fleet:${fleet}`] : []), `svc:bots:killswitch:bot:${slug}`];
+}
+
+function parseValue(key: string, value: string): Engagement {
+  try {
+    const v = JSON.parse(value) as { mode?: string; reason?: string };
+    if (v && typeof v === "object") return { key, mode: v.mode === "flatten" || v.mode === "freeze" ? v.mode : "cancel", reason: v.reason ?? "" };
+  } catch {
+    // set by hand: the text is the reason
+  }
+  return { key, mode: "cancel", reason: value };
+}
+
+/**
+ * Watches the kill-switch keys of one runner: the bus broadcast makes it react at once, the
+ * key-value poll every `pollMs` catches what the broadcast missed and is the truth on release.
+ * If neither the store nor the bus answers for three polls, the runner must fail safe.
+ */
+export function watchKillSwitch(o: {
+  kv: KeyValueStore;
+  bus: EventBus;
+  keys: string[];
+  pollMs: number;
+  onEngage(e: Engagement): void;
+  onRelease(): void;
+  onBlind(blind: boolean): void;
+}): { stop(): Promise<void>; engaged(): Engagement | null } {
+  const state = new Map<string, Engagement>();
+  // A poll that began before a broadcast must not undo it (the key may have been read just before it was set).
+  const touched = new Map<string, number>();
+  let current: Engagement | null = null;
+  let failures = 0;
+  let blind = false;
+  let stopped = false;
+
+  const settle = () => {
+    const next = o.keys.map((k) => state.get(k)).find(Boolean) ?? null;
+    if (next && !current) o.onEngage(next);
+    if (!next && current) o.onRelease();
+    current = next;
+  };
+
+  const listener = o.bus.listen(CHANGED_SUBJECT, (m) => {
+    try {
+      const e = JSON.parse(new TextDecoder().decode(m.data)) as { key: string; engaged: boolean; mode: HaltModeName; reason: string };
+      if (!o.keys.includes(e.key)) return;
+      touched.set(e.key, performance.now());
+      if (e.engaged) state.set(e.key, { key: e.key, mode: e.mode, reason: e.reason });
+      else state.delete(e.key);
+      settle();
+    } catch {
+      // a malformed broadcast changes nothing; the poll still runs
+    }
+  });
+
+  const poll = async () => {
+    const started = performance.now();
+    try {
+      const values = await Promise.all(o.keys.map((k) => o.kv.get(k)));
+      failures = 0;
+      o.keys.forEach((k, i) => {
+        if ((touched.get(k) ?? -1) >= started) return;
+        if (values[i]) state.set(k, parseValue(k, values[i]!));
+        else state.delete(k);
+      });
+      settle();
+    } catch {
+      failures++;
+    }
+    const nowBlind = failures >= 3 && !o.bus.connected();
+    if (nowBlind !== blind) {
+      blind = nowBlind;
+      o.onBlind(blind);
+    }
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const loop = async () => {
+    await poll();
+    if (!stopped) timer = setTimeout(loop, o.pollMs);
+  };
+  void loop();
+
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await listener.stop();
+    },
+    engaged: () => current,
+  };
+}

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A free loopback port. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number): Promise<void> {
+  const { connect } = await import("node:net");
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const c = connect(port, "127.0.0.1", () => {
+        c.end();
+        resolve(true);
+      });
+      c.on("error", () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
+
+/**
+ * A NATS (JetStream) or Redis server of the test's own on a free port, so a test can stop it to
+ * see what the platform does without it, without disturbing the shared servers.
+ */
+export interface PrivateServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startPrivateNats(): Promise<PrivateServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "svc-nats-"));
+  const proc = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", dir], { stdio: "ignore" });
+  await waitForPort(port);
+  return { url: `nats://127.0.0.1:${port}`, stop: () => kill(proc, () => rmSync(dir, { recursive: true, force: true })) };
+}
+
+export async function startPrivateRedis(): Promise<PrivateServer> {
+  const port = await freePort();
+  const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  await waitForPort(port);
+  return { url: `redis://127.0.0.1:${port}`, stop: () => kill(proc) };
+}
+
+function kill(proc: ChildProcess, after: () => void = () => {}): Promise<void> {
+  return new Promise((resolve) => {
+    if (proc.exitCode !== null) return resolve(after());
+    proc.once("exit", () => resolve(after()));
+    proc.kill("SIGKILL");
+  });
+}
