@@ -113,6 +113,17 @@ describe("the kill switch against a real Redis and NATS", () => {
     expect((await call(p.url, "GET", "/kill-switches")).body.items).toEqual([]);
   });
 
+  it("a drill engages the platform scope, times every bot to Draining and Stopped, and sees them restart", async () => {
+    const drill = await call(p.url, "POST", "/kill-switch/drills", { reason: "quarterly drill" });
+    expect(drill.status).toBe(201);
+    expect(drill.body).toMatchObject({ bots: 3, all_restarted: true });
+    expect(drill.body.draining_max_ms).toBeLessThan(10_000);
+    expect(drill.body.stopped_max_ms).toBeLessThan(30_000);
+    for (const slug of ["alpha-1", "alpha-2", "beta-1"]) expect(await statusOf(p, slug)).toBe("running");
+    const listed = await call(p.url, "GET", "/kill-switch/drills");
+    expect(listed.body.items[0].id).toBe(drill.body.id);
+  });
+
   it("the REST fan-out halts each class of running work", async () => {
     const routes = ["/agents/halt", "/quant-agents/halt", "/paper/stop-all", "/bots/halt-all", "/rl/halt-all", "/workflows/halt"];
     const answers = await Promise.all(routes.map((r) => call(p.url, "POST", r, { reason: "platform drill" })));

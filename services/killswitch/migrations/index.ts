@@ -1,9 +1,11 @@
 import type { Migration } from "kysely";
 import { processedEventsMigration } from "@svc/lib/bus";
 import * as killSwitches from "./2026-11-22T1700-kill-switches.js";
+import * as drills from "./2026-11-22T1710-drills.js";
 
 /** Every migration of the killswitch schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
   "2026-11-22T1659-processed-events": processedEventsMigration,
   "2026-11-22T1700-kill-switches": killSwitches,
+  "2026-11-22T1710-drills": drills,
 };

@@ -5,6 +5,7 @@ import { completeService, type Platform, type ServiceModule } from "@svc/lib/ser
 import { migrations } from "../migrations/index.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
 import { createKillSwitchHandlers, releaseExpired } from "./handlers/kill-switch-handlers.js";
+import { createDrillHandlers } from "./handlers/drill-handlers.js";
 
 const SCHEMA = "killswitch";
 
@@ -16,7 +17,7 @@ export async function createKillSwitchModule(platform: Platform): Promise<Servic
   await migrateSchema(platform.db.db, SCHEMA, migrations);
   const db = schemaDb(platform.db.db, SCHEMA);
   const deps = { db, kv: platform.kv, bus: platform.bus };
-  const handlers = createKillSwitchHandlers(deps);
+  const handlers = { ...createKillSwitchHandlers(deps), ...createDrillHandlers(deps) };
   let consumer: BusSubscription | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   return {

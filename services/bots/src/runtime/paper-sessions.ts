@@ -11,6 +11,9 @@ import { keysFor, watchKillSwitch } from "../runner/kill-switch-watcher.js";
 import { appendEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 
+/** Where runners announce their phase changes. */
+export const PHASE_SUBJECT = "svc.bots.phase";
+
 interface Session {
   row: DeploymentRow;
   spec: Record<string, unknown>;
@@ -153,7 +156,9 @@ export class PaperSessions {
     s.parked = true;
     const runner = s.runner;
     s.runner = undefined;
+    this.announce(s, "Draining");
     await runner?.halt(reason, mode);
+    this.announce(s, "Stopped");
     await this.setStatus(taskId, "halted", "kill switch");
   }
 
@@ -162,6 +167,13 @@ export class PaperSessions {
     if (!s || !s.parked) return;
     await this.setStatus(taskId, "running", null);
     await this.launch(s, false);
+    this.announce(s, "Running");
+  }
+
+  /** Phase changes on the bus, for drills and dashboards; bot_events stays the record. */
+  private announce(s: Session, phase: "Draining" | "Stopped" | "Running"): void {
+    const body = JSON.stringify({ task_id: s.row.task_id, bot_id: s.row.bot_id, phase, at: Date.now() });
+    void this.deps.bus.broadcast(PHASE_SUBJECT, new TextEncoder().encode(body)).catch(() => undefined);
   }
 
   private async end(taskId: string): Promise<Session | undefined> {

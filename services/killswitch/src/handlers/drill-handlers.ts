@@ -1,0 +1,102 @@
+import { randomUUID } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import { DrillResultSchema, KillSwitchService, ListDrillsResponseSchema, type DrillResult } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
+import { principalOf } from "@svc/lib/auth";
+import type { EventBus } from "@svc/lib/bus";
+import { Code, svcError } from "@svc/lib/errors";
+import type { KeyValueStore } from "@svc/lib/kv";
+import { CHANGED_SUBJECT, PLATFORM_KEY } from "../domain/kill-switch-keys.js";
+
+const PHASE_SUBJECT = "svc.bots.phase";
+const DRAIN_BOUND_MS = 10_000;
+
+interface DrillFigures {
+  bots: number;
+  draining_p50_ms: number;
+  draining_max_ms: number;
+  stopped_max_ms: number;
+  all_restarted: boolean;
+  per_bot: Array<{ task_id: string; draining_ms: number; stopped_ms: number | null; restarted: boolean }>;
+}
+
+/**
+ * The quarterly drill: engages the platform scope, times each running bot to Draining and to
+ * Stopped from the phases runners announce, releases, checks every one restarted, and keeps the
+ * figures (the compliance report embeds them).
+ */
+export function createDrillHandlers(deps: { db: Kysely<any>; kv: KeyValueStore; bus: EventBus }): Pick<ServiceImpl<typeof KillSwitchService>, "runDrill" | "listDrills"> {
+  const quietFor = async (lastEvent: () => number, maxMs: number) => {
+    const start = Date.now();
+    while (Date.now() - start < maxMs && Date.now() - lastEvent() < 1_000) await new Promise((r) => setTimeout(r, 50));
+  };
+  return {
+    async runDrill(req, ctx) {
+      const p = principalOf(ctx);
+      if (await deps.kv.get(PLATFORM_KEY).catch(() => null)) {
+        throw svcError(Code.FailedPrecondition, "killswitch_engaged", "the platform kill switch is engaged for real; a drill would release it", { key: PLATFORM_KEY });
+      }
+      const seen = new Map<string, { draining?: number; stopped?: number; running?: number }>();
+      let last = Date.now();
+      const listener = deps.bus.listen(PHASE_SUBJECT, (m) => {
+        const e = JSON.parse(new TextDecoder().decode(m.data)) as { task_id: string; phase: string; at: number };
+        const entry = seen.get(e.task_id) ?? {};
+        if (e.phase === "Draining") entry.draining ??= e.at;
+        if (e.phase === "Stopped") entry.stopped ??= e.at;
+        if (e.phase === "Running" && entry.stopped) entry.running ??= e.at;
+        seen.set(e.task_id, entry);
+        last = Date.now();
+      });
+      const reason = req.reason || "kill-switch drill";
+      const t0 = Date.now();
+      try {
+        await deps.kv.set(PLATFORM_KEY, JSON.stringify({ name: "drill", mode: "cancel", reason, by: p.sub }));
+        await deps.bus.broadcast(CHANGED_SUBJECT, new TextEncoder().encode(JSON.stringify({ key: PLATFORM_KEY, engaged: true, mode: "cancel", reason })));
+        last = Date.now();
+        await quietFor(() => last, DRAIN_BOUND_MS);
+      } finally {
+        await deps.kv.delete(PLATFORM_KEY).catch(() => undefined);
+        await deps.bus.broadcast(CHANGED_SUBJECT, new TextEncoder().encode(JSON.stringify({ key: PLATFORM_KEY, engaged: false, mode: "cancel", reason: "drill over" }))).catch(() => undefined);
+      }
+      last = Date.now();
+      const halted = () => [...seen.values()].filter((e) => e.stopped);
+      const restartDeadline = Date.now() + DRAIN_BOUND_MS;
+      while (Date.now() < restartDeadline && halted().some((e) => !e.running)) await new Promise((r) => setTimeout(r, 50));
+      await listener.stop();
+
+      const perBot = [...seen.entries()].map(([task, e]) => ({ task_id: task, draining_ms: (e.draining ?? t0) - t0, stopped_ms: e.stopped ? e.stopped - t0 : null, restarted: e.running !== undefined }));
+      const drains = perBot.map((b) => b.draining_ms).sort((a, b) => a - b);
+      const figures: DrillFigures = {
+        bots: perBot.length,
+        draining_p50_ms: drains[Math.floor(drains.length / 2)] ?? 0,
+        draining_max_ms: drains.at(-1) ?? 0,
+        stopped_max_ms: Math.max(0, ...perBot.map((b) => b.stopped_ms ?? 0)),
+        all_restarted: perBot.every((b) => b.restarted),
+        per_bot: perBot,
+      };
+      const id = randomUUID();
+      await deps.db.insertInto("drills").values({ id, started_by: p.sub, reason, result: JSON.stringify(figures) }).execute();
+      await deps.db.insertInto("security_audit_events").values({ user_id: p.onBehalfOfSub ?? p.sub, actor_user_id: p.sub, event_type: "killswitch.drill", details: JSON.stringify({ id, bots: figures.bots, all_restarted: figures.all_restarted }) }).execute();
+      return toResult(id, new Date(t0), figures);
+    },
+
+    async listDrills() {
+      const rows = await deps.db.selectFrom("drills").selectAll().orderBy("started_at", "desc").limit(100).execute();
+      return create(ListDrillsResponseSchema, { items: rows.map((r) => toResult(String(r.id), new Date(r.started_at), r.result as DrillFigures)) });
+    },
+  };
+}
+
+function toResult(id: string, startedAt: Date, f: DrillFigures): DrillResult {
+  return create(DrillResultSchema, {
+    id,
+    startedAt: timestampFromDate(startedAt),
+    bots: f.bots,
+    drainingP50Ms: f.draining_p50_ms,
+    drainingMaxMs: f.draining_max_ms,
+    stoppedMaxMs: f.stopped_max_ms,
+    allRestarted: f.all_restarted,
+  });
+}
