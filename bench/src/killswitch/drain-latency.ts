@@ -41,7 +41,13 @@ async function round(label: string, stopNats: boolean) {
       );
     }),
   );
-  // Let every poll loop start its cycle, so polling phases are spread as in production.
+  // A running platform is warm: exercise the engage path once on a fleet no runner watches.
+  const warm = { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ scope: "fleet", target: "warm-up", mode: "cancel", reason: "warm-up" }) };
+  for (let i = 0; i < 3; i++) {
+    await fetch(`${platform.url}/kill-switches/warm-up`, warm);
+    await fetch(`${platform.url}/kill-switches/warm-up`, { method: "DELETE" });
+  }
+  // Let every poll loop start its cycle.
   await new Promise((r) => setTimeout(r, pollMs + 500));
   if (stopNats) await nats.stop();
   const t0 = now();
