@@ -2,18 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { createClient } from "redis";
 import type { RunningPlatform } from "@svc/all-in-one";
+import { until } from "../support/until.js";
 import { call, startTestPlatform } from "../support/test-platform.js";
 import { startPrivateNats, startPrivateRedis, type PrivateServer } from "../support/private-servers.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
-const until = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 async function approvedSession(p: RunningPlatform, slug: string, fleet: string): Promise<string> {
   const bot = (await call(p.url, "POST", "/bots", { name: slug, slug, kind: "trading", fleet, strategy: { family: "ma_crossover", parameters: { fast: 3, slow: 8 } } }, as("alice"))).body;

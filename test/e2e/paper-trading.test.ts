@@ -2,18 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { ephemeralStatementKeyPem } from "@svc/lib/signed-statement";
+import { until } from "../support/until.js";
 import { call, createTestDatabase, startTestPlatform } from "../support/test-platform.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
 const spec = (slug: string) => ({ name: slug, slug, kind: "trading", universe: { symbols: ["BTC-USD"] }, strategy: { family: "ma_crossover", parameters: { fast: 3, slow: 8 } }, engine: { initial_cash: 100000, fee_bps: 5, slippage_bps: 2, position_size: 1 } });
-const until = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 /** Creates a bot and walks it through an approved promotion; returns the ApprovedPromotion token. */
 async function approvedBot(p: RunningPlatform, slug: string): Promise<string> {

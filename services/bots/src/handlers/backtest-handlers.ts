@@ -12,6 +12,7 @@ import { TaskCancelled, yieldToEventLoop, type TaskRunner } from "../runtime/tas
 import * as repo from "../store/bots.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import { storedToSpec } from "./bot-mapping.js";
+import { botNotFound } from "./bot-errors.js";
 
 const SCHEMA = "bots";
 const CHUNK = 250_000;
@@ -29,7 +30,7 @@ export function createBacktestHandlers(deps: { db: Kysely<BotsDatabase>; tasks: 
   return {
     async backtestBot(req) {
       const bot = await repo.findBot(db, req.botRef);
-      if (!bot) throw svcError(Code.NotFound, "bot_not_found", `no bot with id or slug "${req.botRef}"`, { bot_ref: req.botRef });
+      if (!bot) throw botNotFound(req.botRef);
       if (bot.status === "archived") throw svcError(Code.FailedPrecondition, "bot_archived", `bot "${bot.slug}" is archived; restore it to draft before backtesting it`, { status: "archived" });
       const version = req.version || bot.current_version;
       const versionRow = await db.selectFrom("bot_versions").selectAll().where("bot_id", "=", bot.id).where("version", "=", version).executeTakeFirst();
@@ -86,7 +87,7 @@ export function createBacktestHandlers(deps: { db: Kysely<BotsDatabase>; tasks: 
 
     async listBotDeployments(req) {
       const bot = await repo.findBot(db, req.botRef);
-      if (!bot) throw svcError(Code.NotFound, "bot_not_found", `no bot with id or slug "${req.botRef}"`, { bot_ref: req.botRef });
+      if (!bot) throw botNotFound(req.botRef);
       const rows = await db.selectFrom("bot_deployments").selectAll().where("bot_id", "=", bot.id).orderBy("created_at", "desc").orderBy("id").execute();
       return create(ListBotDeploymentsResponseSchema, { items: rows.map(rowToDeployment) });
     },

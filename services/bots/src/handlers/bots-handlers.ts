@@ -14,6 +14,7 @@ import { RESERVED_SLUGS, slugFromName } from "../domain/slug.js";
 import { EngineInputError, resolveStrategy } from "../engine/index.js";
 import * as repo from "../store/bots.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
+import { botNotFound } from "./bot-errors.js";
 import { kindName, rowToBot, rowToSummary, rowToVersion, specToStored, statusName } from "./bot-mapping.js";
 
 export const BOTS_SCHEMA = "bots";
@@ -30,7 +31,7 @@ export function createBotsHandlers(deps: { db: Kysely<BotsDatabase> }): BotsHand
 
   async function mustFind(ref: string): Promise<BotRow> {
     const row = await repo.findBot(db, ref);
-    if (!row) throw notFound(ref);
+    if (!row) throw botNotFound(ref);
     return row;
   }
 
@@ -87,7 +88,7 @@ export function createBotsHandlers(deps: { db: Kysely<BotsDatabase> }): BotsHand
       try {
         const row = await db.transaction().execute(async (trx) => {
           const current = await repo.lockBot(trx, req.botRef);
-          if (!current) throw notFound(req.botRef);
+          if (!current) throw botNotFound(req.botRef);
           let next = current;
           if (req.status !== BotStatus.UNSPECIFIED) next = await changeStatus(trx, next, statusName(req.status), actor);
           if (req.spec) next = await changeSpec(trx, next, normalizeSpec(req.spec), actor);
@@ -104,7 +105,7 @@ export function createBotsHandlers(deps: { db: Kysely<BotsDatabase> }): BotsHand
       const actor = principalOf(ctx).sub;
       const id = await db.transaction().execute(async (trx) => {
         const row = await repo.lockBot(trx, req.botRef);
-        if (!row) throw notFound(req.botRef);
+        if (!row) throw botNotFound(req.botRef);
         if (!deletable(row.status)) {
           throw svcError(Code.FailedPrecondition, "invalid_transition", `bot "${row.slug}" is active; archive it before deleting it`, { status: row.status });
         }
@@ -179,9 +180,6 @@ async function emit(trx: Transaction<BotsDatabase>, type: string, schema: EventS
   await enqueueEvent(trx as unknown as Transaction<any>, BOTS_SCHEMA, { subject: `svc.bots.${type}`, type: schema.typeName, payload });
 }
 
-function notFound(ref: string) {
-  return svcError(Code.NotFound, "bot_not_found", `no bot with id or slug "${ref}"`, { bot_ref: ref });
-}
 
 function slugTaken(slug: string, cause: unknown) {
   return svcError(Code.AlreadyExists, "slug_taken", `a bot with slug "${slug}" already exists; choose another slug`, { slug }, { cause });

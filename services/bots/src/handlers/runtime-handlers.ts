@@ -18,6 +18,7 @@ import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { assertApprovedPromotion } from "./approved-promotion.js";
 import { rowToDeployment } from "./backtest-handlers.js";
 import { storedToSpec } from "./bot-mapping.js";
+import { botNotFound } from "./bot-errors.js";
 import { canonicalJson } from "../domain/canonical-json.js";
 
 type Handlers = Pick<ServiceImpl<typeof BotsService>, "startPaper" | "stopPaper" | "haltBot" | "haltAllBots" | "stopAllPaper" | "haltRl" | "haltWorkflows" | "getStateSnapshot" | "listStateEvents" | "replayBot" | "deployBot">;
@@ -32,7 +33,7 @@ export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions
   const { db, sessions } = deps;
   const mustFind = async (ref: string): Promise<BotRow> => {
     const bot = await repo.findBot(db, ref);
-    if (!bot) throw svcError(Code.NotFound, "bot_not_found", `no bot with id or slug "${ref}"`, { bot_ref: ref });
+    if (!bot) throw botNotFound(ref);
     return bot;
   };
 
