@@ -53,6 +53,9 @@ describe("the kill switch against a real Redis and NATS", () => {
     expect(await phaseOf(p, "alpha-1")).toBe("Stopped");
     expect(await statusOf(p, "beta-1")).toBe("running");
     expect(drainMs).toBeLessThan(10_000);
+    const detail = await call(p.url, "GET", "/bots/alpha-1");
+    expect(detail.body.runtime).toEqual({ phase: "Stopped", killSwitchEngaged: true, killSwitchReason: "svc:bots:killswitch:fleet:alpha: drill" });
+    expect((await call(p.url, "GET", "/bots/beta-1")).body.runtime).toEqual({ phase: "Running", killSwitchEngaged: false, killSwitchReason: "" });
     const key = await (async () => {
       const c = raw();
       await c.connect();

@@ -22,7 +22,7 @@ import type { BotsDatabase } from "./store/bots.table.js";
 export async function createBotsModule(platform: Platform): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, BOTS_SCHEMA, migrations);
   const db = schemaDb<BotsDatabase>(platform.db.db, BOTS_SCHEMA) as Kysely<BotsDatabase>;
-  const handlers = createBotsHandlers({ db });
+  const handlers = createBotsHandlers({ db, kv: platform.kv });
   const tasks = createTaskRunner((taskId, err) => {
     platform.log.error({ err, task_id: taskId }, "background task failed");
     void failDeployment(db, taskId, err).catch((e) => platform.log.error({ err: e, task_id: taskId }, "could not record the failure"));

@@ -15,6 +15,8 @@ import { EngineInputError, resolveStrategy } from "../engine/index.js";
 import * as repo from "../store/bots.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { botNotFound } from "./bot-errors.js";
+import { runtimeStatusOf } from "./runtime-status.js";
+import type { KeyValueStore } from "@svc/lib/kv";
 import { kindName, rowToBot, rowToSummary, rowToVersion, specToStored, statusName } from "./bot-mapping.js";
 
 export const BOTS_SCHEMA = "bots";
@@ -26,7 +28,7 @@ type BotsHandlers = Pick<ServiceImpl<typeof BotsService>, "listBots" | "createBo
  * Bot CRUD and versions. Every state change and its outbox event commit in one transaction;
  * the bot row is locked while a new version number is taken, so concurrent updates serialize.
  */
-export function createBotsHandlers(deps: { db: Kysely<BotsDatabase> }): BotsHandlers {
+export function createBotsHandlers(deps: { db: Kysely<BotsDatabase>; kv: KeyValueStore }): BotsHandlers {
   const { db } = deps;
 
   async function mustFind(ref: string): Promise<BotRow> {
@@ -77,7 +79,8 @@ export function createBotsHandlers(deps: { db: Kysely<BotsDatabase> }): BotsHand
     },
 
     async getBot(req) {
-      return rowToBot(await mustFind(req.botRef));
+      const row = await mustFind(req.botRef);
+      return { ...rowToBot(row), runtime: await runtimeStatusOf(deps, row) };
     },
 
     async updateBot(req, ctx) {
