@@ -1,10 +1,11 @@
 import type { AddressInfo } from "node:net";
-import { createRouterTransport } from "@connectrpc/connect";
+import { createClient, createRouterTransport } from "@connectrpc/connect";
+import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "@svc/lib/config";
 import { assertLoopbackHost } from "@svc/lib/auth";
 import { ephemeralStatementKeyPem } from "@svc/lib/signed-statement";
-import { healthRoutes, openPlatform, type Platform, type ServiceModule } from "@svc/lib/server";
+import { healthRoutes, internalInterceptors, openPlatform, type Platform, type ServiceModule } from "@svc/lib/server";
 import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
 import { createPromotionModule } from "@svc/promotion";
@@ -33,10 +34,18 @@ export async function startPlatform(config: Config, overrides: Parameters<typeof
     config = { ...config, promotionTokens: { signingKeyPem: pair.privateKeyPem, publicKeyPem: pair.publicKeyPem } };
   }
   const platform = await openPlatform(config, "svc", overrides);
-  const modules: ServiceModule[] = [];
-  for (const create of [createIdentityModule, createBotsModule, createPromotionModule, createKillSwitchModule, createComplianceModule]) {
-    modules.push(await create(platform));
-  }
+  const identity = await createIdentityModule(platform);
+  const bots = await createBotsModule(platform);
+  const killswitch = await createKillSwitchModule(platform);
+  // The promotion gates ask the killswitch service over Connect, in-process, as the promotion service.
+  const killSwitchClient = createClient(
+    KillSwitchService,
+    createRouterTransport(killswitch.routes, { router: { interceptors: internalInterceptors(platform.log, "promotion") } }),
+  );
+  const promotion = await createPromotionModule(platform, {
+    killSwitch: async (slug, fleet) => (await killSwitchClient.checkEngaged({ botSlug: slug ?? "", fleet: fleet ?? "" })).engagedKeys,
+  });
+  const modules: ServiceModule[] = [identity, bots, promotion, killswitch, await createComplianceModule(platform)];
   for (const m of modules) await m.start();
   const transport = createRouterTransport(
     (router) => {

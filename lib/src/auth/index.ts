@@ -5,3 +5,4 @@ export { createTokenVerifier, type TokenVerifier, type TokenKind } from "./token
 export { localPrincipal, assertLoopbackHost, LOCAL_USER_HEADER } from "./local-provider.js";
 export { assertSteppedUp } from "./step-up.js";
 export { createAuthInterceptor, policyOf, type MembershipLookup } from "./auth-interceptor.js";
+export { createServicePrincipalInterceptor } from "./service-principal.js";

@@ -2,5 +2,5 @@ export { completeService, isNotImplemented } from "./complete-service.js";
 export { healthRoutes, type ReadinessCheck } from "./health.js";
 export { startRpcServer, type RunningServer } from "./grpc-server.js";
 export { closeOnSignals } from "./shutdown.js";
-export { openPlatform, standardInterceptors, authSettingsFrom, type Platform, type ServiceModule } from "./platform.js";
+export { openPlatform, standardInterceptors, internalInterceptors, authSettingsFrom, type Platform, type ServiceModule } from "./platform.js";
 export { runStandalone } from "./run-standalone.js";

@@ -5,7 +5,7 @@ import { openDatabase, type Database } from "../db/index.js";
 import { openEventBus, type EventBus } from "../bus/index.js";
 import { openKeyValueStore, type KeyValueStore } from "../kv/index.js";
 import { createLogger, createLoggingInterceptor, createTracingInterceptor, type Logger } from "../telemetry/index.js";
-import { createAuthInterceptor, createTokenVerifier, type AuthSettings } from "../auth/index.js";
+import { createAuthInterceptor, createServicePrincipalInterceptor, createTokenVerifier, type AuthSettings } from "../auth/index.js";
 import { createValidationInterceptor } from "../validate/index.js";
 
 /** The shared infrastructure one process hands to each service it hosts. */
@@ -66,6 +66,14 @@ export function standardInterceptors(config: Config, log: Logger): Interceptor[]
     exceptHealth(createAuthInterceptor({ settings, verifier: createTokenVerifier(settings) })),
     createValidationInterceptor(),
   ];
+}
+
+/**
+ * The chain of an in-process transport between two services of one process: the same as a
+ * network call's, with the calling service as principal instead of a verified token.
+ */
+export function internalInterceptors(log: Logger, caller: string): Interceptor[] {
+  return [createLoggingInterceptor(log), createTracingInterceptor(), createServicePrincipalInterceptor(caller), createValidationInterceptor()];
 }
 
 /**

@@ -7,7 +7,8 @@ import { completeService, type Platform, type ServiceModule } from "@svc/lib/ser
 import { migrations } from "../migrations/index.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
 import { DEFAULT_GATE_POLICY } from "./domain/gates.js";
-import { createPromotionHandlers, PROMOTION_SCHEMA } from "./handlers/promotion-handlers.js";
+import { createPromotionHandlers, PROMOTION_SCHEMA, type KillSwitchCheck } from "./handlers/promotion-handlers.js";
+export type { KillSwitchCheck };
 import * as repo from "./store/promotion.repository.js";
 import type { PromotionDatabase } from "./store/promotion.table.js";
 
@@ -16,7 +17,7 @@ import type { PromotionDatabase } from "./store/promotion.table.js";
  * human decisions, relays promotion.approved / promotion.revoked, learns bot versions and
  * activations from the bots service's events, and sweeps expired requests when enforced.
  */
-export async function createPromotionModule(platform: Platform): Promise<ServiceModule> {
+export async function createPromotionModule(platform: Platform, wiring: { killSwitch?: KillSwitchCheck } = {}): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, PROMOTION_SCHEMA, migrations);
   const db = schemaDb<PromotionDatabase>(platform.db.db, PROMOTION_SCHEMA) as Kysely<PromotionDatabase>;
   const flags = platform.config.flags;
@@ -24,6 +25,7 @@ export async function createPromotionModule(platform: Platform): Promise<Service
   if (!signingKeyPem) throw new Error("SVC_PROMOTION_SIGNING_KEY_PEM is required: it signs ApprovedPromotion tokens (the all-in-one process makes an ephemeral one)");
   const handlers = createPromotionHandlers({
     db,
+    killSwitch: wiring.killSwitch,
     signingKey: statementKeysFromPem({ privateKeyPem: signingKeyPem }).privateKey!,
     kv: platform.kv,
     policy: { ...DEFAULT_GATE_POLICY, labEvidenceEnforce: flags.promotionLabEvidenceEnforce, trialLedgerEnforce: flags.trialLedgerNEnforce },

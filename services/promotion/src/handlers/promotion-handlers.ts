@@ -20,8 +20,13 @@ import { kindName, riskName, rowToRequest, statusName, submittedToStored, verdic
 export const PROMOTION_SCHEMA = "promotion";
 const DEFAULT_LIMIT = 100;
 
+/** Which kill-switch keys cover a bot (platform, fleet, bot); throws when it cannot tell. */
+export type KillSwitchCheck = (slug: string | undefined, fleet: string | undefined) => Promise<string[]>;
+
 export interface PromotionDeps {
   db: Kysely<PromotionDatabase>;
+  /** Asks the killswitch service; without one, the key-value keys are read directly. */
+  killSwitch?: KillSwitchCheck;
   /** Signs ApprovedPromotion tokens; the bots service verifies them offline. */
   signingKey: KeyObject;
   kv: KeyValueStore;
@@ -52,13 +57,14 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
   }
 
   async function engagedKeys(slug: string | undefined, fleet: string | undefined): Promise<string[]> {
-    const keys = killSwitchKeysFor(slug, fleet);
     try {
+      if (deps.killSwitch) return await deps.killSwitch(slug, fleet);
+      const keys = killSwitchKeysFor(slug, fleet);
       const values = await Promise.all(keys.map((k) => deps.kv.get(k)));
       return keys.filter((_, i) => values[i]);
     } catch {
       // Cannot tell whether a switch is engaged: fail closed.
-      return ["(kill-switch store unreachable)"];
+      return ["(kill-switch state unknown: the killswitch service or its store is unreachable)"];
     }
   }
 
