@@ -77,6 +77,17 @@ describe("paper trading, event-sourced state, halt and replay", () => {
     expect([k8s.status, k8s.body.error.details.setting]).toEqual([412, "SVC_KUBE_API_URL"]);
   });
 
+  it("halts what runs an artifact when its promotion is revoked", async () => {
+    const token = await approvedBot(p, "revoked-bot");
+    const started = await call(p.url, "POST", "/bots/revoked-bot/paper/start", { approved_promotion: token, speed: 50 });
+    expect(started.body.status).toBe("running");
+    await call(p.url, "POST", "/promotion/requests/promo-revoked-bot/revoke", { reason: "model risk" }, as("bob"));
+    const after = await until(() => call(p.url, "GET", "/bots/revoked-bot/deployments"), (r) => r.body.items[0].status === "halted");
+    expect(after.body.items[0]).toMatchObject({ task_id: started.body.task_id, status: "halted" });
+    const restart = await call(p.url, "POST", "/bots/revoked-bot/paper/start", { approved_promotion: token });
+    expect(restart.body.error.message).toMatch(/was revoked/);
+  });
+
   it("pages through thousands of events with a cursor", async () => {
     await call(p.url, "POST", "/bots", spec("many-events"));
     const bot = (await call(p.url, "GET", "/bots/many-events")).body;

@@ -216,3 +216,19 @@ describe("concurrent decisions on the real Postgres: exactly one wins", () => {
     expect(events.rows[0]!.n).toBe(1);
   });
 });
+
+describe("the approval-expiry sweeper", () => {
+  it("moves a pending request past its expires_at to expired without any decision", async () => {
+    const p = await startTestPlatform("pglite", { SVC_APPROVAL_EXPIRY_ENFORCEMENT_ENABLED: "true", SVC_APPROVAL_TTL_SECONDS: "600" });
+    try {
+      const created = await call(p.url, "POST", "/promotion/requests", { request_id: "sweep-1", kind: "allocation", allocation: { capital: { majors: 1000 } }, validation: { verdict: "PASS" }, risk: { decision: "APPROVE" } }, as("alice"));
+      expect(created.body.status).toBe("pending");
+      expect(Date.parse(created.body.expires_at) - Date.now()).toBeGreaterThan(590_000);
+      await sql`update promotion.promotion_requests set expires_at = now() - interval '1 second' where request_id = 'sweep-1'`.execute(p.platform.db.db);
+      const swept = await eventually(() => call(p.url, "GET", "/promotion/requests/sweep-1"), (r) => r.body.status === "expired", 8_000);
+      expect(swept.body.status).toBe("expired");
+    } finally {
+      await p.close();
+    }
+  });
+});

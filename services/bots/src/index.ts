@@ -48,7 +48,12 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     },
     async start() {
       relay = startOutboxRelay({ db: platform.db.db, schema: BOTS_SCHEMA, bus: platform.bus, log: (o: object, m: string) => platform.log.warn(o, m) });
-      consumer = await consumePromotionEvents({ bus: platform.bus, db: platform.db.db, schema: BOTS_SCHEMA });
+      consumer = await consumePromotionEvents({
+        bus: platform.bus,
+        db: platform.db.db,
+        schema: BOTS_SCHEMA,
+        onRevoked: async (botId, requestId) => void (await sessions.haltBot(botId, `promotion ${requestId} revoked`)),
+      });
       const resumed = await sessions.resumeAll();
       if (resumed > 0) platform.log.info({ sessions: resumed }, "paper sessions resumed from their events");
     },

@@ -10,8 +10,9 @@ const CONSUMER = "bots-promotion-events";
  * eligible and the activation is announced (the promotion service then finalizes the request to
  * promoted); a revoked one stops being live eligible.
  */
-export function consumePromotionEvents(deps: { bus: EventBus; db: Kysely<any>; schema: string }): Promise<BusSubscription> {
+export function consumePromotionEvents(deps: { bus: EventBus; db: Kysely<any>; schema: string; onRevoked: (botId: string, requestId: string) => Promise<void> }): Promise<BusSubscription> {
   return deps.bus.subscribe("svc.promotion.>", { durable: CONSUMER }, async (m: BusMessage) => {
+    let revokedBot: { botId: string; requestId: string } | undefined;
     await processOnce(deps.db, deps.schema, CONSUMER, m.id, async (trx: Transaction<any>) => {
       const t = trx.withSchema(deps.schema);
       switch (m.headers["svc-event-type"]) {
@@ -30,9 +31,12 @@ export function consumePromotionEvents(deps: { bus: EventBus; db: Kysely<any>; s
         case PromotionRevokedSchema.typeName: {
           const e = fromBinary(PromotionRevokedSchema, m.data);
           await t.updateTable("live_artifacts").set({ live_eligible: false, revoked_at: new Date() }).where("request_id", "=", e.requestId).execute();
+          if (e.botRef) revokedBot = { botId: e.botRef, requestId: e.requestId };
           return;
         }
       }
     });
+    // After the commit: what runs a revoked artifact halts (a redelivery finds nothing left to halt).
+    if (revokedBot) await deps.onRevoked(revokedBot.botId, revokedBot.requestId);
   });
 }
