@@ -1,5 +1,5 @@
 import { getOption, type DescService } from "@bufbuild/protobuf";
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import { Code, type ServiceImpl } from "@connectrpc/connect";
 import { capability } from "@svc/gen/svc/api/v1/annotations_pb.js";
 import { svcError } from "../errors/index.js";
 
@@ -22,9 +22,4 @@ export function completeService<S extends DescService>(service: S, impl: Partial
     };
   }
   return full as ServiceImpl<S>;
-}
-
-/** True when a ConnectError says a capability is absent (used by tests of the route table). */
-export function isNotImplemented(err: unknown): boolean {
-  return err instanceof ConnectError && err.code === Code.Unimplemented;
 }

@@ -1,4 +1,4 @@
-export { completeService, isNotImplemented } from "./complete-service.js";
+export { completeService } from "./complete-service.js";
 export { healthRoutes, type ReadinessCheck } from "./health.js";
 export { startRpcServer, type RunningServer } from "./grpc-server.js";
 export { closeOnSignals } from "./shutdown.js";

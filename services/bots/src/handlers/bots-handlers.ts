@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { create, toBinary } from "@bufbuild/protobuf";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely, Transaction } from "kysely";
 import { BotKind, BotStatus, BotsService, DeleteBotResponseSchema, ListBotsResponseSchema, ListBotVersionsResponseSchema, type BotSpec } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { BotCreatedSchema, BotDeletedSchema, BotStatusChangedSchema, BotVersionCreatedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
@@ -188,4 +188,3 @@ function slugTaken(slug: string, cause: unknown) {
   return svcError(Code.AlreadyExists, "slug_taken", `a bot with slug "${slug}" already exists; choose another slug`, { slug }, { cause });
 }
 
-export type { HandlerContext };

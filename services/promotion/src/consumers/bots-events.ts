@@ -50,4 +50,3 @@ export function consumeBotsEvents(deps: { bus: EventBus; db: Kysely<any>; schema
   });
 }
 
-export type { Kysely };

@@ -1,5 +1,5 @@
 import { create, fromJson, toJson, type JsonObject } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   CreatePromotionRequestRequestSchema,
   PromotionKind,
@@ -75,4 +75,3 @@ export function rowToRequest(row: RequestRow, decisions: DecisionRow[], approved
   });
 }
 
-export { timestampDate };
