@@ -33,6 +33,23 @@ async function load(name: string, opts: autocannon.Options) {
 
 const viaDirect = await load("direct", { url: `${direct}/svc.bots.v1.BotsService/GetBot`, method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"bot_ref":"bench-bot"}' });
 const viaGateway = await load("gateway", { url: `${gateway}/bots/bench-bot`, headers: auth });
+// Latency one call at a time (no queueing), with sub-millisecond resolution.
+async function sequential(call: () => Promise<Response>, n = 1_000) {
+  for (let i = 0; i < 100; i++) await (await call()).arrayBuffer();
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const res = await call();
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`status ${res.status}`);
+    ms.push(performance.now() - t0);
+  }
+  ms.sort((a, b) => a - b);
+  const q = (p: number) => Math.round(ms[Math.floor(p * (ms.length - 1))]! * 1000) / 1000;
+  return { p50_ms: q(0.5), p99_ms: q(0.99) };
+}
+const oneDirect = await sequential(() => fetch(`${direct}/svc.bots.v1.BotsService/GetBot`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"bot_ref":"bench-bot"}' }));
+const oneGateway = await sequential(() => fetch(`${gateway}/bots/bench-bot`, { headers: auth }));
 child.kill("SIGTERM");
 
 // What verifying a token costs, with the verified-token cache off and on.
@@ -58,7 +75,8 @@ const result = {
   direct: viaDirect,
   gateway: viaGateway,
   throughput_ratio: Math.round((viaGateway.requests_per_s / viaDirect.requests_per_s) * 1000) / 1000,
-  added_p50_ms: viaGateway.p50_ms - viaDirect.p50_ms,
+  added_p50_ms_under_load: viaGateway.p50_ms - viaDirect.p50_ms,
+  one_at_a_time: { direct: oneDirect, gateway: oneGateway, added_p50_ms: Math.round((oneGateway.p50_ms - oneDirect.p50_ms) * 1000) / 1000 },
   token_verification_us: { uncached: Math.round(uncachedUs), cached: Math.round(cachedUs * 100) / 100 },
 };
 writeFileSync(fileURLToPath(new URL("../../results/gateway.json", import.meta.url)), `${JSON.stringify(result, null, 2)}\n`);
