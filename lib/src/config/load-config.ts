@@ -49,6 +49,7 @@ export interface Config {
   killSwitchPollIntervalS: number;
   promotionTokens: { signingKeyPem?: string; publicKeyPem?: string };
   kubeApiUrl?: string;
+  runners: "in-process" | "external";
 }
 
 type Raw = Partial<Record<SettingName, string | number | boolean>>;
@@ -167,6 +168,7 @@ function assemble(r: Raw): Config {
     killSwitchPollIntervalS: i("SVC_KILLSWITCH_POLL_INTERVAL_S"),
     promotionTokens: { signingKeyPem: s("SVC_PROMOTION_SIGNING_KEY_PEM"), publicKeyPem: s("SVC_PROMOTION_PUBLIC_KEY_PEM") },
     kubeApiUrl: s("SVC_KUBE_API_URL"),
+    runners: s("SVC_RUNNERS") as "in-process" | "external",
   };
 }
 

@@ -64,6 +64,7 @@ export const SETTINGS = {
   SVC_LICENSE_REGISTRY_ENFORCED: { kind: bool, default: "false", doc: "Renewals consult the lease registry (revocation denies renewal)." },
   SVC_PROMOTION_SIGNING_KEY_PEM: { kind: str, doc: "Ed25519 private key (PKCS#8 PEM) that signs ApprovedPromotion tokens; promotion service only. All-in-one without it: an ephemeral key per start.", secret: true },
   SVC_PROMOTION_PUBLIC_KEY_PEM: { kind: str, doc: "Ed25519 public key (SPKI PEM) with which the bots service verifies ApprovedPromotion tokens offline." },
+  SVC_RUNNERS: { kind: oneOf("in-process", "external"), default: "in-process", doc: "Where paper-session runners run: in the bots service process, or in runner processes (npm run runner -w services/bots; a pod each in a cluster)." },
   SVC_KUBE_API_URL: { kind: url("http:", "https:"), doc: "Kubernetes API server for k8s deployments of bots; unset: deploy to k8s answers 412 naming this setting." },
   SVC_KILLSWITCH_POLL_INTERVAL_S: { kind: int(1, 60), default: "5", doc: "How often runners poll their kill-switch keys." },
 } as const satisfies Record<string, SettingDef>;

@@ -4,6 +4,7 @@ import * as botsAndVersions from "./2026-11-22T1500-bots-and-versions.js";
 import * as liveArtifacts from "./2026-11-22T1610-live-artifacts.js";
 import * as deploymentsAndTrials from "./2026-11-22T1620-deployments-and-trials.js";
 import * as botEvents from "./2026-11-22T1640-bot-events.js";
+import * as sessionHosts from "./2026-11-22T1730-session-hosts.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T1610-live-artifacts": liveArtifacts,
   "2026-11-22T1620-deployments-and-trials": deploymentsAndTrials,
   "2026-11-22T1640-bot-events": botEvents,
+  "2026-11-22T1730-session-hosts": sessionHosts,
 };

@@ -9,6 +9,7 @@ import { BOTS_SCHEMA, createBotsHandlers } from "./handlers/bots-handlers.js";
 import { createBacktestHandlers, failDeployment } from "./handlers/backtest-handlers.js";
 import { createTaskRunner } from "./runtime/task-runner.js";
 import { PaperSessions } from "./runtime/paper-sessions.js";
+import { externalControl, inProcessControl } from "./runtime/session-control.js";
 import { createRuntimeHandlers } from "./handlers/runtime-handlers.js";
 import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import type { BotsDatabase } from "./store/bots.table.js";
@@ -30,15 +31,18 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
   const backtests = createBacktestHandlers({ db, tasks });
   const sessions = new PaperSessions({ db, log: platform.log, kv: platform.kv, bus: platform.bus, pollIntervalMs: platform.config.killSwitchPollIntervalS * 1000 });
   const { publicKeyPem } = platform.config.promotionTokens;
+  const external = platform.config.runners === "external";
+  const control = external ? externalControl({ db, bus: platform.bus }) : inProcessControl(sessions);
   const runtime = createRuntimeHandlers({
     db,
-    sessions,
+    sessions: control,
     tasks,
     publicKey: publicKeyPem ? statementKeysFromPem({ publicKeyPem }).publicKey : undefined,
     kubernetesConfigured: platform.config.kubeApiUrl !== undefined,
   });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
+  let leaseTimer: NodeJS.Timeout | undefined;
   return {
     name: "bots",
     services: [BotsService, ControlPlaneService],
@@ -52,12 +56,18 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
         bus: platform.bus,
         db: platform.db.db,
         schema: BOTS_SCHEMA,
-        onRevoked: async (botId, requestId) => void (await sessions.haltBot(botId, `promotion ${requestId} revoked`)),
+        onRevoked: async (botId, requestId) => void (await control.haltBot(botId, `promotion ${requestId} revoked`)),
       });
-      const resumed = await sessions.resumeAll();
-      if (resumed > 0) platform.log.info({ sessions: resumed }, "paper sessions resumed from their events");
+      if (!external) {
+        const resumed = await sessions.pickUp();
+        if (resumed > 0) platform.log.info({ sessions: resumed }, "paper sessions resumed from their events");
+        // Renews this host's lease on its sessions and takes over those of a host that died.
+        leaseTimer = setInterval(() => void sessions.pickUp().catch((err) => platform.log.warn({ err }, "session pick-up failed")), 5_000);
+        leaseTimer.unref();
+      }
     },
     async stop() {
+      if (leaseTimer) clearInterval(leaseTimer);
       await sessions.detachAll();
       await tasks.stop();
       await consumer?.stop();

@@ -10,7 +10,7 @@ import { DEFAULT_DATA_SOURCE, EngineInputError, loadBars, resolveStrategy } from
 import { BotRunner } from "../runner/bot-runner.js";
 import type { RunnerEvent, StoredEvent } from "../runner/events.js";
 import { snapshotOf } from "../runner/state.js";
-import type { PaperSessions } from "../runtime/paper-sessions.js";
+import type { SessionControl } from "../runtime/session-control.js";
 import type { TaskRunner } from "../runtime/task-runner.js";
 import * as repo from "../store/bots.repository.js";
 import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
@@ -29,7 +29,7 @@ const DEFAULT_PAGE = 100;
  * Paper trading, halts, event-sourced state and replay. Paper start and deploy need a valid
  * ApprovedPromotion token, which this service verifies itself.
  */
-export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions: PaperSessions; tasks: TaskRunner; publicKey: KeyObject | undefined; kubernetesConfigured: boolean }): Handlers {
+export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions: SessionControl; tasks: TaskRunner; publicKey: KeyObject | undefined; kubernetesConfigured: boolean }): Handlers {
   const { db, sessions } = deps;
   const mustFind = async (ref: string): Promise<BotRow> => {
     const bot = await repo.findBot(db, ref);
@@ -41,7 +41,7 @@ export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions
     const bot = await mustFind(botRef);
     if (bot.status === "archived") throw svcError(Code.FailedPrecondition, "bot_archived", `bot "${bot.slug}" is archived; restore it before trading it`, { status: "archived" });
     await assertApprovedPromotion({ db, publicKey: deps.publicKey }, token, { id: bot.id, specHash: bot.spec_hash });
-    const running = sessions.runningFor(bot.id);
+    const running = await sessions.runningTaskOf(bot.id);
     if (running) throw svcError(Code.AlreadyExists, "session_running", `bot "${bot.slug}" already has a running paper session ${running}; stop it first`, { task_id: running });
     const spec = storedToSpec(bot.spec);
     try {

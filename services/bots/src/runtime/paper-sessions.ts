@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { sql, type Kysely } from "kysely";
 import type { EventBus } from "@svc/lib/bus";
 import type { KeyValueStore } from "@svc/lib/kv";
@@ -10,6 +11,24 @@ import type { RunnerEvent } from "../runner/events.js";
 import { keysFor, watchKillSwitch } from "../runner/kill-switch-watcher.js";
 import { appendEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
+
+export interface NewSession {
+  botId: string;
+  version: number;
+  spec: Record<string, unknown>;
+  dataSource: string;
+  speed: number;
+}
+
+/** The deployment row of a new paper session, status running, before any runner takes it on. */
+export async function insertPaperDeployment(db: Kysely<BotsDatabase>, p: NewSession, host: string | null = null): Promise<DeploymentRow> {
+  const id = randomUUID();
+  return db
+    .insertInto("bot_deployments")
+    .values({ id, bot_id: p.botId, version: p.version, target: "paper", status: "running", task_id: `paper-${id.slice(0, 8)}`, request: JSON.stringify({ data_source: p.dataSource, speed: p.speed }), host, host_seen_at: host ? new Date() : null })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
 
 /** Where runners announce their phase changes. */
 export const PHASE_SUBJECT = "svc.bots.phase";
@@ -39,6 +58,8 @@ export interface SessionDeps {
  */
 export class PaperSessions {
   private readonly sessions = new Map<string, Session>();
+  /** This process's name on the deployment rows it hosts. */
+  readonly hostId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   constructor(private readonly deps: SessionDeps) {}
 
   runningFor(botId: string): string | undefined {
@@ -50,32 +71,55 @@ export class PaperSessions {
     return this.sessions.get(taskId)?.runner;
   }
 
-  async start(p: { botId: string; version: number; spec: Record<string, unknown>; dataSource: string; speed: number }): Promise<DeploymentRow> {
-    const id = randomUUID();
-    const taskId = `paper-${id.slice(0, 8)}`;
-    const row = await this.deps.db
-      .insertInto("bot_deployments")
-      .values({ id, bot_id: p.botId, version: p.version, target: "paper", status: "running", task_id: taskId, request: JSON.stringify({ data_source: p.dataSource, speed: p.speed }) })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+  async start(p: NewSession): Promise<DeploymentRow> {
+    const row = await insertPaperDeployment(this.deps.db, p, this.hostId);
     await this.attach(row, p.spec, true);
     return row;
   }
 
-  /** Resumes the sessions a previous process left running or parked by a kill switch. */
-  async resumeAll(): Promise<number> {
+  async runningTaskOf(botId: string): Promise<string | undefined> {
+    return this.runningFor(botId);
+  }
+
+  /**
+   * Takes on every paper session marked running (or parked by a kill switch) that this process
+   * does not host yet: at start, a restart resumes them from their events; a runner process
+   * calls it again and again to pick up sessions the bots service created.
+   */
+  async pickUp(): Promise<number> {
+    await this.dropEnded();
+    // Renew this host's lease, then claim what nobody holds or a silent host held.
+    await this.deps.db.updateTable("bot_deployments").set({ host_seen_at: sql<Date>`now()` as unknown as Date }).where("host", "=", this.hostId).execute();
     const rows = await this.deps.db
-      .selectFrom("bot_deployments")
-      .selectAll()
+      .updateTable("bot_deployments")
+      .set({ host: this.hostId, host_seen_at: sql<Date>`now()` as unknown as Date })
       .where("target", "=", "paper")
       .where((eb) => eb.or([eb("status", "=", "running"), eb.and([eb("status", "=", "halted"), eb("error", "=", "kill switch")])]))
+      .where((eb) => eb.or([eb("host", "is", null), eb("host", "=", this.hostId), eb("host_seen_at", "<", sql<Date>`now() - interval '15 seconds'`)]))
+      .returningAll()
       .execute();
+    let taken = 0;
     for (const row of rows) {
+      if (this.sessions.has(row.task_id)) continue;
       const version = await this.deps.db.selectFrom("bot_versions").select("spec").where("bot_id", "=", row.bot_id).where("version", "=", row.version).executeTakeFirst();
       if (!version) continue;
-      await this.attach(row, version.spec, false, row.status === "halted").catch((err) => this.deps.log.error({ err, task_id: row.task_id }, "could not resume a paper session"));
+      const fresh = (await taskEvents(this.deps.db, row.task_id)).length === 0;
+      await this.attach(row, version.spec, fresh, row.status === "halted").then(
+        () => taken++,
+        (err) => this.deps.log.error({ err, task_id: row.task_id }, "could not take on a paper session"),
+      );
     }
-    return rows.length;
+    return taken;
+  }
+
+  /** Ends sessions whose row says another decision was taken (a stop or halt the bus did not deliver). */
+  private async dropEnded(): Promise<void> {
+    if (this.sessions.size === 0) return;
+    const rows = await this.deps.db.selectFrom("bot_deployments").select(["task_id", "status", "error"]).where("task_id", "in", [...this.sessions.keys()]).execute();
+    for (const r of rows) {
+      const live = r.status === "running" || (r.status === "halted" && r.error === "kill switch");
+      if (!live) await this.stop(r.task_id, r.status === "success" ? "success" : "halted", "stopped by the bots service");
+    }
   }
 
   private async attach(row: DeploymentRow, spec: Record<string, unknown>, fresh: boolean, parked = false): Promise<void> {
@@ -209,6 +253,10 @@ export class PaperSessions {
   async detachAll(): Promise<void> {
     const all = [...this.sessions.values()];
     this.sessions.clear();
+    // Hand the sessions back at once: the next host resumes them without waiting for the lease to lapse.
+    if (all.length > 0) {
+      await this.deps.db.updateTable("bot_deployments").set({ host: null }).where("task_id", "in", all.map((s) => s.row.task_id)).execute().catch(() => undefined);
+    }
     for (const s of all) {
       await s.watcher.stop();
       if (s.runner) s.runner.phase = "Stopped";

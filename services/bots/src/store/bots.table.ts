@@ -37,6 +37,8 @@ export interface BotDeploymentsTable {
   request: ColumnType<Record<string, unknown>, string, string>;
   result_summary: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   error: string | null;
+  host: ColumnType<string | null, string | null | undefined, string | null>;
+  host_seen_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1,0 +1,69 @@
+import type { Kysely } from "kysely";
+import { sql } from "kysely";
+import type { EventBus } from "@svc/lib/bus";
+import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
+import { insertPaperDeployment, type NewSession, type PaperSessions } from "./paper-sessions.js";
+
+/** What the bots routes ask of the paper sessions, wherever the runners run. */
+export interface SessionControl {
+  runningTaskOf(botId: string): Promise<string | undefined>;
+  start(p: NewSession): Promise<DeploymentRow>;
+  stop(taskId: string, status: "success" | "halted", reason: string): Promise<boolean>;
+  haltBot(botId: string, reason: string): Promise<string[]>;
+  haltAll(reason: string): Promise<string[]>;
+}
+
+/** Commands the bots service sends to runner processes. */
+export const CONTROL_SUBJECT = "svc.bots.runner.control";
+export type ControlCommand = { op: "pick-up" } | { op: "stop"; task_id: string; status: "success" | "halted"; reason: string };
+
+/** Runners in this process: the all-in-one default. */
+export function inProcessControl(sessions: PaperSessions): SessionControl {
+  return sessions;
+}
+
+/**
+ * Runners in their own processes (`npm run runner -w services/bots`, a pod each in a cluster):
+ * the bots service records the decision in the deployment row, which is what a runner process
+ * picks up or resumes from, and tells the runners on the bus so they act at once.
+ */
+export function externalControl(deps: { db: Kysely<BotsDatabase>; bus: EventBus }): SessionControl {
+  const tell = (c: ControlCommand) => deps.bus.broadcast(CONTROL_SUBJECT, new TextEncoder().encode(JSON.stringify(c))).catch(() => undefined);
+  const liveRows = (botId?: string) => {
+    let q = deps.db.selectFrom("bot_deployments").select(["task_id"]).where("target", "=", "paper").where((eb) => eb.or([eb("status", "=", "running"), eb.and([eb("status", "=", "halted"), eb("error", "=", "kill switch")])]));
+    if (botId) q = q.where("bot_id", "=", botId);
+    return q.execute();
+  };
+  const stop = async (taskId: string, status: "success" | "halted", reason: string) => {
+    const updated = await deps.db
+      .updateTable("bot_deployments")
+      .set({ status, error: null, updated_at: sql<Date>`now()` as unknown as Date })
+      .where("task_id", "=", taskId)
+      .where((eb) => eb.or([eb("status", "=", "running"), eb.and([eb("status", "=", "halted"), eb("error", "=", "kill switch")])]))
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) return false;
+    await tell({ op: "stop", task_id: taskId, status, reason });
+    return true;
+  };
+  return {
+    async runningTaskOf(botId) {
+      return (await liveRows(botId))[0]?.task_id;
+    },
+    async start(p) {
+      const row = await insertPaperDeployment(deps.db, p);
+      await tell({ op: "pick-up" });
+      return row;
+    },
+    stop,
+    async haltBot(botId, reason) {
+      const ids = (await liveRows(botId)).map((r) => r.task_id);
+      for (const id of ids) await stop(id, "halted", reason);
+      return ids;
+    },
+    async haltAll(reason) {
+      const ids = (await liveRows()).map((r) => r.task_id);
+      for (const id of ids) await stop(id, "halted", reason);
+      return ids;
+    },
+  };
+}
