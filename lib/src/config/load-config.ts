@@ -49,6 +49,8 @@ export interface Config {
   killSwitchPollIntervalS: number;
   promotionTokens: { signingKeyPem?: string; publicKeyPem?: string };
   kubeApiUrl?: string;
+  kubeNamespace: string;
+  kubeToken?: string;
   runners: "in-process" | "external";
 }
 
@@ -168,6 +170,8 @@ function assemble(r: Raw): Config {
     killSwitchPollIntervalS: i("SVC_KILLSWITCH_POLL_INTERVAL_S"),
     promotionTokens: { signingKeyPem: s("SVC_PROMOTION_SIGNING_KEY_PEM"), publicKeyPem: s("SVC_PROMOTION_PUBLIC_KEY_PEM") },
     kubeApiUrl: s("SVC_KUBE_API_URL"),
+    kubeNamespace: s("SVC_KUBE_NAMESPACE")!,
+    kubeToken: s("SVC_KUBE_TOKEN"),
     runners: s("SVC_RUNNERS") as "in-process" | "external",
   };
 }

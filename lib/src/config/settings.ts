@@ -66,6 +66,8 @@ export const SETTINGS = {
   SVC_PROMOTION_PUBLIC_KEY_PEM: { kind: str, doc: "Ed25519 public key (SPKI PEM) with which the bots service verifies ApprovedPromotion tokens offline." },
   SVC_RUNNERS: { kind: oneOf("in-process", "external"), default: "in-process", doc: "Where paper-session runners run: in the bots service process, or in runner processes (npm run runner -w services/bots; a pod each in a cluster)." },
   SVC_KUBE_API_URL: { kind: url("http:", "https:"), doc: "Kubernetes API server for k8s deployments of bots; unset: deploy to k8s answers 412 naming this setting." },
+  SVC_KUBE_NAMESPACE: { kind: str, default: "svc", doc: "Namespace of the Bot custom resources a k8s deployment creates." },
+  SVC_KUBE_TOKEN: { kind: str, doc: "Bearer token (service account) for the Kubernetes API server.", secret: true },
   SVC_KILLSWITCH_POLL_INTERVAL_S: { kind: int(1, 60), default: "5", doc: "How often runners poll their kill-switch keys." },
 } as const satisfies Record<string, SettingDef>;
 

@@ -38,7 +38,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     sessions: control,
     tasks,
     publicKey: publicKeyPem ? statementKeysFromPem({ publicKeyPem }).publicKey : undefined,
-    kubernetesConfigured: platform.config.kubeApiUrl !== undefined,
+    kube: platform.config.kubeApiUrl ? { apiUrl: platform.config.kubeApiUrl, namespace: platform.config.kubeNamespace, token: platform.config.kubeToken } : undefined,
   });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;

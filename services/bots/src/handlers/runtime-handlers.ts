@@ -11,6 +11,8 @@ import { BotRunner } from "../runner/bot-runner.js";
 import type { RunnerEvent, StoredEvent } from "../runner/events.js";
 import { snapshotOf } from "../runner/state.js";
 import type { SessionControl } from "../runtime/session-control.js";
+import { applyBotResource, type KubeTarget } from "../runtime/kubernetes.js";
+import { randomUUID } from "node:crypto";
 import type { TaskRunner } from "../runtime/task-runner.js";
 import * as repo from "../store/bots.repository.js";
 import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
@@ -29,7 +31,7 @@ const DEFAULT_PAGE = 100;
  * Paper trading, halts, event-sourced state and replay. Paper start and deploy need a valid
  * ApprovedPromotion token, which this service verifies itself.
  */
-export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions: SessionControl; tasks: TaskRunner; publicKey: KeyObject | undefined; kubernetesConfigured: boolean }): Handlers {
+export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions: SessionControl; tasks: TaskRunner; publicKey: KeyObject | undefined; kube: KubeTarget | undefined }): Handlers {
   const { db, sessions } = deps;
   const mustFind = async (ref: string): Promise<BotRow> => {
     const bot = await repo.findBot(db, ref);
@@ -123,11 +125,20 @@ export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions
     async deployBot(req) {
       if (req.target === DeploymentTarget.PAPER) return startPaper(req.botRef, req.approvedPromotion, "", 0);
       if (req.target === DeploymentTarget.BACKTEST) throw svcError(Code.InvalidArgument, "invalid_argument", "a backtest is not a deployment target here; use POST /bots/{bot_ref}/backtest", { field: "target" });
-      await mustFind(req.botRef);
-      if (!deps.kubernetesConfigured) {
-        throw svcError(Code.FailedPrecondition, "kubernetes_not_configured", "deploying to k8s needs a cluster: set SVC_KUBE_API_URL (and its credentials) for the bots service", { setting: "SVC_KUBE_API_URL" });
+      const bot = await mustFind(req.botRef);
+      if (!deps.kube) {
+        throw svcError(Code.FailedPrecondition, "kubernetes_not_configured", "deploying to k8s needs a cluster: set SVC_KUBE_API_URL (and SVC_KUBE_TOKEN) for the bots service", { setting: "SVC_KUBE_API_URL" });
       }
-      throw svcError(Code.Unimplemented, "not_implemented", "creating the Bot custom resource in a cluster is not built yet", { capability: "k8s deployment" });
+      if (bot.status === "archived") throw svcError(Code.FailedPrecondition, "bot_archived", `bot "${bot.slug}" is archived; restore it before deploying it`, { status: "archived" });
+      await assertApprovedPromotion({ db, publicKey: deps.publicKey }, req.approvedPromotion, { id: bot.id, specHash: bot.spec_hash });
+      const applied = await applyBotResource(deps.kube, { slug: bot.slug, fleet: bot.fleet, version: bot.current_version, specHash: bot.spec_hash, approvedPromotion: req.approvedPromotion });
+      const id = randomUUID();
+      const row = await db
+        .insertInto("bot_deployments")
+        .values({ id, bot_id: bot.id, version: bot.current_version, target: "k8s", status: "pending", task_id: `k8s-${id.slice(0, 8)}`, request: JSON.stringify({ namespace: deps.kube.namespace, uid: applied.uid, resource_version: applied.resourceVersion }) })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return rowToDeployment(row);
     },
   };
 }
