@@ -30,7 +30,7 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
     const res = await call(p.url, "POST", "/bots/k8s-bot/deploy", { target: "k8s", approved_promotion: token });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ target: "k8s", status: "pending", version: 1 });
-    const applied = kube.objects.get("trading/k8s-bot");
+    const applied = kube.objects.get("trading/bots/k8s-bot");
     expect(applied).toMatchObject({ apiVersion: "svc.example.io/v1", kind: "Bot", metadata: { name: "k8s-bot", namespace: "trading" }, spec: { slug: "k8s-bot", fleet: "majors", version: 1, specHash: bot.spec_hash, approvedPromotion: token } });
     expect(kube.requests.at(-1)).toMatchObject({ method: "PATCH", contentType: "application/apply-patch+yaml" });
     // A second deploy updates the same resource (apply is idempotent).

@@ -2,12 +2,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
- * A stand-in for a Kubernetes API server (none runs here) that speaks its wire protocol for the
- * one call the bots service makes: server-side apply of a Bot custom resource. It checks the
- * bearer token and the apply content type, keeps the objects, and answers like the API server
- * (the object with uid and resourceVersion, or a Status on error).
+ * A stand-in for a Kubernetes API server (none runs here) that speaks its REST protocol for the
+ * calls the platform makes on its custom resources (group svc.example.io/v1): list, server-side
+ * apply, and merge-patch of the status subresource. It checks the bearer token and the content
+ * types, keeps the objects, and answers like the API server (objects with uid and
+ * resourceVersion, or a Status on error).
  */
-export async function startMockKubeApi(token: string): Promise<{ url: string; objects: Map<string, any>; requests: Array<{ method: string; path: string; contentType?: string }>; stop(): Promise<void> }> {
+export async function startMockKubeApi(token: string) {
   const objects = new Map<string, any>();
   const requests: Array<{ method: string; path: string; contentType?: string }> = [];
   let version = 1;
@@ -16,20 +17,49 @@ export async function startMockKubeApi(token: string): Promise<{ url: string; ob
     req.on("data", (c) => (body += c));
     req.on("end", () => {
       requests.push({ method: req.method!, path: req.url!, contentType: req.headers["content-type"] });
-      const status = (code: number, reason: string, message: string) =>
-        res.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason, message, code }));
+      const reply = (code: number, obj: unknown) => res.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify(obj));
+      const status = (code: number, reason: string, message: string) => reply(code, { kind: "Status", apiVersion: "v1", status: "Failure", reason, message, code });
       if (req.headers.authorization !== `Bearer ${token}`) return status(401, "Unauthorized", "Unauthorized");
-      const m = /^\/apis\/svc\.example\.io\/v1\/namespaces\/([^/]+)\/bots\/([^/?]+)\?fieldManager=[^&]+&force=true$/.exec(req.url ?? "");
-      if (req.method !== "PATCH" || !m) return status(404, "NotFound", "the server could not find the requested resource");
-      if (req.headers["content-type"] !== "application/apply-patch+yaml") return status(415, "UnsupportedMediaType", "the body of the request was in an unknown format");
-      const obj = JSON.parse(body);
-      const key = `${m[1]}/${m[2]}`;
-      const created = !objects.has(key);
-      const stored = { ...obj, metadata: { ...obj.metadata, uid: objects.get(key)?.metadata.uid ?? `uid-${version}`, resourceVersion: String(version++) } };
-      objects.set(key, stored);
-      res.writeHead(created ? 201 : 200, { "content-type": "application/json" }).end(JSON.stringify(stored));
+      const url = new URL(req.url!, "http://x");
+      const m = /^\/apis\/svc\.example\.io\/v1\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/]+))?(\/status)?$/.exec(url.pathname);
+      if (!m) return status(404, "NotFound", "the server could not find the requested resource");
+      const [, ns, plural, name, sub] = m;
+      const key = `${ns}/${plural}/${name}`;
+      if (req.method === "GET" && !name) return reply(200, { kind: "List", items: [...objects.entries()].filter(([k]) => k.startsWith(`${ns}/${plural}/`)).map(([, v]) => v) });
+      if (req.method === "PATCH" && name && !sub) {
+        if (req.headers["content-type"] !== "application/apply-patch+yaml") return status(415, "UnsupportedMediaType", "the body of the request was in an unknown format");
+        const obj = JSON.parse(body);
+        const created = !objects.has(key);
+        const prev = objects.get(key);
+        const stored = { ...obj, status: prev?.status, metadata: { ...obj.metadata, uid: prev?.metadata.uid ?? `uid-${version}`, generation: (prev?.metadata.generation ?? 0) + 1, resourceVersion: String(version++) } };
+        objects.set(key, stored);
+        return reply(created ? 201 : 200, stored);
+      }
+      if (req.method === "PATCH" && name && sub) {
+        if (req.headers["content-type"] !== "application/merge-patch+json") return status(415, "UnsupportedMediaType", "the body of the request was in an unknown format");
+        const prev = objects.get(key);
+        if (!prev) return status(404, "NotFound", `${plural} "${name}" not found`);
+        const patch = JSON.parse(body);
+        const stored = { ...prev, status: { ...prev.status, ...patch.status }, metadata: { ...prev.metadata, resourceVersion: String(version++) } };
+        objects.set(key, stored);
+        return reply(200, stored);
+      }
+      return status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, objects, requests, stop: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    objects,
+    requests,
+    /** Creates or replaces an object directly, as kubectl apply by an operator would. */
+    put(ns: string, plural: string, obj: any) {
+      const key = `${ns}/${plural}/${obj.metadata.name}`;
+      objects.set(key, { ...obj, metadata: { ...obj.metadata, namespace: ns, generation: (objects.get(key)?.metadata.generation ?? 0) + 1, uid: `uid-${version}`, resourceVersion: String(version++) } });
+    },
+    remove(ns: string, plural: string, name: string) {
+      objects.delete(`${ns}/${plural}/${name}`);
+    },
+    stop: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }

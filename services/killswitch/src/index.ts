@@ -6,6 +6,7 @@ import { migrations } from "../migrations/index.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
 import { createKillSwitchHandlers, releaseExpired } from "./handlers/kill-switch-handlers.js";
 import { createDrillHandlers } from "./handlers/drill-handlers.js";
+import { startKillSwitchController } from "./controller/controller.js";
 
 const SCHEMA = "killswitch";
 
@@ -19,6 +20,7 @@ export async function createKillSwitchModule(platform: Platform): Promise<Servic
   const deps = { db, kv: platform.kv, bus: platform.bus };
   const handlers = { ...createKillSwitchHandlers(deps), ...createDrillHandlers(deps) };
   let consumer: BusSubscription | undefined;
+  let controller: ReturnType<typeof startKillSwitchController> | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   return {
     name: "killswitch",
@@ -32,9 +34,12 @@ export async function createKillSwitchModule(platform: Platform): Promise<Servic
         releaseExpired(deps).catch((err) => platform.log.warn({ err }, "kill-switch TTL sweep failed; will retry"));
       }, 1_000);
       sweeper.unref();
+      const { kubeApiUrl, kubeNamespace, kubeToken } = platform.config;
+      if (kubeApiUrl) controller = startKillSwitchController({ kube: { apiUrl: kubeApiUrl, namespace: kubeNamespace, token: kubeToken }, handlers, log: platform.log });
     },
     async stop() {
       if (sweeper) clearInterval(sweeper);
+      controller?.stop();
       await consumer?.stop();
     },
   };
