@@ -1,10 +1,11 @@
-import { loadConfig, ConfigError } from "@svc/lib/config";
+import { isAbsolute, resolve } from "node:path";
+import { loadConfig, ConfigError, type Config } from "@svc/lib/config";
 import { closeOnSignals } from "@svc/lib/server";
 import { startPlatform } from "./start-platform.js";
 
 // `npm start`: the whole platform in one process on the embedded defaults.
 const started = performance.now();
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (err) {
@@ -13,6 +14,10 @@ try {
     process.exit(2);
   }
   throw err;
+}
+// npm runs this in the all-in-one folder; a relative data folder means the one npm was run from.
+if (!config.databaseUrl && config.dataDir !== "memory://" && !isAbsolute(config.dataDir)) {
+  config = { ...config, dataDir: resolve(process.env.INIT_CWD ?? process.cwd(), config.dataDir) };
 }
 const running = await startPlatform(config);
 const ms = Math.round(performance.now() - started);
