@@ -1,53 +1,67 @@
-import { getOption, type DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
-import { auth as authOption, AuthMode, type AuthPolicy } from "@svc/gen/svc/api/v1/annotations_pb.js";
+import { AuthMode } from "@svc/gen/svc/api/v1/annotations_pb.js";
 import { Code, svcError } from "../errors/index.js";
+import { createPolicyLookup } from "./auth-policy.js";
+import { bearerOf, missingBearer } from "./bearer.js";
 import { localPrincipal } from "./local-provider.js";
 import { hasScope, principalKey, type Principal } from "./principal.js";
 import type { AuthSettings } from "./settings.js";
 import { assertSteppedUp } from "./step-up.js";
 import type { TokenVerifier } from "./token-verifier.js";
 
-/** Whether a principal has membership rows; owned by the identity service. */
+/** Whether a principal has membership rows (for an agent: the person it acts for); owned by the identity service. */
 export type MembershipLookup = (p: Principal) => Promise<boolean>;
 
-/** The policy of an RPC; one without an annotation needs a user token (fail closed). */
-export function policyOf(method: DescMethod): AuthPolicy {
-  const policy = getOption(method, authOption) as AuthPolicy | undefined;
-  return policy && policy.mode !== AuthMode.UNSPECIFIED ? policy : ({ mode: AuthMode.USER, scopes: [], stepUp: false, allowAgent: false, readOnly: false } as unknown as AuthPolicy);
+/** What the auth interceptor needs: the settings, a verifier, and optionally the membership lookup. */
+export interface AuthInterceptorOptions {
+  settings: AuthSettings;
+  verifier: TokenVerifier;
+  hasMembership?: MembershipLookup;
 }
 
 /**
- * The one interceptor that enforces each RPC's `(svc.api.v1.auth)` policy. Order of checks:
- * 1. public routes pass (a valid token, if sent, still names the caller);
- * 2. a bearer token must be present (401) and verify as a user or machine token per the mode (401);
- * 3. a machine route needs SVC_AUTH_M2M_ENABLED and a machine token (403);
- * 4. an agent token needs agent tokens enabled and a route that allows agents (403);
- * 5. every scope of the policy (403 naming the first missing one);
- * 6. step-up (401 insufficient_user_authentication with WWW-Authenticate);
- * 7. in strict enforcement, membership rows (403); permissive lets read-only routes through.
+ * The one interceptor that enforces each RPC's `(svc.api.v1.auth)` policy. Order of checks,
+ * cheapest and least revealing first:
+ * 0. SVC_AUTH_PROVIDER=local: a bearer token is refused (401: it would be ignored, a false sense
+ *    of security); otherwise the local user (x-svc-local-user picks another) passes every policy;
+ * 1. policy lookup (a method without one needs a user token);
+ * 2. public routes pass; a valid token, if sent, still names the caller, a bad one is ignored;
+ * 3. a bearer token must be present and well formed (401 unauthenticated, Bearer challenge);
+ * 4. a machine route needs SVC_AUTH_M2M_ENABLED (403 m2m_disabled), then the token must verify
+ *    against the machine audience on a machine route and the API audience elsewhere (401
+ *    invalid_token, 503 jwks_unreachable), and be of the route's kind: a user token on a
+ *    machine route and a machine token on a user route are refused (403);
+ * 5. an agent token needs agent tokens enabled and a route that allows agents (403);
+ * 6. every scope of the policy (403 missing_scope naming the first missing one);
+ * 7. step-up, RFC 9470 (401 insufficient_user_authentication with its challenge);
+ * 8. membership rows, when a lookup is given (403 membership_required); permissive enforcement
+ *    lets read-only routes through, and a machine caller (the login hook provisioning members)
+ *    has none to check;
+ * 9. the principal goes into the context values (principalOf) and the handler runs.
+ *
+ * @example createRouterTransport(routes, { router: { interceptors: [createAuthInterceptor({ settings, verifier })] } });
  */
-export function createAuthInterceptor(opts: { settings: AuthSettings; verifier: TokenVerifier; hasMembership?: MembershipLookup }): Interceptor {
-  const { settings, verifier } = opts;
+export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor {
+  const { settings, verifier, hasMembership } = opts;
+  const policyOf = createPolicyLookup();
   return (next) => async (req) => {
-    const policy = policyOf(req.method);
-    const token = bearerOf(req.header.get("authorization"));
-
     if (settings.provider === "local") {
-      if (token !== undefined) {
-        throw svcError(Code.Unauthenticated, "invalid_token", "bearer tokens are not accepted: the platform runs with SVC_AUTH_PROVIDER=local; drop the Authorization header (x-svc-local-user picks a local user)");
+      if (req.header.has("authorization")) {
+        throw svcError(Code.Unauthenticated, "invalid_token", "bearer tokens are not accepted: the platform runs with SVC_AUTH_PROVIDER=local, which trusts every caller; drop the Authorization header (x-svc-local-user picks a local user)");
       }
       req.contextValues.set(principalKey, localPrincipal(req.header));
       return next(req);
     }
 
+    const policy = policyOf(req.method);
     if (policy.mode === AuthMode.PUBLIC) {
+      const token = optionalBearer(req.header.get("authorization"));
       if (token) req.contextValues.set(principalKey, await verifier.verify(token, "user").catch(() => undefined));
       return next(req);
     }
-    if (token === undefined) {
-      throw svcError(Code.Unauthenticated, "unauthenticated", "this route needs a bearer access token (Authorization: Bearer <token>)", {}, { headers: { "www-authenticate": 'Bearer realm="svc"' } });
-    }
+
+    const token = bearerOf(req.header.get("authorization"));
+    if (token === undefined) throw missingBearer();
 
     const machineRoute = policy.mode === AuthMode.MACHINE;
     if (machineRoute && !settings.m2mEnabled) {
@@ -60,27 +74,34 @@ export function createAuthInterceptor(opts: { settings: AuthSettings; verifier: 
     if (!machineRoute && principal.actorType === "machine") {
       throw svcError(Code.PermissionDenied, "user_token_required", "this route acts for a person; a machine token cannot call it");
     }
+
     if (principal.actorType === "agent") {
       if (!settings.agentTokensEnabled) throw svcError(Code.PermissionDenied, "agent_tokens_disabled", "delegated agent tokens are not accepted: set SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED=true");
       if (!policy.allowAgent) throw svcError(Code.PermissionDenied, "agent_not_allowed", `an agent acting for ${principal.onBehalfOfSub} may not call ${req.method.name}; a person must`);
     }
-    const required = policy.scopes;
-    const missing = required.find((s) => !hasScope(principal, s));
+
+    const missing = policy.scopes.find((s) => !hasScope(principal, s));
     if (missing) {
-      throw svcError(Code.PermissionDenied, "missing_scope", `the token lacks the scope ${missing}`, { scope: missing, required: [...required] });
+      throw svcError(Code.PermissionDenied, "missing_scope", `the token lacks the scope ${missing}`, { scope: missing, required: [...policy.scopes] });
     }
+
     if (policy.stepUp) assertSteppedUp(principal, settings.stepUpMaxAgeSeconds);
-    if (opts.hasMembership && !(settings.enforce === "permissive" && policy.readOnly) && !(await opts.hasMembership(principal))) {
-      throw svcError(Code.PermissionDenied, "membership_required", `${principal.sub} has no membership in this organization`);
+
+    const membershipChecked = hasMembership && principal.actorType !== "machine" && !(settings.enforce === "permissive" && policy.readOnly);
+    if (membershipChecked && !(await hasMembership(principal))) {
+      throw svcError(Code.PermissionDenied, "membership_required", `${principal.sub} has no membership in this organization; an administrator must invite you`);
     }
+
     req.contextValues.set(principalKey, principal);
     return next(req);
   };
 }
 
-function bearerOf(header: string | null): string | undefined {
-  if (header === null) return undefined;
-  const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim());
-  if (!m) throw svcError(Code.Unauthenticated, "unauthenticated", "the Authorization header must be: Bearer <access token>", {}, { headers: { "www-authenticate": 'Bearer realm="svc", error="invalid_request"' } });
-  return m[1];
+/** On a public route a malformed header is no reason to refuse: the route needs no caller. */
+function optionalBearer(header: string | null): string | undefined {
+  try {
+    return bearerOf(header);
+  } catch {
+    return undefined;
+  }
 }

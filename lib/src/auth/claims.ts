@@ -1,22 +1,41 @@
-import type { JWTPayload } from "jose";
+import { errors, type JWTPayload } from "jose";
 import type { Principal } from "./principal.js";
 
 /**
- * Reads a verified token's claims into a Principal. Custom claims live under the configured
- * namespace; scopes come from the `permissions` array (the API adds it) and the `scope` string.
- * An `act` claim (RFC 8693) makes the caller an agent acting for `sub`. A client-credentials
- * token (`gty` of client-credentials, or a sub ending in @clients) is a machine.
+ * Reads a verified token's claims into a Principal.
+ *
+ * - Custom claims live under `namespace` (org_id, team_id, ..., roles, connection,
+ *   internal_user_id; the earlier hook wrote the internal id as user_id, still read).
+ *   org_id is also read at the top level, where the token exchange copies it.
+ * - Scopes are the union of the `permissions` array (the API record adds it) and the
+ *   space-separated `scope` string.
+ * - An `act` claim (RFC 8693) makes the caller an agent acting for `sub`. It must be an object
+ *   with a string `sub` and, when `issuer` is given, `iss` equal to it: a malformed `act` is
+ *   refused rather than read as a plain user token, which would drop the agent restrictions.
+ * - A machine token is one from the client_credentials grant: `gty` "client-credentials" (Auth0)
+ *   or, for providers without gty, a `sub` ending in "@clients" (Auth0's client subject form).
+ *
+ * Throws jose's JWTClaimValidationFailed for a claim of the wrong shape.
+ *
+ * @example principalFromClaims(payload, "https://svc.example/claims/", issuer).actorType // "user"
  */
-export function principalFromClaims(claims: JWTPayload, namespace: string): Principal {
+export function principalFromClaims(claims: JWTPayload, namespace: string, issuer?: string): Principal {
+  const bad = (claim: string, why: string) => new errors.JWTClaimValidationFailed(`"${claim}" claim ${why}`, claims, claim, "check_failed");
+  const sub = claims.sub;
+  if (typeof sub !== "string" || sub === "") throw bad("sub", "must be a non-empty string");
   const ns = (name: string) => claims[`${namespace}${name}`];
-  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
-  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
   const scopes = new Set<string>([...strings(claims.permissions), ...(typeof claims.scope === "string" ? claims.scope.split(" ").filter(Boolean) : [])]);
-  const act = claims.act as { sub?: unknown } | undefined;
-  const agentSubject = act && typeof act === "object" ? str(act.sub) : undefined;
-  const sub = claims.sub!;
-  const machine = claims.gty === "client-credentials" || sub.endsWith("@clients");
-  const amr = strings(claims.amr);
+
+  let agentSubject: string | undefined;
+  if (claims.act !== undefined) {
+    const act = claims.act as { sub?: unknown; iss?: unknown } | null;
+    if (typeof act !== "object" || act === null || Array.isArray(act)) throw bad("act", "must be an object");
+    agentSubject = str(act.sub);
+    if (!agentSubject) throw bad("act", "must name the agent in act.sub");
+    if (issuer !== undefined && act.iss !== issuer) throw bad("act", "must carry the issuer in act.iss");
+  }
+  const machine = !agentSubject && (claims.gty === "client-credentials" || sub.endsWith("@clients"));
+
   return {
     sub,
     actorType: agentSubject ? "agent" : machine ? "machine" : "user",
@@ -28,14 +47,21 @@ export function principalFromClaims(claims: JWTPayload, namespace: string): Prin
     workspaceId: str(ns("workspace_id")),
     projectId: str(ns("project_id")),
     labId: str(ns("lab_id")),
-    // The earlier variant of the hook wrote the internal id under user_id.
     internalUserId: str(ns("internal_user_id")) ?? str(ns("user_id")),
     connection: str(ns("connection")),
     roles: strings(ns("roles")),
     scopes: [...scopes],
     acr: str(claims.acr),
-    amr,
+    amr: strings(claims.amr),
     authTime: typeof claims.auth_time === "number" ? claims.auth_time : undefined,
     expiresAt: claims.exp,
   };
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 }

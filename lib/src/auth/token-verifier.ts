@@ -1,77 +1,100 @@
-import { createRemoteJWKSet, errors, jwtVerify } from "jose";
-import { Code, svcError } from "../errors/index.js";
+import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions, type JWTVerifyResult } from "jose";
 import { principalFromClaims } from "./claims.js";
 import type { Principal } from "./principal.js";
-import type { AuthSettings } from "./settings.js";
+import { assertValidAuthSettings, jwksUriOf, type AuthSettings } from "./settings.js";
+import { createTokenCache } from "./token-cache.js";
+import { invalidToken, KeySetUnreachable, tokenErrorOf, type TokenKind } from "./token-errors.js";
 
-export type TokenKind = "user" | "machine";
+export type { TokenKind } from "./token-errors.js";
 
+/** Turns a bearer token into the Principal it names, or throws the caller's ConnectError. */
 export interface TokenVerifier {
   verify(token: string, kind: TokenKind): Promise<Principal>;
 }
 
 /**
  * Verifies OIDC access tokens against the issuer's JWKS with jose: signature with an allowed
- * asymmetric algorithm, issuer, audience (the machine audience for machine tokens), exp and sub
- * required, nbf and exp with a small clock tolerance. Verified tokens are cached until they
- * expire: the signature check dominates the cost of an authenticated call.
+ * asymmetric algorithm (never none nor HS*), issuer, audience (the machine audience for machine
+ * tokens), exp and sub required, nbf and exp with a small clock tolerance.
+ *
+ * The key set is fetched on first use and again only for an unknown kid once `jwksCooldownMs`
+ * has passed since the last fetch (jose's cooldown), so a flood of tokens with made-up kids
+ * costs at most one fetch per cooldown; the kid is only compared, never put in a URL. A failed
+ * fetch answers jwks_unreachable (503), and for the next second further calls fail fast without
+ * fetching, so a down provider is not hammered at the API's request rate.
+ *
+ * @example
+ *   const verifier = createTokenVerifier(defineAuthSettings({ provider: "oidc", issuer, audience }));
+ *   const principal = await verifier.verify(token, "user");
  */
 export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
-  if (settings.provider !== "oidc") return { verify: async () => { throw svcError(Code.Unauthenticated, "invalid_token", "bearer tokens are not accepted: the platform runs with SVC_AUTH_PROVIDER=local"); } };
-  if (!settings.issuer || !settings.audience) throw new TypeError("oidc auth needs an issuer and an audience");
-  if (settings.algorithms.some((a) => a === "none" || a.startsWith("HS"))) throw new TypeError("algorithms must be asymmetric: none and HS* are refused");
-  const jwksUri = new URL(settings.jwksUri ?? `${settings.issuer.replace(/\/$/, "")}/.well-known/jwks.json`);
-  const jwks = createRemoteJWKSet(jwksUri, { timeoutDuration: settings.jwksTimeoutMs, cooldownDuration: settings.jwksCooldownMs });
-  const cache = new Map<string, Principal>();
+  if (settings.provider !== "oidc") {
+    return { verify: async (_token, kind) => Promise.reject(invalidToken("bearer tokens are not accepted: the platform runs with SVC_AUTH_PROVIDER=local", kind)) };
+  }
+  assertValidAuthSettings(settings);
+  const remote = createRemoteJWKSet(jwksUriOf(settings), { timeoutDuration: settings.jwksTimeoutMs, cooldownDuration: settings.jwksCooldownMs });
+  const failFastMs = Math.min(settings.jwksCooldownMs, 1_000);
+  let fetchFailedAt = -Infinity;
+  const keys: JWTVerifyGetKey = async (header, token) => {
+    if (!remote.fresh && Date.now() - fetchFailedAt < failFastMs) throw new KeySetUnreachable(new Error("the last JWKS fetch failed moments ago"));
+    try {
+      return await remote(header, token);
+    } catch (err) {
+      // Everything but "no key matches this token" means the set itself could not be had.
+      if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys || err instanceof errors.JOSENotSupported) throw err;
+      fetchFailedAt = Date.now();
+      throw new KeySetUnreachable(err);
+    }
+  };
+  const cache = createTokenCache<Principal>(settings.tokenCacheSize);
+  const options = (kind: TokenKind): JWTVerifyOptions => ({
+    issuer: settings.issuer,
+    audience: kind === "machine" ? (settings.m2mAudience ?? settings.audience) : settings.audience,
+    algorithms: settings.algorithms,
+    requiredClaims: ["exp", "sub"],
+    clockTolerance: settings.clockToleranceSeconds,
+  });
 
   return {
     async verify(token, kind) {
-      const key = `${kind}:${token}`;
-      const hit = cache.get(key);
-      if (hit && (hit.expiresAt ?? 0) * 1000 > Date.now()) return hit;
-      if (hit) cache.delete(key);
-      const audience = kind === "machine" ? (settings.m2mAudience ?? settings.audience!) : settings.audience!;
+      const cacheKey = `${kind}\u0000${token}`;
+      const hit = cache.get(cacheKey);
+      if (hit) return hit;
       let principal: Principal;
       try {
-        const { payload } = await jwtVerify(token, jwks, {
-          issuer: settings.issuer,
-          audience,
-          algorithms: settings.algorithms,
-          requiredClaims: ["exp", "sub"],
-          clockTolerance: settings.clockToleranceSeconds,
-        });
-        principal = principalFromClaims(payload, settings.claimsNamespace);
+        const { payload } = await verifyWithKeySet(token, keys, options(kind));
+        principal = deepFreeze(principalFromClaims(payload, settings.claimsNamespace, settings.issuer));
       } catch (err) {
-        throw tokenError(err, kind);
+        throw tokenErrorOf(err, kind);
       }
-      if (settings.tokenCacheSize > 0) {
-        if (cache.size >= settings.tokenCacheSize) cache.delete(cache.keys().next().value!);
-        cache.set(key, principal);
-      }
+      cache.set(cacheKey, principal, principal.expiresAt! * 1000);
       return principal;
     },
   };
 }
 
-function tokenError(err: unknown, kind: TokenKind) {
-  const invalid = (why: string) =>
-    svcError(Code.Unauthenticated, "invalid_token", `the ${kind === "machine" ? "machine " : ""}access token is not accepted: ${why}`, { reason: why }, {
-      headers: { "www-authenticate": `Bearer error="invalid_token", error_description="${why}"` },
-      cause: err,
-    });
-  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || !(err instanceof errors.JOSEError)) {
-    return svcError(Code.Unavailable, "jwks_unreachable", "the identity provider's signing keys (JWKS) cannot be fetched; no token can be verified", {}, { cause: err });
+/**
+ * A token without kid may match several keys of the set (during a rotation): jose then hands
+ * back every candidate, and the first one whose signature verifies wins.
+ */
+async function verifyWithKeySet(token: string, keys: JWTVerifyGetKey, options: JWTVerifyOptions): Promise<JWTVerifyResult> {
+  try {
+    return await jwtVerify(token, keys, options);
+  } catch (err) {
+    if (!(err instanceof errors.JWKSMultipleMatchingKeys)) throw err;
+    for await (const key of err) {
+      try {
+        return await jwtVerify(token, key, options);
+      } catch (inner) {
+        if (!(inner instanceof errors.JWSSignatureVerificationFailed)) throw inner;
+      }
+    }
+    throw new errors.JWSSignatureVerificationFailed();
   }
-  if (err instanceof errors.JWTExpired) return invalid("the token has expired");
-  if (err instanceof errors.JWTClaimValidationFailed) {
-    if (err.claim === "nbf") return invalid("the token is not valid yet (nbf is in the future)");
-    if (err.claim === "iss") return invalid("the token was issued by another issuer");
-    if (err.claim === "aud") return invalid(kind === "machine" ? "the machine token's audience does not match SVC_AUTH_M2M_AUDIENCE" : "the token is for another audience");
-    if (err.reason === "missing") return invalid(`the token lacks the required ${err.claim} claim`);
-    return invalid(`claim ${err.claim} is invalid`);
-  }
-  if (err instanceof errors.JOSEAlgNotAllowed) return invalid("the token's signing algorithm is not allowed");
-  if (err instanceof errors.JWKSNoMatchingKey) return invalid("no signing key of the issuer matches the token's kid");
-  if (err instanceof errors.JWSSignatureVerificationFailed) return invalid("the signature does not verify");
-  return invalid("the token is malformed");
+}
+
+/** Cached principals are shared between calls: a handler must not be able to edit one. */
+function deepFreeze<T extends object>(o: T): T {
+  for (const v of Object.values(o)) if (typeof v === "object" && v !== null) Object.freeze(v);
+  return Object.freeze(o);
 }
