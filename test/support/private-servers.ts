@@ -38,6 +38,22 @@ async function waitForPort(port: number): Promise<void> {
 export interface PrivateServer {
   url: string;
   stop(): Promise<void>;
+  /** SIGSTOP: the server hangs with its connections open, as a frozen VM or a stuck disk does. */
+  pause(): void;
+  /** SIGCONT after a pause. */
+  resume(): void;
+}
+
+function controls(proc: ChildProcess, url: string, after?: () => void): PrivateServer {
+  return {
+    url,
+    stop: () => {
+      if (proc.exitCode === null) proc.kill("SIGCONT");
+      return kill(proc, after);
+    },
+    pause: () => void proc.kill("SIGSTOP"),
+    resume: () => void proc.kill("SIGCONT"),
+  };
 }
 
 export async function startPrivateNats(): Promise<PrivateServer> {
@@ -45,14 +61,14 @@ export async function startPrivateNats(): Promise<PrivateServer> {
   const dir = mkdtempSync(join(tmpdir(), "svc-nats-"));
   const proc = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", dir], { stdio: "ignore" });
   await waitForPort(port);
-  return { url: `nats://127.0.0.1:${port}`, stop: () => kill(proc, () => rmSync(dir, { recursive: true, force: true })) };
+  return controls(proc, `nats://127.0.0.1:${port}`, () => rmSync(dir, { recursive: true, force: true }));
 }
 
 export async function startPrivateRedis(): Promise<PrivateServer> {
   const port = await freePort();
   const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
   await waitForPort(port);
-  return { url: `redis://127.0.0.1:${port}`, stop: () => kill(proc) };
+  return controls(proc, `redis://127.0.0.1:${port}`);
 }
 
 function kill(proc: ChildProcess, after: () => void = () => {}): Promise<void> {

@@ -23,6 +23,8 @@ export interface EventBus {
   listen(subject: string, handler: (m: BusMessage) => void): BusSubscription;
   /** False while the connection to the broker is down (reconnecting); the in-process bus is always up. */
   connected(): boolean;
+  /** Resolves when the broker answers a round trip within the deadline; readiness probes ask it. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

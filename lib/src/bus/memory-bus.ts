@@ -65,6 +65,9 @@ export function createMemoryBus(opts: { redeliveryDelayMs?: number; maxDeliverie
       return { stop: async () => void listeners.delete(entry) };
     },
     connected: () => !closed,
+    async ping() {
+      if (closed) throw new Error("the in-process bus is closed");
+    },
     async close() {
       closed = true;
       listeners.clear();

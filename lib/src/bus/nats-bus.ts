@@ -1,5 +1,6 @@
 import { AckPolicy, connect, DeliverPolicy, headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from "nats";
 import { context } from "@opentelemetry/api";
+import { withDeadline } from "../deadline/index.js";
 import type { BusMessage, BusSubscription, EventBus } from "./event-bus.js";
 import { contextFromHeaders, currentTraceHeaders } from "./trace-headers.js";
 
@@ -8,15 +9,18 @@ import { contextFromHeaders, currentTraceHeaders } from "./trace-headers.js";
  * within the duplicate window, durable pull consumers with explicit acks) and core NATS for
  * broadcasts.
  */
-export async function createNatsBus(opts: { url: string; namespace?: string; stream?: string; subjects?: string[]; duplicateWindowMs?: number }): Promise<EventBus> {
+export async function createNatsBus(opts: { url: string; namespace?: string; stream?: string; subjects?: string[]; duplicateWindowMs?: number; timeoutMs?: number }): Promise<EventBus> {
   // Services always speak of svc.<...>; a namespace moves that space (and its stream) so that
   // several environments can share one NATS server without seeing each other's events.
   const ns = opts.namespace ?? "svc";
   const out = (subject: string) => (ns === "svc" ? subject : subject.replace(/^svc\./, `${ns}.`));
   const back = (subject: string) => (ns === "svc" ? subject : subject.replace(new RegExp(`^${ns}\\.`), "svc."));
   const stream = opts.stream ?? (ns === "svc" ? "SVC_EVENTS" : `${ns.toUpperCase().replace(/-/g, "_")}_EVENTS`);
-  const nc: NatsConnection = await connect({ servers: opts.url, name: "svc", maxReconnectAttempts: -1, reconnectTimeWait: 500 });
-  const jsm = await nc.jetstreamManager();
+  const timeout = opts.timeoutMs ?? 2_000;
+  // A server stopped with its socket open only shows by missed pings: ping every `timeout` and
+  // count the connection as lost after two unanswered, so runners learn they are blind in seconds.
+  const nc: NatsConnection = await connect({ servers: opts.url, name: "svc", maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout, pingInterval: timeout, maxPingOut: 2 });
+  const jsm = await nc.jetstreamManager({ timeout });
   const config = { name: stream, subjects: opts.subjects ?? [`${ns}.>`], duplicate_window: nanos(opts.duplicateWindowMs ?? 2 * 60_000) };
   try {
     await jsm.streams.info(stream);
@@ -24,11 +28,11 @@ export async function createNatsBus(opts: { url: string; namespace?: string; str
   } catch {
     await jsm.streams.add(config);
   }
-  const js = nc.jetstream();
+  const js = nc.jetstream({ timeout });
   let up = true;
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === "disconnect" || s.type === "reconnecting") up = false;
+      if (s.type === "disconnect" || s.type === "reconnecting" || s.type === "staleConnection") up = false;
       else if (s.type === "reconnect") up = true;
     }
   })();
@@ -85,6 +89,10 @@ export async function createNatsBus(opts: { url: string; namespace?: string; str
       return { stop: async () => sub.unsubscribe() };
     },
     connected: () => up && !nc.isClosed(),
+    async ping() {
+      if (!up || nc.isClosed()) throw new Error("NATS is disconnected");
+      await withDeadline(nc.flush(), timeout, "NATS flush");
+    },
     async close() {
       // With the server gone, draining would wait for a reconnect that may never come.
       if (!up) {

@@ -18,9 +18,19 @@ export interface Database {
  *
  * @example const { db } = await openDatabase({ url: process.env.SVC_DATABASE_URL });
  */
-export async function openDatabase(opts: { url?: string; dataDir?: string }): Promise<Database> {
+export async function openDatabase(opts: { url?: string; dataDir?: string; timeoutMs?: number }): Promise<Database> {
   if (opts.url) {
-    const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
+    const timeoutMs = opts.timeoutMs ?? 10_000;
+    // Three deadlines: taking a connection, the server's own statement timeout (a lock wait ends
+    // too), and the client's read timeout for a server that is stopped with its socket open.
+    const pool = new pg.Pool({
+      connectionString: opts.url,
+      max: 10,
+      connectionTimeoutMillis: timeoutMs,
+      statement_timeout: timeoutMs,
+      query_timeout: timeoutMs + 1_000,
+      idle_in_transaction_session_timeout: timeoutMs * 3,
+    });
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     pool.on("error", () => {});
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });

@@ -6,5 +6,7 @@ export interface KeyValueStore {
   delete(key: string): Promise<boolean>;
   /** Every key starting with `prefix` (taken literally), with its value. */
   scan(prefix: string): Promise<Array<{ key: string; value: string }>>;
+  /** Resolves when the store answers within its deadline; readiness probes ask it. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

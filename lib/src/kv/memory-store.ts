@@ -26,6 +26,7 @@ export function createMemoryStore(now: () => number = Date.now): KeyValueStore {
     async scan(prefix) {
       return [...entries.keys()].filter((k) => k.startsWith(prefix) && live(k)).map((key) => ({ key, value: entries.get(key)!.value }));
     },
+    async ping() {},
     async close() {
       entries.clear();
     },

@@ -1,17 +1,22 @@
 import { createClient } from "redis";
+import { withDeadline } from "../deadline/index.js";
 import type { KeyValueStore } from "./key-value-store.js";
 
 /**
  * Redis through node-redis. Commands fail fast while disconnected (no offline queue) so a kill
- * switch poller learns at once that the store is unreachable instead of waiting on a queue.
+ * switch poller learns at once that the store is unreachable instead of waiting on a queue, and
+ * every command has a deadline: a Redis that is stopped with its connection open (SIGSTOP, a
+ * frozen VM) accepts commands and never answers, and must look unreachable too.
  */
-export async function createRedisStore(url: string): Promise<KeyValueStore> {
+export async function createRedisStore(url: string, opts: { timeoutMs?: number } = {}): Promise<KeyValueStore> {
+  const timeoutMs = opts.timeoutMs ?? 1_000;
   let connectedOnce = false;
   const client = createClient({
     url,
     disableOfflineQueue: true,
+    commandOptions: { timeout: timeoutMs },
     socket: {
-      connectTimeout: 2_000,
+      connectTimeout: Math.max(timeoutMs, 2_000),
       // At start an unreachable Redis is a configuration problem: fail with it. Once running,
       // keep reconnecting: the kill-switch pollers report the outage meanwhile.
       reconnectStrategy: (retries, cause) =>
@@ -26,7 +31,8 @@ export async function createRedisStore(url: string): Promise<KeyValueStore> {
   await client.connect();
   const wrap = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     try {
-      return await fn();
+      // A scan is several commands: the whole call gets the deadline too, not just each command.
+      return await withDeadline(fn(), timeoutMs * 2, `Redis ${what}`);
     } catch (err) {
       throw new Error(`key-value store (Redis) unreachable during ${what}: ${(err as Error).message}`, { cause: err });
     }
@@ -43,6 +49,7 @@ export async function createRedisStore(url: string): Promise<KeyValueStore> {
         const values = await client.mGet(keys);
         return keys.flatMap((key, i) => (values[i] == null ? [] : [{ key, value: values[i]! }]));
       }),
+    ping: () => wrap("ping", async () => void (await client.ping())),
     close: async () => {
       if (!client.isOpen) return;
       try {

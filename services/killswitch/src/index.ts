@@ -4,7 +4,9 @@ import type { BusSubscription } from "@svc/lib/bus";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
-import { createKillSwitchHandlers, releaseExpired } from "./handlers/kill-switch-handlers.js";
+import { createKillSwitchHandlers } from "./handlers/kill-switch-handlers.js";
+import { reconcileKeys } from "./engagement/reconcile-keys.js";
+import type { KillSwitchDatabase } from "./store/killswitch.table.js";
 import { createDrillHandlers } from "./handlers/drill-handlers.js";
 import { startKillSwitchController } from "./controller/controller.js";
 
@@ -16,9 +18,26 @@ const SCHEMA = "killswitch";
  */
 export async function createKillSwitchModule(platform: Platform): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, SCHEMA, migrations);
-  const db = schemaDb(platform.db.db, SCHEMA);
+  const db = schemaDb<KillSwitchDatabase>(platform.db.db, SCHEMA);
   const deps = { db, kv: platform.kv, bus: platform.bus };
-  const handlers = { ...createKillSwitchHandlers(deps), ...createDrillHandlers(deps) };
+  const switches = createKillSwitchHandlers(deps);
+  const handlers = { ...switches, ...createDrillHandlers({ ...deps, switches }) };
+  let sweepFailing = false;
+  let sweeping = false;
+  const sweep = async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      await reconcileKeys(deps);
+      if (sweepFailing) platform.log.info("kill-switch keys reconciled again");
+      sweepFailing = false;
+    } catch (err) {
+      if (!sweepFailing) platform.log.warn({ err }, "kill-switch keys cannot be reconciled (TTL release and key repair); retrying every second");
+      sweepFailing = true;
+    } finally {
+      sweeping = false;
+    }
+  };
   let consumer: BusSubscription | undefined;
   let controller: ReturnType<typeof startKillSwitchController> | undefined;
   let sweeper: NodeJS.Timeout | undefined;
@@ -30,9 +49,7 @@ export async function createKillSwitchModule(platform: Platform): Promise<Servic
     },
     async start() {
       consumer = await consumeBotsEvents({ bus: platform.bus, db: platform.db.db, schema: SCHEMA });
-      sweeper = setInterval(() => {
-        releaseExpired(deps).catch((err) => platform.log.warn({ err }, "kill-switch TTL sweep failed; will retry"));
-      }, 1_000);
+      sweeper = setInterval(() => void sweep(), 1_000);
       sweeper.unref();
       const { kubeApiUrl, kubeNamespace, kubeToken } = platform.config;
       if (kubeApiUrl) controller = startKillSwitchController({ kube: { apiUrl: kubeApiUrl, namespace: kubeNamespace, token: kubeToken }, handlers, log: platform.log });

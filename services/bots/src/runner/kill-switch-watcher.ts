@@ -1,4 +1,5 @@
 import type { EventBus } from "@svc/lib/bus";
+import { withDeadline } from "@svc/lib/deadline";
 import type { KeyValueStore } from "@svc/lib/kv";
 
 export type HaltModeName = "cancel" | "flatten" | "freeze";
@@ -28,7 +29,8 @@ function parseValue(key: string, value: string): Engagement {
 /**
  * Watches the kill-switch keys of one runner: the bus broadcast makes it react at once, the
  * key-value poll every `pollMs` catches what the broadcast missed and is the truth on release.
- * If neither the store nor the bus answers for three polls, the runner must fail safe.
+ * If neither the store nor the bus answers for three polls (a refused connection and a store that
+ * hangs count alike), the runner must fail safe.
  */
 export function watchKillSwitch(o: {
   kv: KeyValueStore;
@@ -70,7 +72,8 @@ export function watchKillSwitch(o: {
   const poll = async () => {
     const started = performance.now();
     try {
-      const values = await Promise.all(o.keys.map((k) => o.kv.get(k)));
+      // A store that hangs must count as a failed poll, not stall the loop: every poll has a deadline.
+      const values = await withDeadline(Promise.all(o.keys.map((k) => o.kv.get(k))), o.pollMs, "kill-switch key poll");
       failures = 0;
       o.keys.forEach((k, i) => {
         if ((touched.get(k) ?? -1) >= started) return;

@@ -2,13 +2,21 @@ import { randomUUID } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { Kysely } from "kysely";
-import { DrillResultSchema, KillSwitchService, ListDrillsResponseSchema, type DrillResult } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
+import {
+  ApplyKillSwitchRequestSchema,
+  DeleteKillSwitchRequestSchema,
+  DrillResultSchema,
+  KillSwitchService,
+  ListDrillsResponseSchema,
+  Mode,
+  Scope,
+  type DrillResult,
+} from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import { principalOf } from "@svc/lib/auth";
-import type { EventBus } from "@svc/lib/bus";
 import { Code, svcError } from "@svc/lib/errors";
-import type { KeyValueStore } from "@svc/lib/kv";
-import { CHANGED_SUBJECT, PLATFORM_KEY } from "../domain/kill-switch-keys.js";
+import { PLATFORM_KEY } from "../domain/kill-switch-keys.js";
+import type { KeyDeps } from "../engagement/key-sync.js";
+import { insertAudit } from "../store/killswitch.repository.js";
 
 const PHASE_SUBJECT = "svc.bots.phase";
 const DRAIN_BOUND_MS = 10_000;
@@ -27,7 +35,9 @@ interface DrillFigures {
  * Stopped from the phases runners announce, releases, checks every one restarted, and keeps the
  * figures (the compliance report embeds them).
  */
-export function createDrillHandlers(deps: { db: Kysely<any>; kv: KeyValueStore; bus: EventBus }): Pick<ServiceImpl<typeof KillSwitchService>, "runDrill" | "listDrills"> {
+export function createDrillHandlers(
+  deps: KeyDeps & { switches: Pick<ServiceImpl<typeof KillSwitchService>, "applyKillSwitch" | "deleteKillSwitch"> },
+): Pick<ServiceImpl<typeof KillSwitchService>, "runDrill" | "listDrills"> {
   const quietFor = async (lastEvent: () => number, maxMs: number) => {
     const start = Date.now();
     while (Date.now() - start < maxMs && Date.now() - lastEvent() < 1_000) await new Promise((r) => setTimeout(r, 50));
@@ -36,7 +46,7 @@ export function createDrillHandlers(deps: { db: Kysely<any>; kv: KeyValueStore; 
     async runDrill(req, ctx) {
       const p = principalOf(ctx);
       if (await deps.kv.get(PLATFORM_KEY).catch(() => null)) {
-        throw svcError(Code.FailedPrecondition, "killswitch_engaged", "the platform kill switch is engaged for real; a drill would release it", { key: PLATFORM_KEY });
+        throw svcError(Code.FailedPrecondition, "killswitch_engaged", "the platform kill switch is engaged for real: every bot is halted already, so a drill would measure nothing", { key: PLATFORM_KEY });
       }
       const seen = new Map<string, { draining?: number; stopped?: number; running?: number }>();
       let last = Date.now();
@@ -50,15 +60,19 @@ export function createDrillHandlers(deps: { db: Kysely<any>; kv: KeyValueStore; 
         last = Date.now();
       });
       const reason = req.reason || "kill-switch drill";
+      const id = randomUUID();
+      // The drill is one more switch on the platform key: releasing it releases no other.
+      const name = `drill-${id.slice(0, 8)}`;
       const t0 = Date.now();
       try {
-        await deps.kv.set(PLATFORM_KEY, JSON.stringify({ name: "drill", mode: "cancel", reason, by: p.sub }));
-        await deps.bus.broadcast(CHANGED_SUBJECT, new TextEncoder().encode(JSON.stringify({ key: PLATFORM_KEY, engaged: true, mode: "cancel", reason })));
+        await deps.switches.applyKillSwitch(create(ApplyKillSwitchRequestSchema, { name, spec: { scope: Scope.PLATFORM, target: "platform", mode: Mode.CANCEL, reason } }), ctx);
         last = Date.now();
         await quietFor(() => last, DRAIN_BOUND_MS);
       } finally {
-        await deps.kv.delete(PLATFORM_KEY).catch(() => undefined);
-        await deps.bus.broadcast(CHANGED_SUBJECT, new TextEncoder().encode(JSON.stringify({ key: PLATFORM_KEY, engaged: false, mode: "cancel", reason: "drill over" }))).catch(() => undefined);
+        // A release the store refuses is retried by nobody: say so rather than leave the platform halted unnoticed.
+        await Promise.resolve(deps.switches.deleteKillSwitch(create(DeleteKillSwitchRequestSchema, { name }), ctx)).catch((err: unknown) => {
+          throw svcError(Code.Unavailable, "killswitch_store_unreachable", `the drill's switch ${name} could not be released: ${(err as Error).message}; release it with DELETE /kill-switches/${name}`, { name }, { cause: err });
+        });
       }
       last = Date.now();
       const halted = () => [...seen.values()].filter((e) => e.stopped);
@@ -76,15 +90,14 @@ export function createDrillHandlers(deps: { db: Kysely<any>; kv: KeyValueStore; 
         all_restarted: perBot.every((b) => b.restarted),
         per_bot: perBot,
       };
-      const id = randomUUID();
       await deps.db.insertInto("drills").values({ id, started_by: p.sub, reason, result: JSON.stringify(figures) }).execute();
-      await deps.db.insertInto("security_audit_events").values({ user_id: p.onBehalfOfSub ?? p.sub, actor_user_id: p.sub, event_type: "killswitch.drill", details: JSON.stringify({ id, bots: figures.bots, all_restarted: figures.all_restarted }) }).execute();
+      await insertAudit(deps.db, { user: p.onBehalfOfSub ?? p.sub, actor: p.sub, type: "killswitch.drill", details: { id, bots: figures.bots, all_restarted: figures.all_restarted } });
       return toResult(id, new Date(t0), figures);
     },
 
     async listDrills() {
       const rows = await deps.db.selectFrom("drills").selectAll().orderBy("started_at", "desc").limit(100).execute();
-      return create(ListDrillsResponseSchema, { items: rows.map((r) => toResult(String(r.id), new Date(r.started_at), r.result as DrillFigures)) });
+      return create(ListDrillsResponseSchema, { items: rows.map((r) => toResult(r.id, new Date(r.started_at), r.result as DrillFigures)) });
     },
   };
 }

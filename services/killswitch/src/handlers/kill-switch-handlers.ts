@@ -1,7 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { sql, type Kysely } from "kysely";
 import {
   CheckEngagedResponseSchema,
   DeleteKillSwitchResponseSchema,
@@ -12,65 +11,48 @@ import {
   Mode,
   Scope,
   type KillSwitch,
+  type KillSwitchSpec,
 } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
-import { principalOf } from "@svc/lib/auth";
-import type { EventBus } from "@svc/lib/bus";
-import { Code, invalidField, svcError } from "@svc/lib/errors";
-import type { KeyValueStore } from "@svc/lib/kv";
-import { CHANGED_SUBJECT, KEY_PREFIX, keyOf, parseKey, parseKeyValue, ttlSeconds, type ModeName, type ScopeName } from "../domain/kill-switch-keys.js";
+import { principalOf, type Principal } from "@svc/lib/auth";
+import { Code, ConnectError, invalidField, svcError } from "@svc/lib/errors";
+import { MAX_TTL_SECONDS, readEngagers } from "../domain/key-engagers.js";
+import { KEY_PREFIX, keyOf, parseKey, parseKeyValue, ttlSeconds, type ModeName, type ScopeName } from "../domain/kill-switch-keys.js";
+import { broadcastKey, broadcastSync, syncKey, type KeyDeps, type KeySync } from "../engagement/key-sync.js";
+import * as repo from "../store/killswitch.repository.js";
+import type { KillSwitchRow } from "../store/killswitch.table.js";
 
 type Handlers = Omit<ServiceImpl<typeof KillSwitchService>, "runDrill" | "listDrills">;
-
-interface Row {
-  name: string;
-  scope: ScopeName;
-  target: string;
-  mode: ModeName;
-  reason: string;
-  ttl: string;
-  engaged_by: string;
-  engaged_at: Date;
-  expires_at: Date | null;
-}
 
 const SCOPE: Record<ScopeName, Scope> = { bot: Scope.BOT, fleet: Scope.FLEET, platform: Scope.PLATFORM };
 const MODE: Record<ModeName, Mode> = { cancel: Mode.CANCEL, flatten: Mode.FLATTEN, freeze: Mode.FREEZE };
 const scopeName = (s: Scope): ScopeName => (s === Scope.PLATFORM ? "platform" : s === Scope.FLEET ? "fleet" : "bot");
 const modeName = (m: Mode): ModeName => (m === Mode.FLATTEN ? "flatten" : m === Mode.FREEZE ? "freeze" : "cancel");
 
+/** Whether the key holds a switch: written, not yet written (the service keeps trying), or unknown (the store does not answer). */
+type KeyState = "written" | "pending" | "unknown";
+
+/** The name under which a key set by hand is listed, and released. */
+const manualName = (scope: ScopeName, target: string) => `kv-${scope}-${target}`;
+
 /**
- * Kill-switch resources. The key in the key-value store is what bites: engage writes it first
- * and broadcasts, so runners react to the broadcast at once and find the key on their next poll
- * if the broadcast was lost; the database keeps the resource and the audit trail. A key set by
- * hand is shown as a resource too.
+ * Kill-switch resources. A switch is a row (its audit trail beside it) and an engager in its
+ * key: several switches on one scope and target share the key, which stays engaged while any of
+ * them is, at the strictest mode. Engage broadcasts before it touches a store, so runners halt
+ * even when the stores hang; it answers 503 when what it recorded is not durable. Release
+ * writes the key before it broadcasts, so a failed release releases nothing.
  */
-export function createKillSwitchHandlers(deps: { db: Kysely<any>; kv: KeyValueStore; bus: EventBus }): Handlers {
+export function createKillSwitchHandlers(deps: KeyDeps): Handlers {
   const { db, kv, bus } = deps;
 
-  const broadcast = (key: string, engaged: boolean, mode: ModeName, reason: string) =>
-    bus.broadcast(CHANGED_SUBJECT, new TextEncoder().encode(JSON.stringify({ key, engaged, mode, reason }))).catch(() => undefined);
+  const notDurable = (message: string, details: Record<string, string>, cause: unknown) => svcError(Code.Unavailable, "killswitch_not_durable", message, details, { cause });
 
-  const audit = (actor: { sub: string; onBehalfOfSub?: string }, type: string, details: object) =>
-    db.insertInto("security_audit_events").values({ user_id: actor.onBehalfOfSub ?? actor.sub, actor_user_id: actor.sub, event_type: type, details: JSON.stringify(details) }).execute();
-
-  const kvOrUnavailable = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw svcError(Code.Unavailable, "killswitch_store_unreachable", `the kill-switch key-value store is unreachable; nothing was ${what}`, {}, { cause: err });
-    }
-  };
-
-  async function engagedKeys(): Promise<Map<string, string>> {
-    return new Map((await kvOrUnavailable("read", () => kv.scan(KEY_PREFIX))).map((e) => [e.key, e.value]));
-  }
-
-  function toResource(row: Row, engaged: boolean): KillSwitch {
+  function toResource(row: KillSwitchRow, keyState: KeyState): KillSwitch {
     return create(KillSwitchSchema, {
       metadata: { name: row.name },
       spec: { scope: SCOPE[row.scope], target: row.target, mode: MODE[row.mode], reason: row.reason, ttl: row.ttl },
       status: {
-        engaged,
+        engaged: true,
+        keyState,
         engagedBy: row.engaged_by,
         engagedAt: timestampFromDate(new Date(row.engaged_at)),
         expiresAt: row.expires_at ? timestampFromDate(new Date(row.expires_at)) : undefined,
@@ -78,91 +60,147 @@ export function createKillSwitchHandlers(deps: { db: Kysely<any>; kv: KeyValueSt
     });
   }
 
-  function fromKey(key: string, value: string): KillSwitch | null {
+  function manualResource(key: string, manual: string): KillSwitch | null {
     const k = parseKey(key);
     if (!k) return null;
-    const v = parseKeyValue(value);
+    const v = parseKeyValue(manual);
     return create(KillSwitchSchema, {
-      metadata: { name: v.name ?? `kv-${k.scope}-${k.target}` },
+      metadata: { name: manualName(k.scope, k.target) },
       spec: { scope: SCOPE[k.scope], target: k.target, mode: MODE[v.mode], reason: v.reason },
-      status: { engaged: true, engagedBy: v.by ?? "(set directly in the key-value store)" },
+      status: { engaged: true, keyState: "written", engagedBy: v.by ?? "(set directly in the key-value store)" },
     });
   }
 
-  async function validateTarget(scope: ScopeName, target: string): Promise<void> {
-    if (scope === "platform" && target !== "platform") throw invalidField("spec.target", `the platform scope takes the target "platform", not "${target}"`);
-    if (scope !== "platform" && target === "platform") throw invalidField("spec.target", `"platform" is the target of the platform scope only`);
-    if (scope === "bot") {
-      const bot = await db.selectFrom("known_bots").select("slug").where("slug", "=", target).executeTakeFirst();
-      if (!bot) throw invalidField("spec.target", `no bot with slug "${target}"`);
+  /** The keys under the prefix and what holds each, or null when the store does not answer. */
+  async function storedKeys(): Promise<Map<string, ReturnType<typeof readEngagers>> | null> {
+    try {
+      const names = await repo.switchNames(db);
+      return new Map((await kv.scan(KEY_PREFIX)).map((e) => [e.key, readEngagers(e.value, names)]));
+    } catch {
+      return null;
     }
-    if (scope === "fleet" && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(target)) throw invalidField("spec.target", `"${target}" is not a fleet name`);
+  }
+
+  const keyStateOf = (row: KillSwitchRow, keys: Map<string, ReturnType<typeof readEngagers>> | null): KeyState =>
+    keys === null ? "unknown" : keys.get(keyOf(row.scope, row.target))?.switches[row.name] ? "written" : "pending";
+
+  async function validate(name: string, spec: KillSwitchSpec): Promise<{ scope: ScopeName; mode: ModeName; ttl: number | null }> {
+    const scope = scopeName(spec.scope);
+    const mode = modeName(spec.mode);
+    for (const [field, text] of [["name", name], ["spec.target", spec.target], ["spec.reason", spec.reason]] as const) {
+      if (text.includes("\u0000")) throw invalidField(field, `${field} must not contain a NUL character (U+0000)`);
+    }
+    if (scope === "platform" && spec.target !== "platform") throw invalidField("spec.target", `the platform scope takes the target "platform", not "${spec.target}"`);
+    if (scope !== "platform" && spec.target === "platform") throw invalidField("spec.target", `"platform" is the target of the platform scope only`);
+    if (scope === "fleet" && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(spec.target)) throw invalidField("spec.target", `"${spec.target}" is not a fleet name`);
+    if (name.startsWith("kv-")) throw invalidField("metadata.name", `names starting with "kv-" are kept for keys set by hand in the key-value store`);
+    const ttl = spec.ttl ? ttlSeconds(spec.ttl) : null;
+    if (spec.ttl && ttl === null) throw invalidField("spec.ttl", `spec.ttl "${spec.ttl}" must be a positive duration such as 4h, 30m or 1h30m`);
+    if (ttl !== null && ttl > MAX_TTL_SECONDS) {
+      throw invalidField("spec.ttl", `spec.ttl "${spec.ttl}" is longer than the longest TTL, ${MAX_TTL_SECONDS / 86_400} days (720h); leave ttl empty to engage until released`, { max_seconds: MAX_TTL_SECONDS });
+    }
+    if (scope === "bot" && !(await repo.isKnownBot(db, spec.target))) throw invalidField("spec.target", `no bot with slug "${spec.target}"`);
+    return { scope, mode, ttl };
+  }
+
+  async function engage(name: string, spec: KillSwitchSpec, p: Principal): Promise<KillSwitch> {
+    const { scope, mode, ttl } = await validate(name, spec);
+    const key = keyOf(scope, spec.target);
+    // Runners halt on the broadcast alone: nothing below may delay it.
+    await broadcastKey(bus, key, true, mode, spec.reason);
+    let syncs: KeySync[] = [];
+    let row: KillSwitchRow;
+    try {
+      row = await db.transaction().execute(async (trx) => {
+        const previous = await repo.findSwitch(trx, name);
+        const keys = [key, ...(previous && keyOf(previous.scope, previous.target) !== key ? [keyOf(previous.scope, previous.target)] : [])].sort();
+        for (const k of keys) await repo.lockKey(trx, k);
+        const saved = await repo.upsertSwitch(trx, { name, scope, target: spec.target, mode, reason: spec.reason, ttl: spec.ttl, engaged_by: p.sub, expires_at: ttl ? new Date(Date.now() + ttl * 1000) : null });
+        await repo.insertAudit(trx, { user: p.onBehalfOfSub ?? p.sub, actor: p.sub, type: "killswitch.engaged", details: { name, key, mode, reason: spec.reason, ttl: spec.ttl } });
+        syncs = [await syncKey(trx, kv, scope, spec.target)];
+        if (previous && keyOf(previous.scope, previous.target) !== key) syncs.push(await syncKey(trx, kv, previous.scope, previous.target));
+        return saved;
+      });
+    } catch (err) {
+      throw notDurable(
+        `kill switch "${name}" was broadcast to the runners but could not be recorded (database: ${(err as Error).message}); it is not durable: runners release it at their next poll of the key. Engage it again.`,
+        { name, not_durable: "database" },
+        err,
+      );
+    }
+    const [own, moved] = syncs;
+    if (moved && !moved.error) await broadcastSync(bus, moved, "moved");
+    if (own?.error) {
+      throw notDurable(
+        `kill switch "${name}" is recorded and was broadcast to the runners, but its key ${key} could not be written (key-value store: ${own.error.message}); the service writes it as soon as the store answers`,
+        { name, key, not_durable: "key-value store" },
+        own.error,
+      );
+    }
+    return toResource(row, "written");
+  }
+
+  async function release(name: string, p: Principal): Promise<void> {
+    const row = await repo.findSwitch(db, name);
+    const manualKey = row ? undefined : await manualKeyNamed(name);
+    if (!row && !manualKey) throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${name}"`, { name });
+    const target = row ? { scope: row.scope, target: row.target } : parseKey(manualKey!)!;
+    const key = keyOf(target.scope, target.target);
+    let sync: KeySync;
+    try {
+      sync = await db.transaction().execute(async (trx) => {
+        await repo.lockKey(trx, key);
+        if (row && !(await repo.deleteSwitch(trx, name))) throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${name}"`, { name });
+        const s = await syncKey(trx, kv, target.scope, target.target, { dropManual: !row });
+        // The key must say released before anything else does; otherwise nothing is released.
+        if (s.error) throw s.error;
+        await repo.insertAudit(trx, { user: p.onBehalfOfSub ?? p.sub, actor: p.sub, type: "killswitch.released", details: { name, key } });
+        return s;
+      });
+    } catch (err) {
+      if (err instanceof ConnectError && err.code === Code.NotFound) throw err;
+      throw svcError(Code.Unavailable, "killswitch_store_unreachable", `kill switch "${name}" was not released: ${(err as Error).message}; it stays engaged`, { name, key }, { cause: err });
+    }
+    await broadcastSync(bus, sync, "released");
+  }
+
+  async function manualKeyNamed(name: string): Promise<string | undefined> {
+    const keys = await storedKeys();
+    if (keys === null) throw svcError(Code.Unavailable, "killswitch_store_unreachable", "the kill-switch key-value store did not answer; nothing was released", { name });
+    for (const [key, e] of keys) {
+      const k = parseKey(key);
+      if (k && e.manual !== null && manualName(k.scope, k.target) === name) return key;
+    }
+    return undefined;
   }
 
   return {
-    async applyKillSwitch(req, ctx: HandlerContext) {
-      const p = principalOf(ctx);
-      const spec = req.spec!;
-      const scope = scopeName(spec.scope);
-      const mode = modeName(spec.mode);
-      await validateTarget(scope, spec.target);
-      const ttl = spec.ttl ? ttlSeconds(spec.ttl) : null;
-      if (spec.ttl && ttl === null) throw invalidField("spec.ttl", `spec.ttl "${spec.ttl}" must be a positive duration such as 4h, 30m or 1h30m`);
-      const key = keyOf(scope, spec.target);
-      const previous = (await db.selectFrom("kill_switches").selectAll().where("name", "=", req.name).executeTakeFirst()) as Row | undefined;
-      const value = JSON.stringify({ name: req.name, mode, reason: spec.reason, by: p.sub });
-      await kvOrUnavailable("engaged", () => kv.set(key, value, ttl ? { ttlSeconds: ttl } : undefined));
-      if (previous && keyOf(previous.scope, previous.target) !== key) {
-        await kv.delete(keyOf(previous.scope, previous.target)).catch(() => undefined);
-        await broadcast(keyOf(previous.scope, previous.target), false, previous.mode, "moved");
-      }
-      await broadcast(key, true, mode, spec.reason);
-      const row = await db.transaction().execute(async (trx) => {
-        const values = { name: req.name, scope, target: spec.target, mode, reason: spec.reason, ttl: spec.ttl, engaged_by: p.sub, expires_at: ttl ? new Date(Date.now() + ttl * 1000) : null };
-        const saved = (await trx
-          .insertInto("kill_switches")
-          .values(values)
-          .onConflict((oc) => oc.column("name").doUpdateSet({ ...values, engaged_at: sql`now()` }))
-          .returningAll()
-          .executeTakeFirstOrThrow()) as Row;
-        await trx.insertInto("security_audit_events").values({ user_id: p.onBehalfOfSub ?? p.sub, actor_user_id: p.sub, event_type: "killswitch.engaged", details: JSON.stringify({ name: req.name, key, mode, reason: spec.reason, ttl: spec.ttl }) }).execute();
-        return saved;
-      });
-      return toResource(row, true);
-    },
+    applyKillSwitch: (req, ctx: HandlerContext) => engage(req.name, req.spec!, principalOf(ctx)),
 
     async getKillSwitch(req) {
-      const row = (await db.selectFrom("kill_switches").selectAll().where("name", "=", req.name).executeTakeFirst()) as Row | undefined;
-      const keys = await engagedKeys();
-      if (row) return toResource(row, keys.has(keyOf(row.scope, row.target)));
-      for (const [key, value] of keys) {
-        const r = fromKey(key, value);
+      const row = await repo.findSwitch(db, req.name);
+      const keys = await storedKeys();
+      if (row) return toResource(row, keyStateOf(row, keys));
+      for (const [key, e] of keys ?? []) {
+        const r = e.manual !== null ? manualResource(key, e.manual) : null;
         if (r?.metadata?.name === req.name) return r;
       }
       throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${req.name}"`, { name: req.name });
     },
 
     async listKillSwitches() {
-      const rows = (await db.selectFrom("kill_switches").selectAll().orderBy("engaged_at").execute()) as Row[];
-      const keys = await engagedKeys();
-      const items = rows.map((r) => toResource(r, keys.has(keyOf(r.scope, r.target))));
-      const known = new Set(rows.map((r) => keyOf(r.scope, r.target)));
-      for (const [key, value] of keys) if (!known.has(key)) items.push(fromKey(key, value)!);
-      return create(ListKillSwitchesResponseSchema, { items: items.filter(Boolean) });
+      const rows = await repo.listSwitches(db);
+      const keys = await storedKeys();
+      const items = rows.map((r) => toResource(r, keyStateOf(r, keys)));
+      for (const [key, e] of keys ?? []) {
+        const r = e.manual !== null ? manualResource(key, e.manual) : null;
+        if (r) items.push(r);
+      }
+      return create(ListKillSwitchesResponseSchema, { items, keyStoreUnreachable: keys === null });
     },
 
     async deleteKillSwitch(req, ctx) {
-      const p = principalOf(ctx);
-      const row = (await db.selectFrom("kill_switches").selectAll().where("name", "=", req.name).executeTakeFirst()) as Row | undefined;
-      let key: string | undefined = row ? keyOf(row.scope, row.target) : undefined;
-      if (!key) {
-        for (const [k, v] of await engagedKeys()) if (fromKey(k, v)?.metadata?.name === req.name) key = k;
-      }
-      if (!key) throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${req.name}"`, { name: req.name });
-      await kvOrUnavailable("released", () => kv.delete(key!));
-      await broadcast(key, false, row?.mode ?? "cancel", "released");
-      await db.deleteFrom("kill_switches").where("name", "=", req.name).execute();
-      await audit(p, "killswitch.released", { name: req.name, key });
+      await release(req.name, principalOf(ctx));
       return create(DeleteKillSwitchResponseSchema, { name: req.name, released: true });
     },
 
@@ -170,7 +208,12 @@ export function createKillSwitchHandlers(deps: { db: Kysely<any>; kv: KeyValueSt
       const keys = [keyOf("platform", "platform")];
       if (req.fleet) keys.push(keyOf("fleet", req.fleet));
       if (req.botSlug) keys.push(keyOf("bot", req.botSlug));
-      const values = await kvOrUnavailable("read", () => Promise.all(keys.map((k) => kv.get(k))));
+      let values: Array<string | null>;
+      try {
+        values = await Promise.all(keys.map((k) => kv.get(k)));
+      } catch (err) {
+        throw svcError(Code.Unavailable, "killswitch_store_unreachable", "the kill-switch key-value store did not answer; whether a switch is engaged is unknown", {}, { cause: err });
+      }
       const engaged = keys.filter((_, i) => values[i]);
       return create(CheckEngagedResponseSchema, { engaged: engaged.length > 0, engagedKeys: engaged });
     },
@@ -183,16 +226,4 @@ export function createKillSwitchHandlers(deps: { db: Kysely<any>; kv: KeyValueSt
       return create(HaltResponseSchema, { workClass: "research-bot agents (none run on this platform: research-bot chat is not built)", halted: 0, ids: [] });
     },
   };
-}
-
-/** Releases switches whose TTL elapsed (their keys expired on their own) and tells the runners. */
-export async function releaseExpired(deps: { db: Kysely<any>; kv: KeyValueStore; bus: EventBus }): Promise<string[]> {
-  const rows = (await deps.db.deleteFrom("kill_switches").where("expires_at", "<=", sql<Date>`now()`).returningAll().execute()) as Row[];
-  for (const row of rows) {
-    const key = keyOf(row.scope, row.target);
-    await deps.kv.delete(key).catch(() => undefined);
-    await deps.bus.broadcast(CHANGED_SUBJECT, new TextEncoder().encode(JSON.stringify({ key, engaged: false, mode: row.mode, reason: "ttl elapsed" }))).catch(() => undefined);
-    await deps.db.insertInto("security_audit_events").values({ user_id: "system", actor_user_id: "system", event_type: "killswitch.released", details: JSON.stringify({ name: row.name, key, reason: "ttl elapsed" }) }).execute();
-  }
-  return rows.map((r) => r.name);
 }

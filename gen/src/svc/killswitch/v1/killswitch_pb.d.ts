@@ -136,6 +136,14 @@ export declare type KillSwitchStatus = Message<"svc.killswitch.v1.KillSwitchStat
    * @generated from field: google.protobuf.Timestamp expires_at = 4;
    */
   expiresAt?: Timestamp | undefined;
+
+  /**
+   * Whether the key-value key holds this switch: written; pending (recorded, the service is
+   * still writing the key, runners were told over the bus); unknown (the store does not answer).
+   *
+   * @generated from field: string key_state = 5;
+   */
+  keyState: string;
 };
 
 /**
@@ -161,6 +169,14 @@ export declare type KillSwitchStatusJson = {
    * @generated from field: google.protobuf.Timestamp expires_at = 4;
    */
   expiresAt?: TimestampJson;
+
+  /**
+   * Whether the key-value key holds this switch: written; pending (recorded, the service is
+   * still writing the key, runners were told over the bus); unknown (the store does not answer).
+   *
+   * @generated from field: string key_state = 5;
+   */
+  keyState?: string;
 };
 
 /**
@@ -303,6 +319,13 @@ export declare type ListKillSwitchesResponse = Message<"svc.killswitch.v1.ListKi
    * @generated from field: repeated svc.killswitch.v1.KillSwitch items = 1;
    */
   items: KillSwitch[];
+
+  /**
+   * The key-value store did not answer: key states are unknown and keys set by hand are missing.
+   *
+   * @generated from field: bool key_store_unreachable = 2;
+   */
+  keyStoreUnreachable: boolean;
 };
 
 /**
@@ -313,6 +336,13 @@ export declare type ListKillSwitchesResponseJson = {
    * @generated from field: repeated svc.killswitch.v1.KillSwitch items = 1;
    */
   items?: KillSwitchJson[];
+
+  /**
+   * The key-value store did not answer: key states are unknown and keys set by hand are missing.
+   *
+   * @generated from field: bool key_store_unreachable = 2;
+   */
+  keyStoreUnreachable?: boolean;
 };
 
 /**

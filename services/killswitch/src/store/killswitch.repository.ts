@@ -1,0 +1,61 @@
+import { sql, type Kysely, type Transaction } from "kysely";
+import type { KillSwitchDatabase, KillSwitchRow } from "./killswitch.table.js";
+
+type Db = Kysely<KillSwitchDatabase> | Transaction<KillSwitchDatabase>;
+
+export async function findSwitch(db: Db, name: string): Promise<KillSwitchRow | undefined> {
+  return db.selectFrom("kill_switches").selectAll().where("name", "=", name).executeTakeFirst();
+}
+
+export async function listSwitches(db: Db): Promise<KillSwitchRow[]> {
+  return db.selectFrom("kill_switches").selectAll().orderBy("engaged_at").orderBy("name").execute();
+}
+
+/** The switches on one key (scope and target), the expired ones included until the sweep. */
+export async function switchesOn(db: Db, scope: string, target: string): Promise<KillSwitchRow[]> {
+  return db.selectFrom("kill_switches").selectAll().where("scope", "=", scope as KillSwitchRow["scope"]).where("target", "=", target).execute();
+}
+
+export async function upsertSwitch(db: Db, row: Omit<KillSwitchRow, "engaged_at">): Promise<KillSwitchRow> {
+  return db
+    .insertInto("kill_switches")
+    .values(row)
+    .onConflict((oc) => oc.column("name").doUpdateSet({ ...row, engaged_at: sql<Date>`now()` }))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteSwitch(db: Db, name: string): Promise<boolean> {
+  const r = await db.deleteFrom("kill_switches").where("name", "=", name).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+export async function expiredSwitches(db: Db): Promise<KillSwitchRow[]> {
+  return db.selectFrom("kill_switches").selectAll().where("expires_at", "<=", sql<Date>`now()`).execute();
+}
+
+/** Every key some switch row names, as scope and target. */
+export async function keysWithSwitches(db: Db): Promise<Array<{ scope: KillSwitchRow["scope"]; target: string }>> {
+  return db.selectFrom("kill_switches").select(["scope", "target"]).distinct().execute();
+}
+
+export async function switchNames(db: Db): Promise<Set<string>> {
+  return new Set((await db.selectFrom("kill_switches").select("name").execute()).map((r) => r.name));
+}
+
+export async function isKnownBot(db: Db, slug: string): Promise<boolean> {
+  return (await db.selectFrom("known_bots").select("slug").where("slug", "=", slug).executeTakeFirst()) !== undefined;
+}
+
+export async function insertAudit(db: Db, e: { user: string; actor: string; type: string; details: object }): Promise<void> {
+  await db.insertInto("security_audit_events").values({ user_id: e.user, actor_user_id: e.actor, event_type: e.type, details: JSON.stringify(e.details) }).execute();
+}
+
+/**
+ * Serializes every writer of one kill-switch key (handlers, the TTL sweep, the reconciler, other
+ * instances of this service) for the rest of the transaction, so read-merge-write of the key's
+ * engagers never loses one.
+ */
+export async function lockKey(trx: Transaction<KillSwitchDatabase>, key: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+}
