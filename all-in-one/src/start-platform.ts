@@ -1,14 +1,14 @@
 import type { AddressInfo } from "node:net";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
+import { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "@svc/lib/config";
-import { assertLoopbackHost } from "@svc/lib/auth";
 import { ephemeralStatementKeyPem } from "@svc/lib/signed-statement";
-import { healthRoutes, internalInterceptors, openPlatform, type Platform, type ServiceModule } from "@svc/lib/server";
+import { assertListenAllowed, healthRoutes, internalInterceptors, openPlatform, type Platform, type ServiceModule } from "@svc/lib/server";
 import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
-import { createPromotionModule } from "@svc/promotion";
+import { botVersionsFrom, createPromotionModule } from "@svc/promotion";
 import { createKillSwitchModule } from "@svc/killswitch";
 import { createComplianceModule } from "@svc/compliance";
 import { createIdentityModule } from "@svc/identity";
@@ -27,7 +27,7 @@ export interface RunningPlatform {
  * in-process transport, running the same interceptors a standalone service runs.
  */
 export async function startPlatform(config: Config, overrides: Parameters<typeof openPlatform>[2] = {}): Promise<RunningPlatform> {
-  if (config.auth.provider === "local") assertLoopbackHost(config.host);
+  assertListenAllowed(config.host, config.auth.provider);
   if (!config.promotionTokens.signingKeyPem) {
     // One process holds both ends: an ephemeral pair (tokens do not survive a restart).
     const pair = ephemeralStatementKeyPem();
@@ -42,15 +42,18 @@ export async function startPlatform(config: Config, overrides: Parameters<typeof
     KillSwitchService,
     createRouterTransport(killswitch.routes, { router: { interceptors: internalInterceptors(platform.log, "promotion") } }),
   );
+  // ...and ask the bots service, the owner, for a bot version their projection has not seen yet.
+  const botsClient = createClient(BotsService, createRouterTransport(bots.routes, { router: { interceptors: internalInterceptors(platform.log, "promotion") } }));
   const promotion = await createPromotionModule(platform, {
-    killSwitch: async (slug, fleet) => (await killSwitchClient.checkEngaged({ botSlug: slug ?? "", fleet: fleet ?? "" })).engagedKeys,
+    killSwitch: async (slug, fleet) => (await killSwitchClient.checkEngaged({ botSlug: slug ?? "", fleet: fleet ?? "" }, { timeoutMs: config.timeouts.kvMs * 3 })).engagedKeys,
+    botVersion: (botRef, version) => botVersionsFrom(botsClient, config.timeouts.dbMs)(botRef, version),
   });
   const modules: ServiceModule[] = [identity, bots, promotion, killswitch, await createComplianceModule(platform)];
   for (const m of modules) await m.start();
   const transport = createRouterTransport(
     (router) => {
       for (const m of modules) m.routes(router);
-      healthRoutes(modules.flatMap((m) => m.services.map((s) => s.typeName)), async () => true)(router);
+      healthRoutes(modules.flatMap((m) => m.services.map((s) => s.typeName)), platform.ready)(router);
     },
     { router: { interceptors: platform.interceptors } },
   );

@@ -44,8 +44,11 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
     // One log line per request comes from our onResponse hook; fastify's two would double it.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimitBytes,
-    requestIdHeader: REQUEST_ID_HEADER,
-    genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER] as string | undefined),
+    // Not requestIdHeader: fastify would then take the caller's header verbatim and ask genReqId
+    // only when it is absent; every id must pass requestIdFrom, and the one it gives is then
+    // echoed, logged and sent on to the service, which keeps it.
+    requestIdHeader: false,
+    genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER]),
     routerOptions: { ignoreTrailingSlash: true },
   });
 

@@ -1,7 +1,7 @@
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { loadConfig } from "@svc/lib/config";
 import { createLogger } from "@svc/lib/telemetry";
-import { closeOnSignals } from "@svc/lib/server";
+import { assertListenAllowed, closeOnSignals } from "@svc/lib/server";
 import { BotsService, ControlPlaneService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { PromotionService } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
@@ -12,6 +12,13 @@ import { createGateway } from "./create-gateway.js";
 // The gateway alone (distributed topology): every service is reached over gRPC by its SVC_*_URL.
 const config = loadConfig();
 const log = createLogger({ name: "gateway", level: config.logLevel });
+// The services trust the x-svc-local-user the gateway forwards: under local auth it must stay on loopback too.
+try {
+  assertListenAllowed(config.host, config.auth.provider);
+} catch (err) {
+  log.fatal((err as Error).message);
+  process.exit(2);
+}
 const owners = {
   bots: [BotsService, ControlPlaneService],
   promotion: [PromotionService],

@@ -19,7 +19,8 @@ export function requestInput(
   let out: JsonObject = {};
 
   if (bodyField === "*") {
-    out = wireToProtoJson(input, body ?? {}, "", "body");
+    // Only an absent body means "no fields"; a JSON null is something sent, and not an object.
+    out = wireToProtoJson(input, body === undefined ? {} : body, "", "body");
     for (const param of path.params) {
       if (out[param] !== undefined && out[param] !== params[param]) {
         throw new WireInputError(`${param} is given by the path as "${params[param]}" and differs in the body; drop it from the body`, param);

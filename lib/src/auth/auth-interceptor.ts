@@ -85,7 +85,7 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
       throw svcError(Code.PermissionDenied, "missing_scope", `the token lacks the scope ${missing}`, { scope: missing, required: [...policy.scopes] });
     }
 
-    if (policy.stepUp) assertSteppedUp(principal, settings.stepUpMaxAgeSeconds);
+    if (policy.stepUp) assertSteppedUp(principal, settings);
 
     const membershipChecked = hasMembership && principal.actorType !== "machine" && !(settings.enforce === "permissive" && policy.readOnly);
     if (membershipChecked && !(await hasMembership(principal))) {

@@ -1,4 +1,3 @@
-import { isIP } from "node:net";
 import { Code, svcError } from "../errors/index.js";
 import type { Principal } from "./principal.js";
 import { MFA_ACR } from "./settings.js";
@@ -26,26 +25,4 @@ export function localPrincipal(headers: Headers, nowSeconds = Math.floor(Date.no
     amr: ["mfa"],
     authTime: nowSeconds,
   };
-}
-
-/**
- * Local auth lets anyone who reaches the port act as anyone: it may only listen on loopback
- * (127.0.0.0/8, ::1, localhost). Throws an Error saying so for any other host.
- *
- * @example assertLoopbackHost(config.host); // throws for 0.0.0.0
- */
-export function assertLoopbackHost(host: string): void {
-  if (!isLoopback(host)) {
-    throw new Error(
-      `SVC_AUTH_PROVIDER=local gives every caller full rights, so it only listens on loopback (127.0.0.1, ::1, localhost); SVC_HOST=${host} is not. Configure SVC_AUTH_PROVIDER=oidc to listen on ${host}.`,
-    );
-  }
-}
-
-/** 127.0.0.0/8 (also IPv4-mapped), ::1 or localhost; a bracketed IPv6 literal is accepted. */
-function isLoopback(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
-  if (h === "localhost" || h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
-  const v4 = h.startsWith("::ffff:") ? h.slice(7) : h;
-  return isIP(v4) === 4 && v4.startsWith("127.");
 }

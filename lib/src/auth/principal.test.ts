@@ -27,9 +27,17 @@ describe("principalOf", () => {
 });
 
 describe("hasScope", () => {
-  it("honours the exact scope and the local user's *", () => {
+  it("honours the exact scope, and the local user holds every one", () => {
     expect(hasScope(alice, "read:bots")).toBe(true);
     expect(hasScope(alice, "write:bots")).toBe(false);
-    expect(hasScope({ ...alice, scopes: ["*"] }, "halt:bots")).toBe(true);
+    expect(hasScope({ ...alice, actorType: "local", scopes: ["*"] }, "halt:bots")).toBe(true);
+  });
+
+  it("reads a token's * as the literal scope *, granting nothing else", () => {
+    const star = { ...alice, scopes: ["*"] };
+    expect(hasScope(star, "halt:bots")).toBe(false);
+    expect(hasScope(star, "read:bots")).toBe(false);
+    expect(hasScope(star, "*")).toBe(true);
+    for (const actorType of ["user", "agent", "machine"] as const) expect(hasScope({ ...star, actorType }, "write:bots")).toBe(false);
   });
 });

@@ -37,7 +37,11 @@ export function principalOf(ctx: HandlerContext): Principal {
   return p;
 }
 
-/** True when the principal holds `scope` (the local user holds "*"). */
+/**
+ * True when the principal holds `scope`, compared literally: a token's "*" is the scope named
+ * "*" and grants nothing else, since an identity provider may let anyone mint such a string.
+ * Only the local user of SVC_AUTH_PROVIDER=local, which no token can claim to be, holds them all.
+ */
 export function hasScope(p: Principal, scope: string): boolean {
-  return p.scopes.includes("*") || p.scopes.includes(scope);
+  return p.actorType === "local" || p.scopes.includes(scope);
 }

@@ -2,6 +2,7 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { assertListenAllowed, type ListenerAuth } from "./listen-guard.js";
 
 export interface RunningServer {
   /** The port actually bound (useful with port 0 in tests). */
@@ -12,14 +13,18 @@ export interface RunningServer {
 
 /**
  * Serves routes over HTTP/2 cleartext: gRPC (stock clients such as grpc-js), Connect and gRPC-web
- * on one port. TLS belongs to the mesh sidecar, not to the service.
+ * on one port. TLS belongs to the mesh sidecar, not to the service. Refuses to bind a non-loopback
+ * host under local auth (assertListenAllowed).
  */
 export async function startRpcServer(opts: {
   routes: (router: ConnectRouter) => void;
   interceptors: Interceptor[];
   host: string;
   port: number;
+  /** The auth the interceptors enforce; unsaid counts as local, so forgetting it cannot open a port. */
+  auth?: ListenerAuth;
 }): Promise<RunningServer> {
+  assertListenAllowed(opts.host, opts.auth ?? "local");
   const handler = connectNodeAdapter({ routes: opts.routes, interceptors: opts.interceptors });
   const server = http2.createServer(handler);
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,8 @@
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import type { DescService } from "@bufbuild/protobuf";
+import { sql } from "kysely";
 import type { Config } from "../config/index.js";
+import { withDeadline } from "../deadline/index.js";
 import { openDatabase, type Database } from "../db/index.js";
 import { openEventBus, type EventBus } from "../bus/index.js";
 import { openKeyValueStore, type KeyValueStore } from "../kv/index.js";
@@ -17,6 +19,8 @@ export interface Platform {
   log: Logger;
   /** The server interceptor chain every service mounts, outermost first. */
   interceptors: Interceptor[];
+  /** Whether every store answers within its deadline (a hung one fails it, not only a refusing one). */
+  ready(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -83,9 +87,9 @@ export function internalInterceptors(log: Logger, caller: string): Interceptor[]
 export async function openPlatform(config: Config, name: string, overrides: Partial<Pick<Platform, "db" | "bus" | "kv" | "log">> = {}): Promise<Platform> {
   const log = overrides.log ?? createLogger({ name, level: config.logLevel });
   const dataDir = config.dataDir === "memory://" ? undefined : config.dataDir;
-  const db = overrides.db ?? (await openDatabase({ url: config.databaseUrl, dataDir }));
-  const bus = overrides.bus ?? (await openEventBus({ url: config.natsUrl, namespace: config.natsNamespace }));
-  const kv = overrides.kv ?? (await openKeyValueStore({ url: config.redisUrl }));
+  const db = overrides.db ?? (await openDatabase({ url: config.databaseUrl, dataDir, timeoutMs: config.timeouts.dbMs }));
+  const bus = overrides.bus ?? (await openEventBus({ url: config.natsUrl, namespace: config.natsNamespace, timeoutMs: config.timeouts.busMs }));
+  const kv = overrides.kv ?? (await openKeyValueStore({ url: config.redisUrl, timeoutMs: config.timeouts.kvMs }));
   return {
     config,
     db,
@@ -93,6 +97,17 @@ export async function openPlatform(config: Config, name: string, overrides: Part
     kv,
     log,
     interceptors: standardInterceptors(config, log),
+    async ready() {
+      const probes = [
+        withDeadline(sql`select 1`.execute(db.db), config.timeouts.dbMs, "database"),
+        kv.ping(),
+        bus.ping(),
+      ];
+      const results = await Promise.allSettled(probes);
+      const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ store: ["database", "key-value store", "bus"][i], err: String(r.reason) }] : []));
+      if (failed.length > 0) log.warn({ failed }, "not ready: a store does not answer");
+      return failed.length === 0;
+    },
     async close() {
       if (!overrides.bus) await bus.close();
       if (!overrides.kv) await kv.close();

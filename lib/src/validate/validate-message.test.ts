@@ -1,8 +1,9 @@
 import { create } from "@bufbuild/protobuf";
+import { StructSchema, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { CreateBotRequestSchema, BotKind } from "@svc/gen/svc/bots/v1/bots_pb.js";
-import { VerdictSchema } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
+import { CreateBotRequestSchema, BotKind, ListStateEventsRequestSchema, ReplayBotRequestSchema } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { AllocationProposalSchema, VerdictSchema } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 import { errorDetailOf } from "../errors/index.js";
 import { allowedEnumWireValues, validateMessage } from "./index.js";
 
@@ -49,5 +50,38 @@ describe("validateMessage", () => {
 
   it("spells enum values the way the spec does", () => {
     expect(allowedEnumWireValues(VerdictSchema)).toEqual(["PASS", "PASS_WITH_FINDINGS", "FAIL"]);
+  });
+
+  it("refuses a NUL character in any string, naming where it is", () => {
+    const nul = "a\u0000b";
+    const named = (msg: Parameters<typeof validateMessage>[1], desc: Parameters<typeof validateMessage>[0] = CreateBotRequestSchema) => failure(() => validateMessage(desc, msg));
+    expect(named(create(CreateBotRequestSchema, { spec: { ...validSpec, name: nul } }))).toEqual({
+      message: "spec.name contains the NUL character (U+0000), which cannot be stored; remove it",
+      field: "spec.name",
+    });
+    expect(named(create(CreateBotRequestSchema, { spec: { ...validSpec, fleet: nul } })).field).toBe("spec.fleet");
+    expect(named(create(CreateBotRequestSchema, { spec: { ...validSpec, universe: { symbols: ["BTC-USD", nul] } } })).field).toBe("spec.universe.symbols[1]");
+    expect(named(create(CreateBotRequestSchema, { spec: { ...validSpec, strategy: { family: "ma", parameters: { a: { b: [1, nul] } } } } })).field).toBe("spec.strategy.parameters.a.b[1]");
+    const keyed = named(create(CreateBotRequestSchema, { spec: { ...validSpec, strategy: { family: "ma", parameters: { [nul]: 1 } } } }));
+    expect(keyed).toEqual({ message: "a key of spec.strategy.parameters contains the NUL character (U+0000), which cannot be stored; remove it", field: "spec.strategy.parameters" });
+    expect(named(create(AllocationProposalSchema, { capital: { [nul]: 1 } }), AllocationProposalSchema).field).toBe("capital");
+  });
+
+  it("finds a NUL inside google.protobuf.Value and Struct messages", () => {
+    const struct = create(StructSchema, { fields: { note: create(ValueSchema, { kind: { case: "stringValue", value: "x\u0000" } }) } });
+    expect(failure(() => validateMessage(StructSchema, struct)).field).toBe("fields.note");
+    const nan = create(StructSchema, { fields: { n: create(ValueSchema, { kind: { case: "numberValue", value: Number.NaN } }) } });
+    expect(failure(() => validateMessage(StructSchema, nan)).message).toMatch(/^fields.n is not a valid JSON value/);
+    const clean = create(StructSchema, { fields: { note: create(ValueSchema, { kind: { case: "stringValue", value: "fine" } }) } });
+    expect(() => validateMessage(StructSchema, clean)).not.toThrow();
+  });
+
+  it("refuses a negative sequence number where the contract says min 0", () => {
+    expect(failure(() => validateMessage(ListStateEventsRequestSchema, create(ListStateEventsRequestSchema, { botRef: "b", afterSeq: -1n })))).toEqual({
+      message: "after_seq=-1 is below the minimum 0",
+      field: "after_seq",
+    });
+    expect(failure(() => validateMessage(ReplayBotRequestSchema, create(ReplayBotRequestSchema, { botRef: "b", asOfSeq: -5n }))).field).toBe("as_of_seq");
+    expect(() => validateMessage(ReplayBotRequestSchema, create(ReplayBotRequestSchema, { botRef: "b", asOfSeq: 3n }))).not.toThrow();
   });
 });

@@ -1,10 +1,13 @@
-import { getOption, isFieldSet, type DescEnum, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
+import { getOption, isFieldSet, isMessage, toJson, type DescEnum, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { rules as rulesOption, wire_upper_case as wireUpperCase, type FieldRules } from "@svc/gen/svc/api/v1/annotations_pb.js";
 import { invalidField } from "../errors/index.js";
 
 /**
  * Checks a decoded request against the `(svc.api.v1.rules)` field options and against the enum
  * value sets, whichever transport carried it: gRPC callers get the same 400s as REST callers.
+ * Every string anywhere in the tree (nested, repeated, map keys and values, Struct contents) is
+ * also refused if it holds a NUL character: Postgres cannot store one in text, and finding out
+ * in the middle of a handler's writes would answer 500 with half the work done.
  * Throws an `invalid_argument` ConnectError naming the field path in the spec's snake_case.
  *
  * @example validateMessage(CreateBotRequestSchema, req); // throws on spec.name missing
@@ -43,27 +46,74 @@ function checkValue(field: DescField, value: unknown, rule: FieldRules | undefin
       checkEnum(field.enum, value as number, path);
       return;
     case "message":
-      if (!isWellKnown(field.message)) validateMessage(field.message, value as Message, path);
+      checkMessage(field.message, value, path);
       return;
     case "list":
       (value as unknown[]).forEach((item, i) => {
         const itemPath = `${path}[${i}]`;
-        if (field.listKind === "message" && !isWellKnown(field.message)) validateMessage(field.message, item as Message, itemPath);
+        if (field.listKind === "message") checkMessage(field.message, item, itemPath);
         else if (field.listKind === "enum") checkEnum(field.enum, item as number, itemPath);
-        else if (field.listKind === "scalar") checkScalar(item, rule, itemPath);
+        else checkScalar(item, rule, itemPath);
       });
       return;
     case "map":
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        checkMapKey(key, path);
         const itemPath = `${path}.${key}`;
-        if (field.mapKind === "message" && !isWellKnown(field.message)) validateMessage(field.message, item as Message, itemPath);
+        if (field.mapKind === "message") checkMessage(field.message, item, itemPath);
         else if (field.mapKind === "enum") checkEnum(field.enum, item as number, itemPath);
+        else checkScalar(item, undefined, itemPath);
       }
       return;
   }
 }
 
+/**
+ * Our messages get their rules; well-known ones carry no rules but may still carry text:
+ * protobuf-es hands a Struct field over as plain JSON, a wrapper as its bare value, and a
+ * Value or ListValue as a message whose JSON form names the nested places best.
+ */
+function checkMessage(desc: DescMessage, value: unknown, path: string): void {
+  if (!isWellKnown(desc)) return validateMessage(desc, value as Message, path);
+  if (!isMessage(value)) return checkJsonText(value, path);
+  if (JSON_SHAPED.has(desc.typeName)) return checkJsonText(jsonOf(desc, value, path), path);
+  validateMessage(desc, value, path);
+}
+
+/** A binary caller can send a Value JSON has no spelling for (NaN, no kind); that is bad input too. */
+function jsonOf(desc: DescMessage, value: Message, path: string): unknown {
+  try {
+    return toJson(desc, value);
+  } catch (err) {
+    throw invalidField(path, `${path} is not a valid JSON value: ${(err as Error).message}`);
+  }
+}
+
+const JSON_SHAPED = new Set(["google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"]);
+
+function checkJsonText(value: unknown, path: string): void {
+  if (typeof value === "string") return checkNoNul(value, path);
+  if (Array.isArray(value)) return value.forEach((item, i) => checkJsonText(item, `${path}[${i}]`));
+  if (typeof value !== "object" || value === null) return;
+  for (const [key, item] of Object.entries(value)) {
+    checkMapKey(key, path);
+    checkJsonText(item, `${path}.${key}`);
+  }
+}
+
+/** A key with a NUL would also put the NUL into the field path; name the object holding it instead. */
+function checkMapKey(key: string, path: string): void {
+  if (key.includes(NUL)) throw invalidField(path, `a key of ${path} contains the NUL character (U+0000), which cannot be stored; remove it`);
+}
+
+const NUL = "\u0000";
+
+function checkNoNul(value: string, path: string): void {
+  if (value.includes(NUL)) throw invalidField(path, `${path} contains the NUL character (U+0000), which cannot be stored; remove it`);
+}
+
 function checkScalar(value: unknown, rule: FieldRules | undefined, path: string): void {
+  if (typeof value === "string") checkNoNul(value, path);
   if (!rule) return;
   if (typeof value === "string") {
     if (rule.maxLen > 0 && value.length > rule.maxLen) {

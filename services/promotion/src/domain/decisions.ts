@@ -1,3 +1,4 @@
+import { sameSubject } from "@svc/lib/auth";
 import type { PromotionStatusName } from "../store/promotion.table.js";
 
 /** A refused human decision, with the stable code the gateway maps to the spec's status. */
@@ -20,7 +21,8 @@ export const TO: Record<HumanAction, PromotionStatusName> = { approve: "approved
 /**
  * The human decisions of the spec's transition table. An expired request answers 410 to approve
  * and reject; only a pending request is approved or rejected, only a promoted one revoked (any
- * other is left unchanged); an agent never decides; the approver is not the submitter.
+ * other is left unchanged); an agent never decides; the approver is not the submitter, compared
+ * in canonical form so case, invisible characters or look-alike forms do not make a second person.
  */
 export function decisionRefusal(action: HumanAction, status: PromotionStatusName, submitterSub: string, decider: Decider): DecisionRefusal | null {
   if (decider.isAgent) return { code: "agent_not_allowed", message: `an agent cannot ${action} a promotion request; a person must` };
@@ -28,7 +30,7 @@ export function decisionRefusal(action: HumanAction, status: PromotionStatusName
   if (status !== FROM[action]) {
     return { code: "invalid_transition", message: `only a ${FROM[action]} request can be ${TO[action]}; this one is ${status} and stays ${status}` };
   }
-  if (action === "approve" && decider.humanSub === submitterSub) {
+  if (action === "approve" && sameSubject(decider.humanSub, submitterSub)) {
     return { code: "four_eyes_violation", message: `four eyes: ${decider.humanSub} submitted this request and cannot approve it; another person must` };
   }
   return null;

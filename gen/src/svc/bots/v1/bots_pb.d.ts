@@ -1581,6 +1581,8 @@ export declare type ReplayBotRequest = Message<"svc.bots.v1.ReplayBotRequest"> &
   botRef: string;
 
   /**
+   * Sequence numbers start at 1; 0 (unset) means the latest.
+   *
    * @generated from field: int64 as_of_seq = 2;
    */
   asOfSeq: bigint;
@@ -1606,6 +1608,8 @@ export declare type ReplayBotRequestJson = {
   botRef?: string;
 
   /**
+   * Sequence numbers start at 1; 0 (unset) means the latest.
+   *
    * @generated from field: int64 as_of_seq = 2;
    */
   asOfSeq?: string;
@@ -1765,6 +1769,8 @@ export declare type ListStateEventsRequest = Message<"svc.bots.v1.ListStateEvent
   botRef: string;
 
   /**
+   * Events after this sequence number; 0 (unset) means from the first.
+   *
    * @generated from field: int64 after_seq = 2;
    */
   afterSeq: bigint;
@@ -1785,6 +1791,8 @@ export declare type ListStateEventsRequestJson = {
   botRef?: string;
 
   /**
+   * Events after this sequence number; 0 (unset) means from the first.
+   *
    * @generated from field: int64 after_seq = 2;
    */
   afterSeq?: string;
