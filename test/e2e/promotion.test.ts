@@ -124,10 +124,9 @@ describe.each(BACKENDS)("promotion gates and human decisions through the gateway
     await p.platform.kv.delete(PLATFORM_KEY);
   });
 
-  it("approves at once when no human approval is required", async () => {
+  it("waits for a human even when the submitter says none is required (no kind is listed in SVC_PROMOTION_SKIP_HUMAN_KINDS)", async () => {
     const res = await submit({ requires_human_approval: false });
-    expect(res.body.status).toBe("approved");
-    await eventually(() => get(res.body.request_id), (r) => r.body.status === "promoted");
+    expect(res.body).toMatchObject({ status: "pending", requires_human_approval: true });
   });
 
   it("answers 410 Gone to a decision on an expired request", async () => {

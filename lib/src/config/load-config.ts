@@ -41,6 +41,8 @@ export interface Config {
   flags: {
     promotionLabEvidenceEnforce: boolean;
     trialLedgerNEnforce: boolean;
+    /** Promotion kinds whose submitter may waive the human approval (never an agent). */
+    skipHumanKinds: string[];
     approvalExpiryEnforcementEnabled: boolean;
     approvalTtlSeconds: number;
     licenseEnforcementEnabled: boolean;
@@ -164,6 +166,7 @@ function assemble(r: Raw): Config {
     flags: {
       promotionLabEvidenceEnforce: b("SVC_PROMOTION_LAB_EVIDENCE_ENFORCE"),
       trialLedgerNEnforce: b("SVC_TRIAL_LEDGER_N_ENFORCE"),
+      skipHumanKinds: (s("SVC_PROMOTION_SKIP_HUMAN_KINDS") ?? "").split(",").map((k) => k.trim()).filter(Boolean),
       approvalExpiryEnforcementEnabled: b("SVC_APPROVAL_EXPIRY_ENFORCEMENT_ENABLED"),
       approvalTtlSeconds: i("SVC_APPROVAL_TTL_SECONDS"),
       licenseEnforcementEnabled: b("SVC_LICENSE_ENFORCEMENT_ENABLED"),
@@ -189,6 +192,9 @@ function crossCheck(c: Config): string[] {
   if (!/^[a-z][a-z0-9-]{0,31}$/.test(c.natsNamespace)) problems.push(`SVC_NATS_NAMESPACE=${JSON.stringify(c.natsNamespace)} must be lower-case letters, digits and dashes, starting with a letter`);
   if (!c.auth.claimsNamespace.endsWith("/")) {
     problems.push(`SVC_AUTH_CLAIMS_NAMESPACE=${JSON.stringify(c.auth.claimsNamespace)} must end with a slash`);
+  }
+  for (const kind of c.flags.skipHumanKinds) {
+    if (!["strategy", "drl_policy", "allocation"].includes(kind)) problems.push(`SVC_PROMOTION_SKIP_HUMAN_KINDS names "${kind}"; the kinds are strategy, drl_policy, allocation`);
   }
   if (c.auth.licenseLeasePrivateKeyPem && c.auth.licenseLeasePrivateKeyPath) {
     problems.push("set only one of SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM and SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH");

@@ -7,8 +7,9 @@ import { completeService, type Platform, type ServiceModule } from "@svc/lib/ser
 import { migrations } from "../migrations/index.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
 import { DEFAULT_GATE_POLICY } from "./domain/gates.js";
-import { createPromotionHandlers, PROMOTION_SCHEMA, type KillSwitchCheck } from "./handlers/promotion-handlers.js";
-export type { KillSwitchCheck };
+import { createPromotionHandlers, PROMOTION_SCHEMA, type BotVersionLookup, type KillSwitchCheck } from "./handlers/promotion-handlers.js";
+export type { BotVersionLookup, KillSwitchCheck };
+export { botVersionsFrom } from "./clients/bot-versions.js";
 import * as repo from "./store/promotion.repository.js";
 import type { PromotionDatabase } from "./store/promotion.table.js";
 
@@ -17,7 +18,7 @@ import type { PromotionDatabase } from "./store/promotion.table.js";
  * human decisions, relays promotion.approved / promotion.revoked, learns bot versions and
  * activations from the bots service's events, and sweeps expired requests when enforced.
  */
-export async function createPromotionModule(platform: Platform, wiring: { killSwitch?: KillSwitchCheck } = {}): Promise<ServiceModule> {
+export async function createPromotionModule(platform: Platform, wiring: { killSwitch?: KillSwitchCheck; botVersion?: BotVersionLookup } = {}): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, PROMOTION_SCHEMA, migrations);
   const db = schemaDb<PromotionDatabase>(platform.db.db, PROMOTION_SCHEMA) as Kysely<PromotionDatabase>;
   const flags = platform.config.flags;
@@ -26,11 +27,14 @@ export async function createPromotionModule(platform: Platform, wiring: { killSw
   const handlers = createPromotionHandlers({
     db,
     killSwitch: wiring.killSwitch,
+    botVersion: wiring.botVersion,
+    skipHumanKinds: flags.skipHumanKinds,
     signingKey: statementKeysFromPem({ privateKeyPem: signingKeyPem }).privateKey!,
     kv: platform.kv,
     policy: { ...DEFAULT_GATE_POLICY, labEvidenceEnforce: flags.promotionLabEvidenceEnforce, trialLedgerEnforce: flags.trialLedgerNEnforce },
     approvalTtlSeconds: flags.approvalExpiryEnforcementEnabled ? flags.approvalTtlSeconds : undefined,
   });
+  if (flags.skipHumanKinds.length > 0) platform.log.warn({ kinds: flags.skipHumanKinds }, "SVC_PROMOTION_SKIP_HUMAN_KINDS: a submitter (never an agent) may waive human approval for these kinds");
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
   let sweeper: NodeJS.Timeout | undefined;

@@ -4,17 +4,26 @@ import type { KeyObject } from "node:crypto";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { signStatement } from "@svc/lib/signed-statement";
 import type { Kysely, Transaction } from "kysely";
-import { ListPromotionRequestsResponseSchema, PromotionKind, PromotionService, PromotionStatus, Verdict, type PromotionRequest } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
+import {
+  ListPromotionRequestsResponseSchema,
+  PromotionKind,
+  PromotionRequestSchema,
+  PromotionService,
+  PromotionStatus,
+  Verdict,
+  type PromotionRequest,
+} from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 import { PromotionApprovedSchema, PromotionRevokedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
-import { principalOf, type Principal } from "@svc/lib/auth";
+import { hasScope, principalOf, sameSubject, type Principal } from "@svc/lib/auth";
 import { enqueueEvent } from "@svc/lib/bus";
 import { isUniqueViolation } from "@svc/lib/db";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
 import type { KeyValueStore } from "@svc/lib/kv";
 import { decisionRefusal, TO, type HumanAction } from "../domain/decisions.js";
 import { killSwitchKeysFor, runGates, type GatePolicy } from "../domain/gates.js";
+import { humanReview } from "../domain/human-review.js";
 import * as repo from "../store/promotion.repository.js";
-import type { GateOutcomeRow, PromotionDatabase, RequestRow } from "../store/promotion.table.js";
+import type { GateOutcomeRow, KnownVersionRow, PromotionDatabase, RequestRow } from "../store/promotion.table.js";
 import { kindName, riskName, rowToRequest, statusName, submittedToStored, verdictName } from "./request-mapping.js";
 
 export const PROMOTION_SCHEMA = "promotion";
@@ -23,10 +32,23 @@ const DEFAULT_LIMIT = 100;
 /** Which kill-switch keys cover a bot (platform, fleet, bot); throws when it cannot tell. */
 export type KillSwitchCheck = (slug: string | undefined, fleet: string | undefined) => Promise<string[]>;
 
+/**
+ * Asks the bots service (the owner, over Connect) for a bot version the projection lacks: null
+ * when the owner has no such version; throws when it cannot be asked.
+ */
+export type BotVersionLookup = (botRef: string, version: number) => Promise<KnownVersionRow | null>;
+
+/** The scopes that may start or deploy with an ApprovedPromotion token: who may read it. */
+const TOKEN_READER_SCOPES = ["run:bots", "deploy:bots"];
+
 export interface PromotionDeps {
   db: Kysely<PromotionDatabase>;
   /** Asks the killswitch service; without one, the key-value keys are read directly. */
   killSwitch?: KillSwitchCheck;
+  /** Asks the bots service for a version the projection has not seen yet. */
+  botVersion?: BotVersionLookup;
+  /** Kinds whose submitter may waive human approval (SVC_PROMOTION_SKIP_HUMAN_KINDS). */
+  skipHumanKinds: readonly string[];
   /** Signs ApprovedPromotion tokens; the bots service verifies them offline. */
   signingKey: KeyObject;
   kv: KeyValueStore;
@@ -45,15 +67,45 @@ type Handlers = Omit<ServiceImpl<typeof PromotionService>, never>;
 export function createPromotionHandlers(deps: PromotionDeps): Handlers {
   const { db } = deps;
 
-  async function withDecisions(row: RequestRow): Promise<PromotionRequest> {
-    const token = row.status === "approved" || row.status === "promoted" ? await approvedPromotionToken(deps.signingKey, row) : "";
-    return rowToRequest(row, await repo.decisionsOf(db, [row.request_id]), token);
+  /** The request as `viewer` may see it: the token only for its approver and those who may start or deploy with it. */
+  async function withDecisions(row: RequestRow, viewer: Principal): Promise<PromotionRequest> {
+    const decisions = await repo.decisionsOf(db, [row.request_id]);
+    const issued = row.status === "approved" || row.status === "promoted";
+    const approver = decisions.some((d) => d.action === "approve" && sameSubject(d.actor, humanSubOf(viewer)));
+    const mayRead = approver || TOKEN_READER_SCOPES.some((s) => hasScope(viewer, s));
+    const token = issued && mayRead ? await approvedPromotionToken(deps.signingKey, row) : "";
+    return create(PromotionRequestSchema, { ...rowToRequest(row, decisions, token), approvedPromotionIssued: issued });
+  }
+
+  /** The artifact's bot version: the projection, else its owner; never a guess from a lagging projection. */
+  async function knownVersionOf(artifact: { botRef: string; version: number }): Promise<KnownVersionRow | null> {
+    const projected = await repo.findKnownVersion(db, artifact.botRef, artifact.version);
+    if (projected) return projected;
+    const unverifiable = (why: string, cause?: unknown) =>
+      svcError(
+        Code.Unavailable,
+        "artifact_unverifiable",
+        `bot ${artifact.botRef} version ${artifact.version} is not yet known to the promotion service and ${why}; nothing was recorded, send the request again in a moment`,
+        { field: "artifact", bot_ref: artifact.botRef, version: artifact.version },
+        { cause },
+      );
+    if (!deps.botVersion) throw unverifiable("no bots service is wired to ask");
+    let owned: KnownVersionRow | null;
+    try {
+      owned = await deps.botVersion(artifact.botRef, artifact.version);
+    } catch (err) {
+      throw unverifiable(`the bots service did not answer (${(err as Error).message})`, err);
+    }
+    if (owned) await db.transaction().execute((trx) => repo.upsertKnownVersion(trx, owned!));
+    return owned;
   }
 
   async function list(statuses: RequestRow["status"][] | undefined, limit: number) {
     const rows = await repo.listRequests(db, { statuses, limit: limit > 0 ? limit : DEFAULT_LIMIT });
     const decisions = await repo.decisionsOf(db, rows.map((r) => r.request_id));
-    return create(ListPromotionRequestsResponseSchema, { items: rows.map((r) => rowToRequest(r, decisions.filter((d) => d.request_id === r.request_id))) });
+    return create(ListPromotionRequestsResponseSchema, {
+      items: rows.map((r) => create(PromotionRequestSchema, { ...rowToRequest(r, decisions.filter((d) => d.request_id === r.request_id)), approvedPromotionIssued: r.status === "approved" || r.status === "promoted" })),
+    });
   }
 
   async function engagedKeys(slug: string | undefined, fleet: string | undefined): Promise<string[]> {
@@ -107,7 +159,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     if (killSwitchDenial) {
       throw svcError(Code.FailedPrecondition, "kill_switch_engaged", `a kill switch was engaged during review (${(killSwitchDenial as string[]).join(", ")}); the request is now denied`, { status: "denied", request_id: requestId });
     }
-    return withDecisions(row);
+    return withDecisions(row, p);
   }
 
   return {
@@ -125,12 +177,13 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
         throw svcError(Code.InvalidArgument, "validation_failed", "validation.verdict is FAIL: a strategy that failed independent validation cannot be submitted", { field: "validation.verdict" });
       }
       const artifact = req.artifact ? { botRef: req.artifact.botRef, version: req.artifact.version, versionHash: req.artifact.versionHash } : undefined;
-      const known = artifact ? ((await repo.findKnownVersion(db, artifact.botRef, artifact.version)) ?? null) : null;
+      const known = artifact ? await knownVersionOf(artifact) : null;
       const allocationTargets = req.kind === PromotionKind.ALLOCATION ? Object.keys(req.allocation?.capital ?? {}) : [];
       const engaged = known
         ? await engagedKeys(known.slug, known.fleet)
         : [...new Set((await Promise.all([engagedKeys(undefined, undefined), ...allocationTargets.map((t) => engagedKeys(t, t))])).flat())];
-      const requiresHuman = req.requiresHumanApproval ?? true;
+      const review = humanReview(kind, req.requiresHumanApproval, p.actorType === "agent" || p.delegated, deps.skipHumanKinds);
+      const requiresHuman = review.required;
       const ledger =
         deps.policy.trialLedgerEnforce && known
           ? (await db.selectFrom("trials").select(["spec_hash", "daily_returns"]).where("bot_id", "=", known.bot_id).orderBy("recorded_at").orderBy("trial_id").execute()).map((t) => ({
@@ -168,10 +221,14 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
             expires_at: deps.approvalTtlSeconds && status === "pending" ? new Date(Date.now() + deps.approvalTtlSeconds * 1000) : null,
           });
           const inserted = (await repo.findRequest(trx, req.requestId))!;
-          if (status === "approved") await emitApproved(trx, inserted, "(no human approval required)");
+          if (status === "approved") {
+            // The decision log names the policy that let the request through without a person.
+            await repo.insertDecision(trx, { request_id: req.requestId, actor: "(policy)", action: "auto_approve", note: review.policy, acr: "", amr: [], auth_time: null });
+            await emitApproved(trx, inserted, "(policy: SVC_PROMOTION_SKIP_HUMAN_KINDS)");
+          }
           return inserted;
         });
-        return withDecisions(row);
+        return withDecisions(row, p);
       } catch (err) {
         if (isUniqueViolation(err)) throw svcError(Code.AlreadyExists, "request_exists", `a promotion request with request_id "${req.requestId}" already exists`, { field: "request_id", request_id: req.requestId }, { cause: err });
         throw err;
@@ -183,10 +240,10 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
       return list(status ? [status] : undefined, req.limit);
     },
 
-    async getPromotionRequest(req) {
+    async getPromotionRequest(req, ctx) {
       const row = await repo.findRequest(db, req.requestId);
       if (!row) throw notFound(req.requestId);
-      return withDecisions(row);
+      return withDecisions(row, principalOf(ctx));
     },
 
     approvePromotionRequest: (req, ctx) => decide("approve", req.requestId, req.note, ctx),

@@ -484,11 +484,19 @@ export declare type PromotionRequest = Message<"svc.promotion.v1.PromotionReques
   updatedAt?: Timestamp | undefined;
 
   /**
-   * Present on the response of an approval: the signed ApprovedPromotion token.
+   * The signed ApprovedPromotion token of an approved or promoted request, shown only to its
+   * approver and to callers holding run:bots or deploy:bots (who may start or deploy with it).
    *
    * @generated from field: string approved_promotion = 17;
    */
   approvedPromotion: string;
+
+  /**
+   * True when a token exists, whoever reads the request.
+   *
+   * @generated from field: bool approved_promotion_issued = 18;
+   */
+  approvedPromotionIssued: boolean;
 };
 
 /**
@@ -576,11 +584,19 @@ export declare type PromotionRequestJson = {
   updatedAt?: TimestampJson;
 
   /**
-   * Present on the response of an approval: the signed ApprovedPromotion token.
+   * The signed ApprovedPromotion token of an approved or promoted request, shown only to its
+   * approver and to callers holding run:bots or deploy:bots (who may start or deploy with it).
    *
    * @generated from field: string approved_promotion = 17;
    */
   approvedPromotion?: string;
+
+  /**
+   * True when a token exists, whoever reads the request.
+   *
+   * @generated from field: bool approved_promotion_issued = 18;
+   */
+  approvedPromotionIssued?: boolean;
 };
 
 /**
