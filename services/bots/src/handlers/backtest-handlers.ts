@@ -3,11 +3,12 @@ import { create, toBinary, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { sql, type Kysely, type Transaction } from "kysely";
-import { BotDeploymentSchema, BotsService, DeploymentStatus, DeploymentTarget, ListBotDeploymentsResponseSchema, type BotDeployment } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { BotDeploymentSchema, BotsService, type BotSpec, DeploymentStatus, DeploymentTarget, ListBotDeploymentsResponseSchema, type BotDeployment } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { enqueueEvent } from "@svc/lib/bus";
 import { Code, svcError } from "@svc/lib/errors";
-import { BacktestRun, DEFAULT_DATA_SOURCE, EngineInputError, engineSettingsFrom, loadBars, resolveStrategy, type Bars, type RunMetrics } from "../engine/index.js";
+import { BacktestRun, DEFAULT_DATA_SOURCE, EngineInputError, engineSettingsFrom, loadBars, resolveStrategy, type Bars, type EngineSettings, type RunMetrics } from "../engine/index.js";
+import { stillHeld } from "../runtime/backtest-recovery.js";
 import { TaskCancelled, yieldToEventLoop, type TaskRunner } from "../runtime/task-runner.js";
 import * as repo from "../store/bots.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
@@ -16,16 +17,41 @@ import { botNotFound } from "./bot-errors.js";
 
 const SCHEMA = "bots";
 const CHUNK = 250_000;
+/** How often a long run reads its row between slices, for a halt or takeover by another process. */
+const LOOK_EVERY_MS = 1_000;
+const now = () => sql<Date>`now()` as unknown as Date;
 
 type Handlers = Pick<ServiceImpl<typeof BotsService>, "backtestBot" | "listBotDeployments">;
+
+export interface BacktestDeps {
+  db: Kysely<BotsDatabase>;
+  tasks: TaskRunner;
+  /** This process's name on the rows of the backtests it runs (their lease). */
+  hostId: string;
+}
+
+/** A checked backtest, ready to run: everything comes from its deployment row and bot version. */
+interface Run {
+  id: string;
+  taskId: string;
+  botId: string;
+  version: number;
+  specHash: string;
+  strategy: ReturnType<typeof resolveStrategy>;
+  settings: EngineSettings;
+  bars: Bars;
+  dataSource: string;
+}
 
 /**
  * Backtests: the request checks everything a person could get wrong (bot, version, strategy,
  * parameters, data, range) and answers at once with a pending BotDeployment; the run goes
- * pending -> running -> success | failed in the background, and a success is recorded as a
- * trial in the TrialLedger (and announced) in the same transaction as the result.
+ * pending -> running -> success | failed (| halted) in the background, and a success is recorded
+ * as a trial in the TrialLedger (and announced) in the same transaction as the result. The row
+ * carries this process's lease, so that another process re-runs it if this one dies
+ * (runtime/backtest-recovery.ts).
  */
-export function createBacktestHandlers(deps: { db: Kysely<BotsDatabase>; tasks: TaskRunner }): Handlers {
+export function createBacktestHandlers(deps: BacktestDeps): Handlers {
   const { db } = deps;
   return {
     async backtestBot(req) {
@@ -37,12 +63,11 @@ export function createBacktestHandlers(deps: { db: Kysely<BotsDatabase>; tasks: 
       if (!versionRow) throw svcError(Code.NotFound, "version_not_found", `bot "${bot.slug}" has no version ${version}; it has 1 to ${bot.current_version}`, { field: "version" });
       const spec = storedToSpec(versionRow.spec);
       const dataSource = req.dataSource || DEFAULT_DATA_SOURCE;
-      let prepared: { bars: Bars; family: ReturnType<typeof resolveStrategy> };
+      const start = req.start ? timestampDate(req.start) : null;
+      const end = req.end ? timestampDate(req.end) : null;
+      let inputs: Awaited<ReturnType<typeof loadInputs>>;
       try {
-        if (!spec.strategy?.family) throw new EngineInputError("invalid_parameter", `version ${version} of bot "${bot.slug}" has no strategy; set strategy.family in its spec`, "strategy.family");
-        const family = resolveStrategy(spec.strategy.family, spec.strategy.parameters as Record<string, unknown> | undefined);
-        const bars = await loadBars(dataSource, req.start ? timestampDate(req.start).getTime() : undefined, req.end ? timestampDate(req.end).getTime() : undefined);
-        prepared = { bars, family };
+        inputs = await loadInputs(spec, `version ${version} of bot "${bot.slug}"`, dataSource, start, end);
       } catch (err) {
         if (err instanceof EngineInputError) throw svcError(Code.InvalidArgument, err.code, err.message, { field: err.field ?? "", ...(err.line ? { line: err.line } : {}) });
         throw err;
@@ -58,30 +83,10 @@ export function createBacktestHandlers(deps: { db: Kysely<BotsDatabase>; tasks: 
       const taskId = `bt-${id.slice(0, 8)}`;
       const row = await db
         .insertInto("bot_deployments")
-        .values({ id, bot_id: bot.id, version, target: "backtest", status: "pending", task_id: taskId, request: JSON.stringify({ data_source: dataSource, start: req.start ? timestampDate(req.start) : null, end: req.end ? timestampDate(req.end) : null }) })
+        .values({ id, bot_id: bot.id, version, target: "backtest", status: "pending", task_id: taskId, request: JSON.stringify({ data_source: dataSource, start, end }), host: deps.hostId, host_seen_at: now(), attempts: 1 })
         .returningAll()
         .executeTakeFirstOrThrow();
-
-      deps.tasks.submit(taskId, async () => {
-        await setStatus(db, id, "running");
-        const run = new BacktestRun(prepared.family.family.create(prepared.family.params), settings);
-        const { bars } = prepared;
-        for (let from = 0; from < bars.length; from += CHUNK) {
-          const to = Math.min(from + CHUNK, bars.length);
-          run.feed({ length: to - from, time: bars.time.subarray(from, to), open: bars.open.subarray(from, to), high: bars.high.subarray(from, to), low: bars.low.subarray(from, to), close: bars.close.subarray(from, to), volume: bars.volume.subarray(from, to) });
-          await yieldToEventLoop();
-          if (deps.tasks.cancelled(taskId)) throw new TaskCancelled();
-        }
-        const metrics = run.finish();
-        await db.transaction().execute(async (trx) => {
-          await trx
-            .updateTable("bot_deployments")
-            .set({ status: "success", result_summary: JSON.stringify(summaryOf(metrics, dataSource)), updated_at: sql<Date>`now()` as unknown as Date })
-            .where("id", "=", id)
-            .execute();
-          await recordTrial(trx, { botId: bot.id, version, specHash: versionRow.spec_hash, family: prepared.family.family.family, params: prepared.family.params, dataSource, metrics });
-        });
-      });
+      submitRun(deps, { id, taskId, botId: bot.id, version, specHash: versionRow.spec_hash, ...inputs, settings, dataSource });
       return rowToDeployment(row);
     },
 
@@ -94,17 +99,103 @@ export function createBacktestHandlers(deps: { db: Kysely<BotsDatabase>; tasks: 
   };
 }
 
-/** Marks a task failed with the reason; used by the task runner for any error of a run. */
-export async function failDeployment(db: Kysely<BotsDatabase>, taskId: string, err: unknown): Promise<void> {
-  await db
-    .updateTable("bot_deployments")
-    .set({ status: err instanceof TaskCancelled ? "halted" : "failed", error: (err as Error)?.message ?? String(err), updated_at: sql<Date>`now()` as unknown as Date })
-    .where("task_id", "=", taskId)
-    .execute();
+/** Strategy and bars of a run; throws EngineInputError for what a person got wrong. */
+async function loadInputs(spec: BotSpec, what: string, dataSource: string, start: Date | null, end: Date | null): Promise<{ strategy: Run["strategy"]; bars: Bars }> {
+  if (!spec.strategy?.family) throw new EngineInputError("invalid_parameter", `${what} has no strategy; set strategy.family in its spec`, "strategy.family");
+  const strategy = resolveStrategy(spec.strategy.family, spec.strategy.parameters as Record<string, unknown> | undefined);
+  const bars = await loadBars(dataSource, start?.getTime(), end?.getTime());
+  return { strategy, bars };
 }
 
-async function setStatus(db: Kysely<BotsDatabase>, id: string, status: DeploymentRow["status"]): Promise<void> {
-  await db.updateTable("bot_deployments").set({ status, updated_at: sql<Date>`now()` as unknown as Date }).where("id", "=", id).execute();
+/**
+ * Runs again, from scratch, a backtest whose lease this process just took over from a process
+ * that died. Inputs that no longer load end it failed; any other error is the caller's to handle.
+ */
+export async function resumeBacktest(deps: BacktestDeps, row: DeploymentRow): Promise<void> {
+  const versionRow = await deps.db.selectFrom("bot_versions").selectAll().where("bot_id", "=", row.bot_id).where("version", "=", row.version).executeTakeFirstOrThrow();
+  const spec = storedToSpec(versionRow.spec);
+  const request = row.request as { data_source?: string; start?: string | null; end?: string | null };
+  const dataSource = request.data_source || DEFAULT_DATA_SOURCE;
+  const date = (iso: string | null | undefined) => (iso ? new Date(iso) : null);
+  let run: Run;
+  try {
+    const inputs = await loadInputs(spec, `version ${row.version}`, dataSource, date(request.start), date(request.end));
+    run = { id: row.id, taskId: row.task_id, botId: row.bot_id, version: row.version, specHash: versionRow.spec_hash, ...inputs, settings: engineSettingsFrom(spec.engine), dataSource };
+  } catch (err) {
+    if (!(err instanceof EngineInputError)) throw err;
+    await failDeployment(deps.db, deps.hostId, row.task_id, err);
+    return;
+  }
+  submitRun(deps, run);
+}
+
+function submitRun(deps: BacktestDeps, run: Run): void {
+  deps.tasks.submit(run.taskId, async () => {
+    if (!(await markRunning(deps, run.id))) return;
+    const metrics = await simulate(deps, run);
+    if (metrics) await recordSuccess(deps, run, metrics);
+  });
+}
+
+/** Halted or taken over before it started: the row is no longer this process's to run. */
+async function markRunning(deps: BacktestDeps, id: string): Promise<boolean> {
+  const updated = await deps.db
+    .updateTable("bot_deployments")
+    .set({ status: "running", updated_at: now() })
+    .where("id", "=", id)
+    .where("host", "=", deps.hostId)
+    .where("status", "in", ["pending", "running"])
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+/** The metrics of the whole run, or undefined when the row was halted or taken over meanwhile. */
+async function simulate(deps: BacktestDeps, run: Run): Promise<RunMetrics | undefined> {
+  const engine = new BacktestRun(run.strategy.family.create(run.strategy.params), run.settings);
+  const { bars } = run;
+  let lookedAt = Date.now();
+  for (let from = 0; from < bars.length; from += CHUNK) {
+    const to = Math.min(from + CHUNK, bars.length);
+    engine.feed({ length: to - from, time: bars.time.subarray(from, to), open: bars.open.subarray(from, to), high: bars.high.subarray(from, to), low: bars.low.subarray(from, to), close: bars.close.subarray(from, to), volume: bars.volume.subarray(from, to) });
+    await yieldToEventLoop();
+    if (deps.tasks.cancelled(run.taskId)) throw new TaskCancelled();
+    if (Date.now() - lookedAt < LOOK_EVERY_MS) continue;
+    if (!(await stillHeld(deps.db, run.id, deps.hostId))) return undefined;
+    lookedAt = Date.now();
+  }
+  return engine.finish();
+}
+
+/**
+ * The result and its trial, once: the write needs the row still running and held here, so a run
+ * halted or taken over meanwhile records nothing, and the trial id is the deployment's own id.
+ */
+async function recordSuccess(deps: BacktestDeps, run: Run, metrics: RunMetrics): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const done = await trx
+      .updateTable("bot_deployments")
+      .set({ status: "success", result_summary: JSON.stringify(summaryOf(metrics, run.dataSource)), updated_at: now() })
+      .where("id", "=", run.id)
+      .where("status", "=", "running")
+      .where("host", "=", deps.hostId)
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) === 0) return;
+    await recordTrial(trx, run, metrics);
+  });
+}
+
+/**
+ * Marks a task failed with the reason (halted when it was cancelled); used by the task runner for
+ * any error of a run. Only a row still live and held here: a halt or a takeover decided already.
+ */
+export async function failDeployment(db: Kysely<BotsDatabase>, hostId: string, taskId: string, err: unknown): Promise<void> {
+  await db
+    .updateTable("bot_deployments")
+    .set({ status: err instanceof TaskCancelled ? "halted" : "failed", error: (err as Error)?.message ?? String(err), updated_at: now() })
+    .where("task_id", "=", taskId)
+    .where("host", "=", hostId)
+    .where("status", "in", ["pending", "running"])
+    .execute();
 }
 
 function summaryOf(m: RunMetrics, dataSource: string): JsonObject {
@@ -126,18 +217,19 @@ function summaryOf(m: RunMetrics, dataSource: string): JsonObject {
   };
 }
 
-async function recordTrial(
-  trx: Transaction<BotsDatabase>,
-  t: { botId: string; version: number; specHash: string; family: string; params: Record<string, unknown>; dataSource: string; metrics: RunMetrics },
-): Promise<void> {
-  const trialId = randomUUID();
-  const returns = [...t.metrics.dailyReturns];
-  await trx
+async function recordTrial(trx: Transaction<BotsDatabase>, run: Run, metrics: RunMetrics): Promise<void> {
+  const family = run.strategy.family.family;
+  const params = run.strategy.params;
+  const returns = [...metrics.dailyReturns];
+  const inserted = await trx
     .insertInto("trial_ledger")
-    .values({ trial_id: trialId, bot_id: t.botId, version: t.version, spec_hash: t.specHash, strategy_family: t.family, parameters: JSON.stringify(t.params), data_source: t.dataSource, daily_returns: JSON.stringify(returns), sharpe: t.metrics.sharpe })
-    .execute();
-  const ev = create(TrialRecordedSchema, { trialId, botId: t.botId, version: t.version, specHash: t.specHash, strategyFamily: t.family, parametersJson: JSON.stringify(t.params), dataSource: t.dataSource, dailyReturns: returns, sharpe: t.metrics.sharpe });
-  await enqueueEvent(trx as unknown as Transaction<any>, SCHEMA, { subject: "svc.bots.trial_recorded", type: TrialRecordedSchema.typeName, payload: toBinary(TrialRecordedSchema, ev) });
+    .values({ trial_id: run.id, bot_id: run.botId, version: run.version, spec_hash: run.specHash, strategy_family: family, parameters: JSON.stringify(params), data_source: run.dataSource, daily_returns: JSON.stringify(returns), sharpe: metrics.sharpe })
+    .onConflict((oc) => oc.column("trial_id").doNothing())
+    .returning("trial_id")
+    .executeTakeFirst();
+  if (!inserted) return;
+  const ev = create(TrialRecordedSchema, { trialId: run.id, botId: run.botId, version: run.version, specHash: run.specHash, strategyFamily: family, parametersJson: JSON.stringify(params), dataSource: run.dataSource, dailyReturns: returns, sharpe: metrics.sharpe });
+  await enqueueEvent(trx as unknown as Parameters<typeof enqueueEvent>[0], SCHEMA, { subject: "svc.bots.trial_recorded", type: TrialRecordedSchema.typeName, payload: toBinary(TrialRecordedSchema, ev) });
 }
 
 const STATUS: Record<DeploymentRow["status"], DeploymentStatus> = {

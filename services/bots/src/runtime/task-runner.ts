@@ -5,9 +5,13 @@
  */
 export interface TaskRunner {
   submit(taskId: string, task: () => Promise<void>): void;
-  /** Asks every running task to stop at its next slice; returns their ids. */
-  cancelAll(): string[];
+  /** Asks those of the tasks that run here to stop at their next slice. */
+  cancel(taskIds: readonly string[]): void;
   cancelled(taskId: string): boolean;
+  /** The tasks submitted here that have not settled yet. */
+  ids(): string[];
+  /** False once `stop` was called: nothing may be submitted any more. */
+  accepting(): boolean;
   /** Resolves when every task submitted so far has settled (tests, shutdown). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -29,12 +33,12 @@ export function createTaskRunner(onError: (taskId: string, err: unknown) => void
         });
       running.set(taskId, p);
     },
-    cancelAll() {
-      const ids = [...running.keys()];
-      for (const id of ids) cancelledIds.add(id);
-      return ids;
+    cancel(taskIds) {
+      for (const id of taskIds) if (running.has(id)) cancelledIds.add(id);
     },
     cancelled: (taskId) => cancelledIds.has(taskId),
+    ids: () => [...running.keys()],
+    accepting: () => !stopped,
     async idle() {
       while (running.size > 0) await Promise.all(running.values());
     },
