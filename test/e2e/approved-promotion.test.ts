@@ -14,7 +14,7 @@ describe("the ApprovedPromotion token: issued on approval, verified offline by t
   let p: RunningPlatform;
   let bot: { id: string; spec_hash: string };
   const verify = (token: string, target = { id: bot.id, specHash: bot.spec_hash }) =>
-    assertApprovedPromotion({ db: schemaDb(p.platform.db.db, "bots"), publicKey: statementKeysFromPem({ publicKeyPem: p.platform.config.promotionTokens.publicKeyPem }).publicKey }, token, target);
+    assertApprovedPromotion({ db: schemaDb(p.platform.db.db, "bots"), schema: "bots", publicKey: statementKeysFromPem({ publicKeyPem: p.platform.config.promotionTokens.publicKeyPem }).publicKey }, token, target);
   const refusal = async (promise: Promise<unknown>) => {
     try {
       await promise;

@@ -49,6 +49,7 @@ export interface Config {
     licenseRegistryEnforced: boolean;
   };
   killSwitchPollIntervalS: number;
+  runnerLeaseS: number;
   /** Deadlines of the calls to each store, in milliseconds. */
   timeouts: { kvMs: number; dbMs: number; busMs: number };
   promotionTokens: { signingKeyPem?: string; publicKeyPem?: string };
@@ -173,6 +174,7 @@ function assemble(r: Raw): Config {
       licenseRegistryEnforced: b("SVC_LICENSE_REGISTRY_ENFORCED"),
     },
     killSwitchPollIntervalS: i("SVC_KILLSWITCH_POLL_INTERVAL_S"),
+    runnerLeaseS: i("SVC_RUNNER_LEASE_S"),
     timeouts: { kvMs: i("SVC_KV_TIMEOUT_MS"), dbMs: i("SVC_DB_TIMEOUT_MS"), busMs: i("SVC_BUS_TIMEOUT_MS") },
     promotionTokens: { signingKeyPem: s("SVC_PROMOTION_SIGNING_KEY_PEM"), publicKeyPem: s("SVC_PROMOTION_PUBLIC_KEY_PEM") },
     kubeApiUrl: s("SVC_KUBE_API_URL"),

@@ -70,6 +70,7 @@ export const SETTINGS = {
   SVC_KUBE_NAMESPACE: { kind: str, default: "svc", doc: "Namespace of the Bot custom resources a k8s deployment creates." },
   SVC_KUBE_TOKEN: { kind: str, doc: "Bearer token (service account) for the Kubernetes API server.", secret: true },
   SVC_KILLSWITCH_POLL_INTERVAL_S: { kind: int(1, 60), default: "5", doc: "How often runners poll their kill-switch keys." },
+  SVC_RUNNER_LEASE_S: { kind: int(3, 600), default: "15", doc: "Seconds a paper session's host may stay silent before another runner takes the session over; the old holder's writes are fenced off from then on." },
   SVC_KV_TIMEOUT_MS: { kind: int(50, 60_000), default: "1000", doc: "Deadline of every key-value (Redis) command; a hung Redis answers as unreachable after it." },
   SVC_DB_TIMEOUT_MS: { kind: int(100, 600_000), default: "10000", doc: "Deadline of every Postgres query and of taking a connection; a hung Postgres answers as unavailable after it." },
   SVC_BUS_TIMEOUT_MS: { kind: int(100, 60_000), default: "2000", doc: "Deadline of a NATS publish; NATS pings every SVC_BUS_TIMEOUT_MS and a silent server counts as disconnected after two missed pings." },

@@ -29,10 +29,15 @@ export async function openDatabase(opts: { url?: string; dataDir?: string; timeo
       connectionTimeoutMillis: timeoutMs,
       statement_timeout: timeoutMs,
       query_timeout: timeoutMs + 1_000,
-      idle_in_transaction_session_timeout: timeoutMs * 3,
+      // A client frozen inside a transaction (SIGSTOP, a long GC) must not hold its row locks for
+      // ever: the server ends its transaction, and a runner's lease can be taken over.
+      idle_in_transaction_session_timeout: timeoutMs,
     });
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     pool.on("error", () => {});
+    // A connection the server ends while it is checked out (the idle-in-transaction timeout after
+    // a freeze) fails its query; without a listener its 'error' event would crash the process.
+    pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: "postgres", close: () => db.destroy() };
   }

@@ -5,6 +5,8 @@ import * as liveArtifacts from "./2026-11-22T1610-live-artifacts.js";
 import * as deploymentsAndTrials from "./2026-11-22T1620-deployments-and-trials.js";
 import * as botEvents from "./2026-11-22T1640-bot-events.js";
 import * as sessionHosts from "./2026-11-22T1730-session-hosts.js";
+import * as backtestAttempts from "./2026-11-23T0900-backtest-attempts.js";
+import * as leaseEpoch from "./2026-11-23T0930-lease-epoch.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -15,4 +17,6 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T1620-deployments-and-trials": deploymentsAndTrials,
   "2026-11-22T1640-bot-events": botEvents,
   "2026-11-22T1730-session-hosts": sessionHosts,
+  "2026-11-23T0900-backtest-attempts": backtestAttempts,
+  "2026-11-23T0930-lease-epoch": leaseEpoch,
 };

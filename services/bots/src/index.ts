@@ -6,8 +6,9 @@ import { consumePromotionEvents } from "./consumers/promotion-events.js";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
 import { BOTS_SCHEMA, createBotsHandlers } from "./handlers/bots-handlers.js";
-import { createBacktestHandlers, failDeployment } from "./handlers/backtest-handlers.js";
+import { createBacktestHandlers, failDeployment, resumeBacktest } from "./handlers/backtest-handlers.js";
 import { createTaskRunner } from "./runtime/task-runner.js";
+import { backtestHostId, backtestRecovery } from "./runtime/backtest-recovery.js";
 import { PaperSessions } from "./runtime/paper-sessions.js";
 import { externalControl, inProcessControl } from "./runtime/session-control.js";
 import { createRuntimeHandlers } from "./handlers/runtime-handlers.js";
@@ -24,12 +25,15 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
   await migrateSchema(platform.db.db, BOTS_SCHEMA, migrations);
   const db = schemaDb<BotsDatabase>(platform.db.db, BOTS_SCHEMA) as Kysely<BotsDatabase>;
   const handlers = createBotsHandlers({ db, kv: platform.kv });
+  const hostId = backtestHostId();
   const tasks = createTaskRunner((taskId, err) => {
     platform.log.error({ err, task_id: taskId }, "background task failed");
-    void failDeployment(db, taskId, err).catch((e) => platform.log.error({ err: e, task_id: taskId }, "could not record the failure"));
+    void failDeployment(db, hostId, taskId, err).catch((e) => platform.log.error({ err: e, task_id: taskId }, "could not record the failure"));
   });
-  const backtests = createBacktestHandlers({ db, tasks });
-  const sessions = new PaperSessions({ db, log: platform.log, kv: platform.kv, bus: platform.bus, pollIntervalMs: platform.config.killSwitchPollIntervalS * 1000 });
+  const backtests = createBacktestHandlers({ db, tasks, hostId });
+  // Backtests left pending or running by a process that died are re-run here (see backtest-recovery).
+  const recovery = backtestRecovery({ db, tasks, hostId, log: platform.log, resume: (row) => resumeBacktest({ db, tasks, hostId }, row) });
+  const sessions = new PaperSessions({ db, log: platform.log, kv: platform.kv, bus: platform.bus, pollIntervalMs: platform.config.killSwitchPollIntervalS * 1000, leaseSeconds: platform.config.runnerLeaseS });
   const { publicKeyPem } = platform.config.promotionTokens;
   const external = platform.config.runners === "external";
   const control = external ? externalControl({ db, bus: platform.bus }) : inProcessControl(sessions);
@@ -58,18 +62,22 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
         schema: BOTS_SCHEMA,
         onRevoked: async (botId, requestId) => void (await control.haltBot(botId, `promotion ${requestId} revoked`)),
       });
+      await recovery.start();
       if (!external) {
         const resumed = await sessions.pickUp();
         if (resumed > 0) platform.log.info({ sessions: resumed }, "paper sessions resumed from their events");
         // Renews this host's lease on its sessions and takes over those of a host that died.
-        leaseTimer = setInterval(() => void sessions.pickUp().catch((err) => platform.log.warn({ err }, "session pick-up failed")), 5_000);
+        // Renew well inside the lease, so a busy event loop does not lose it.
+        leaseTimer = setInterval(() => void sessions.pickUp().catch((err) => platform.log.warn({ err }, "session pick-up failed")), Math.min(5_000, (platform.config.runnerLeaseS * 1000) / 3));
         leaseTimer.unref();
       }
     },
     async stop() {
       if (leaseTimer) clearInterval(leaseTimer);
       await sessions.detachAll();
+      // The leases stay renewed while the runs finish, so no other process re-runs them meanwhile.
       await tasks.stop();
+      await recovery.stop();
       await consumer?.stop();
       await relay?.stop();
     },

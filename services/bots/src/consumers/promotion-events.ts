@@ -1,7 +1,8 @@
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { fromBinary } from "@bufbuild/protobuf";
 import type { Kysely, Transaction } from "kysely";
-import { ArtifactActivatedSchema, PromotionApprovedSchema, PromotionRevokedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
-import { enqueueEvent, processOnce, type BusMessage, type BusSubscription, type EventBus } from "@svc/lib/bus";
+import { PromotionApprovedSchema, PromotionRevokedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
+import { processOnce, type BusMessage, type BusSubscription, type EventBus } from "@svc/lib/bus";
+import { activateArtifact } from "../store/live-artifacts.repository.js";
 
 const CONSUMER = "bots-promotion-events";
 
@@ -19,13 +20,7 @@ export function consumePromotionEvents(deps: { bus: EventBus; db: Kysely<any>; s
         case PromotionApprovedSchema.typeName: {
           const e = fromBinary(PromotionApprovedSchema, m.data);
           if (!e.botRef) return; // an allocation has no artifact to activate
-          await t
-            .insertInto("live_artifacts")
-            .values({ request_id: e.requestId, bot_id: e.botRef, version: e.version, version_hash: e.versionHash, live_eligible: true })
-            .onConflict((oc) => oc.column("request_id").doNothing())
-            .execute();
-          const activated = create(ArtifactActivatedSchema, { requestId: e.requestId, botId: e.botRef, version: e.version, versionHash: e.versionHash });
-          await enqueueEvent(trx, deps.schema, { subject: "svc.bots.artifact_activated", type: ArtifactActivatedSchema.typeName, payload: toBinary(ArtifactActivatedSchema, activated) });
+          await activateArtifact(trx, deps.schema, { requestId: e.requestId, botId: e.botRef, version: e.version, versionHash: e.versionHash });
           return;
         }
         case PromotionRevokedSchema.typeName: {

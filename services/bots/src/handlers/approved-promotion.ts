@@ -2,14 +2,18 @@ import type { KeyObject } from "node:crypto";
 import type { Kysely } from "kysely";
 import { Code, svcError } from "@svc/lib/errors";
 import { StatementError, verifyStatement } from "@svc/lib/signed-statement";
+import { activateArtifact } from "../store/live-artifacts.repository.js";
+import type { BotsDatabase } from "../store/bots.table.js";
 
 /**
  * Checks an ApprovedPromotion token before paper start or deploy: signed by the promotion
- * service, not expired, for this bot and this version hash, and for a request the live plane
- * activated and has not seen revoked. The bots service verifies; it does not trust.
+ * service, not expired, for this bot and this version hash, and for a request the live plane has
+ * not seen revoked. A token that verifies is usable the moment approve returns: when the
+ * approval event has not arrived yet, the token itself (signed by the promotion service)
+ * activates the artifact. The bots service verifies; it does not trust.
  */
 export async function assertApprovedPromotion(
-  deps: { db: Kysely<any>; publicKey: KeyObject | undefined },
+  deps: { db: Kysely<BotsDatabase>; schema: string; publicKey: KeyObject | undefined },
   token: string,
   bot: { id: string; specHash: string },
 ): Promise<{ requestId: string; version: number }> {
@@ -24,12 +28,10 @@ export async function assertApprovedPromotion(
   }
   if (claims.bot_id !== bot.id) throw refuse("it approves another bot");
   if (claims.version_hash !== bot.specHash) throw refuse("it approves another version of this bot");
-  const live = await deps.db
-    .selectFrom("live_artifacts")
-    .select(["live_eligible"])
-    .where("request_id", "=", String(claims.request_id))
-    .executeTakeFirst();
-  if (!live) throw refuse("its promotion has not been activated by the live plane yet; retry in a moment");
-  if (!live.live_eligible) throw refuse("its promotion was revoked");
-  return { requestId: String(claims.request_id), version: Number(claims.version) };
+  const requestId = String(claims.request_id);
+  const version = Number(claims.version);
+  const live = await deps.db.selectFrom("live_artifacts").select(["live_eligible"]).where("request_id", "=", requestId).executeTakeFirst();
+  if (live && !live.live_eligible) throw refuse("its promotion was revoked");
+  if (!live) await deps.db.transaction().execute((trx) => activateArtifact(trx, deps.schema, { requestId, botId: bot.id, version, versionHash: bot.specHash }));
+  return { requestId, version };
 }

@@ -14,10 +14,12 @@ import type { SessionControl } from "../runtime/session-control.js";
 import { applyBotResource, type KubeTarget } from "../runtime/kubernetes.js";
 import { randomUUID } from "node:crypto";
 import type { TaskRunner } from "../runtime/task-runner.js";
+import { haltBacktests } from "../runtime/backtest-recovery.js";
 import * as repo from "../store/bots.repository.js";
 import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { assertApprovedPromotion } from "./approved-promotion.js";
+import { BOTS_SCHEMA } from "./bots-handlers.js";
 import { rowToDeployment } from "./backtest-handlers.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound } from "./bot-errors.js";
@@ -42,7 +44,7 @@ export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions
   const startPaper = async (botRef: string, token: string, dataSource: string, speed: number) => {
     const bot = await mustFind(botRef);
     if (bot.status === "archived") throw svcError(Code.FailedPrecondition, "bot_archived", `bot "${bot.slug}" is archived; restore it before trading it`, { status: "archived" });
-    await assertApprovedPromotion({ db, publicKey: deps.publicKey }, token, { id: bot.id, specHash: bot.spec_hash });
+    await assertApprovedPromotion({ db, schema: BOTS_SCHEMA, publicKey: deps.publicKey }, token, { id: bot.id, specHash: bot.spec_hash });
     const running = await sessions.runningTaskOf(bot.id);
     if (running) throw svcError(Code.AlreadyExists, "session_running", `bot "${bot.slug}" already has a running paper session ${running}; stop it first`, { task_id: running });
     const spec = storedToSpec(bot.spec);
@@ -77,7 +79,9 @@ export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions
     },
 
     async haltAllBots(req) {
-      const ids = [...(await sessions.haltAll(req.reason || "platform halt")), ...deps.tasks.cancelAll()];
+      const reason = req.reason || "platform halt";
+      const [paper, backtests] = await Promise.all([sessions.haltAll(reason), haltBacktests(db, deps.tasks, reason)]);
+      const ids = [...paper, ...backtests];
       return create(HaltResultSchema, { scope: "platform: bot deployments (paper sessions and backtests)", halted: ids.length, taskIds: ids });
     },
 
@@ -91,8 +95,8 @@ export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions
       return create(HaltResultSchema, { scope: "deployments of drl_policy artifacts (none run: the live plane runs strategies only)", halted: 0, taskIds: [] });
     },
 
-    async haltWorkflows() {
-      const ids = deps.tasks.cancelAll();
+    async haltWorkflows(req) {
+      const ids = await haltBacktests(db, deps.tasks, req.reason || "halted by request");
       return create(HaltResultSchema, { scope: "background tasks (backtests)", halted: ids.length, taskIds: ids });
     },
 
@@ -130,7 +134,7 @@ export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions
         throw svcError(Code.FailedPrecondition, "kubernetes_not_configured", "deploying to k8s needs a cluster: set SVC_KUBE_API_URL (and SVC_KUBE_TOKEN) for the bots service", { setting: "SVC_KUBE_API_URL" });
       }
       if (bot.status === "archived") throw svcError(Code.FailedPrecondition, "bot_archived", `bot "${bot.slug}" is archived; restore it before deploying it`, { status: "archived" });
-      await assertApprovedPromotion({ db, publicKey: deps.publicKey }, req.approvedPromotion, { id: bot.id, specHash: bot.spec_hash });
+      await assertApprovedPromotion({ db, schema: BOTS_SCHEMA, publicKey: deps.publicKey }, req.approvedPromotion, { id: bot.id, specHash: bot.spec_hash });
       const applied = await applyBotResource(deps.kube, { slug: bot.slug, fleet: bot.fleet, version: bot.current_version, specHash: bot.spec_hash, approvedPromotion: req.approvedPromotion });
       const id = randomUUID();
       const row = await db

@@ -15,7 +15,7 @@ const config = loadConfig();
 const platform = await openPlatform(config, "bots-runner");
 await migrateSchema(platform.db.db, "bots", migrations);
 const db = schemaDb<BotsDatabase>(platform.db.db, "bots") as Kysely<BotsDatabase>;
-const sessions = new PaperSessions({ db, log: platform.log, kv: platform.kv, bus: platform.bus, pollIntervalMs: config.killSwitchPollIntervalS * 1000 });
+const sessions = new PaperSessions({ db, log: platform.log, kv: platform.kv, bus: platform.bus, pollIntervalMs: config.killSwitchPollIntervalS * 1000, leaseSeconds: config.runnerLeaseS });
 
 let picking = Promise.resolve(0);
 const pickUp = () => (picking = picking.then(() => sessions.pickUp()).catch((err) => (platform.log.error({ err }, "pick-up failed"), 0)));

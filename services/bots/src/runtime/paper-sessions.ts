@@ -9,7 +9,7 @@ import { storedToSpec } from "../handlers/bot-mapping.js";
 import { BotRunner, type HaltMode } from "../runner/bot-runner.js";
 import type { RunnerEvent } from "../runner/events.js";
 import { keysFor, watchKillSwitch } from "../runner/kill-switch-watcher.js";
-import { appendEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
+import { appendEvents, LeaseLost, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 
 export interface NewSession {
@@ -40,6 +40,8 @@ interface Session {
   watcher: ReturnType<typeof watchKillSwitch>;
   /** Halted by a kill switch: restarts by itself on release. */
   parked: boolean;
+  /** The park and unpark steps of this session, chained so they never interleave. */
+  steps: Promise<void>;
 }
 
 export interface SessionDeps {
@@ -48,6 +50,8 @@ export interface SessionDeps {
   kv: KeyValueStore;
   bus: EventBus;
   pollIntervalMs: number;
+  /** Seconds without renewal after which another host may take a session over (SVC_RUNNER_LEASE_S). */
+  leaseSeconds?: number;
 }
 
 /**
@@ -90,12 +94,27 @@ export class PaperSessions {
     await this.dropEnded();
     // Renew this host's lease, then claim what nobody holds or a silent host held.
     await this.deps.db.updateTable("bot_deployments").set({ host_seen_at: sql<Date>`now()` as unknown as Date }).where("host", "=", this.hostId).execute();
+    // A claim from another host bumps the lease epoch: the previous holder's appends are refused from then on.
+    const leaseSeconds = this.deps.leaseSeconds ?? 15;
     const rows = await this.deps.db
       .updateTable("bot_deployments")
-      .set({ host: this.hostId, host_seen_at: sql<Date>`now()` as unknown as Date })
-      .where("target", "=", "paper")
-      .where((eb) => eb.or([eb("status", "=", "running"), eb.and([eb("status", "=", "halted"), eb("error", "=", "kill switch")])]))
-      .where((eb) => eb.or([eb("host", "is", null), eb("host", "=", this.hostId), eb("host_seen_at", "<", sql<Date>`now() - interval '15 seconds'`)]))
+      .set({
+        host: this.hostId,
+        host_seen_at: sql<Date>`now()` as unknown as Date,
+        lease_epoch: sql<string>`case when host = ${this.hostId} then lease_epoch else lease_epoch + 1 end` as unknown as string,
+      })
+      // A row locked by a holder that froze mid-append is skipped, not waited on: the server ends
+      // that holder's transaction (idle_in_transaction_session_timeout) and the next pass claims it.
+      .where("task_id", "in", (eb) =>
+        eb
+          .selectFrom("bot_deployments")
+          .select("task_id")
+          .where("target", "=", "paper")
+          .where((w) => w.or([w("status", "=", "running"), w.and([w("status", "=", "halted"), w("error", "=", "kill switch")])]))
+          .where((w) => w.or([w("host", "is", null), w("host", "=", this.hostId), w("host_seen_at", "<", sql<Date>`now() - make_interval(secs => ${leaseSeconds})`)]))
+          .forUpdate()
+          .skipLocked(),
+      )
       .returningAll()
       .execute();
     let taken = 0;
@@ -112,14 +131,43 @@ export class PaperSessions {
     return taken;
   }
 
-  /** Ends sessions whose row says another decision was taken (a stop or halt the bus did not deliver). */
+  /**
+   * Ends sessions whose row says another decision was taken (a stop or halt the bus did not
+   * deliver), and lets go, without writing anything, of sessions another host took over while
+   * this one was silent (paused, partitioned).
+   */
   private async dropEnded(): Promise<void> {
     if (this.sessions.size === 0) return;
-    const rows = await this.deps.db.selectFrom("bot_deployments").select(["task_id", "status", "error"]).where("task_id", "in", [...this.sessions.keys()]).execute();
+    const rows = await this.deps.db.selectFrom("bot_deployments").select(["task_id", "status", "error", "host", "lease_epoch"]).where("task_id", "in", [...this.sessions.keys()]).execute();
     for (const r of rows) {
+      const s = this.sessions.get(r.task_id);
+      if (s && (r.host !== this.hostId || String(r.lease_epoch) !== String(s.row.lease_epoch))) {
+        await this.abandon(r.task_id);
+        continue;
+      }
       const live = r.status === "running" || (r.status === "halted" && r.error === "kill switch");
       if (!live) await this.stop(r.task_id, r.status === "success" ? "success" : "halted", "stopped by the bots service");
     }
+  }
+
+  private serially(s: Session, step: () => Promise<void>, what: string): void {
+    s.steps = s.steps.then(step).catch(this.failed(s.row.task_id, what));
+  }
+
+  /** The lease moved on: stop this host's copy of the session at once and write nothing more. */
+  private async abandon(taskId: string): Promise<void> {
+    const s = await this.end(taskId);
+    if (!s) return;
+    this.deps.log.warn({ task_id: taskId }, "paper session lease moved to another host; stopped here without writing");
+    if (s.runner) s.runner.phase = "Stopped";
+  }
+
+  /** Handles a failed session step: a lost lease is abandoned quietly, anything else is logged. */
+  private failed(taskId: string, what: string) {
+    return (err: unknown) => {
+      if (err instanceof LeaseLost) return this.abandon(taskId);
+      this.deps.log.error({ err, task_id: taskId }, what);
+    };
   }
 
   private async attach(row: DeploymentRow, spec: Record<string, unknown>, fresh: boolean, parked = false): Promise<void> {
@@ -128,13 +176,15 @@ export class PaperSessions {
       row,
       spec,
       parked,
+      steps: Promise.resolve(),
       watcher: watchKillSwitch({
         kv: this.deps.kv,
         bus: this.deps.bus,
         keys: keysFor(bot.slug, bot.fleet),
         pollMs: this.deps.pollIntervalMs,
-        onEngage: (e) => void this.park(row.task_id, `kill switch ${e.key}: ${e.reason || "engaged"}`, e.mode).catch((err) => this.deps.log.error({ err }, "kill switch halt failed")),
-        onRelease: () => void this.unpark(row.task_id).catch((err) => this.deps.log.error({ err }, "restart after release failed")),
+        // One at a time and in order: a release and an engage in quick succession must end halted.
+        onEngage: (e) => this.serially(session, () => this.park(row.task_id, `kill switch ${e.key}: ${e.reason || "engaged"}`, e.mode), "kill switch halt failed"),
+        onRelease: () => this.serially(session, () => this.unpark(row.task_id), "restart after release failed"),
         onBlind: (blind) => session.runner?.setFrozen(blind, blind ? "neither the kill-switch store nor the bus is reachable" : "kill-switch store or bus reachable again"),
       }),
     };
@@ -153,7 +203,8 @@ export class PaperSessions {
     const state = await stateAsOf(this.deps.db, row.bot_id);
     const seen = fresh ? [] : await taskEvents(this.deps.db, row.task_id);
     const lastBar = seen.filter((e) => e.type === "bar_received").at(-1);
-    const sink = (events: RunnerEvent[]) => appendEvents(this.deps.db, row.bot_id, row.task_id, events);
+    const fence = { host: this.hostId, epoch: String(row.lease_epoch) };
+    const sink = (events: RunnerEvent[]) => appendEvents(this.deps.db, row.bot_id, row.task_id, events, fence);
     await sink(
       fresh
         ? [
@@ -191,7 +242,7 @@ export class PaperSessions {
         await sink([{ type: "phase_changed", data: { phase: "Stopped", reason: "the data feed ended" } }]);
         await this.setStatus(row.task_id, "success");
       })
-      .catch((err) => this.deps.log.error({ err, task_id: row.task_id }, "paper session failed"));
+      .catch(this.failed(row.task_id, "paper session failed"));
   }
 
   private async park(taskId: string, reason: string, mode: HaltMode): Promise<void> {
@@ -208,9 +259,10 @@ export class PaperSessions {
 
   private async unpark(taskId: string): Promise<void> {
     const s = this.sessions.get(taskId);
-    if (!s || !s.parked) return;
-    await this.setStatus(taskId, "running", null);
+    if (!s || !s.parked || s.watcher.engaged()) return;
+    // Running first, then the status: whoever sees status running also sees phase Running.
     await this.launch(s, false);
+    await this.setStatus(taskId, "running", null);
     this.announce(s, "Running");
   }
 
@@ -269,6 +321,8 @@ export class PaperSessions {
       .updateTable("bot_deployments")
       .set({ status, ...(error !== undefined ? { error } : {}), updated_at: sql<Date>`now()` as unknown as Date })
       .where("task_id", "=", taskId)
+      // Only the lease holder decides a session's status: a host that lost it writes nothing.
+      .where("host", "=", this.hostId)
       .execute();
   }
 }

@@ -10,6 +10,18 @@ export interface BotsDatabase {
   trial_ledger: TrialLedgerTable;
   bot_events: BotEventsTable;
   bot_checkpoints: BotCheckpointsTable;
+  live_artifacts: LiveArtifactsTable;
+}
+
+/** Artifacts the live plane may run, each from one approved promotion request. */
+export interface LiveArtifactsTable {
+  request_id: string;
+  bot_id: string;
+  version: number;
+  version_hash: string;
+  live_eligible: boolean;
+  activated_at: ColumnType<Date, never, never>;
+  revoked_at: ColumnType<Date | null, never, Date | null>;
 }
 
 export interface BotEventsTable {
@@ -39,6 +51,10 @@ export interface BotDeploymentsTable {
   error: string | null;
   host: ColumnType<string | null, string | null | undefined, string | null>;
   host_seen_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Backtests: how many processes have started the run (a lease taken over is one more). */
+  attempts: ColumnType<number, number | undefined, number>;
+  /** Paper sessions: bumped each time the lease moves to another host; appends carry it as a fence. */
+  lease_epoch: ColumnType<string, number | string | undefined, number | string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -6,15 +6,41 @@ import type { BotsDatabase } from "./bots.table.js";
 type Db = Kysely<BotsDatabase>;
 const CHECKPOINT_EVERY = 500;
 
+/** The lease a session's holder claimed: its host name and the epoch the claim set. */
+export interface LeaseFence {
+  host: string;
+  epoch: string;
+}
+
+/** Raised to a holder whose lease moved to another host: it must stop the session at once. */
+export class LeaseLost extends Error {
+  constructor(
+    readonly taskId: string,
+    readonly holder: { host: string | null; epoch: string },
+  ) {
+    super(`the lease of session ${taskId} moved to ${holder.host ?? "nobody"} (epoch ${holder.epoch}); this holder stops`);
+    this.name = "LeaseLost";
+  }
+}
+
 /**
  * Appends events with the bot's next sequence numbers. The bot row is locked meanwhile, so two
- * writers of one bot never take the same number; a deleted bot takes no more events.
+ * writers of one bot never take the same number; a deleted bot takes no more events. With a
+ * fence, the append is refused unless the session's lease is still the one the writer claimed:
+ * a runner paused past its lease and resumed cannot write a bar or an order twice.
  */
-export async function appendEvents(db: Db, botId: string, taskId: string, events: RunnerEvent[]): Promise<void> {
+export async function appendEvents(db: Db, botId: string, taskId: string, events: RunnerEvent[], fence?: LeaseFence): Promise<void> {
   if (events.length === 0) return;
   await db.transaction().execute(async (trx) => {
     const bot = await trx.selectFrom("bots").select("id").where("id", "=", botId).forUpdate().executeTakeFirst();
     if (!bot) throw new Error(`bot ${botId} no longer exists`);
+    if (fence) {
+      // Locking the deployment row orders this append against a takeover (which updates that row):
+      // either the takeover committed first and is seen here, or it waits until these events are
+      // committed, and the new holder, reading the events after its claim, resumes after them.
+      const lease = await trx.selectFrom("bot_deployments").select(["host", "lease_epoch"]).where("task_id", "=", taskId).forUpdate().executeTakeFirst();
+      if (!lease || lease.host !== fence.host || String(lease.lease_epoch) !== fence.epoch) throw new LeaseLost(taskId, { host: lease?.host ?? null, epoch: String(lease?.lease_epoch ?? "?") });
+    }
     const { max } = await trx.selectFrom("bot_events").select(sql<string>`coalesce(max(seq), 0)`.as("max")).where("bot_id", "=", botId).executeTakeFirstOrThrow();
     const base = Number(max);
     await trx

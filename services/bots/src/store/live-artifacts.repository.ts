@@ -1,0 +1,31 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import type { Transaction } from "kysely";
+import { ArtifactActivatedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
+import { enqueueEvent } from "@svc/lib/bus";
+import type { BotsDatabase } from "./bots.table.js";
+
+export interface Activation {
+  requestId: string;
+  botId: string;
+  version: number;
+  versionHash: string;
+}
+
+/**
+ * Makes an approved artifact live eligible and announces it, once per request: whichever comes
+ * first, the promotion.approved event or a verified ApprovedPromotion token presented at paper
+ * start, activates it; the other finds it done. Returns whether this call activated it.
+ */
+export async function activateArtifact(trx: Transaction<BotsDatabase>, schema: string, a: Activation): Promise<boolean> {
+  const inserted = await trx
+    .withSchema(schema)
+    .insertInto("live_artifacts")
+    .values({ request_id: a.requestId, bot_id: a.botId, version: a.version, version_hash: a.versionHash, live_eligible: true })
+    .onConflict((oc) => oc.column("request_id").doNothing())
+    .returning("request_id")
+    .executeTakeFirst();
+  if (!inserted) return false;
+  const activated = create(ArtifactActivatedSchema, { requestId: a.requestId, botId: a.botId, version: a.version, versionHash: a.versionHash });
+  await enqueueEvent(trx as unknown as Parameters<typeof enqueueEvent>[0], schema, { subject: "svc.bots.artifact_activated", type: ArtifactActivatedSchema.typeName, payload: toBinary(ArtifactActivatedSchema, activated) });
+  return true;
+}
