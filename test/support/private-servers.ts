@@ -48,7 +48,7 @@ function controls(proc: ChildProcess, url: string, after?: () => void): PrivateS
   return {
     url,
     stop: () => {
-      if (proc.exitCode === null) proc.kill("SIGCONT");
+      if (!exited(proc)) proc.kill("SIGCONT");
       return kill(proc, after);
     },
     pause: () => void proc.kill("SIGSTOP"),
@@ -73,8 +73,13 @@ export async function startPrivateRedis(): Promise<PrivateServer> {
 
 function kill(proc: ChildProcess, after: () => void = () => {}): Promise<void> {
   return new Promise((resolve) => {
-    if (proc.exitCode !== null) return resolve(after());
+    // A process ended by a signal keeps exitCode null: stopping it twice must not wait for an exit that happened.
+    if (exited(proc)) return resolve(after());
     proc.once("exit", () => resolve(after()));
     proc.kill("SIGKILL");
   });
+}
+
+function exited(proc: ChildProcess): boolean {
+  return proc.exitCode !== null || proc.signalCode !== null;
 }
