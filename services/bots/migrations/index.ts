@@ -7,6 +7,7 @@ import * as botEvents from "./2026-11-22T1640-bot-events.js";
 import * as sessionHosts from "./2026-11-22T1730-session-hosts.js";
 import * as backtestAttempts from "./2026-11-23T0900-backtest-attempts.js";
 import * as leaseEpoch from "./2026-11-23T0930-lease-epoch.js";
+import * as allocations from "./2026-11-23T1000-allocations.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T1730-session-hosts": sessionHosts,
   "2026-11-23T0900-backtest-attempts": backtestAttempts,
   "2026-11-23T0930-lease-epoch": leaseEpoch,
+  "2026-11-23T1000-allocations": allocations,
 };

@@ -2,36 +2,44 @@ import { fromBinary } from "@bufbuild/protobuf";
 import type { Kysely, Transaction } from "kysely";
 import { PromotionApprovedSchema, PromotionRevokedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { processOnce, type BusMessage, type BusSubscription, type EventBus } from "@svc/lib/bus";
-import { activateArtifact } from "../store/live-artifacts.repository.js";
+import { applyAllocation, botsTradingAllocation, revokeAllocation } from "../store/allocations.repository.js";
+import type { BotsDatabase } from "../store/bots.table.js";
+import { activateArtifact, announceActivated } from "../store/live-artifacts.repository.js";
 
 const CONSUMER = "bots-promotion-events";
 
 /**
  * The live plane's side of the crossing, once per event: an approved artifact becomes live
- * eligible and the activation is announced (the promotion service then finalizes the request to
- * promoted); a revoked one stops being live eligible.
+ * eligible, an approved allocation's capital is applied to its bots and fleets, and either is
+ * announced (the promotion service then finalizes the request to promoted); a revoked one stops
+ * being live eligible, or its capital is withdrawn, and what runs on it halts.
  */
 export function consumePromotionEvents(deps: { bus: EventBus; db: Kysely<any>; schema: string; onRevoked: (botId: string, requestId: string) => Promise<void> }): Promise<BusSubscription> {
   return deps.bus.subscribe("svc.promotion.>", { durable: CONSUMER }, async (m: BusMessage) => {
-    let revokedBot: { botId: string; requestId: string } | undefined;
-    await processOnce(deps.db, deps.schema, CONSUMER, m.id, async (trx: Transaction<any>) => {
-      const t = trx.withSchema(deps.schema);
+    let revoked: { botIds: string[]; requestId: string } | undefined;
+    await processOnce(deps.db, deps.schema, CONSUMER, m.id, async (raw: Transaction<any>) => {
+      const trx = raw.withSchema(deps.schema) as unknown as Transaction<BotsDatabase>;
       switch (m.headers["svc-event-type"]) {
         case PromotionApprovedSchema.typeName: {
           const e = fromBinary(PromotionApprovedSchema, m.data);
-          if (!e.botRef) return; // an allocation has no artifact to activate
-          await activateArtifact(trx, deps.schema, { requestId: e.requestId, botId: e.botRef, version: e.version, versionHash: e.versionHash });
+          const activation = { requestId: e.requestId, botId: e.botRef, version: e.version, versionHash: e.versionHash };
+          if (e.botRef) await activateArtifact(trx, deps.schema, activation);
+          else if ((await applyAllocation(trx, e.requestId, e.capital, (e.limits ?? {}) as Record<string, unknown>)) > 0) await announceActivated(trx, deps.schema, activation);
           return;
         }
         case PromotionRevokedSchema.typeName: {
           const e = fromBinary(PromotionRevokedSchema, m.data);
-          await t.updateTable("live_artifacts").set({ live_eligible: false, revoked_at: new Date() }).where("request_id", "=", e.requestId).execute();
-          if (e.botRef) revokedBot = { botId: e.botRef, requestId: e.requestId };
+          if (e.botRef) {
+            await trx.updateTable("live_artifacts").set({ live_eligible: false, revoked_at: new Date() }).where("request_id", "=", e.requestId).execute();
+            revoked = { botIds: [e.botRef], requestId: e.requestId };
+          } else if (await revokeAllocation(trx, e.requestId)) {
+            revoked = { botIds: await botsTradingAllocation(trx, e.requestId), requestId: e.requestId };
+          }
           return;
         }
       }
     });
-    // After the commit: what runs a revoked artifact halts (a redelivery finds nothing left to halt).
-    if (revokedBot) await deps.onRevoked(revokedBot.botId, revokedBot.requestId);
+    // After the commit: what runs a revoked artifact or capital halts (a redelivery finds nothing left to halt).
+    for (const botId of revoked?.botIds ?? []) await deps.onRevoked(botId, revoked!.requestId);
   });
 }

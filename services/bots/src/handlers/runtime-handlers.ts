@@ -20,6 +20,7 @@ import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { assertApprovedPromotion } from "./approved-promotion.js";
 import { BOTS_SCHEMA } from "./bots-handlers.js";
+import { capitalFor } from "../store/allocations.repository.js";
 import { rowToDeployment } from "./backtest-handlers.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound } from "./bot-errors.js";
@@ -55,7 +56,8 @@ export function createRuntimeHandlers(deps: { db: Kysely<BotsDatabase>; sessions
       if (err instanceof EngineInputError) throw svcError(Code.InvalidArgument, err.code, err.message, { field: err.field ?? "" });
       throw err;
     }
-    const row = await sessions.start({ botId: bot.id, version: bot.current_version, spec: bot.spec, dataSource: dataSource || DEFAULT_DATA_SOURCE, speed: speed > 0 ? speed : 10 });
+    const allocation = await capitalFor(db, bot.slug, bot.fleet);
+    const row = await sessions.start({ botId: bot.id, version: bot.current_version, spec: bot.spec, dataSource: dataSource || DEFAULT_DATA_SOURCE, speed: speed > 0 ? speed : 10, allocation });
     return rowToDeployment(row);
   };
 

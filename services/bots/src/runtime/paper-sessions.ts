@@ -18,6 +18,8 @@ export interface NewSession {
   spec: Record<string, unknown>;
   dataSource: string;
   speed: number;
+  /** The approved allocation whose capital the session trades instead of the spec's initial cash. */
+  allocation?: { requestId: string; capital: number };
 }
 
 /** The deployment row of a new paper session, status running, before any runner takes it on. */
@@ -25,7 +27,7 @@ export async function insertPaperDeployment(db: Kysely<BotsDatabase>, p: NewSess
   const id = randomUUID();
   return db
     .insertInto("bot_deployments")
-    .values({ id, bot_id: p.botId, version: p.version, target: "paper", status: "running", task_id: `paper-${id.slice(0, 8)}`, request: JSON.stringify({ data_source: p.dataSource, speed: p.speed }), host, host_seen_at: host ? new Date() : null })
+    .values({ id, bot_id: p.botId, version: p.version, target: "paper", status: "running", task_id: `paper-${id.slice(0, 8)}`, request: JSON.stringify({ data_source: p.dataSource, speed: p.speed, ...(p.allocation ? { allocation_request_id: p.allocation.requestId, initial_cash: p.allocation.capital } : {}) }), host, host_seen_at: host ? new Date() : null })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -195,9 +197,10 @@ export class PaperSessions {
   private async launch(session: Session, fresh: boolean): Promise<void> {
     const { row } = session;
     const spec = storedToSpec(session.spec);
-    const request = row.request as { data_source: string; speed: number };
+    const request = row.request as { data_source: string; speed: number; initial_cash?: number };
     const { family, params } = resolveStrategy(spec.strategy?.family ?? "", spec.strategy?.parameters as Record<string, unknown> | undefined);
-    const settings = engineSettingsFrom(spec.engine);
+    const fromSpec = engineSettingsFrom(spec.engine);
+    const settings = request.initial_cash ? { ...fromSpec, initialCash: request.initial_cash } : fromSpec;
     const bars = await loadBars(request.data_source);
     const symbol = spec.universe?.symbols[0] ?? "ASSET";
     const state = await stateAsOf(this.deps.db, row.bot_id);

@@ -11,6 +11,18 @@ export interface BotsDatabase {
   bot_events: BotEventsTable;
   bot_checkpoints: BotCheckpointsTable;
   live_artifacts: LiveArtifactsTable;
+  allocations: AllocationsTable;
+}
+
+/** Capital and limits an approved allocation gives a bot (by slug) or a fleet. */
+export interface AllocationsTable {
+  request_id: string;
+  target: string;
+  capital: number;
+  limits: ColumnType<Record<string, unknown>, string, string>;
+  active: boolean;
+  applied_at: ColumnType<Date, never, never>;
+  revoked_at: ColumnType<Date | null, never, Date | null>;
 }
 
 /** Artifacts the live plane may run, each from one approved promotion request. */

@@ -25,7 +25,12 @@ export async function activateArtifact(trx: Transaction<BotsDatabase>, schema: s
     .returning("request_id")
     .executeTakeFirst();
   if (!inserted) return false;
+  await announceActivated(trx, schema, a);
+  return true;
+}
+
+/** Tells the promotion service the live plane took the request into service (it finalizes it to promoted). */
+export async function announceActivated(trx: Transaction<BotsDatabase>, schema: string, a: Activation): Promise<void> {
   const activated = create(ArtifactActivatedSchema, { requestId: a.requestId, botId: a.botId, version: a.version, versionHash: a.versionHash });
   await enqueueEvent(trx as unknown as Parameters<typeof enqueueEvent>[0], schema, { subject: "svc.bots.artifact_activated", type: ArtifactActivatedSchema.typeName, payload: toBinary(ArtifactActivatedSchema, activated) });
-  return true;
 }

@@ -17,6 +17,8 @@ export interface GateInput {
   requiresHumanApproval: boolean;
   /** The TrialLedger's trials of the artifact's bot (every version), oldest first. */
   ledger?: Array<{ specHash: string; dailyReturns: number[] }>;
+  /** An allocation's targets, each with the bots it funds and how many backtests each has in the ledger. */
+  allocationLedger?: Array<{ target: string; bots: Array<{ slug: string; trials: number }> }>;
 }
 
 /** The firm's model-risk policy: which optional gates run and their thresholds. */
@@ -95,7 +97,7 @@ export function killSwitchKeysFor(slug: string | undefined, fleet: string | unde
 function trialLedgerGate(i: GateInput): GateOutcomeRow {
   const fail = (detail: string): GateOutcomeRow => ({ name: "trial_ledger", passed: false, detail });
   const trials = i.ledger ?? [];
-  if (!i.artifact) return fail("an allocation has no strategy trials to check");
+  if (!i.artifact) return allocationLedgerGate(i.allocationLedger ?? []);
   const selected = [...trials].reverse().find((t) => t.specHash === i.artifact!.versionHash);
   if (!selected) return fail(`the TrialLedger has no backtest of version ${i.artifact.version}; run one first`);
   if (trials.length < 2) return fail(`the TrialLedger has ${trials.length} trial of this bot; DSR needs at least 2`);
@@ -118,4 +120,21 @@ function trialLedgerGate(i: GateInput): GateOutcomeRow {
     passed: dsrOk && pboOk && pbo !== undefined,
     detail: `N ${trials.length} (from the ledger); DSR ${round(dsr)} ${dsrOk ? ">=" : "<"} ${i.policy.minDeflatedSharpe}; ${pbo === undefined ? "PBO needs at least 2 trials on the same data" : `PBO ${round(pbo)} ${pboOk ? "<=" : ">"} ${i.policy.maxProbabilityOfOverfitting}`}`,
   };
+}
+
+/**
+ * The ledger gate of an allocation: capital goes only to strategies that were tested. Every
+ * target (a bot slug, or a fleet name) must name at least one bot the live plane knows, and every
+ * bot it funds must have at least one backtest in the TrialLedger. DSR and PBO judge the choice
+ * of one strategy among trials, not a split of capital, so they are not recomputed here.
+ */
+function allocationLedgerGate(targets: NonNullable<GateInput["allocationLedger"]>): GateOutcomeRow {
+  const problems: string[] = [];
+  if (targets.length === 0) problems.push("the allocation names no target");
+  for (const t of targets) {
+    if (t.bots.length === 0) problems.push(`${t.target} names no bot or fleet the live plane knows`);
+    for (const b of t.bots) if (b.trials === 0) problems.push(`bot ${b.slug} (${t.target}) has no backtest in the TrialLedger`);
+  }
+  const funded = targets.flatMap((t) => t.bots.map((b) => `${b.slug} N ${b.trials}`));
+  return { name: "trial_ledger", passed: problems.length === 0, detail: problems.length > 0 ? problems.join("; ") : `every funded bot has backtests in the ledger: ${funded.join(", ")}` };
 }

@@ -191,7 +191,9 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
               dailyReturns: t.daily_returns as unknown as number[],
             }))
           : undefined;
+      const allocationLedger = deps.policy.trialLedgerEnforce && kind === "allocation" ? await repo.allocationLedger(db, allocationTargets) : undefined;
       const { gates, status } = runGates({
+        allocationLedger,
         kind,
         validationVerdict: verdictName(req.validation!.verdict),
         riskDecision: riskName(req.risk!.decision),
@@ -262,7 +264,11 @@ function humanSubOf(p: Principal): string {
 }
 
 async function emitApproved(trx: Transaction<PromotionDatabase>, row: RequestRow, approver: string): Promise<void> {
+  // An allocation carries its proposal: the live plane applies the capital and limits.
+  const allocation = row.kind === "allocation" ? rowToRequest(row, []).allocation : undefined;
   const ev = create(PromotionApprovedSchema, {
+    capital: allocation?.capital ?? {},
+    limits: allocation?.limits,
     requestId: row.request_id,
     botRef: row.bot_id ?? "",
     version: row.version ?? 0,

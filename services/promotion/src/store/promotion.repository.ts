@@ -75,3 +75,23 @@ export async function expireOverdue(db: Db): Promise<string[]> {
     .execute();
   return rows.map((r) => r.request_id);
 }
+
+/** For each allocation target (a bot slug or a fleet name): the bots it funds and their backtest counts in the ledger. */
+export async function allocationLedger(db: Db, targets: string[]): Promise<Array<{ target: string; bots: Array<{ slug: string; trials: number }> }>> {
+  const out = [];
+  for (const target of targets) {
+    const bots = await db
+      .selectFrom("known_bot_versions as v")
+      .select(["v.bot_id", "v.slug"])
+      .distinct()
+      .where((eb) => eb.or([eb("v.slug", "=", target), eb("v.fleet", "=", target)]))
+      .execute();
+    const counted = [];
+    for (const b of bots) {
+      const { n } = await db.selectFrom("trials").select((eb) => eb.fn.countAll<string>().as("n")).where("bot_id", "=", b.bot_id).executeTakeFirstOrThrow();
+      counted.push({ slug: b.slug, trials: Number(n) });
+    }
+    out.push({ target, bots: counted });
+  }
+  return out;
+}

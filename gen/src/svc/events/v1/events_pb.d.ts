@@ -5,8 +5,8 @@
 // Domain events that leave a service through its transactional outbox.
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
-import type { Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
+import type { StructJson, Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file svc/events/v1/events.proto.
@@ -310,6 +310,18 @@ export declare type PromotionApproved = Message<"svc.events.v1.PromotionApproved
    * @generated from field: google.protobuf.Timestamp approved_at = 6;
    */
   approvedAt?: Timestamp | undefined;
+
+  /**
+   * An allocation's proposal (bot_ref empty): capital per bot slug or fleet name, and its limits.
+   *
+   * @generated from field: map<string, double> capital = 7;
+   */
+  capital: { [key: string]: number };
+
+  /**
+   * @generated from field: google.protobuf.Struct limits = 8;
+   */
+  limits?: JsonObject | undefined;
 };
 
 /**
@@ -345,6 +357,18 @@ export declare type PromotionApprovedJson = {
    * @generated from field: google.protobuf.Timestamp approved_at = 6;
    */
   approvedAt?: TimestampJson;
+
+  /**
+   * An allocation's proposal (bot_ref empty): capital per bot slug or fleet name, and its limits.
+   *
+   * @generated from field: map<string, double> capital = 7;
+   */
+  capital?: { [key: string]: number | "NaN" | "Infinity" | "-Infinity" };
+
+  /**
+   * @generated from field: google.protobuf.Struct limits = 8;
+   */
+  limits?: StructJson;
 };
 
 /**
