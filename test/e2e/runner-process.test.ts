@@ -1,16 +1,14 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, createTestDatabase, startTestPlatform } from "../support/test-platform.js";
+import { startRunnerProcess } from "../support/runner-process.js";
 import { startPrivateNats, startPrivateRedis, type PrivateServer } from "../support/private-servers.js";
 import { until } from "../support/until.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
-const runnerMain = fileURLToPath(new URL("../../services/bots/src/runner/main.ts", import.meta.url));
 
 // SVC_RUNNERS=external: sessions run in runner processes of their own, as pods would.
 describe("paper sessions in a separate runner process", () => {
@@ -21,9 +19,8 @@ describe("paper sessions in a separate runner process", () => {
   const runners: ChildProcess[] = [];
   const env = () => ({ SVC_DATABASE_URL: db.url, SVC_NATS_URL: nats.url, SVC_REDIS_URL: redis.url, SVC_KILLSWITCH_POLL_INTERVAL_S: "1" });
   const startRunner = async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", runnerMain], { env: { ...process.env, ...env(), SVC_LOG_LEVEL: "silent" }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = await startRunnerProcess(env());
     runners.push(child);
-    await new Promise<void>((resolve) => createInterface({ input: child.stdout! }).on("line", (l) => l === "runner ready" && resolve()));
     return child;
   };
   const bars = async () => (await sql<{ i: number }>`select (data->>'index')::int as i from bots.bot_events where type = 'bar_received' order by seq`.execute(p.platform.db.db)).rows.map((r) => r.i);

@@ -1,15 +1,13 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { createTestDatabase, startTestPlatform } from "../support/test-platform.js";
+import { startRunnerProcess } from "../support/runner-process.js";
 import { startPrivateNats, startPrivateRedis, type PrivateServer } from "../support/private-servers.js";
 import { approvedSession } from "../support/paper.js";
 import { eventually } from "../support/until.js";
 
-const runnerMain = fileURLToPath(new URL("../../services/bots/src/runner/main.ts", import.meta.url));
 const LEASE_S = 3;
 
 // Two runner processes; one is paused (SIGSTOP) past its lease, the other takes its sessions
@@ -22,9 +20,8 @@ describe("split brain: a paused runner that resumes never trades twice", () => {
   const runners: ChildProcess[] = [];
   const env = () => ({ SVC_DATABASE_URL: db.url, SVC_NATS_URL: nats.url, SVC_REDIS_URL: redis.url, SVC_KILLSWITCH_POLL_INTERVAL_S: "1", SVC_RUNNER_LEASE_S: String(LEASE_S), SVC_DB_TIMEOUT_MS: "2000" });
   const startRunner = async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", runnerMain], { env: { ...process.env, ...env(), SVC_LOG_LEVEL: "silent" }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = await startRunnerProcess(env());
     runners.push(child);
-    await new Promise<void>((resolve) => createInterface({ input: child.stdout! }).on("line", (l) => l === "runner ready" && resolve()));
     return child;
   };
   const q = <T>(query: ReturnType<typeof sql<T>>) => query.execute(p.platform.db.db).then((r) => r.rows);

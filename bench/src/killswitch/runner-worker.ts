@@ -27,7 +27,9 @@ for (let i = 0; i < count; i++) {
         void runner.halt("bench", "cancel").then(() => parentPort!.postMessage({ draining, stopped: now() }));
       },
       onRelease: () => {},
-      onBlind: () => {},
+      onBlind: (blind) => {
+        if (blind) parentPort!.postMessage({ frozen: now() });
+      },
     }),
   );
 }
