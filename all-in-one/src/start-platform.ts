@@ -9,7 +9,7 @@ import { assertListenAllowed, healthRoutes, internalInterceptors, openPlatform, 
 import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
 import { botVersionsFrom, createPromotionModule } from "@svc/promotion";
-import { createKillSwitchModule } from "@svc/killswitch";
+import { botExistsFrom, createKillSwitchModule } from "@svc/killswitch";
 import { createComplianceModule } from "@svc/compliance";
 import { createIdentityModule } from "@svc/identity";
 
@@ -36,14 +36,15 @@ export async function startPlatform(config: Config, overrides: Parameters<typeof
   const platform = await openPlatform(config, "svc", overrides);
   const identity = await createIdentityModule(platform);
   const bots = await createBotsModule(platform);
-  const killswitch = await createKillSwitchModule(platform);
+  // Services ask the bots service, the owner, for a bot their projections have not seen yet.
+  const botsClientFor = (caller: string) => createClient(BotsService, createRouterTransport(bots.routes, { router: { interceptors: internalInterceptors(platform.log, caller) } }));
+  const killswitch = await createKillSwitchModule(platform, { botExists: botExistsFrom(botsClientFor("killswitch"), config.timeouts.dbMs) });
   // The promotion gates ask the killswitch service over Connect, in-process, as the promotion service.
   const killSwitchClient = createClient(
     KillSwitchService,
     createRouterTransport(killswitch.routes, { router: { interceptors: internalInterceptors(platform.log, "promotion") } }),
   );
-  // ...and ask the bots service, the owner, for a bot version their projection has not seen yet.
-  const botsClient = createClient(BotsService, createRouterTransport(bots.routes, { router: { interceptors: internalInterceptors(platform.log, "promotion") } }));
+  const botsClient = botsClientFor("promotion");
   const promotion = await createPromotionModule(platform, {
     killSwitch: async (slug, fleet) => (await killSwitchClient.checkEngaged({ botSlug: slug ?? "", fleet: fleet ?? "" }, { timeoutMs: config.timeouts.kvMs * 3 })).engagedKeys,
     botVersion: (botRef, version) => botVersionsFrom(botsClient, config.timeouts.dbMs)(botRef, version),

@@ -123,6 +123,16 @@ describe("kill switches sharing a key: one never releases another", () => {
     expect(await rawGet("svc:bots:killswitch:fleet:f2")).toBeNull();
   });
 
+  it("engages on a bot the moment it exists, before the killswitch service's projection has seen it", async () => {
+    for (let i = 0; i < 5; i++) {
+      await call(p.url, "POST", "/bots", { name: `fresh-${i}`, slug: `fresh-${i}`, kind: "trading" });
+      const engaged = await put(`fresh-${i}`, { scope: "bot", target: `fresh-${i}`, mode: "cancel", reason: "at once" });
+      expect([engaged.status, engaged.body.error]).toEqual([200, undefined]);
+      await call(p.url, "DELETE", `/kill-switches/fresh-${i}`);
+    }
+    expect((await put("nobody", { scope: "bot", target: "no-such-bot", mode: "cancel" })).status).toBe(400);
+  });
+
   it("two engages racing on one key both end up in it", async () => {
     const names = Array.from({ length: 8 }, (_, i) => `race-${i}`);
     const answers = await Promise.all(names.map((n, i) => put(n, { scope: "fleet", target: "racing", mode: i === 5 ? "flatten" : "cancel", reason: n })));

@@ -4,7 +4,7 @@ import type { BusSubscription } from "@svc/lib/bus";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
-import { createKillSwitchHandlers } from "./handlers/kill-switch-handlers.js";
+import { createKillSwitchHandlers, type BotExists } from "./handlers/kill-switch-handlers.js";
 import { reconcileKeys } from "./engagement/reconcile-keys.js";
 import type { KillSwitchDatabase } from "./store/killswitch.table.js";
 import { createDrillHandlers } from "./handlers/drill-handlers.js";
@@ -12,15 +12,17 @@ import { startKillSwitchController } from "./controller/controller.js";
 
 const SCHEMA = "killswitch";
 
+export { botExistsFrom } from "./clients/bot-exists.js";
+
 /**
  * The kill-switch service: resources engaged and released by REST, gRPC or a Kubernetes
  * controller, written to the key-value keys runners poll and broadcast on the bus.
  */
-export async function createKillSwitchModule(platform: Platform): Promise<ServiceModule> {
+export async function createKillSwitchModule(platform: Platform, wiring: { botExists?: BotExists } = {}): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, SCHEMA, migrations);
   const db = schemaDb<KillSwitchDatabase>(platform.db.db, SCHEMA);
   const deps = { db, kv: platform.kv, bus: platform.bus };
-  const switches = createKillSwitchHandlers(deps);
+  const switches = createKillSwitchHandlers({ ...deps, botExists: wiring.botExists });
   const handlers = { ...switches, ...createDrillHandlers({ ...deps, switches }) };
   let sweepFailing = false;
   let sweeping = false;

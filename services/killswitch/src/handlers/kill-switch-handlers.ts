@@ -41,7 +41,10 @@ const manualName = (scope: ScopeName, target: string) => `kv-${scope}-${target}`
  * even when the stores hang; it answers 503 when what it recorded is not durable. Release
  * writes the key before it broadcasts, so a failed release releases nothing.
  */
-export function createKillSwitchHandlers(deps: KeyDeps): Handlers {
+/** Asks the bots service whether a bot slug exists, for a bot the projection has not seen yet. */
+export type BotExists = (slug: string) => Promise<boolean>;
+
+export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists }): Handlers {
   const { db, kv, bus } = deps;
 
   const notDurable = (message: string, details: Record<string, string>, cause: unknown) => svcError(Code.Unavailable, "killswitch_not_durable", message, details, { cause });
@@ -99,8 +102,19 @@ export function createKillSwitchHandlers(deps: KeyDeps): Handlers {
     if (ttl !== null && ttl > MAX_TTL_SECONDS) {
       throw invalidField("spec.ttl", `spec.ttl "${spec.ttl}" is longer than the longest TTL, ${MAX_TTL_SECONDS / 86_400} days (720h); leave ttl empty to engage until released`, { max_seconds: MAX_TTL_SECONDS });
     }
-    if (scope === "bot" && !(await repo.isKnownBot(db, spec.target))) throw invalidField("spec.target", `no bot with slug "${spec.target}"`);
+    if (scope === "bot" && !(await botKnown(spec.target))) throw invalidField("spec.target", `no bot with slug "${spec.target}"`);
     return { scope, mode, ttl };
+  }
+
+  /** The projection first; a bot it has not seen yet is asked of its owner, so a halt is never refused for lag. */
+  async function botKnown(slug: string): Promise<boolean> {
+    if (await repo.isKnownBot(db, slug)) return true;
+    if (!deps.botExists) return false;
+    try {
+      return await deps.botExists(slug);
+    } catch (err) {
+      throw svcError(Code.Unavailable, "bot_unverifiable", `bot "${slug}" is not yet known to the killswitch service and the bots service did not answer; nothing was engaged, send it again or engage its fleet`, { field: "spec.target" }, { cause: err });
+    }
   }
 
   async function engage(name: string, spec: KillSwitchSpec, p: Principal): Promise<KillSwitch> {
