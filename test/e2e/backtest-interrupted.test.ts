@@ -42,6 +42,9 @@ async function eventually<T>(what: string, read: () => Promise<T>, ok: (v: T) =>
 async function testBed() {
   const db = await createTestDatabase();
   const pool = new pg.Pool({ connectionString: db.url, max: 3 });
+  // Dropping the database WITH (FORCE) ends connections that are still closing; their error must not go uncaught.
+  pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
   const platforms: RunningPlatform[] = [];
   const q = async <R extends object>(text: string, values: unknown[] = []) => (await pool.query<R>(text, values)).rows;
   return {
