@@ -57,7 +57,7 @@ export const SETTINGS = {
   SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH: { kind: str, doc: "Path of a file holding that key, mounted from a secrets platform." },
 
   SVC_PROMOTION_LAB_EVIDENCE_ENFORCE: { kind: bool, default: "false", doc: "Promotion gates fail closed without a complete EvidenceBundle." },
-  SVC_PROMOTION_SKIP_HUMAN_KINDS: { kind: str, default: "", doc: "Comma-separated promotion kinds (strategy, drl_policy, allocation) for which a submitter's requires_human_approval=false is honoured; never for an agent's request. Empty: a human approves every request." },
+  SVC_PROMOTION_SKIP_HUMAN_KINDS: { kind: str, doc: "Comma-separated promotion kinds (strategy, drl_policy, allocation) for which a submitter's requires_human_approval=false is honoured; never for an agent's request. Empty: a human approves every request." },
   SVC_TRIAL_LEDGER_N_ENFORCE: { kind: bool, default: "false", doc: "Trial count N for DSR/PBO comes from the TrialLedger, never from the request." },
   SVC_APPROVAL_EXPIRY_ENFORCEMENT_ENABLED: { kind: bool, default: "false", doc: "Sweep pending promotion requests past expires_at to expired." },
   SVC_APPROVAL_TTL_SECONDS: { kind: int(60, 90 * 86_400), default: "604800", doc: "Time a promotion request may wait for a human when expiry is enforced." },

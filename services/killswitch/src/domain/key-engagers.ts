@@ -86,5 +86,5 @@ export function valueFor(e: KeyEngagers): { value: string; ttlSeconds?: number }
 
 /** Whether two values hold the same engagers (the reconciler rewrites a key only when not). */
 export function sameEngagers(a: KeyEngagers, b: KeyEngagers): boolean {
-  return JSON.stringify(valueFor(a)?.value ?? null) === JSON.stringify(valueFor(b)?.value ?? null);
+  return (valueFor(a)?.value ?? null) === (valueFor(b)?.value ?? null);
 }

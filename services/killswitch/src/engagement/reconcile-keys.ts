@@ -1,6 +1,6 @@
 import { readEngagers, sameEngagers, type KeyEngagers } from "../domain/key-engagers.js";
 import { KEY_PREFIX, parseKey, type ScopeName } from "../domain/kill-switch-keys.js";
-import { deleteSwitch, expiredSwitches, insertAudit, keysWithSwitches, listSwitches, lockKey } from "../store/killswitch.repository.js";
+import { deleteSwitch, insertAudit, listSwitches, lockKey } from "../store/killswitch.repository.js";
 import { broadcastSync, engagerOf, syncKey, type KeyDeps } from "./key-sync.js";
 
 /**
@@ -12,22 +12,24 @@ import { broadcastSync, engagerOf, syncKey, type KeyDeps } from "./key-sync.js";
  * tries again.
  */
 export async function reconcileKeys(deps: KeyDeps): Promise<string[]> {
-  const expired = await expiredSwitches(deps.db);
+  // One read of the rows per pass: lapsed switches and the keys to look at both derive from it.
   const rows = await listSwitches(deps.db);
+  const now = Date.now();
+  const lapsedAt = (r: (typeof rows)[number]) => r.expires_at !== null && new Date(r.expires_at).getTime() <= now;
+  const expired = rows.filter(lapsedAt);
   const names = new Set(rows.map((r) => r.name));
   const stored = new Map((await deps.kv.scan(KEY_PREFIX)).map((e) => [e.key, e.value]));
   const targets = new Map<string, { scope: ScopeName; target: string }>();
-  for (const k of await keysWithSwitches(deps.db)) targets.set(`${KEY_PREFIX}${k.scope}:${k.target}`, k);
+  for (const r of rows) targets.set(`${KEY_PREFIX}${r.scope}:${r.target}`, { scope: r.scope, target: r.target });
   for (const key of stored.keys()) {
     const k = parseKey(key);
     if (k) targets.set(key, k);
   }
   const rewritten: string[] = [];
-  const now = Date.now();
   for (const [key, { scope, target }] of targets) {
     const lapsed = expired.filter((r) => r.scope === scope && r.target === target);
     const wanted: KeyEngagers = {
-      switches: Object.fromEntries(rows.filter((r) => r.scope === scope && r.target === target && !(r.expires_at && new Date(r.expires_at).getTime() <= now)).map((r) => [r.name, engagerOf(r)])),
+      switches: Object.fromEntries(rows.filter((r) => r.scope === scope && r.target === target && !lapsedAt(r)).map((r) => [r.name, engagerOf(r)])),
       manual: null,
     };
     const current = readEngagers(stored.get(key) ?? null, names);

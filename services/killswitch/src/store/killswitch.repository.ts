@@ -30,14 +30,7 @@ export async function deleteSwitch(db: Db, name: string): Promise<boolean> {
   return Number(r.numDeletedRows) > 0;
 }
 
-export async function expiredSwitches(db: Db): Promise<KillSwitchRow[]> {
-  return db.selectFrom("kill_switches").selectAll().where("expires_at", "<=", sql<Date>`now()`).execute();
-}
 
-/** Every key some switch row names, as scope and target. */
-export async function keysWithSwitches(db: Db): Promise<Array<{ scope: KillSwitchRow["scope"]; target: string }>> {
-  return db.selectFrom("kill_switches").select(["scope", "target"]).distinct().execute();
-}
 
 export async function switchNames(db: Db): Promise<Set<string>> {
   return new Set((await db.selectFrom("kill_switches").select("name").execute()).map((r) => r.name));
