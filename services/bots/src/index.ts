@@ -32,7 +32,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
   });
   const backtests = createBacktestHandlers({ db, tasks, hostId });
   // Backtests left pending or running by a process that died are re-run here (see backtest-recovery).
-  const recovery = backtestRecovery({ db, tasks, hostId, log: platform.log, resume: (row) => resumeBacktest({ db, tasks, hostId }, row) });
+  const recovery = backtestRecovery({ db, tasks, hostId, log: platform.log, leaseSeconds: platform.config.runnerLeaseS, resume: (row) => resumeBacktest({ db, tasks, hostId }, row) });
   const sessions = new PaperSessions({ db, log: platform.log, kv: platform.kv, bus: platform.bus, pollIntervalMs: platform.config.killSwitchPollIntervalS * 1000, leaseSeconds: platform.config.runnerLeaseS });
   const { publicKeyPem } = platform.config.promotionTokens;
   const external = platform.config.runners === "external";

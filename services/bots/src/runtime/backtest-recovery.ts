@@ -8,14 +8,12 @@ import type { TaskRunner } from "./task-runner.js";
 /**
  * Backtests survive the death of the process that runs them. Each backtest row names the process
  * that holds it (`host`) and when that process last said so (`host_seen_at`), as paper sessions
- * do: the holder renews the lease every few seconds; a row whose holder fell silent for 15 s (or
- * that names none: rows from before leases) is claimed by one live process, in one conditional
+ * do: the holder renews the lease every few seconds; a row whose holder fell silent for the lease
+ * (SVC_RUNNER_LEASE_S, shared with paper sessions) or that names none (rows from before leases) is claimed by one live process, in one conditional
  * UPDATE, and re-run from scratch, which is correct because a backtest is deterministic. A run
  * whose process died MAX_ATTEMPTS times ends failed with error `interrupted`, so that a backtest
  * that kills its process cannot loop forever.
  */
-const RENEW_INTERVAL_MS = 5_000;
-const STALE_AFTER = sql<Date>`now() - interval '15 seconds'`;
 const MAX_ATTEMPTS = 3;
 const INTERRUPTED = "interrupted";
 
@@ -34,11 +32,11 @@ async function renewLeases(db: Kysely<BotsDatabase>, hostId: string, taskIds: st
 }
 
 /** Ends the orphans that already died with their process too often. */
-async function failExhausted(db: Kysely<BotsDatabase>): Promise<string[]> {
+async function failExhausted(db: Kysely<BotsDatabase>, leaseSeconds: number): Promise<string[]> {
   const rows = await db
     .updateTable("bot_deployments")
     .set({ status: "failed", error: INTERRUPTED, host: null, updated_at: now() })
-    .where(orphaned)
+    .where(orphaned(leaseSeconds))
     .where("attempts", ">=", MAX_ATTEMPTS)
     .returning("task_id")
     .execute();
@@ -49,11 +47,11 @@ async function failExhausted(db: Kysely<BotsDatabase>): Promise<string[]> {
  * Takes the orphaned backtests for this process. Two processes claiming at once cannot both win a
  * row: the second UPDATE re-reads the row after the first commits and finds a fresh lease.
  */
-async function claimOrphans(db: Kysely<BotsDatabase>, hostId: string, runningHere: string[]): Promise<DeploymentRow[]> {
+async function claimOrphans(db: Kysely<BotsDatabase>, hostId: string, runningHere: string[], leaseSeconds: number): Promise<DeploymentRow[]> {
   let q = db
     .updateTable("bot_deployments")
     .set((eb) => ({ host: hostId, host_seen_at: now(), attempts: eb("attempts", "+", 1) }))
-    .where(orphaned)
+    .where(orphaned(leaseSeconds))
     .where("attempts", "<", MAX_ATTEMPTS);
   // A lease of ours that lapsed while the run goes on here (a slow database) is renewed, not re-run.
   if (runningHere.length > 0) q = q.where("task_id", "not in", runningHere);
@@ -61,12 +59,13 @@ async function claimOrphans(db: Kysely<BotsDatabase>, hostId: string, runningHer
 }
 
 /** A backtest not finished whose holder is silent, or that names none (rows from before leases). */
-function orphaned(eb: ExpressionBuilder<BotsDatabase, "bot_deployments">): Expression<SqlBool> {
-  return eb.and([
-    eb("target", "=", "backtest"),
-    eb("status", "in", LIVE),
-    eb.or([eb("host", "is", null), eb("host_seen_at", "is", null), eb("host_seen_at", "<", STALE_AFTER)]),
-  ]);
+function orphaned(leaseSeconds: number) {
+  return (eb: ExpressionBuilder<BotsDatabase, "bot_deployments">): Expression<SqlBool> =>
+    eb.and([
+      eb("target", "=", "backtest"),
+      eb("status", "in", LIVE),
+      eb.or([eb("host", "is", null), eb("host_seen_at", "is", null), eb("host_seen_at", "<", sql<Date>`now() - make_interval(secs => ${leaseSeconds})`)]),
+    ]);
 }
 
 /**
@@ -98,13 +97,15 @@ export interface RecoveryDeps {
   tasks: TaskRunner;
   hostId: string;
   log: Logger;
+  /** Seconds a silent holder keeps its backtests (SVC_RUNNER_LEASE_S). */
+  leaseSeconds: number;
   /** Submits a claimed row's run again; a row that cannot run any more is ended by it. */
   resume(row: DeploymentRow): Promise<void>;
 }
 
 /**
  * Renews this process's leases and takes over orphaned backtests: once at start (awaited), then
- * every RENEW_INTERVAL_MS. Passes never overlap: a tick that finds one under way is skipped.
+ * every few seconds, well inside the lease. Passes never overlap: a tick that finds one under way is skipped.
  */
 export function backtestRecovery(deps: RecoveryDeps): { start(): Promise<void>; stop(): Promise<void> } {
   let timer: NodeJS.Timeout | undefined;
@@ -118,7 +119,8 @@ export function backtestRecovery(deps: RecoveryDeps): { start(): Promise<void>; 
   return {
     async start() {
       await tick();
-      timer = setInterval(() => void tick(), RENEW_INTERVAL_MS);
+      // Renew well inside the lease, as paper sessions do.
+      timer = setInterval(() => void tick(), Math.min(5_000, (deps.leaseSeconds * 1000) / 3));
       timer.unref();
     },
     async stop() {
@@ -133,9 +135,9 @@ async function pass(deps: RecoveryDeps): Promise<void> {
   await renewLeases(db, hostId, tasks.ids());
   // Shutting down: keep the leases of the runs that finish, take on nothing new.
   if (!tasks.accepting()) return;
-  const given = await failExhausted(db);
+  const given = await failExhausted(db, deps.leaseSeconds);
   if (given.length > 0) log.warn({ task_ids: given, attempts: MAX_ATTEMPTS }, "backtests interrupted too often; marked failed");
-  const claimed = await claimOrphans(db, hostId, tasks.ids());
+  const claimed = await claimOrphans(db, hostId, tasks.ids(), deps.leaseSeconds);
   for (const row of claimed) await resumeOne(deps, row);
   if (claimed.length > 0) log.info({ task_ids: claimed.map((r) => r.task_id) }, "backtests of a process that died re-run from scratch");
 }
