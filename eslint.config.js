@@ -8,7 +8,10 @@ export default tseslint.config(
     rules: {
       // Tests and the gRPC wire test reach into untyped grpc-js objects on purpose.
       "@typescript-eslint/no-explicit-any": ["warn"],
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
+      ],
     },
   },
 );

@@ -3,7 +3,10 @@ import { defineConfig } from "vitest/config";
 // One run covers every workspace; tests sit beside the code they test.
 export default defineConfig({
   test: {
-    include: ["{lib,services/*,gateway,all-in-one,cli,bench}/src/**/*.test.ts", "test/**/*.test.ts"],
+    include: [
+      "{lib,services/*,gateway,all-in-one,cli,bench}/src/**/*.test.ts",
+      "test/**/*.test.ts",
+    ],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",

@@ -11,14 +11,32 @@ try {
   cpSync(join(root, "buf.yaml"), join(scratch, "buf.yaml"));
   cpSync(join(root, "buf.gen.yaml"), join(scratch, "buf.gen.yaml"));
   const bin = join(root, "node_modules", ".bin");
-  execFileSync(join(bin, "buf"), ["generate"], { cwd: scratch, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, stdio: "inherit" });
-  const files = (dir) => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : [join(dir, n)]));
-  const fresh = files(join(scratch, "gen", "src")).map((f) => relative(join(scratch, "gen", "src"), f)).sort();
-  const committed = files(join(root, "gen", "src")).map((f) => relative(join(root, "gen", "src"), f)).sort();
-  const stale = fresh.filter((f) => !committed.includes(f) || readFileSync(join(scratch, "gen", "src", f), "utf8") !== readFileSync(join(root, "gen", "src", f), "utf8"));
+  execFileSync(join(bin, "buf"), ["generate"], {
+    cwd: scratch,
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    stdio: "inherit",
+  });
+  const files = (dir) =>
+    readdirSync(dir).flatMap((n) =>
+      statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : [join(dir, n)],
+    );
+  const fresh = files(join(scratch, "gen", "src"))
+    .map((f) => relative(join(scratch, "gen", "src"), f))
+    .sort();
+  const committed = files(join(root, "gen", "src"))
+    .map((f) => relative(join(root, "gen", "src"), f))
+    .sort();
+  const stale = fresh.filter(
+    (f) =>
+      !committed.includes(f) ||
+      readFileSync(join(scratch, "gen", "src", f), "utf8") !==
+        readFileSync(join(root, "gen", "src", f), "utf8"),
+  );
   const extra = committed.filter((f) => !fresh.includes(f));
   if (stale.length || extra.length) {
-    console.error(`gen/ is out of date with proto/: run \`npm run generate\` and commit.\n  differs: ${[...stale, ...extra].join(", ")}`);
+    console.error(
+      `gen/ is out of date with proto/: run \`npm run generate\` and commit.\n  differs: ${[...stale, ...extra].join(", ")}`,
+    );
     process.exit(1);
   }
   console.log(`gen/ matches proto/ (${fresh.length} files)`);

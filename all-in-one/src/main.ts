@@ -22,7 +22,10 @@ if (!config.databaseUrl && config.dataDir !== "memory://" && !isAbsolute(config.
 const running = await startPlatform(config);
 const ms = Math.round(performance.now() - started);
 const storage = config.databaseUrl ? "Postgres" : `embedded PGlite in ${config.dataDir}`;
-running.platform.log.info({ url: running.url, ready_ms: ms, storage, auth: config.auth.provider }, "platform ready");
+running.platform.log.info(
+  { url: running.url, ready_ms: ms, storage, auth: config.auth.provider },
+  "platform ready",
+);
 process.stdout.write(
   `\nsvc platform ready in ${ms} ms at ${running.url}\n` +
     `  API docs:  ${running.url}/docs   (OpenAPI: ${running.url}/openapi.json)\n` +

@@ -5,7 +5,14 @@ import { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "@svc/lib/config";
 import { ephemeralStatementKeyPem } from "@svc/lib/signed-statement";
-import { assertListenAllowed, healthRoutes, internalInterceptors, openPlatform, type Platform, type ServiceModule } from "@svc/lib/server";
+import {
+  assertListenAllowed,
+  healthRoutes,
+  internalInterceptors,
+  openPlatform,
+  type Platform,
+  type ServiceModule,
+} from "@svc/lib/server";
 import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
 import { botVersionsFrom, createPromotionModule } from "@svc/promotion";
@@ -26,40 +33,76 @@ export interface RunningPlatform {
  * each), one bus and one key-value store, and the gateway reaches them through Connect's
  * in-process transport, running the same interceptors a standalone service runs.
  */
-export async function startPlatform(config: Config, overrides: Parameters<typeof openPlatform>[2] = {}): Promise<RunningPlatform> {
+export async function startPlatform(
+  config: Config,
+  overrides: Parameters<typeof openPlatform>[2] = {},
+): Promise<RunningPlatform> {
   assertListenAllowed(config.host, config.auth.provider);
   if (!config.promotionTokens.signingKeyPem) {
     // One process holds both ends: an ephemeral pair (tokens do not survive a restart).
     const pair = ephemeralStatementKeyPem();
-    config = { ...config, promotionTokens: { signingKeyPem: pair.privateKeyPem, publicKeyPem: pair.publicKeyPem } };
+    config = {
+      ...config,
+      promotionTokens: { signingKeyPem: pair.privateKeyPem, publicKeyPem: pair.publicKeyPem },
+    };
   }
   const platform = await openPlatform(config, "svc", overrides);
   const identity = await createIdentityModule(platform);
   const bots = await createBotsModule(platform);
   // Services ask the bots service, the owner, for a bot their projections have not seen yet.
-  const botsClientFor = (caller: string) => createClient(BotsService, createRouterTransport(bots.routes, { router: { interceptors: internalInterceptors(platform.log, caller) } }));
-  const killswitch = await createKillSwitchModule(platform, { botExists: botExistsFrom(botsClientFor("killswitch"), config.timeouts.dbMs) });
+  const botsClientFor = (caller: string) =>
+    createClient(
+      BotsService,
+      createRouterTransport(bots.routes, {
+        router: { interceptors: internalInterceptors(platform.log, caller) },
+      }),
+    );
+  const killswitch = await createKillSwitchModule(platform, {
+    botExists: botExistsFrom(botsClientFor("killswitch"), config.timeouts.dbMs),
+  });
   // The promotion gates ask the killswitch service over Connect, in-process, as the promotion service.
   const killSwitchClient = createClient(
     KillSwitchService,
-    createRouterTransport(killswitch.routes, { router: { interceptors: internalInterceptors(platform.log, "promotion") } }),
+    createRouterTransport(killswitch.routes, {
+      router: { interceptors: internalInterceptors(platform.log, "promotion") },
+    }),
   );
   const botsClient = botsClientFor("promotion");
   const promotion = await createPromotionModule(platform, {
-    killSwitch: async (slug, fleet) => (await killSwitchClient.checkEngaged({ botSlug: slug ?? "", fleet: fleet ?? "" }, { timeoutMs: config.timeouts.kvMs * 3 })).engagedKeys,
-    botVersion: (botRef, version) => botVersionsFrom(botsClient, config.timeouts.dbMs)(botRef, version),
+    killSwitch: async (slug, fleet) =>
+      (
+        await killSwitchClient.checkEngaged(
+          { botSlug: slug ?? "", fleet: fleet ?? "" },
+          { timeoutMs: config.timeouts.kvMs * 3 },
+        )
+      ).engagedKeys,
+    botVersion: (botRef, version) =>
+      botVersionsFrom(botsClient, config.timeouts.dbMs)(botRef, version),
   });
-  const modules: ServiceModule[] = [identity, bots, promotion, killswitch, await createComplianceModule(platform)];
+  const modules: ServiceModule[] = [
+    identity,
+    bots,
+    promotion,
+    killswitch,
+    await createComplianceModule(platform),
+  ];
   for (const m of modules) await m.start();
   const transport = createRouterTransport(
     (router) => {
       for (const m of modules) m.routes(router);
-      healthRoutes(modules.flatMap((m) => m.services.map((s) => s.typeName)), platform.ready)(router);
+      healthRoutes(
+        modules.flatMap((m) => m.services.map((s) => s.typeName)),
+        platform.ready,
+      )(router);
     },
     { router: { interceptors: platform.interceptors } },
   );
   const backends = modules.flatMap((m) => m.services.map((service) => ({ service, transport })));
-  const app = await createGateway({ backends, bodyLimitBytes: config.bodyLimitBytes, log: platform.log });
+  const app = await createGateway({
+    backends,
+    bodyLimitBytes: config.bodyLimitBytes,
+    log: platform.log,
+  });
   await app.listen({ host: config.host, port: config.port });
   const { port } = app.server.address() as AddressInfo;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;

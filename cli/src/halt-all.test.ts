@@ -18,17 +18,30 @@ describe("svc halt-all", () => {
 
   it("calls every halt route in parallel and prints each result", async () => {
     const main = fileURLToPath(new URL("./main.ts", import.meta.url));
-    const { stdout } = await run(process.execPath, ["--import", "tsx", main, "halt-all", "--reason", "quarterly drill"], { env: { ...process.env, SVC_API_URL: p.url } });
+    const { stdout } = await run(
+      process.execPath,
+      ["--import", "tsx", main, "halt-all", "--reason", "quarterly drill"],
+      { env: { ...process.env, SVC_API_URL: p.url } },
+    );
     const lines = stdout.trim().split("\n");
     expect(lines).toHaveLength(6);
-    for (const route of ["/agents/halt", "/quant-agents/halt", "/paper/stop-all", "/bots/halt-all", "/rl/halt-all", "/workflows/halt"]) {
+    for (const route of [
+      "/agents/halt",
+      "/quant-agents/halt",
+      "/paper/stop-all",
+      "/bots/halt-all",
+      "/rl/halt-all",
+      "/workflows/halt",
+    ]) {
       expect(lines.find((l) => l.includes(route))).toMatch(/^ok {3}200 /);
     }
   });
 
   it("exits non-zero and says why when the platform cannot be reached", async () => {
     const main = fileURLToPath(new URL("./main.ts", import.meta.url));
-    const failed = await run(process.execPath, ["--import", "tsx", main, "halt-all"], { env: { ...process.env, SVC_API_URL: "http://127.0.0.1:1" } }).catch((e) => e);
+    const failed = await run(process.execPath, ["--import", "tsx", main, "halt-all"], {
+      env: { ...process.env, SVC_API_URL: "http://127.0.0.1:1" },
+    }).catch((e) => e);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toMatch(/FAIL 0 +\/agents\/halt +unreachable/);
   });

@@ -1,5 +1,12 @@
 /** The routes that, called together, act as the platform-scope kill switch (the spec's fan-out). */
-export const FAN_OUT_ROUTES = ["/agents/halt", "/quant-agents/halt", "/paper/stop-all", "/bots/halt-all", "/rl/halt-all", "/workflows/halt"] as const;
+export const FAN_OUT_ROUTES = [
+  "/agents/halt",
+  "/quant-agents/halt",
+  "/paper/stop-all",
+  "/bots/halt-all",
+  "/rl/halt-all",
+  "/workflows/halt",
+] as const;
 
 export interface RouteResult {
   route: string;
@@ -11,13 +18,25 @@ export interface RouteResult {
  * Calls every halt route in parallel, as the operator console does, and reports each answer;
  * one failing route never stops the others.
  */
-export async function haltAll(base: string, headers: Record<string, string>, reason: string): Promise<RouteResult[]> {
+export async function haltAll(
+  base: string,
+  headers: Record<string, string>,
+  reason: string,
+): Promise<RouteResult[]> {
   return Promise.all(
     FAN_OUT_ROUTES.map(async (route) => {
       try {
-        const res = await fetch(`${base}${route}`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ reason }) });
-        const body = (await res.json().catch(() => ({}))) as Record<string, unknown> & { error?: { code: string; message: string } };
-        const summary = res.ok ? `halted ${body.halted ?? 0} (${body.scope ?? body.work_class ?? ""})` : `${body.error?.code ?? "error"}: ${body.error?.message ?? res.statusText}`;
+        const res = await fetch(`${base}${route}`, {
+          method: "POST",
+          headers: { ...headers, "content-type": "application/json" },
+          body: JSON.stringify({ reason }),
+        });
+        const body = (await res.json().catch(() => ({}))) as Record<string, unknown> & {
+          error?: { code: string; message: string };
+        };
+        const summary = res.ok
+          ? `halted ${body.halted ?? 0} (${body.scope ?? body.work_class ?? ""})`
+          : `${body.error?.code ?? "error"}: ${body.error?.message ?? res.statusText}`;
         return { route, status: res.status, summary };
       } catch (err) {
         return { route, status: 0, summary: `unreachable: ${(err as Error).message}` };

@@ -8,7 +8,9 @@
 import { haltAll } from "./halt-all.js";
 
 const base = (process.env.SVC_API_URL ?? "http://127.0.0.1:8080").replace(/\/$/, "");
-const headers: Record<string, string> = process.env.SVC_TOKEN ? { authorization: `Bearer ${process.env.SVC_TOKEN}` } : {};
+const headers: Record<string, string> = process.env.SVC_TOKEN
+  ? { authorization: `Bearer ${process.env.SVC_TOKEN}` }
+  : {};
 const [command, ...args] = process.argv.slice(2);
 const option = (name: string) => {
   const i = args.indexOf(`--${name}`);
@@ -25,7 +27,10 @@ async function get(path: string): Promise<unknown> {
 switch (command) {
   case "halt-all": {
     const results = await haltAll(base, headers, option("reason") ?? "operator halt-all");
-    for (const r of results) console.log(`${r.status === 200 ? "ok  " : "FAIL"} ${String(r.status).padEnd(3)} ${r.route.padEnd(20)} ${r.summary}`);
+    for (const r of results)
+      console.log(
+        `${r.status === 200 ? "ok  " : "FAIL"} ${String(r.status).padEnd(3)} ${r.route.padEnd(20)} ${r.summary}`,
+      );
     process.exit(results.every((r) => r.status === 200) ? 0 : 1);
     break;
   }
@@ -36,6 +41,8 @@ switch (command) {
     console.log(JSON.stringify(await get("/kill-switches"), null, 2));
     break;
   default:
-    console.error("usage: svc halt-all [--reason TEXT] | svc approvals | svc kill-switches   (SVC_API_URL, SVC_TOKEN)");
+    console.error(
+      "usage: svc halt-all [--reason TEXT] | svc approvals | svc kill-switches   (SVC_API_URL, SVC_TOKEN)",
+    );
     process.exit(2);
 }

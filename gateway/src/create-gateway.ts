@@ -1,8 +1,21 @@
 import { fromJson, toJson, type DescService, type JsonObject } from "@bufbuild/protobuf";
 import { ConnectError, createClient, type Transport } from "@connectrpc/connect";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
 import { Health, HealthCheckResponse_ServingStatus } from "@svc/gen/grpc/health/v1/health_pb.js";
-import { REQUEST_ID_HEADER, requestIdFrom, injectTraceHeaders, tracer, extractTraceContext, type Logger } from "@svc/lib/telemetry";
+import {
+  REQUEST_ID_HEADER,
+  requestIdFrom,
+  injectTraceHeaders,
+  tracer,
+  extractTraceContext,
+  type Logger,
+} from "@svc/lib/telemetry";
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import { buildRouteTable, type RouteBinding } from "./routes/route-table.js";
 import { requestInput } from "./transcode/request-input.js";
@@ -67,25 +80,66 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
     reply.header(REQUEST_ID_HEADER, req.id);
   });
   app.addHook("onResponse", async (req, reply) => {
-    opts.log.info({ request_id: req.id, method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, "http");
+    opts.log.info(
+      {
+        request_id: req.id,
+        method: req.method,
+        url: req.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      "http",
+    );
   });
 
-  app.setErrorHandler((err: Error & { statusCode?: number; code?: string; field?: string }, req, reply) => {
-    if (err instanceof WireInputError) return sendError(reply, { status: 400, body: errorBody("invalid_argument", err.message, { field: err.field, ...err.extra }), headers: {} });
-    if (err instanceof ConnectError) return sendError(reply, httpErrorFromConnect(err));
-    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    if (status === 500) opts.log.error({ err, request_id: req.id }, "gateway error");
-    const code = status === 413 ? "payload_too_large" : status === 415 ? "unsupported_media_type" : status === 500 ? "internal" : "invalid_request";
-    const message = status === 413 ? `request body is larger than the limit of ${opts.bodyLimitBytes} bytes` : status === 500 ? "internal error; the request id in the x-request-id header finds it in the logs" : err.message;
-    return sendError(reply, { status, body: errorBody(code, message, status === 413 ? { limit_bytes: opts.bodyLimitBytes } : {}), headers: {} });
-  });
+  app.setErrorHandler(
+    (err: Error & { statusCode?: number; code?: string; field?: string }, req, reply) => {
+      if (err instanceof WireInputError)
+        return sendError(reply, {
+          status: 400,
+          body: errorBody("invalid_argument", err.message, { field: err.field, ...err.extra }),
+          headers: {},
+        });
+      if (err instanceof ConnectError) return sendError(reply, httpErrorFromConnect(err));
+      const status =
+        err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+      if (status === 500) opts.log.error({ err, request_id: req.id }, "gateway error");
+      const code =
+        status === 413
+          ? "payload_too_large"
+          : status === 415
+            ? "unsupported_media_type"
+            : status === 500
+              ? "internal"
+              : "invalid_request";
+      const message =
+        status === 413
+          ? `request body is larger than the limit of ${opts.bodyLimitBytes} bytes`
+          : status === 500
+            ? "internal error; the request id in the x-request-id header finds it in the logs"
+            : err.message;
+      return sendError(reply, {
+        status,
+        body: errorBody(code, message, status === 413 ? { limit_bytes: opts.bodyLimitBytes } : {}),
+        headers: {},
+      });
+    },
+  );
 
   app.setNotFoundHandler((req, reply) =>
-    sendError(reply, { status: 404, body: errorBody("route_not_found", `no route ${req.method} ${req.url.split("?")[0]}; the API is described at /openapi.json`), headers: {} }),
+    sendError(reply, {
+      status: 404,
+      body: errorBody(
+        "route_not_found",
+        `no route ${req.method} ${req.url.split("?")[0]}; the API is described at /openapi.json`,
+      ),
+      headers: {},
+    }),
   );
 
   const byPath = new Map<string, RouteBinding[]>();
-  for (const b of bindings) byPath.set(b.path.routerPath, [...(byPath.get(b.path.routerPath) ?? []), b]);
+  for (const b of bindings)
+    byPath.set(b.path.routerPath, [...(byPath.get(b.path.routerPath) ?? []), b]);
   for (const [routerPath, group] of byPath) {
     const allow = [...new Set(group.map((b) => b.httpMethod))].join(", ");
     app.route({
@@ -96,9 +150,23 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
         const binding = group.find((b) => b.httpMethod === wanted);
         if (!binding) {
           reply.header("allow", allow);
-          return sendError(reply, { status: 405, body: errorBody("method_not_allowed", `${req.method} is not allowed on ${group[0]!.path.template}; allowed: ${allow}`, { allowed: allow.split(", ") }), headers: {} });
+          return sendError(reply, {
+            status: 405,
+            body: errorBody(
+              "method_not_allowed",
+              `${req.method} is not allowed on ${group[0]!.path.template}; allowed: ${allow}`,
+              { allowed: allow.split(", ") },
+            ),
+            headers: {},
+          });
         }
-        return transcode(binding, transports.get(binding.service.typeName)!, req, reply, opts.timeoutMs ?? 30_000);
+        return transcode(
+          binding,
+          transports.get(binding.service.typeName)!,
+          req,
+          reply,
+          opts.timeoutMs ?? 30_000,
+        );
       },
     });
   }
@@ -108,19 +176,42 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
   await registerDocs(app, openapi);
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_req, reply) => {
-    const results = await Promise.all([...new Set(transports.values())].map((t) => backendServing(t)));
+    const results = await Promise.all(
+      [...new Set(transports.values())].map((t) => backendServing(t)),
+    );
     const ready = results.every(Boolean);
-    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not_ready", backends: results.length, serving: results.filter(Boolean).length });
+    return reply
+      .code(ready ? 200 : 503)
+      .send({
+        status: ready ? "ready" : "not_ready",
+        backends: results.length,
+        serving: results.filter(Boolean).length,
+      });
   });
   return app;
 }
 
-async function transcode(binding: RouteBinding, transport: Transport, req: FastifyRequest, reply: FastifyReply, timeoutMs: number) {
+async function transcode(
+  binding: RouteBinding,
+  transport: Transport,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  timeoutMs: number,
+) {
   const parent = extractTraceContext(new Headers(req.headers as Record<string, string>));
-  const span = tracer().startSpan(`${req.method} ${binding.path.template}`, { kind: SpanKind.SERVER, attributes: { "http.route": binding.path.template } }, parent);
+  const span = tracer().startSpan(
+    `${req.method} ${binding.path.template}`,
+    { kind: SpanKind.SERVER, attributes: { "http.route": binding.path.template } },
+    parent,
+  );
   return context.with(trace.setSpan(parent, span), async () => {
     try {
-      const input = requestInput(binding, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body);
+      const input = requestInput(
+        binding,
+        req.params as Record<string, string>,
+        req.query as Record<string, string | string[]>,
+        req.body,
+      );
       let message;
       try {
         message = fromJson(binding.method.input, input);
@@ -155,7 +246,10 @@ async function transcode(binding: RouteBinding, transport: Transport, req: Fasti
 function sendSuccess(binding: RouteBinding, message: Record<string, unknown>, reply: FastifyReply) {
   const { rule } = binding;
   if (rule.redirectField) {
-    return reply.code(302).header("location", String(message[camel(rule.redirectField)] ?? "")).send();
+    return reply
+      .code(302)
+      .header("location", String(message[camel(rule.redirectField)] ?? ""))
+      .send();
   }
   if (rule.responseBody) {
     return reply
@@ -163,7 +257,10 @@ function sendSuccess(binding: RouteBinding, message: Record<string, unknown>, re
       .header("content-type", rule.responseContentType || "text/plain; charset=utf-8")
       .send(String(message[camel(rule.responseBody)] ?? ""));
   }
-  const json = toJson(binding.method.output, message as never, { useProtoFieldName: true, alwaysEmitImplicit: true });
+  const json = toJson(binding.method.output, message as never, {
+    useProtoFieldName: true,
+    alwaysEmitImplicit: true,
+  });
   return reply.code(rule.successStatus || 200).send(protoJsonToWire(binding.method.output, json));
 }
 

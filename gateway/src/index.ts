@@ -1,3 +1,7 @@
 export { createGateway, type GatewayBackend, type GatewayOptions } from "./create-gateway.js";
 export { buildRouteTable, type RouteBinding } from "./routes/route-table.js";
-export { HTTP_STATUS_OF_CODE, HTTP_STATUS_OF_MACHINE_CODE, httpStatusFor } from "./errors/http-status.js";
+export {
+  HTTP_STATUS_OF_CODE,
+  HTTP_STATUS_OF_MACHINE_CODE,
+  httpStatusFor,
+} from "./errors/http-status.js";

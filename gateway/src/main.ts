@@ -6,7 +6,12 @@ import { BotsService, ControlPlaneService } from "@svc/gen/svc/bots/v1/bots_pb.j
 import { PromotionService } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import { ComplianceService } from "@svc/gen/svc/compliance/v1/compliance_pb.js";
-import { IdentityService, LicenseService, McpService, TenancyService } from "@svc/gen/svc/identity/v1/identity_pb.js";
+import {
+  IdentityService,
+  LicenseService,
+  McpService,
+  TenancyService,
+} from "@svc/gen/svc/identity/v1/identity_pb.js";
 import { createGateway } from "./create-gateway.js";
 
 // The gateway alone (distributed topology): every service is reached over gRPC by its SVC_*_URL.
@@ -26,13 +31,20 @@ const owners = {
   compliance: [ComplianceService],
   identity: [IdentityService, LicenseService, TenancyService, McpService],
 } as const;
-const missing = Object.keys(owners).filter((name) => !config.serviceUrls[name as keyof typeof owners]);
+const missing = Object.keys(owners).filter(
+  (name) => !config.serviceUrls[name as keyof typeof owners],
+);
 if (missing.length > 0) {
-  log.fatal({ missing: missing.map((m) => `SVC_${m.toUpperCase()}_URL`) }, "the standalone gateway needs the address of every service; use `npm start` for the all-in-one process");
+  log.fatal(
+    { missing: missing.map((m) => `SVC_${m.toUpperCase()}_URL`) },
+    "the standalone gateway needs the address of every service; use `npm start` for the all-in-one process",
+  );
   process.exit(2);
 }
 const backends = Object.entries(owners).flatMap(([name, services]) => {
-  const transport = createGrpcTransport({ baseUrl: config.serviceUrls[name as keyof typeof owners]! });
+  const transport = createGrpcTransport({
+    baseUrl: config.serviceUrls[name as keyof typeof owners]!,
+  });
   return services.map((service) => ({ service, transport }));
 });
 const app = await createGateway({ backends, bodyLimitBytes: config.bodyLimitBytes, log });

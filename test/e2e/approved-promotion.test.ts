@@ -14,7 +14,17 @@ describe("the ApprovedPromotion token: issued on approval, verified offline by t
   let p: RunningPlatform;
   let bot: { id: string; spec_hash: string };
   const verify = (token: string, target = { id: bot.id, specHash: bot.spec_hash }) =>
-    assertApprovedPromotion({ db: schemaDb(p.platform.db.db, "bots"), schema: "bots", publicKey: statementKeysFromPem({ publicKeyPem: p.platform.config.promotionTokens.publicKeyPem }).publicKey }, token, target);
+    assertApprovedPromotion(
+      {
+        db: schemaDb(p.platform.db.db, "bots"),
+        schema: "bots",
+        publicKey: statementKeysFromPem({
+          publicKeyPem: p.platform.config.promotionTokens.publicKeyPem,
+        }).publicKey,
+      },
+      token,
+      target,
+    );
   const refusal = async (promise: Promise<unknown>) => {
     try {
       await promise;
@@ -28,9 +38,12 @@ describe("the ApprovedPromotion token: issued on approval, verified offline by t
 
   beforeAll(async () => {
     p = await startTestPlatform("pglite");
-    bot = (await call(p.url, "POST", "/bots", { name: "Token bot", kind: "trading" }, as("alice"))).body;
+    bot = (await call(p.url, "POST", "/bots", { name: "Token bot", kind: "trading" }, as("alice")))
+      .body;
     for (let i = 0; i < 200; i++) {
-      const r = await sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(p.platform.db.db);
+      const r = await sql<{
+        n: number;
+      }>`select count(*)::int as n from promotion.known_bot_versions`.execute(p.platform.db.db);
       if (r.rows[0]!.n > 0) break;
       await new Promise((res) => setTimeout(res, 25));
     }
@@ -40,22 +53,53 @@ describe("the ApprovedPromotion token: issued on approval, verified offline by t
   });
 
   it("is accepted for its bot and version once the live plane activated it, and refused otherwise", async () => {
-    await call(p.url, "POST", "/promotion/requests", { request_id: "tok-1", kind: "strategy", artifact: { bot_ref: bot.id, version: 1, version_hash: bot.spec_hash }, validation: { verdict: "PASS" }, risk: { decision: "APPROVE" } }, as("alice"));
+    await call(
+      p.url,
+      "POST",
+      "/promotion/requests",
+      {
+        request_id: "tok-1",
+        kind: "strategy",
+        artifact: { bot_ref: bot.id, version: 1, version_hash: bot.spec_hash },
+        validation: { verdict: "PASS" },
+        risk: { decision: "APPROVE" },
+      },
+      as("alice"),
+    );
     const approved = await call(p.url, "POST", "/promotion/requests/tok-1/approve", {}, as("bob"));
     const token: string = approved.body.approved_promotion;
     expect(token.split(".")).toHaveLength(3);
-    for (let i = 0; i < 200 && (await status("tok-1")).status !== "promoted"; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await status("tok-1")).status !== "promoted"; i++)
+      await new Promise((r) => setTimeout(r, 25));
     expect(await verify(token)).toEqual({ requestId: "tok-1", version: 1 });
 
-    expect(await refusal(verify(token, { id: "another-bot", specHash: bot.spec_hash }))).toMatch(/^approved_promotion_required: .*another bot/);
-    expect(await refusal(verify(token, { id: bot.id, specHash: "f".repeat(64) }))).toMatch(/another version/);
-    expect(await refusal(verify(`${token.slice(0, -4)}AAAA`))).toMatch(/not a valid signed statement/);
+    expect(await refusal(verify(token, { id: "another-bot", specHash: bot.spec_hash }))).toMatch(
+      /^approved_promotion_required: .*another bot/,
+    );
+    expect(await refusal(verify(token, { id: bot.id, specHash: "f".repeat(64) }))).toMatch(
+      /another version/,
+    );
+    expect(await refusal(verify(`${token.slice(0, -4)}AAAA`))).toMatch(
+      /not a valid signed statement/,
+    );
     expect(await refusal(verify(""))).toMatch(/none was sent/);
-    const privateKey = statementKeysFromPem({ privateKeyPem: p.platform.config.promotionTokens.signingKeyPem }).privateKey!;
-    const expired = await signStatement(privateKey, { request_id: "tok-1", bot_id: bot.id, version: 1, version_hash: bot.spec_hash }, { audience: "svc:bots", ttlSeconds: -10 });
+    const privateKey = statementKeysFromPem({
+      privateKeyPem: p.platform.config.promotionTokens.signingKeyPem,
+    }).privateKey!;
+    const expired = await signStatement(
+      privateKey,
+      { request_id: "tok-1", bot_id: bot.id, version: 1, version_hash: bot.spec_hash },
+      { audience: "svc:bots", ttlSeconds: -10 },
+    );
     expect(await refusal(verify(expired))).toMatch(/expired/);
 
-    await call(p.url, "POST", "/promotion/requests/tok-1/revoke", { reason: "limit breach" }, as("bob"));
+    await call(
+      p.url,
+      "POST",
+      "/promotion/requests/tok-1/revoke",
+      { reason: "limit breach" },
+      as("bob"),
+    );
     let outcome = "";
     for (let i = 0; i < 200; i++) {
       outcome = await refusal(verify(token));

@@ -21,8 +21,10 @@ function oidcEnv(idp: TestIdp): Record<string, string> {
 describe("the auth interceptor, through the gateway, with tokens from a local JWKS", () => {
   let idp: TestIdp;
   let p: RunningPlatform;
-  const get = (token: string | undefined, path = "/bots") => call(p.url, "GET", path, undefined, token ? { authorization: `Bearer ${token}` } : {});
-  const post = (token: string, path: string, body: unknown = {}) => call(p.url, "POST", path, body, { authorization: `Bearer ${token}` });
+  const get = (token: string | undefined, path = "/bots") =>
+    call(p.url, "GET", path, undefined, token ? { authorization: `Bearer ${token}` } : {});
+  const post = (token: string, path: string, body: unknown = {}) =>
+    call(p.url, "POST", path, body, { authorization: `Bearer ${token}` });
 
   beforeAll(async () => {
     idp = await startTestIdp();
@@ -42,10 +44,19 @@ describe("the auth interceptor, through the gateway, with tokens from a local JW
   };
 
   it("accepts a valid token and names the caller", async () => {
-    const token = await idp.sign({ sub: "user|alice", permissions: ["read:bots"], "https://svc.example/claims/org_id": "org-1" });
+    const token = await idp.sign({
+      sub: "user|alice",
+      permissions: ["read:bots"],
+      "https://svc.example/claims/org_id": "org-1",
+    });
     expect((await get(token)).status).toBe(200);
     const me = await get(token, "/auth/whoami");
-    expect(me.body).toMatchObject({ sub: "user|alice", actor_type: "user", org_id: "org-1", scopes: ["read:bots"] });
+    expect(me.body).toMatchObject({
+      sub: "user|alice",
+      actor_type: "user",
+      org_id: "org-1",
+      scopes: ["read:bots"],
+    });
     const es = await idp.sign({ sub: "user|alice", permissions: ["read:bots"] }, { alg: "ES256" });
     expect((await get(es)).status).toBe(200);
   });
@@ -55,23 +66,52 @@ describe("the auth interceptor, through the gateway, with tokens from a local JW
     expect(none.status).toBe(401);
     expect(none.body.error.code).toBe("unauthenticated");
     expect(none.headers.get("www-authenticate")).toBe('Bearer realm="svc"');
-    expect((await call(p.url, "GET", "/bots", undefined, { authorization: "Basic dXNlcjpwdw==" })).status).toBe(401);
+    expect(
+      (await call(p.url, "GET", "/bots", undefined, { authorization: "Basic dXNlcjpwdw==" }))
+        .status,
+    ).toBe(401);
   });
 
   it("refuses expired, exp-less, not-yet-valid, foreign-issuer and foreign-audience tokens", async () => {
-    await expectInvalid(await idp.sign({ sub: "u", permissions: ["read:bots"], exp: now() - 60 }), /expired/);
-    await expectInvalid(await idp.sign({ sub: "u", permissions: ["read:bots"] }, { expiresIn: null }), /lacks the required exp claim/);
-    await expectInvalid(await idp.sign({ sub: "u", permissions: ["read:bots"], nbf: now() + 600 }), /not valid yet/);
-    await expectInvalid(await idp.sign({ sub: "u", permissions: ["read:bots"], iss: "https://evil.example" }), /another issuer/);
-    await expectInvalid(await idp.sign({ sub: "u", permissions: ["read:bots"], aud: "https://other-api" }), /another audience/);
+    await expectInvalid(
+      await idp.sign({ sub: "u", permissions: ["read:bots"], exp: now() - 60 }),
+      /expired/,
+    );
+    await expectInvalid(
+      await idp.sign({ sub: "u", permissions: ["read:bots"] }, { expiresIn: null }),
+      /lacks the required exp claim/,
+    );
+    await expectInvalid(
+      await idp.sign({ sub: "u", permissions: ["read:bots"], nbf: now() + 600 }),
+      /not valid yet/,
+    );
+    await expectInvalid(
+      await idp.sign({ sub: "u", permissions: ["read:bots"], iss: "https://evil.example" }),
+      /another issuer/,
+    );
+    await expectInvalid(
+      await idp.sign({ sub: "u", permissions: ["read:bots"], aud: "https://other-api" }),
+      /another audience/,
+    );
   });
 
   it("refuses alg none and an HS256 token keyed with the public key", async () => {
-    const claims = { sub: "u", permissions: ["read:bots"], iss: idp.issuer, aud: idp.audience, exp: now() + 600 };
-    await expectInvalid(`${b64({ alg: "none", typ: "JWT" })}.${b64(claims)}.`, /algorithm is not allowed|malformed/);
+    const claims = {
+      sub: "u",
+      permissions: ["read:bots"],
+      iss: idp.issuer,
+      aud: idp.audience,
+      exp: now() + 600,
+    };
+    await expectInvalid(
+      `${b64({ alg: "none", typ: "JWT" })}.${b64(claims)}.`,
+      /algorithm is not allowed|malformed/,
+    );
     const header = b64({ alg: "HS256", typ: "JWT", kid: "rsa-1" });
     const body = b64(claims);
-    const mac = createHmac("sha256", idp.publicKeyPem).update(`${header}.${body}`).digest("base64url");
+    const mac = createHmac("sha256", idp.publicKeyPem)
+      .update(`${header}.${body}`)
+      .digest("base64url");
     await expectInvalid(`${header}.${body}.${mac}`, /algorithm is not allowed/);
   });
 
@@ -89,20 +129,40 @@ describe("the auth interceptor, through the gateway, with tokens from a local JW
   it("names the missing scope with 403", async () => {
     const res = await get(await idp.sign({ sub: "u", permissions: ["read:promotion"] }));
     expect(res.status).toBe(403);
-    expect(res.body.error).toEqual({ code: "missing_scope", message: "the token lacks the scope read:bots", details: { scope: "read:bots", required: ["read:bots"] } });
+    expect(res.body.error).toEqual({
+      code: "missing_scope",
+      message: "the token lacks the scope read:bots",
+      details: { scope: "read:bots", required: ["read:bots"] },
+    });
   });
 
   it("asks for step-up (RFC 9470) on a stale or single-factor token, and lets a fresh MFA token through", async () => {
-    await call(p.url, "POST", "/bots", { name: "Step", kind: "trading" }, { authorization: `Bearer ${await idp.sign({ sub: "u", permissions: ["write:bots"] })}` });
-    const stale = await post(await idp.sign(freshMfaClaims("u", ["halt:bots"], { auth_time: now() - 600 })), "/bots/step/halt");
+    await call(
+      p.url,
+      "POST",
+      "/bots",
+      { name: "Step", kind: "trading" },
+      { authorization: `Bearer ${await idp.sign({ sub: "u", permissions: ["write:bots"] })}` },
+    );
+    const stale = await post(
+      await idp.sign(freshMfaClaims("u", ["halt:bots"], { auth_time: now() - 600 })),
+      "/bots/step/halt",
+    );
     expect(stale.status).toBe(401);
     expect(stale.body.error.code).toBe("insufficient_user_authentication");
-    expect(stale.body.error.message).toMatch(/no older than 180 seconds; yours is 6\d\d seconds old/);
+    expect(stale.body.error.message).toMatch(
+      /no older than 180 seconds; yours is 6\d\d seconds old/,
+    );
     const challenge = stale.headers.get("www-authenticate")!;
     expect(challenge).toMatch(/^Bearer error="insufficient_user_authentication"/);
-    expect(challenge).toContain('acr_values="http://schemas.openid.net/pape/policies/2007/06/multi-factor"');
+    expect(challenge).toContain(
+      'acr_values="http://schemas.openid.net/pape/policies/2007/06/multi-factor"',
+    );
     expect(challenge).toContain("max_age=0");
-    const noMfa = await post(await idp.sign({ sub: "u", permissions: ["halt:bots"], amr: ["pwd"], auth_time: now() }), "/bots/step/halt");
+    const noMfa = await post(
+      await idp.sign({ sub: "u", permissions: ["halt:bots"], amr: ["pwd"], auth_time: now() }),
+      "/bots/step/halt",
+    );
     expect(noMfa.status).toBe(401);
     expect(noMfa.body.error.message).toMatch(/multi-factor/);
     const fresh = await post(await idp.sign(freshMfaClaims("u", ["halt:bots"])), "/bots/step/halt");
@@ -111,23 +171,48 @@ describe("the auth interceptor, through the gateway, with tokens from a local JW
   });
 
   it("keeps delegated agent tokens to the routes that allow agents", async () => {
-    const agent = await idp.sign({ sub: "user|bob", permissions: ["read:bots", "write:bots"], act: { sub: "agent|research-1", iss: idp.issuer }, svc_delegated: true });
+    const agent = await idp.sign({
+      sub: "user|bob",
+      permissions: ["read:bots", "write:bots"],
+      act: { sub: "agent|research-1", iss: idp.issuer },
+      svc_delegated: true,
+    });
     const refused = await post(agent, "/bots", { name: "By agent", kind: "trading" });
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe("agent_not_allowed");
     const me = await get(agent, "/whoami");
-    expect(me.body).toMatchObject({ sub: "user|bob", actor_type: "agent", on_behalf_of_sub: "user|bob" });
+    expect(me.body).toMatchObject({
+      sub: "user|bob",
+      actor_type: "agent",
+      on_behalf_of_sub: "user|bob",
+    });
   });
 
   it("checks machine tokens on the internal sync routes, audience included", async () => {
     const body = { user_id: "auth0|1", email: "a@b.c" };
-    const wrongAud = await post(await idp.sign({ sub: "hook@clients", gty: "client-credentials" }), "/_internal/oidc/sync", body);
+    const wrongAud = await post(
+      await idp.sign({ sub: "hook@clients", gty: "client-credentials" }),
+      "/_internal/oidc/sync",
+      body,
+    );
     expect(wrongAud.status).toBe(401);
     expect(wrongAud.body.error.message).toMatch(/SVC_AUTH_M2M_AUDIENCE/);
-    const userToken = await post(await idp.sign({ sub: "user|alice", aud: "https://internal.svc.test" }), "/_internal/oidc/sync", body);
+    const userToken = await post(
+      await idp.sign({ sub: "user|alice", aud: "https://internal.svc.test" }),
+      "/_internal/oidc/sync",
+      body,
+    );
     expect(userToken.status).toBe(403);
     expect(userToken.body.error.code).toBe("machine_token_required");
-    const machine = await post(await idp.sign({ sub: "hook@clients", gty: "client-credentials", aud: "https://internal.svc.test" }), "/_internal/oidc/sync", body);
+    const machine = await post(
+      await idp.sign({
+        sub: "hook@clients",
+        gty: "client-credentials",
+        aud: "https://internal.svc.test",
+      }),
+      "/_internal/oidc/sync",
+      body,
+    );
     expect(machine.status).toBe(501);
   });
 });
@@ -139,7 +224,9 @@ describe("an unreachable JWKS endpoint", () => {
     try {
       const token = await idp.sign({ sub: "u", permissions: ["read:bots"] });
       await idp.stop();
-      const res = await call(p.url, "GET", "/bots", undefined, { authorization: `Bearer ${token}` });
+      const res = await call(p.url, "GET", "/bots", undefined, {
+        authorization: `Bearer ${token}`,
+      });
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe("jwks_unreachable");
       expect((await call(p.url, "GET", "/healthz")).status).toBe(200);
@@ -154,9 +241,16 @@ describe("local auth", () => {
     const p = await startTestPlatform("pglite");
     try {
       expect((await call(p.url, "GET", "/whoami")).body.sub).toBe("local|default");
-      expect((await call(p.url, "GET", "/whoami", undefined, { "x-svc-local-user": "alice" })).body.sub).toBe("local|alice");
-      expect((await call(p.url, "GET", "/whoami", undefined, { "x-svc-local-user": "Not Valid!" })).status).toBe(400);
-      const bearer = await call(p.url, "GET", "/bots", undefined, { authorization: "Bearer abc.def.ghi" });
+      expect(
+        (await call(p.url, "GET", "/whoami", undefined, { "x-svc-local-user": "alice" })).body.sub,
+      ).toBe("local|alice");
+      expect(
+        (await call(p.url, "GET", "/whoami", undefined, { "x-svc-local-user": "Not Valid!" }))
+          .status,
+      ).toBe(400);
+      const bearer = await call(p.url, "GET", "/bots", undefined, {
+        authorization: "Bearer abc.def.ghi",
+      });
       expect(bearer.status).toBe(401);
       expect(bearer.body.error.message).toMatch(/SVC_AUTH_PROVIDER=local/);
     } finally {
@@ -165,6 +259,8 @@ describe("local auth", () => {
   });
 
   it("refuses to listen on a non-loopback address", async () => {
-    await expect(startTestPlatform("pglite", { SVC_HOST: "0.0.0.0" })).rejects.toThrow(/only listens on loopback/);
+    await expect(startTestPlatform("pglite", { SVC_HOST: "0.0.0.0" })).rejects.toThrow(
+      /only listens on loopback/,
+    );
   });
 });

@@ -13,9 +13,19 @@ import { call, createTestDatabase, startTestPlatform } from "../support/test-pla
 
 const allInOneMain = fileURLToPath(new URL("../../all-in-one/src/main.ts", import.meta.url));
 const DAY = 86_400_000;
-const spec = (slug: string) => ({ name: slug, slug, kind: "trading", strategy: { family: "ma_crossover", parameters: { fast: 10, slow: 40 } }, engine: { initial_cash: 100000, fee_bps: 5, slippage_bps: 2, position_size: 1 } });
+const spec = (slug: string) => ({
+  name: slug,
+  slug,
+  kind: "trading",
+  strategy: { family: "ma_crossover", parameters: { fast: 10, slow: 40 } },
+  engine: { initial_cash: 100000, fee_bps: 5, slippage_bps: 2, position_size: 1 },
+});
 /** A long synthetic run (tens of thousands of daily bars), so that a crash or a halt finds it unfinished. */
-const longRun = (seed: number, days = 60_000) => ({ data_source: `synthetic:${seed}`, start: "2000-01-01T00:00:00Z", end: new Date(Date.UTC(2000, 0, 1) + days * DAY).toISOString() });
+const longRun = (seed: number, days = 60_000) => ({
+  data_source: `synthetic:${seed}`,
+  start: "2000-01-01T00:00:00Z",
+  end: new Date(Date.UTC(2000, 0, 1) + days * DAY).toISOString(),
+});
 
 interface Row {
   id: string;
@@ -28,12 +38,18 @@ interface Row {
 const TERMINAL = ["success", "failed", "halted"];
 
 /** Polls until `ok` holds; past the deadline it fails with what it saw last. */
-async function eventually<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
+async function eventually<T>(
+  what: string,
+  read: () => Promise<T>,
+  ok: (v: T) => boolean,
+  ms: number,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await read();
     if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`${what}: not reached within ${ms} ms; last saw ${JSON.stringify(v)}`);
+    if (Date.now() > end)
+      throw new Error(`${what}: not reached within ${ms} ms; last saw ${JSON.stringify(v)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -46,7 +62,8 @@ async function testBed() {
   pool.on("error", () => {});
   pool.on("connect", (client) => client.on("error", () => {}));
   const platforms: RunningPlatform[] = [];
-  const q = async <R extends object>(text: string, values: unknown[] = []) => (await pool.query<R>(text, values)).rows;
+  const q = async <R extends object>(text: string, values: unknown[] = []) =>
+    (await pool.query<R>(text, values)).rows;
   return {
     url: db.url,
     q,
@@ -59,17 +76,47 @@ async function testBed() {
       platforms.splice(platforms.indexOf(p), 1);
       await p.close();
     },
-    backtests: () => q<Row>("select id, task_id, status, error, host, attempts from bots.bot_deployments where target = 'backtest' order by task_id"),
+    backtests: () =>
+      q<Row>(
+        "select id, task_id, status, error, host, attempts from bots.bot_deployments where target = 'backtest' order by task_id",
+      ),
     /** trial_id -> how many trials carry it. */
-    trials: async () => new Map((await q<{ trial_id: string; n: number }>("select trial_id, count(*)::int as n from bots.trial_ledger group by trial_id")).map((r) => [r.trial_id, r.n])),
-    announced: async () => (await q<{ n: number }>("select count(*)::int as n from bots.outbox where subject = 'svc.bots.trial_recorded'"))[0]!.n,
+    trials: async () =>
+      new Map(
+        (
+          await q<{ trial_id: string; n: number }>(
+            "select trial_id, count(*)::int as n from bots.trial_ledger group by trial_id",
+          )
+        ).map((r) => [r.trial_id, r.n]),
+      ),
+    announced: async () =>
+      (
+        await q<{ n: number }>(
+          "select count(*)::int as n from bots.outbox where subject = 'svc.bots.trial_recorded'",
+        )
+      )[0]!.n,
     /** A backtest row as a process left it: `seenAgoS` null means no lease at all (a row from before leases). */
-    async orphan(botId: string, taskId: string, status: "pending" | "running", host: string | null, seenAgoS: number | null, attempts = 1) {
+    async orphan(
+      botId: string,
+      taskId: string,
+      status: "pending" | "running",
+      host: string | null,
+      seenAgoS: number | null,
+      attempts = 1,
+    ) {
       const seen = seenAgoS === null ? null : `${seenAgoS} seconds`;
       await q(
         `insert into bots.bot_deployments (id, bot_id, version, target, status, task_id, request, host, host_seen_at, attempts)
          values (gen_random_uuid(), $1, 1, 'backtest', $2, $3, $4, $5, case when $6::interval is null then null else now() - $6::interval end, $7)`,
-        [botId, status, taskId, JSON.stringify({ data_source: "synthetic:3", start: null, end: null }), host, seen, attempts],
+        [
+          botId,
+          status,
+          taskId,
+          JSON.stringify({ data_source: "synthetic:3", start: null, end: null }),
+          host,
+          seen,
+          attempts,
+        ],
       );
     },
     async close() {
@@ -82,14 +129,20 @@ async function testBed() {
 type TestBed = Awaited<ReturnType<typeof testBed>>;
 
 /** The whole platform in a child process, so that it can die by SIGKILL mid-run. */
-async function startChildPlatform(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("SVC_")));
+async function startChildPlatform(
+  databaseUrl: string,
+): Promise<{ child: ChildProcess; url: string }> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith("SVC_")),
+  );
   const child = spawn(process.execPath, ["--import", "tsx", allInOneMain], {
     env: { ...env, SVC_DATABASE_URL: databaseUrl, SVC_PORT: "0", SVC_LOG_LEVEL: "silent" },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const url = await new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`the platform process exited (${code}) before it was ready`)));
+    child.once("exit", (code) =>
+      reject(new Error(`the platform process exited (${code}) before it was ready`)),
+    );
     createInterface({ input: child.stdout! }).on("line", (l) => {
       const m = /platform ready in \d+ ms at (\S+)/.exec(l);
       if (m) resolve(m[1]!);
@@ -104,7 +157,8 @@ async function createBot(url: string, slug: string): Promise<string> {
   return res.body.id;
 }
 
-const allTerminal = (rows: Row[]) => rows.length > 0 && rows.every((r) => TERMINAL.includes(r.status));
+const allTerminal = (rows: Row[]) =>
+  rows.length > 0 && rows.every((r) => TERMINAL.includes(r.status));
 
 describe("backtests interrupted by the death of their process (real Postgres)", () => {
   let bed: TestBed | undefined;
@@ -121,7 +175,11 @@ describe("backtests interrupted by the death of their process (real Postgres)", 
     const first = await startChildPlatform(bed.url);
     child = first.child;
     for (const slug of ["k1", "k2", "k3", "k4"]) await createBot(first.url, slug);
-    const submitted = await Promise.all(Array.from({ length: 40 }, (_, i) => call(first.url, "POST", `/bots/k${(i % 4) + 1}/backtest`, longRun(i))));
+    const submitted = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        call(first.url, "POST", `/bots/k${(i % 4) + 1}/backtest`, longRun(i)),
+      ),
+    );
     expect(submitted.map((r) => r.status)).toEqual(submitted.map(() => 202));
     child.kill("SIGKILL");
     await once(child, "exit");
@@ -134,11 +192,20 @@ describe("backtests interrupted by the death of their process (real Postgres)", 
 
     await bed.start();
     // The dead process's leases lapse after 15 s; then one pass (every 5 s) takes them over.
-    const done = await eventually("every backtest ends", () => bed!.backtests(), allTerminal, 60_000);
+    const done = await eventually(
+      "every backtest ends",
+      () => bed!.backtests(),
+      allTerminal,
+      60_000,
+    );
     expect(done.map((r) => [r.task_id, r.status])).toEqual(left.map((r) => [r.task_id, "success"]));
     const before = new Map(left.map((r) => [r.task_id, r]));
     // Claimed exactly once: the finished ones were never touched again, the others re-run once.
-    for (const r of done) expect([r.task_id, r.attempts]).toEqual([r.task_id, TERMINAL.includes(before.get(r.task_id)!.status) ? 1 : 2]);
+    for (const r of done)
+      expect([r.task_id, r.attempts]).toEqual([
+        r.task_id,
+        TERMINAL.includes(before.get(r.task_id)!.status) ? 1 : 2,
+      ]);
     const trials = await bed.trials();
     expect([...trials.keys()].sort()).toEqual(done.map((r) => r.id).sort());
     expect([...trials.values()].every((n) => n === 1)).toBe(true);
@@ -157,7 +224,12 @@ describe("backtests interrupted by the death of their process (real Postgres)", 
     await bed.orphan(bot, "bt-crashes-always", "running", "gone:1:bt-dead", 60, 3);
 
     await bed.start();
-    const done = await eventually("every backtest ends", () => bed!.backtests(), allTerminal, 20_000);
+    const done = await eventually(
+      "every backtest ends",
+      () => bed!.backtests(),
+      allTerminal,
+      20_000,
+    );
     expect(done.map((r) => [r.task_id, r.status, r.error])).toEqual([
       ["bt-crashes-always", "failed", "interrupted"],
       ["bt-legacy-pending", "success", null],
@@ -166,7 +238,12 @@ describe("backtests interrupted by the death of their process (real Postgres)", 
       ["bt-stale-running", "success", null],
     ]);
     const trials = await bed.trials();
-    expect([...trials.keys()].sort()).toEqual(done.filter((r) => r.status === "success").map((r) => r.id).sort());
+    expect([...trials.keys()].sort()).toEqual(
+      done
+        .filter((r) => r.status === "success")
+        .map((r) => r.id)
+        .sort(),
+    );
     expect([...trials.values()]).toEqual([1, 1, 1, 1]);
     expect(await bed.announced()).toBe(4);
   }, 60_000);
@@ -178,21 +255,52 @@ describe("backtests interrupted by the death of their process (real Postgres)", 
     await bed.stop(p0);
     // Another bots-service process, alive: it renews its lease as a real one does.
     await bed.orphan(bot, "bt-live-elsewhere", "running", "elsewhere:7:bt-live", 0);
-    const renew = setInterval(() => void bed!.q("update bots.bot_deployments set host_seen_at = now() where host = 'elsewhere:7:bt-live'").catch(() => undefined), 1_000);
+    const renew = setInterval(
+      () =>
+        void bed!
+          .q(
+            "update bots.bot_deployments set host_seen_at = now() where host = 'elsewhere:7:bt-live'",
+          )
+          .catch(() => undefined),
+      1_000,
+    );
     try {
-      for (let i = 0; i < 6; i++) await bed.orphan(bot, `bt-orphan-${i}`, i % 2 ? "running" : "pending", "gone:1:bt-dead", 60);
+      for (let i = 0; i < 6; i++)
+        await bed.orphan(
+          bot,
+          `bt-orphan-${i}`,
+          i % 2 ? "running" : "pending",
+          "gone:1:bt-dead",
+          60,
+        );
       const [a] = await Promise.all([bed.start(), bed.start()]);
-      const orphansDone = await eventually("the orphans end", async () => (await bed!.backtests()).filter((r) => r.task_id.startsWith("bt-orphan-")), allTerminal, 20_000);
+      const orphansDone = await eventually(
+        "the orphans end",
+        async () => (await bed!.backtests()).filter((r) => r.task_id.startsWith("bt-orphan-")),
+        allTerminal,
+        20_000,
+      );
       // attempts 2: each orphan was claimed by exactly one of the two processes.
-      expect(orphansDone.map((r) => [r.task_id, r.status, r.attempts])).toEqual(orphansDone.map((r) => [r.task_id, "success", 2]));
+      expect(orphansDone.map((r) => [r.task_id, r.status, r.attempts])).toEqual(
+        orphansDone.map((r) => [r.task_id, "success", 2]),
+      );
       const trials = await bed.trials();
       expect(orphansDone.map((r) => trials.get(r.id))).toEqual(orphansDone.map(() => 1));
 
       // A later pass (every 5 s) takes a new orphan, and still leaves the live process's run alone.
       await bed.orphan(bot, "bt-orphan-late", "running", "gone:1:bt-dead", 60);
-      await eventually("a later pass takes the late orphan", async () => (await bed!.backtests()).find((r) => r.task_id === "bt-orphan-late")!, (r) => r.status === "success", 20_000);
+      await eventually(
+        "a later pass takes the late orphan",
+        async () => (await bed!.backtests()).find((r) => r.task_id === "bt-orphan-late")!,
+        (r) => r.status === "success",
+        20_000,
+      );
       const live = (await bed.backtests()).find((r) => r.task_id === "bt-live-elsewhere")!;
-      expect([live.status, live.host, live.attempts]).toEqual(["running", "elsewhere:7:bt-live", 1]);
+      expect([live.status, live.host, live.attempts]).toEqual([
+        "running",
+        "elsewhere:7:bt-live",
+        1,
+      ]);
       expect(trials.has(live.id)).toBe(false);
 
       // The halt reaches it there: the row says halted, which the other process reads at its next slice.
@@ -211,8 +319,17 @@ describe("backtests interrupted by the death of their process (real Postgres)", 
     const bot = await createBot(p.url, "halted");
     // The halt goes out while submissions still arrive, so runs of this process are queued or under way.
     let answered = 0;
-    const posts = Array.from({ length: 30 }, (_, i) => call(p.url, "POST", "/bots/halted/backtest", longRun(100 + i, 90_000)).then((r) => (answered++, r)));
-    await eventually("the first submissions are answered", async () => answered, (n) => n >= 10, 20_000);
+    const posts = Array.from({ length: 30 }, (_, i) =>
+      call(p.url, "POST", "/bots/halted/backtest", longRun(100 + i, 90_000)).then(
+        (r) => (answered++, r),
+      ),
+    );
+    await eventually(
+      "the first submissions are answered",
+      async () => answered,
+      (n) => n >= 10,
+      20_000,
+    );
     // Another live process holds these (its lease is fresh: this one must not take them over).
     await bed.orphan(bot, "bt-pending-elsewhere", "pending", "elsewhere:7:bt-live", 0);
     await bed.orphan(bot, "bt-running-elsewhere", "running", "elsewhere:7:bt-live", 0);
@@ -231,9 +348,18 @@ describe("backtests interrupted by the death of their process (real Postgres)", 
     // A graceful stop waits for the runs it cancelled: none of them may write a result after all.
     await bed.stop(p);
     const final = await bed.backtests();
-    for (const r of final) expect([r.task_id, r.status]).toEqual([r.task_id, named.includes(r.task_id) ? "halted" : "success"]);
+    for (const r of final)
+      expect([r.task_id, r.status]).toEqual([
+        r.task_id,
+        named.includes(r.task_id) ? "halted" : "success",
+      ]);
     const trials = await bed.trials();
-    expect([...trials.keys()].sort()).toEqual(final.filter((r) => r.status === "success").map((r) => r.id).sort());
+    expect([...trials.keys()].sort()).toEqual(
+      final
+        .filter((r) => r.status === "success")
+        .map((r) => r.id)
+        .sort(),
+    );
     expect(await bed.announced()).toBe(ours.length - haltedHere.length);
   }, 60_000);
 

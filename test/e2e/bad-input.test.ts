@@ -18,23 +18,47 @@ describe("bad input through the gateway: 4xx that say what to fix, nothing half-
     const res = await call(p.url, "POST", "/bots", '{"name": "x", "kind": }');
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid_argument");
-    expect(res.body.error.message).toBe("malformed JSON at position 22 (line 1, column 23): value expected");
-    expect(res.body.error.details).toMatchObject({ field: "body", position: 22, line: 1, column: 23 });
-    const multiline = await call(p.url, "POST", "/bots", '{\n  "name": "x",\n  "kind": "trading",\n}');
-    expect(multiline.body.error.message).toMatch(/^malformed JSON at position \d+ \(line 4, column 1\)/);
+    expect(res.body.error.message).toBe(
+      "malformed JSON at position 22 (line 1, column 23): value expected",
+    );
+    expect(res.body.error.details).toMatchObject({
+      field: "body",
+      position: 22,
+      line: 1,
+      column: 23,
+    });
+    const multiline = await call(
+      p.url,
+      "POST",
+      "/bots",
+      '{\n  "name": "x",\n  "kind": "trading",\n}',
+    );
+    expect(multiline.body.error.message).toMatch(
+      /^malformed JSON at position \d+ \(line 4, column 1\)/,
+    );
   });
 
   it("unknown field: 400 naming it and the known ones", async () => {
     const res = await call(p.url, "POST", "/bots", { name: "x", kind: "trading", colour: "red" });
     expect(res.status).toBe(400);
     expect(res.body.error.details.field).toBe("colour");
-    expect(res.body.error.message).toMatch(/^unknown field colour; known fields here: name, slug, kind/);
-    const nested = await call(p.url, "POST", "/bots", { name: "x", kind: "trading", engine: { fees: 1 } });
+    expect(res.body.error.message).toMatch(
+      /^unknown field colour; known fields here: name, slug, kind/,
+    );
+    const nested = await call(p.url, "POST", "/bots", {
+      name: "x",
+      kind: "trading",
+      engine: { fees: 1 },
+    });
     expect(nested.body.error.details.field).toBe("engine.fees");
   });
 
   it("wrong type: 400 naming the field and the expected type", async () => {
-    const res = await call(p.url, "POST", "/bots", { name: "x", kind: "trading", engine: { fee_bps: "five" } });
+    const res = await call(p.url, "POST", "/bots", {
+      name: "x",
+      kind: "trading",
+      engine: { fee_bps: "five" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toBe('engine.fee_bps must be a number; got string "five"');
     const arr = await call(p.url, "POST", "/bots", { name: ["x"], kind: "trading" });
@@ -56,18 +80,33 @@ describe("bad input through the gateway: 4xx that say what to fix, nothing half-
   it("missing required field: 400 naming it, relative to the body", async () => {
     const res = await call(p.url, "POST", "/bots", { kind: "trading" });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: "invalid_argument", message: "name is required", details: { field: "name" } });
+    expect(res.body.error).toEqual({
+      code: "invalid_argument",
+      message: "name is required",
+      details: { field: "name" },
+    });
     const noBody = await call(p.url, "POST", "/bots");
     expect(noBody.status).toBe(400);
     expect(noBody.body.error.details.field).toBe("spec");
-    const rule = await call(p.url, "POST", "/bots", { name: "x", kind: "trading", engine: { position_size: 2 } });
+    const rule = await call(p.url, "POST", "/bots", {
+      name: "x",
+      kind: "trading",
+      engine: { position_size: 2 },
+    });
     expect(rule.body.error.message).toBe("engine.position_size=2 is above the maximum 1");
   });
 
   it("body over the limit: 413", async () => {
-    const res = await call(p.url, "POST", "/bots", { name: "x", kind: "trading", agents: Array.from({ length: 200 }, (_, i) => ({ name: `agent-${i}`, role: "r".repeat(20) })) });
+    const res = await call(p.url, "POST", "/bots", {
+      name: "x",
+      kind: "trading",
+      agents: Array.from({ length: 200 }, (_, i) => ({ name: `agent-${i}`, role: "r".repeat(20) })),
+    });
     expect(res.status).toBe(413);
-    expect(res.body.error).toMatchObject({ code: "payload_too_large", details: { limit_bytes: 4096 } });
+    expect(res.body.error).toMatchObject({
+      code: "payload_too_large",
+      details: { limit_bytes: 4096 },
+    });
   });
 
   it("wrong method on a known path: 405 with Allow; unknown path: 404", async () => {
@@ -81,9 +120,21 @@ describe("bad input through the gateway: 4xx that say what to fix, nothing half-
   });
 
   it("a reserved slug, a non-JSON content type, a path contradicted by the body", async () => {
-    expect((await call(p.url, "POST", "/bots", { name: "Halt all", kind: "trading", slug: "halt-all" })).body.error.details.field).toBe("slug");
-    expect((await call(p.url, "POST", "/bots", "name=x", { "content-type": "application/x-www-form-urlencoded" })).status).toBe(415);
-    const contradicted = await call(p.url, "PUT", "/bots/existing", { bot_ref: "other", status: "active" });
+    expect(
+      (await call(p.url, "POST", "/bots", { name: "Halt all", kind: "trading", slug: "halt-all" }))
+        .body.error.details.field,
+    ).toBe("slug");
+    expect(
+      (
+        await call(p.url, "POST", "/bots", "name=x", {
+          "content-type": "application/x-www-form-urlencoded",
+        })
+      ).status,
+    ).toBe(415);
+    const contradicted = await call(p.url, "PUT", "/bots/existing", {
+      bot_ref: "other",
+      status: "active",
+    });
     expect(contradicted.status).toBe(400);
     expect(contradicted.body.error.details.field).toBe("bot_ref");
   });

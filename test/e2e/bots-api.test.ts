@@ -24,7 +24,13 @@ describe.each(BACKENDS)("Bots API through the gateway on %s", (backend) => {
   it("creates, reads by slug and id, versions every spec change, archives and deletes", async () => {
     const created = await call(p.url, "POST", "/bots", spec());
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: "Alpha MA", slug: "alpha-ma", kind: "trading", status: "draft", current_version: 1 });
+    expect(created.body).toMatchObject({
+      name: "Alpha MA",
+      slug: "alpha-ma",
+      kind: "trading",
+      status: "draft",
+      current_version: 1,
+    });
     expect(created.body.spec_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(created.headers.get("x-request-id")).toBeTruthy();
     const id = created.body.id;
@@ -35,14 +41,23 @@ describe.each(BACKENDS)("Bots API through the gateway on %s", (backend) => {
     expect(bySlug.body.spec.strategy.parameters).toEqual({ fast: 10, slow: 30 });
     expect((await call(p.url, "GET", `/bots/${id}`)).body.slug).toBe("alpha-ma");
 
-    const v2 = await call(p.url, "PUT", "/bots/alpha-ma", { spec: spec({ strategy: { family: "ma_crossover", parameters: { fast: 12, slow: 30 } } }) });
+    const v2 = await call(p.url, "PUT", "/bots/alpha-ma", {
+      spec: spec({ strategy: { family: "ma_crossover", parameters: { fast: 12, slow: 30 } } }),
+    });
     expect(v2.status).toBe(200);
     expect(v2.body.current_version).toBe(2);
-    const v3 = await call(p.url, "PUT", "/bots/alpha-ma", { spec: spec({ engine: { initial_cash: 100000, fee_bps: 7, slippage_bps: 2, position_size: 0.5 } }) });
+    const v3 = await call(p.url, "PUT", "/bots/alpha-ma", {
+      spec: spec({
+        engine: { initial_cash: 100000, fee_bps: 7, slippage_bps: 2, position_size: 0.5 },
+      }),
+    });
     expect(v3.body.current_version).toBe(3);
 
     // The same spec with its keys in another order is the same spec: no version.
-    const reordered = { ...spec(), engine: { position_size: 0.5, slippage_bps: 2, fee_bps: 7, initial_cash: 100000 } };
+    const reordered = {
+      ...spec(),
+      engine: { position_size: 0.5, slippage_bps: 2, fee_bps: 7, initial_cash: 100000 },
+    };
     const noop = await call(p.url, "PUT", "/bots/alpha-ma", { spec: reordered });
     expect(noop.status).toBe(200);
     expect(noop.body.current_version).toBe(3);
@@ -56,7 +71,14 @@ describe.each(BACKENDS)("Bots API through the gateway on %s", (backend) => {
     expect(versions.body.items[0].spec.strategy.parameters.fast).toBe(10);
 
     const listed = await call(p.url, "GET", "/bots?status=draft");
-    expect(listed.body.items).toContainEqual({ id, name: "Alpha MA", slug: "alpha-ma", kind: "trading", status: "draft", current_version: 3 });
+    expect(listed.body.items).toContainEqual({
+      id,
+      name: "Alpha MA",
+      slug: "alpha-ma",
+      kind: "trading",
+      status: "draft",
+      current_version: 3,
+    });
 
     const active = await call(p.url, "PUT", "/bots/alpha-ma", { status: "active" });
     expect(active.body.status).toBe("active");
@@ -78,30 +100,50 @@ describe.each(BACKENDS)("Bots API through the gateway on %s", (backend) => {
   });
 
   it("refuses a duplicate slug with 409 and an impossible status change with 409", async () => {
-    expect((await call(p.url, "POST", "/bots", spec({ name: "Dup", slug: "dup" }))).status).toBe(201);
+    expect((await call(p.url, "POST", "/bots", spec({ name: "Dup", slug: "dup" }))).status).toBe(
+      201,
+    );
     const again = await call(p.url, "POST", "/bots", spec({ name: "Dup two", slug: "dup" }));
     expect(again.status).toBe(409);
     expect(again.body.error).toMatchObject({ code: "slug_taken", details: { slug: "dup" } });
     await call(p.url, "PUT", "/bots/dup", { status: "archived" });
     const jump = await call(p.url, "PUT", "/bots/dup", { status: "active" });
     expect(jump.status).toBe(409);
-    expect(jump.body.error.message).toBe("an archived bot cannot become active; from archived it can become draft");
+    expect(jump.body.error.message).toBe(
+      "an archived bot cannot become active; from archived it can become draft",
+    );
   });
 
   it("serializes concurrent updates: each spec change gets its own version number", async () => {
     await call(p.url, "POST", "/bots", spec({ name: "Race", slug: "race" }));
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => call(p.url, "PUT", "/bots/race", { spec: spec({ name: "Race", slug: "race", strategy: { family: "ma_crossover", parameters: { fast: i + 1, slow: 50 } } }) })),
+      Array.from({ length: 8 }, (_, i) =>
+        call(p.url, "PUT", "/bots/race", {
+          spec: spec({
+            name: "Race",
+            slug: "race",
+            strategy: { family: "ma_crossover", parameters: { fast: i + 1, slow: 50 } },
+          }),
+        }),
+      ),
     );
     expect(results.every((r) => r.status === 200)).toBe(true);
     const versions = await call(p.url, "GET", "/bots/race/versions");
-    expect(versions.body.items.map((v: { version: number }) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(versions.body.items.map((v: { version: number }) => v.version)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
     expect((await call(p.url, "GET", "/bots/race")).body.current_version).toBe(9);
   });
 
   it("answers 404 naming the unknown bot", async () => {
     const res = await call(p.url, "GET", "/bots/no-such-bot");
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: { code: "bot_not_found", message: 'no bot with id or slug "no-such-bot"', details: { bot_ref: "no-such-bot" } } });
+    expect(res.body).toEqual({
+      error: {
+        code: "bot_not_found",
+        message: 'no bot with id or slug "no-such-bot"',
+        details: { bot_ref: "no-such-bot" },
+      },
+    });
   });
 });

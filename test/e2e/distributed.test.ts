@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { BotsService, ControlPlaneService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { loadConfig } from "@svc/lib/config";
-import { healthRoutes, openPlatform, startRpcServer, type Platform, type RunningServer } from "@svc/lib/server";
+import {
+  healthRoutes,
+  openPlatform,
+  startRpcServer,
+  type Platform,
+  type RunningServer,
+} from "@svc/lib/server";
 import { createLogger } from "@svc/lib/telemetry";
 import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
@@ -51,7 +57,11 @@ describe("distributed topology: gateway -> gRPC -> bots service on Postgres, NAT
       port: 0,
     });
     const transport = createGrpcTransport({ baseUrl: server.url });
-    gateway = await createGateway({ backends: [BotsService, ControlPlaneService].map((service) => ({ service, transport })), bodyLimitBytes: 1 << 20, log: createLogger({ name: "gw", level: "silent" }) });
+    gateway = await createGateway({
+      backends: [BotsService, ControlPlaneService].map((service) => ({ service, transport })),
+      bodyLimitBytes: 1 << 20,
+      log: createLogger({ name: "gw", level: "silent" }),
+    });
     await gateway.listen({ host: "127.0.0.1", port: 0 });
     url = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
   });
@@ -74,7 +84,11 @@ describe("distributed topology: gateway -> gRPC -> bots service on Postgres, NAT
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("bot_not_found");
     const bad = await call(url, "POST", "/bots", { kind: "research" });
-    expect(bad.body.error).toEqual({ code: "invalid_argument", message: "name is required", details: { field: "name" } });
+    expect(bad.body.error).toEqual({
+      code: "invalid_argument",
+      message: "name is required",
+      details: { field: "name" },
+    });
     expect((await call(url, "GET", "/readyz")).body).toMatchObject({ status: "ready", serving: 1 });
   });
 });

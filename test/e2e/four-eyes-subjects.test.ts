@@ -4,7 +4,13 @@ import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testin
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
 
-const SCOPES = ["read:bots", "write:bots", "submit:promotion", "read:promotion", "approve:promotion"];
+const SCOPES = [
+  "read:bots",
+  "write:bots",
+  "submit:promotion",
+  "read:promotion",
+  "approve:promotion",
+];
 
 // Local users cannot spell a name two ways (x-svc-local-user takes lower-case names only), so
 // the two spellings of one person come as OIDC subjects, which a provider may hand over as is.
@@ -12,21 +18,48 @@ describe("four eyes compares subjects in canonical form, on Postgres", () => {
   let idp: TestIdp;
   let p: RunningPlatform;
   let hash: string;
-  const as = async (sub: string) => ({ authorization: `Bearer ${await idp.sign(freshMfaClaims(sub, SCOPES))}` });
+  const as = async (sub: string) => ({
+    authorization: `Bearer ${await idp.sign(freshMfaClaims(sub, SCOPES))}`,
+  });
 
   beforeAll(async () => {
     idp = await startTestIdp();
-    p = await startTestPlatform("postgres", { SVC_AUTH_PROVIDER: "oidc", SVC_AUTH_OIDC_ISSUER: idp.issuer, SVC_AUTH_OIDC_AUDIENCE: idp.audience });
-    hash = (await call(p.url, "POST", "/bots", { name: "Four eyes", kind: "trading" }, await as("user|alice"))).body.spec_hash;
+    p = await startTestPlatform("postgres", {
+      SVC_AUTH_PROVIDER: "oidc",
+      SVC_AUTH_OIDC_ISSUER: idp.issuer,
+      SVC_AUTH_OIDC_AUDIENCE: idp.audience,
+    });
+    hash = (
+      await call(
+        p.url,
+        "POST",
+        "/bots",
+        { name: "Four eyes", kind: "trading" },
+        await as("user|alice"),
+      )
+    ).body.spec_hash;
     for (let i = 0; i < 200; i++) {
-      if ((await sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(p.platform.db.db)).rows[0]!.n > 0) break;
+      if (
+        (
+          await sql<{
+            n: number;
+          }>`select count(*)::int as n from promotion.known_bot_versions`.execute(p.platform.db.db)
+        ).rows[0]!.n > 0
+      )
+        break;
       await new Promise((r) => setTimeout(r, 25));
     }
     const submitted = await call(
       p.url,
       "POST",
       "/promotion/requests",
-      { request_id: "fe-1", kind: "strategy", artifact: { bot_ref: "four-eyes", version: 1, version_hash: hash }, validation: { verdict: "PASS" }, risk: { decision: "APPROVE" } },
+      {
+        request_id: "fe-1",
+        kind: "strategy",
+        artifact: { bot_ref: "four-eyes", version: 1, version_hash: hash },
+        validation: { verdict: "PASS" },
+        risk: { decision: "APPROVE" },
+      },
       await as("user|alice"),
     );
     expect(submitted.status).toBe(201);
@@ -50,11 +83,20 @@ describe("four eyes compares subjects in canonical form, on Postgres", () => {
     const res = await call(p.url, "POST", "/promotion/requests/fe-1/approve", {}, await as(sub));
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("four_eyes_violation");
-    expect((await call(p.url, "GET", "/promotion/requests/fe-1", undefined, await as("user|bob"))).body.status).toBe("pending");
+    expect(
+      (await call(p.url, "GET", "/promotion/requests/fe-1", undefined, await as("user|bob"))).body
+        .status,
+    ).toBe("pending");
   });
 
   it("lets another person approve", async () => {
-    const res = await call(p.url, "POST", "/promotion/requests/fe-1/approve", {}, await as("user|bob"));
+    const res = await call(
+      p.url,
+      "POST",
+      "/promotion/requests/fe-1/approve",
+      {},
+      await as("user|bob"),
+    );
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("approved");
     expect(res.body.decisions[0].actor).toBe("user|bob");

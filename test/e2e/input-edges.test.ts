@@ -8,7 +8,13 @@ const NUL = "\u0000";
 // input": both are caller mistakes, answered 400 naming the field before any handler runs.
 describe("input edges on Postgres: NUL characters, non-object bodies, negative sequence numbers", () => {
   let p: RunningPlatform;
-  const expectInvalid = (res: { status: number; body: { error: { code: string; message: string; details: { field?: unknown } } } }, field: string) => {
+  const expectInvalid = (
+    res: {
+      status: number;
+      body: { error: { code: string; message: string; details: { field?: unknown } } };
+    },
+    field: string,
+  ) => {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid_argument");
     expect(res.body.error.details.field).toBe(field);
@@ -18,7 +24,10 @@ describe("input edges on Postgres: NUL characters, non-object bodies, negative s
   beforeAll(async () => {
     p = await startTestPlatform("postgres");
     expect(p.platform.db.kind).toBe("postgres");
-    expect((await call(p.url, "POST", "/bots", { name: "Edge", kind: "trading", fleet: "edges" })).status).toBe(201);
+    expect(
+      (await call(p.url, "POST", "/bots", { name: "Edge", kind: "trading", fleet: "edges" }))
+        .status,
+    ).toBe(201);
   });
   afterAll(async () => {
     await p?.close();
@@ -28,9 +37,17 @@ describe("input edges on Postgres: NUL characters, non-object bodies, negative s
     const res = await call(p.url, "POST", "/bots", { name: `Evil${NUL}Bot`, kind: "trading" });
     expectInvalid(res, "name");
     expect(res.body.error.message).toMatch(/NUL/);
-    const nested = await call(p.url, "POST", "/bots", { name: "Nested", kind: "trading", models: [{ name: "ok" }, { name: `m${NUL}` }] });
+    const nested = await call(p.url, "POST", "/bots", {
+      name: "Nested",
+      kind: "trading",
+      models: [{ name: "ok" }, { name: `m${NUL}` }],
+    });
     expectInvalid(nested, "models[1].name");
-    const inStruct = await call(p.url, "POST", "/bots", { name: "Params", kind: "trading", strategy: { family: "ma_crossover", parameters: { note: { deep: [`x${NUL}`] } } } });
+    const inStruct = await call(p.url, "POST", "/bots", {
+      name: "Params",
+      kind: "trading",
+      strategy: { family: "ma_crossover", parameters: { note: { deep: [`x${NUL}`] } } },
+    });
     expectInvalid(inStruct, "strategy.parameters.note.deep[0]");
     const listed = await call(p.url, "GET", "/bots");
     expect(listed.body.items.map((b: { name: string }) => b.name)).toEqual(["Edge"]);
@@ -42,13 +59,24 @@ describe("input edges on Postgres: NUL characters, non-object bodies, negative s
   });
 
   it("a NUL in a kill-switch reason answers 400 and engages nothing", async () => {
-    const res = await call(p.url, "PUT", "/kill-switches/x", { scope: "fleet", target: "edges", mode: "cancel", reason: `drill${NUL}` });
+    const res = await call(p.url, "PUT", "/kill-switches/x", {
+      scope: "fleet",
+      target: "edges",
+      mode: "cancel",
+      reason: `drill${NUL}`,
+    });
     expectInvalid(res, "reason");
     expect((await call(p.url, "GET", "/kill-switches/x")).status).toBe(404);
   });
 
   it("a NUL in a promotion request_id answers 400 and files nothing", async () => {
-    const res = await call(p.url, "POST", "/promotion/requests", { request_id: `r${NUL}1`, kind: "strategy", artifact: { bot_ref: "edge", version: 1, version_hash: "0".repeat(64) }, validation: { verdict: "PASS" }, risk: { decision: "APPROVE" } });
+    const res = await call(p.url, "POST", "/promotion/requests", {
+      request_id: `r${NUL}1`,
+      kind: "strategy",
+      artifact: { bot_ref: "edge", version: 1, version_hash: "0".repeat(64) },
+      validation: { verdict: "PASS" },
+      risk: { decision: "APPROVE" },
+    });
     expectInvalid(res, "request_id");
     expect((await call(p.url, "GET", "/promotion/requests")).body.items).toEqual([]);
   });

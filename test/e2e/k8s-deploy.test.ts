@@ -12,7 +12,11 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
   let p: RunningPlatform;
   beforeAll(async () => {
     kube = await startMockKubeApi("sa-token");
-    p = await startTestPlatform("pglite", { SVC_KUBE_API_URL: kube.url, SVC_KUBE_TOKEN: "sa-token", SVC_KUBE_NAMESPACE: "trading" });
+    p = await startTestPlatform("pglite", {
+      SVC_KUBE_API_URL: kube.url,
+      SVC_KUBE_TOKEN: "sa-token",
+      SVC_KUBE_NAMESPACE: "trading",
+    });
   });
   afterAll(async () => {
     await p?.close();
@@ -20,34 +24,135 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
   });
 
   it("applies the Bot resource with the approved version and records a pending k8s deployment", async () => {
-    const bot = (await call(p.url, "POST", "/bots", { name: "k8s", slug: "k8s-bot", kind: "trading", fleet: "majors", strategy: { family: "breakout", parameters: {} } }, as("alice"))).body;
-    await until(() => sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(p.platform.db.db), (r) => r.rows[0]!.n > 0);
-    await call(p.url, "POST", "/promotion/requests", { request_id: "k8s-1", kind: "strategy", artifact: { bot_ref: "k8s-bot", version: 1, version_hash: bot.spec_hash }, validation: { verdict: "PASS" }, risk: { decision: "APPROVE" } }, as("alice"));
-    const token = (await call(p.url, "POST", "/promotion/requests/k8s-1/approve", {}, as("bob"))).body.approved_promotion;
-    await until(() => call(p.url, "GET", "/promotion/requests/k8s-1"), (r) => r.body.status === "promoted");
+    const bot = (
+      await call(
+        p.url,
+        "POST",
+        "/bots",
+        {
+          name: "k8s",
+          slug: "k8s-bot",
+          kind: "trading",
+          fleet: "majors",
+          strategy: { family: "breakout", parameters: {} },
+        },
+        as("alice"),
+      )
+    ).body;
+    await until(
+      () =>
+        sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(
+          p.platform.db.db,
+        ),
+      (r) => r.rows[0]!.n > 0,
+    );
+    await call(
+      p.url,
+      "POST",
+      "/promotion/requests",
+      {
+        request_id: "k8s-1",
+        kind: "strategy",
+        artifact: { bot_ref: "k8s-bot", version: 1, version_hash: bot.spec_hash },
+        validation: { verdict: "PASS" },
+        risk: { decision: "APPROVE" },
+      },
+      as("alice"),
+    );
+    const token = (await call(p.url, "POST", "/promotion/requests/k8s-1/approve", {}, as("bob")))
+      .body.approved_promotion;
+    await until(
+      () => call(p.url, "GET", "/promotion/requests/k8s-1"),
+      (r) => r.body.status === "promoted",
+    );
 
-    expect((await call(p.url, "POST", "/bots/k8s-bot/deploy", { target: "k8s" })).body.error.code).toBe("approved_promotion_required");
-    const res = await call(p.url, "POST", "/bots/k8s-bot/deploy", { target: "k8s", approved_promotion: token });
+    expect(
+      (await call(p.url, "POST", "/bots/k8s-bot/deploy", { target: "k8s" })).body.error.code,
+    ).toBe("approved_promotion_required");
+    const res = await call(p.url, "POST", "/bots/k8s-bot/deploy", {
+      target: "k8s",
+      approved_promotion: token,
+    });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ target: "k8s", status: "pending", version: 1 });
     const applied = kube.objects.get("trading/bots/k8s-bot");
-    expect(applied).toMatchObject({ apiVersion: "svc.example.io/v1", kind: "Bot", metadata: { name: "k8s-bot", namespace: "trading" }, spec: { slug: "k8s-bot", fleet: "majors", version: 1, specHash: bot.spec_hash, approvedPromotion: token } });
-    expect(kube.requests.at(-1)).toMatchObject({ method: "PATCH", contentType: "application/apply-patch+yaml" });
+    expect(applied).toMatchObject({
+      apiVersion: "svc.example.io/v1",
+      kind: "Bot",
+      metadata: { name: "k8s-bot", namespace: "trading" },
+      spec: {
+        slug: "k8s-bot",
+        fleet: "majors",
+        version: 1,
+        specHash: bot.spec_hash,
+        approvedPromotion: token,
+      },
+    });
+    expect(kube.requests.at(-1)).toMatchObject({
+      method: "PATCH",
+      contentType: "application/apply-patch+yaml",
+    });
     // A second deploy updates the same resource (apply is idempotent).
     await call(p.url, "POST", "/bots/k8s-bot/deploy", { target: "k8s", approved_promotion: token });
     expect(kube.objects.size).toBe(1);
-    expect((await call(p.url, "GET", "/bots/k8s-bot/deployments")).body.items.filter((d: { target: string }) => d.target === "k8s")).toHaveLength(2);
+    expect(
+      (await call(p.url, "GET", "/bots/k8s-bot/deployments")).body.items.filter(
+        (d: { target: string }) => d.target === "k8s",
+      ),
+    ).toHaveLength(2);
   });
 
   it("says what the API server answered when it refuses", async () => {
-    const other = await startTestPlatform("pglite", { SVC_KUBE_API_URL: kube.url, SVC_KUBE_TOKEN: "wrong" });
+    const other = await startTestPlatform("pglite", {
+      SVC_KUBE_API_URL: kube.url,
+      SVC_KUBE_TOKEN: "wrong",
+    });
     try {
-      const bot = (await call(other.url, "POST", "/bots", { name: "x", slug: "x", kind: "trading", strategy: { family: "breakout", parameters: {} } }, as("alice"))).body;
-      await until(() => sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(other.platform.db.db), (r) => r.rows[0]!.n > 0);
-      await call(other.url, "POST", "/promotion/requests", { request_id: "x-1", kind: "strategy", artifact: { bot_ref: "x", version: 1, version_hash: bot.spec_hash }, validation: { verdict: "PASS" }, risk: { decision: "APPROVE" } }, as("alice"));
-      const token = (await call(other.url, "POST", "/promotion/requests/x-1/approve", {}, as("bob"))).body.approved_promotion;
-      await until(() => call(other.url, "GET", "/promotion/requests/x-1"), (r) => r.body.status === "promoted");
-      const res = await call(other.url, "POST", "/bots/x/deploy", { target: "k8s", approved_promotion: token });
+      const bot = (
+        await call(
+          other.url,
+          "POST",
+          "/bots",
+          {
+            name: "x",
+            slug: "x",
+            kind: "trading",
+            strategy: { family: "breakout", parameters: {} },
+          },
+          as("alice"),
+        )
+      ).body;
+      await until(
+        () =>
+          sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(
+            other.platform.db.db,
+          ),
+        (r) => r.rows[0]!.n > 0,
+      );
+      await call(
+        other.url,
+        "POST",
+        "/promotion/requests",
+        {
+          request_id: "x-1",
+          kind: "strategy",
+          artifact: { bot_ref: "x", version: 1, version_hash: bot.spec_hash },
+          validation: { verdict: "PASS" },
+          risk: { decision: "APPROVE" },
+        },
+        as("alice"),
+      );
+      const token = (
+        await call(other.url, "POST", "/promotion/requests/x-1/approve", {}, as("bob"))
+      ).body.approved_promotion;
+      await until(
+        () => call(other.url, "GET", "/promotion/requests/x-1"),
+        (r) => r.body.status === "promoted",
+      );
+      const res = await call(other.url, "POST", "/bots/x/deploy", {
+        target: "k8s",
+        approved_promotion: token,
+      });
       expect([res.status, res.body.error.code]).toEqual([412, "kubernetes_refused"]);
       expect(res.body.error.message).toMatch(/\(401\): Unauthorized/);
       expect((await call(other.url, "GET", "/bots/x/deployments")).body.items).toEqual([]);

@@ -11,10 +11,30 @@ describe("KillSwitch custom resources mirrored by the controller", () => {
   let p: RunningPlatform;
   beforeAll(async () => {
     kube = await startMockKubeApi("sa-token");
-    p = await startTestPlatform("pglite", { SVC_KUBE_API_URL: kube.url, SVC_KUBE_TOKEN: "sa-token", SVC_KUBE_NAMESPACE: "svc" });
-    await call(p.url, "POST", "/bots", { name: "cr", slug: "cr-bot", kind: "trading", fleet: "alpha" });
-    await until(() => sql<{ n: number }>`select count(*)::int as n from killswitch.known_bots`.execute(p.platform.db.db), (r) => r.rows[0]!.n > 0);
-    kube.put("svc", "bots", { apiVersion: "svc.example.io/v1", kind: "Bot", metadata: { name: "cr-bot" }, spec: { slug: "cr-bot", fleet: "alpha", version: 1, specHash: "0".repeat(64) } });
+    p = await startTestPlatform("pglite", {
+      SVC_KUBE_API_URL: kube.url,
+      SVC_KUBE_TOKEN: "sa-token",
+      SVC_KUBE_NAMESPACE: "svc",
+    });
+    await call(p.url, "POST", "/bots", {
+      name: "cr",
+      slug: "cr-bot",
+      kind: "trading",
+      fleet: "alpha",
+    });
+    await until(
+      () =>
+        sql<{ n: number }>`select count(*)::int as n from killswitch.known_bots`.execute(
+          p.platform.db.db,
+        ),
+      (r) => r.rows[0]!.n > 0,
+    );
+    kube.put("svc", "bots", {
+      apiVersion: "svc.example.io/v1",
+      kind: "Bot",
+      metadata: { name: "cr-bot" },
+      spec: { slug: "cr-bot", fleet: "alpha", version: 1, specHash: "0".repeat(64) },
+    });
   });
   afterAll(async () => {
     await p?.close();
@@ -22,21 +42,65 @@ describe("KillSwitch custom resources mirrored by the controller", () => {
   });
 
   it("engages a CR's switch in the service, writes the CR and Bot statuses, and releases when the CR goes", async () => {
-    kube.put("svc", "killswitches", { apiVersion: "svc.example.io/v1", kind: "KillSwitch", metadata: { name: "alpha-halt" }, spec: { scope: "fleet", target: "alpha", mode: "flatten", reason: "risk desk" } });
-    const engaged = await until(() => call(p.url, "GET", "/kill-switches/k8s-alpha-halt"), (r) => r.status === 200, 8_000);
-    expect(engaged.body).toMatchObject({ spec: { scope: "fleet", target: "alpha", mode: "flatten", reason: "risk desk" }, status: { engaged: true, engaged_by: "system:k8s-controller" } });
+    kube.put("svc", "killswitches", {
+      apiVersion: "svc.example.io/v1",
+      kind: "KillSwitch",
+      metadata: { name: "alpha-halt" },
+      spec: { scope: "fleet", target: "alpha", mode: "flatten", reason: "risk desk" },
+    });
+    const engaged = await until(
+      () => call(p.url, "GET", "/kill-switches/k8s-alpha-halt"),
+      (r) => r.status === 200,
+      8_000,
+    );
+    expect(engaged.body).toMatchObject({
+      spec: { scope: "fleet", target: "alpha", mode: "flatten", reason: "risk desk" },
+      status: { engaged: true, engaged_by: "system:k8s-controller" },
+    });
     expect(await p.platform.kv.get("svc:bots:killswitch:fleet:alpha")).toContain("flatten");
-    await until(async () => kube.objects.get("svc/bots/cr-bot")?.status?.killSwitchEngaged, (v) => v === true, 8_000);
-    expect(kube.objects.get("svc/killswitches/alpha-halt").status).toMatchObject({ engaged: true, observedGeneration: 1 });
-    expect(kube.objects.get("svc/bots/cr-bot").status).toEqual({ phase: "Stopped", killSwitchEngaged: true, killSwitchReason: "k8s-alpha-halt: risk desk" });
-    expect(kube.requests.some((r) => r.method === "PATCH" && r.path.endsWith("/status") && r.contentType === "application/merge-patch+json")).toBe(true);
+    await until(
+      async () => kube.objects.get("svc/bots/cr-bot")?.status?.killSwitchEngaged,
+      (v) => v === true,
+      8_000,
+    );
+    expect(kube.objects.get("svc/killswitches/alpha-halt").status).toMatchObject({
+      engaged: true,
+      observedGeneration: 1,
+    });
+    expect(kube.objects.get("svc/bots/cr-bot").status).toEqual({
+      phase: "Stopped",
+      killSwitchEngaged: true,
+      killSwitchReason: "k8s-alpha-halt: risk desk",
+    });
+    expect(
+      kube.requests.some(
+        (r) =>
+          r.method === "PATCH" &&
+          r.path.endsWith("/status") &&
+          r.contentType === "application/merge-patch+json",
+      ),
+    ).toBe(true);
 
     kube.remove("svc", "killswitches", "alpha-halt");
-    await until(() => call(p.url, "GET", "/kill-switches/k8s-alpha-halt"), (r) => r.status === 404, 8_000);
+    await until(
+      () => call(p.url, "GET", "/kill-switches/k8s-alpha-halt"),
+      (r) => r.status === 404,
+      8_000,
+    );
     expect(await p.platform.kv.get("svc:bots:killswitch:fleet:alpha")).toBeNull();
-    await until(async () => kube.objects.get("svc/bots/cr-bot")?.status?.killSwitchEngaged, (v) => v === false, 8_000);
-    expect(kube.objects.get("svc/bots/cr-bot").status).toEqual({ phase: "Running", killSwitchEngaged: false, killSwitchReason: "" });
-    const audit = await sql<{ actor_user_id: string }>`select actor_user_id from killswitch.security_audit_events`.execute(p.platform.db.db);
+    await until(
+      async () => kube.objects.get("svc/bots/cr-bot")?.status?.killSwitchEngaged,
+      (v) => v === false,
+      8_000,
+    );
+    expect(kube.objects.get("svc/bots/cr-bot").status).toEqual({
+      phase: "Running",
+      killSwitchEngaged: false,
+      killSwitchReason: "",
+    });
+    const audit = await sql<{
+      actor_user_id: string;
+    }>`select actor_user_id from killswitch.security_audit_events`.execute(p.platform.db.db);
     expect(audit.rows.map((r) => r.actor_user_id)).toContain("system:k8s-controller");
   });
 });

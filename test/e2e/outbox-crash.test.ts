@@ -3,7 +3,13 @@ import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { deleteTestStream } from "@svc/lib/bus/testing-streams";
 import { ephemeralStatementKeyPem } from "@svc/lib/signed-statement";
-import { call, createTestDatabase, startTestPlatform, testNatsNamespace, testNatsUrl } from "../support/test-platform.js";
+import {
+  call,
+  createTestDatabase,
+  startTestPlatform,
+  testNatsNamespace,
+  testNatsUrl,
+} from "../support/test-platform.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
 const until = async (cond: () => Promise<boolean>, ms = 8_000) => {
@@ -39,26 +45,68 @@ describe("outbox across a crash, on the real Postgres and NATS JetStream", () =>
   it("delivers promotion.approved once after the restart and activates once", async () => {
     db = await createTestDatabase();
     const first = await start();
-    const count = (q: ReturnType<typeof sql<{ n: number }>>) => q.execute(first.platform.db.db).then((r) => r.rows[0]!.n);
-    const bot = (await call(first.url, "POST", "/bots", { name: "Crash", kind: "trading" }, as("alice"))).body;
-    await until(async () => (await count(sql`select count(*)::int as n from promotion.known_bot_versions`)) > 0);
-    await call(first.url, "POST", "/promotion/requests", { request_id: "crash-1", kind: "strategy", artifact: { bot_ref: "crash", version: 1, version_hash: bot.spec_hash }, validation: { verdict: "PASS" }, risk: { decision: "APPROVE" } }, as("alice"));
+    const count = (q: ReturnType<typeof sql<{ n: number }>>) =>
+      q.execute(first.platform.db.db).then((r) => r.rows[0]!.n);
+    const bot = (
+      await call(first.url, "POST", "/bots", { name: "Crash", kind: "trading" }, as("alice"))
+    ).body;
+    await until(
+      async () =>
+        (await count(sql`select count(*)::int as n from promotion.known_bot_versions`)) > 0,
+    );
+    await call(
+      first.url,
+      "POST",
+      "/promotion/requests",
+      {
+        request_id: "crash-1",
+        kind: "strategy",
+        artifact: { bot_ref: "crash", version: 1, version_hash: bot.spec_hash },
+        validation: { verdict: "PASS" },
+        risk: { decision: "APPROVE" },
+      },
+      as("alice"),
+    );
     // The crash: the promotion service's relay is gone before the approval commits.
     await first.modules.find((m) => m.name === "promotion")!.stop();
-    const approved = await call(first.url, "POST", "/promotion/requests/crash-1/approve", {}, as("bob"));
+    const approved = await call(
+      first.url,
+      "POST",
+      "/promotion/requests/crash-1/approve",
+      {},
+      as("bob"),
+    );
     expect(approved.body.status).toBe("approved");
-    const pending = await count(sql`select count(*)::int as n from promotion.outbox where subject = 'svc.promotion.approved' and published_at is null`);
+    const pending = await count(
+      sql`select count(*)::int as n from promotion.outbox where subject = 'svc.promotion.approved' and published_at is null`,
+    );
     expect(pending).toBe(1);
     await first.close();
 
     platform = await start();
     const db2 = platform.platform.db.db;
-    await until(async () => (await call(platform!.url, "GET", "/promotion/requests/crash-1")).body.status === "promoted");
-    const activations = await sql<{ n: number }>`select count(*)::int as n from bots.live_artifacts where request_id = 'crash-1'`.execute(db2);
+    await until(
+      async () =>
+        (await call(platform!.url, "GET", "/promotion/requests/crash-1")).body.status ===
+        "promoted",
+    );
+    const activations = await sql<{
+      n: number;
+    }>`select count(*)::int as n from bots.live_artifacts where request_id = 'crash-1'`.execute(
+      db2,
+    );
     expect(activations.rows[0]!.n).toBe(1);
-    const consumed = await sql<{ n: number }>`select count(*)::int as n from bots.processed_events where consumer = 'bots-promotion-events'`.execute(db2);
+    const consumed = await sql<{
+      n: number;
+    }>`select count(*)::int as n from bots.processed_events where consumer = 'bots-promotion-events'`.execute(
+      db2,
+    );
     expect(consumed.rows[0]!.n).toBe(1);
-    const activatedEvents = await sql<{ n: number }>`select count(*)::int as n from bots.outbox where subject = 'svc.bots.artifact_activated'`.execute(db2);
+    const activatedEvents = await sql<{
+      n: number;
+    }>`select count(*)::int as n from bots.outbox where subject = 'svc.bots.artifact_activated'`.execute(
+      db2,
+    );
     expect(activatedEvents.rows[0]!.n).toBe(1);
   });
 });

@@ -11,11 +11,45 @@ const READER = ["read:promotion"];
 describe("promotion: the submitter never waives the human, readers never see the token", () => {
   let idp: TestIdp;
   let p: RunningPlatform;
-  const bearer = async (sub: string, scopes: string[], extra: Record<string, unknown> = {}) => ({ authorization: `Bearer ${await idp.sign({ ...freshMfaClaims(sub, scopes), ...extra })}` });
-  const agent = async (scopes: string[]) => bearer("user|alice", scopes, { act: { sub: "agent|quant-1", iss: idp.issuer }, svc_delegated: true });
-  const newBot = async (slug: string) => (await call(p.url, "POST", "/bots", { name: slug, slug, kind: "trading" }, await bearer("user|alice", WRITER))).body as { id: string; spec_hash: string };
-  const submit = async (id: string, slug: string, hash: string, headers: Record<string, string>, extra: Record<string, unknown> = {}) =>
-    call(p.url, "POST", "/promotion/requests", { request_id: id, kind: "strategy", artifact: { bot_ref: slug, version: 1, version_hash: hash }, validation: { verdict: "PASS" }, risk: { decision: "APPROVE" }, ...extra }, headers);
+  const bearer = async (sub: string, scopes: string[], extra: Record<string, unknown> = {}) => ({
+    authorization: `Bearer ${await idp.sign({ ...freshMfaClaims(sub, scopes), ...extra })}`,
+  });
+  const agent = async (scopes: string[]) =>
+    bearer("user|alice", scopes, {
+      act: { sub: "agent|quant-1", iss: idp.issuer },
+      svc_delegated: true,
+    });
+  const newBot = async (slug: string) =>
+    (
+      await call(
+        p.url,
+        "POST",
+        "/bots",
+        { name: slug, slug, kind: "trading" },
+        await bearer("user|alice", WRITER),
+      )
+    ).body as { id: string; spec_hash: string };
+  const submit = async (
+    id: string,
+    slug: string,
+    hash: string,
+    headers: Record<string, string>,
+    extra: Record<string, unknown> = {},
+  ) =>
+    call(
+      p.url,
+      "POST",
+      "/promotion/requests",
+      {
+        request_id: id,
+        kind: "strategy",
+        artifact: { bot_ref: slug, version: 1, version_hash: hash },
+        validation: { verdict: "PASS" },
+        risk: { decision: "APPROVE" },
+        ...extra,
+      },
+      headers,
+    );
 
   beforeAll(async () => {
     idp = await startTestIdp();
@@ -34,9 +68,20 @@ describe("promotion: the submitter never waives the human, readers never see the
 
   it("requires_human_approval=false from one person alone stays pending, and says which policy decided", async () => {
     const bot = await newBot("waiver");
-    const alone = await submit("waive-1", "waiver", bot.spec_hash, await bearer("user|alice", WRITER), { requires_human_approval: false });
+    const alone = await submit(
+      "waive-1",
+      "waiver",
+      bot.spec_hash,
+      await bearer("user|alice", WRITER),
+      { requires_human_approval: false },
+    );
     expect(alone.status).toBe(201);
-    expect(alone.body).toMatchObject({ status: "pending", requires_human_approval: true, approved_promotion: "", approved_promotion_issued: false });
+    expect(alone.body).toMatchObject({
+      status: "pending",
+      requires_human_approval: true,
+      approved_promotion: "",
+      approved_promotion_issued: false,
+    });
   });
 
   it("a delegated agent's waiver is never honoured, even for a kind the operator listed", async () => {
@@ -44,7 +89,14 @@ describe("promotion: the submitter never waives the human, readers never see the
       p.url,
       "POST",
       "/promotion/requests",
-      { request_id: "waive-agent", kind: "allocation", allocation: { capital: { waiver: 1000 } }, validation: { verdict: "PASS" }, risk: { decision: "APPROVE" }, requires_human_approval: false },
+      {
+        request_id: "waive-agent",
+        kind: "allocation",
+        allocation: { capital: { waiver: 1000 } },
+        validation: { verdict: "PASS" },
+        risk: { decision: "APPROVE" },
+        requires_human_approval: false,
+      },
       await agent(WRITER),
     );
     expect(byAgent.status).toBe(201);
@@ -56,30 +108,79 @@ describe("promotion: the submitter never waives the human, readers never see the
       p.url,
       "POST",
       "/promotion/requests",
-      { request_id: "waive-alloc", kind: "allocation", allocation: { capital: { waiver: 1000 } }, validation: { verdict: "PASS" }, risk: { decision: "APPROVE" }, requires_human_approval: false },
+      {
+        request_id: "waive-alloc",
+        kind: "allocation",
+        allocation: { capital: { waiver: 1000 } },
+        validation: { verdict: "PASS" },
+        risk: { decision: "APPROVE" },
+        requires_human_approval: false,
+      },
       await bearer("user|alice", WRITER),
     );
     expect(byPerson.body.status).toBe("approved");
     expect(byPerson.body.human_approved).toBe(false);
-    expect(byPerson.body.decisions).toEqual([expect.objectContaining({ actor: "(policy)", action: "auto_approve", note: expect.stringContaining("SVC_PROMOTION_SKIP_HUMAN_KINDS=allocation") })]);
+    expect(byPerson.body.decisions).toEqual([
+      expect.objectContaining({
+        actor: "(policy)",
+        action: "auto_approve",
+        note: expect.stringContaining("SVC_PROMOTION_SKIP_HUMAN_KINDS=allocation"),
+      }),
+    ]);
   });
 
   it("shows the token to its approver and to who may start or deploy, and only that one exists to a reader", async () => {
     const bot = await newBot("leak");
     await submit("leak-1", "leak", bot.spec_hash, await bearer("user|alice", WRITER));
-    const approved = await call(p.url, "POST", "/promotion/requests/leak-1/approve", {}, await bearer("user|bob", APPROVER));
+    const approved = await call(
+      p.url,
+      "POST",
+      "/promotion/requests/leak-1/approve",
+      {},
+      await bearer("user|bob", APPROVER),
+    );
     expect(approved.status).toBe(200);
     expect(approved.body.approved_promotion.split(".")).toHaveLength(3);
 
-    const byReader = await call(p.url, "GET", "/promotion/requests/leak-1", undefined, await bearer("user|carol", READER));
+    const byReader = await call(
+      p.url,
+      "GET",
+      "/promotion/requests/leak-1",
+      undefined,
+      await bearer("user|carol", READER),
+    );
     expect(byReader.status).toBe(200);
-    expect(byReader.body).toMatchObject({ status: expect.stringMatching(/approved|promoted/), approved_promotion: "", approved_promotion_issued: true });
-    const listed = await call(p.url, "GET", "/promotion/requests", undefined, await bearer("user|carol", READER));
-    expect(JSON.stringify(listed.body)).not.toContain(approved.body.approved_promotion.split(".")[0]);
+    expect(byReader.body).toMatchObject({
+      status: expect.stringMatching(/approved|promoted/),
+      approved_promotion: "",
+      approved_promotion_issued: true,
+    });
+    const listed = await call(
+      p.url,
+      "GET",
+      "/promotion/requests",
+      undefined,
+      await bearer("user|carol", READER),
+    );
+    expect(JSON.stringify(listed.body)).not.toContain(
+      approved.body.approved_promotion.split(".")[0],
+    );
 
-    const byApprover = await call(p.url, "GET", "/promotion/requests/leak-1", undefined, await bearer("user|bob", APPROVER));
+    const byApprover = await call(
+      p.url,
+      "GET",
+      "/promotion/requests/leak-1",
+      undefined,
+      await bearer("user|bob", APPROVER),
+    );
     expect(byApprover.body.approved_promotion.split(".")).toHaveLength(3);
-    const byRunner = await call(p.url, "GET", "/promotion/requests/leak-1", undefined, await bearer("user|dave", ["read:promotion", "run:bots"]));
+    const byRunner = await call(
+      p.url,
+      "GET",
+      "/promotion/requests/leak-1",
+      undefined,
+      await bearer("user|dave", ["read:promotion", "run:bots"]),
+    );
     expect(byRunner.body.approved_promotion.split(".")).toHaveLength(3);
   });
 });
@@ -98,21 +199,81 @@ describe("promotion: projections that lag never give a wrong answer", () => {
   it("a request sent the moment a bot version exists is gated on it, and its token starts a session the moment approve returns", async () => {
     for (let i = 0; i < 10; i++) {
       const slug = `lag-${i}`;
-      const bot = (await call(p.url, "POST", "/bots", { name: slug, slug, kind: "trading", strategy: { family: "ma_crossover", parameters: { fast: 3, slow: 8 } } }, as("alice"))).body;
-      const submitted = await call(p.url, "POST", "/promotion/requests", { request_id: `lag-${i}`, kind: "strategy", artifact: { bot_ref: slug, version: 1, version_hash: bot.spec_hash }, validation: { verdict: "PASS" }, risk: { decision: "APPROVE" } }, as("alice"));
-      expect([submitted.status, submitted.body.status, submitted.body.gates.find((g: { name: string }) => g.name === "artifact_known")?.passed]).toEqual([201, "pending", true]);
-      const approved = await call(p.url, "POST", `/promotion/requests/lag-${i}/approve`, {}, as("bob"));
+      const bot = (
+        await call(
+          p.url,
+          "POST",
+          "/bots",
+          {
+            name: slug,
+            slug,
+            kind: "trading",
+            strategy: { family: "ma_crossover", parameters: { fast: 3, slow: 8 } },
+          },
+          as("alice"),
+        )
+      ).body;
+      const submitted = await call(
+        p.url,
+        "POST",
+        "/promotion/requests",
+        {
+          request_id: `lag-${i}`,
+          kind: "strategy",
+          artifact: { bot_ref: slug, version: 1, version_hash: bot.spec_hash },
+          validation: { verdict: "PASS" },
+          risk: { decision: "APPROVE" },
+        },
+        as("alice"),
+      );
+      expect([
+        submitted.status,
+        submitted.body.status,
+        submitted.body.gates.find((g: { name: string }) => g.name === "artifact_known")?.passed,
+      ]).toEqual([201, "pending", true]);
+      const approved = await call(
+        p.url,
+        "POST",
+        `/promotion/requests/lag-${i}/approve`,
+        {},
+        as("bob"),
+      );
       expect(approved.status).toBe(200);
-      const started = await call(p.url, "POST", `/bots/${slug}/paper/start`, { approved_promotion: approved.body.approved_promotion, speed: 50 });
+      const started = await call(p.url, "POST", `/bots/${slug}/paper/start`, {
+        approved_promotion: approved.body.approved_promotion,
+        speed: 50,
+      });
       expect([started.status, started.body.error]).toEqual([202, undefined]);
       await call(p.url, "POST", `/bots/${slug}/paper/stop`, {});
     }
   }, 60_000);
 
   it("a version the owner does not have is denied as unknown, for the right reason", async () => {
-    const bot = (await call(p.url, "POST", "/bots", { name: "ghost", slug: "ghost", kind: "trading" }, as("alice"))).body;
-    const r = await call(p.url, "POST", "/promotion/requests", { request_id: "ghost-v9", kind: "strategy", artifact: { bot_ref: "ghost", version: 9, version_hash: bot.spec_hash }, validation: { verdict: "PASS" }, risk: { decision: "APPROVE" } }, as("alice"));
+    const bot = (
+      await call(
+        p.url,
+        "POST",
+        "/bots",
+        { name: "ghost", slug: "ghost", kind: "trading" },
+        as("alice"),
+      )
+    ).body;
+    const r = await call(
+      p.url,
+      "POST",
+      "/promotion/requests",
+      {
+        request_id: "ghost-v9",
+        kind: "strategy",
+        artifact: { bot_ref: "ghost", version: 9, version_hash: bot.spec_hash },
+        validation: { verdict: "PASS" },
+        risk: { decision: "APPROVE" },
+      },
+      as("alice"),
+    );
     expect(r.body.status).toBe("denied");
-    expect(r.body.gates.find((g: { name: string }) => g.name === "artifact_known")).toMatchObject({ passed: false });
+    expect(r.body.gates.find((g: { name: string }) => g.name === "artifact_known")).toMatchObject({
+      passed: false,
+    });
   });
 });

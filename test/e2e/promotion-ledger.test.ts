@@ -3,13 +3,26 @@ import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
 
-const spec = (fast: number) => ({ name: "Ledger bot", slug: "ledger-bot", kind: "trading", strategy: { family: "ma_crossover", parameters: { fast, slow: 40 } }, engine: { fee_bps: 5 } });
+const spec = (fast: number) => ({
+  name: "Ledger bot",
+  slug: "ledger-bot",
+  kind: "trading",
+  strategy: { family: "ma_crossover", parameters: { fast, slow: 40 } },
+  engine: { fee_bps: 5 },
+});
 
 // SVC_TRIAL_LEDGER_N_ENFORCE: N, DSR and PBO come from the backtests the bots service recorded.
 describe("the trial-ledger gate", () => {
   let p: RunningPlatform;
   const hashes: string[] = [];
-  const count = async (table: string) => (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(`promotion.${table}`)}`.execute(p.platform.db.db)).rows[0]!.n;
+  const count = async (table: string) =>
+    (
+      await sql<{
+        n: number;
+      }>`select count(*)::int as n from ${sql.table(`promotion.${table}`)}`.execute(
+        p.platform.db.db,
+      )
+    ).rows[0]!.n;
   const until = async (cond: () => Promise<boolean>) => {
     for (let i = 0; i < 400 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 25));
   };
@@ -17,10 +30,16 @@ describe("the trial-ledger gate", () => {
   beforeAll(async () => {
     p = await startTestPlatform("pglite", { SVC_TRIAL_LEDGER_N_ENFORCE: "true" });
     hashes.push((await call(p.url, "POST", "/bots", spec(5))).body.spec_hash);
-    for (const fast of [10, 20]) hashes.push((await call(p.url, "PUT", "/bots/ledger-bot", { spec: spec(fast) })).body.spec_hash);
+    for (const fast of [10, 20])
+      hashes.push(
+        (await call(p.url, "PUT", "/bots/ledger-bot", { spec: spec(fast) })).body.spec_hash,
+      );
     // Versions 1 and 3 are backtested; version 2 never is.
-    for (const version of [1, 3]) await call(p.url, "POST", "/bots/ledger-bot/backtest", { version });
-    await until(async () => (await count("trials")) === 2 && (await count("known_bot_versions")) === 3);
+    for (const version of [1, 3])
+      await call(p.url, "POST", "/bots/ledger-bot/backtest", { version });
+    await until(
+      async () => (await count("trials")) === 2 && (await count("known_bot_versions")) === 3,
+    );
   });
   afterAll(async () => {
     await p?.close();
@@ -34,19 +53,28 @@ describe("the trial-ledger gate", () => {
       validation: { verdict: "PASS" },
       risk: { decision: "APPROVE" },
       // A self-reported count the gate must ignore.
-      evidence: { deflated_sharpe_ratio: 0.99, probability_of_backtest_overfitting: 0.01, trial_count: 1, trial_ledger_ref: "self" },
+      evidence: {
+        deflated_sharpe_ratio: 0.99,
+        probability_of_backtest_overfitting: 0.01,
+        trial_count: 1,
+        trial_ledger_ref: "self",
+      },
     });
 
   it("takes N from the ledger and recomputes DSR and PBO from its returns", async () => {
     const res = await submit("ledger-1", 3);
     const gate = res.body.gates.find((g: { name: string }) => g.name === "trial_ledger");
-    expect(gate.detail).toMatch(/^N 2 \(from the ledger\); DSR [\d.]+ (>=|<) 0.95; PBO [\d.]+ (<=|>) 0.5$/);
+    expect(gate.detail).toMatch(
+      /^N 2 \(from the ledger\); DSR [\d.]+ (>=|<) 0.95; PBO [\d.]+ (<=|>) 0.5$/,
+    );
     expect(res.body.status).toBe(gate.passed ? "pending" : "denied");
   });
 
   it("denies a version that was never backtested", async () => {
     const res = await submit("ledger-2", 2);
     expect(res.body.status).toBe("denied");
-    expect(res.body.gates.find((g: { name: string }) => g.name === "trial_ledger").detail).toBe("the TrialLedger has no backtest of version 2; run one first");
+    expect(res.body.gates.find((g: { name: string }) => g.name === "trial_ledger").detail).toBe(
+      "the TrialLedger has no backtest of version 2; run one first",
+    );
   });
 });

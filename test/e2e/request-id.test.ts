@@ -25,12 +25,16 @@ describe("x-request-id at the gateway", () => {
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
         raw += chunk.toString();
-        for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as LogLine);
+        for (const line of chunk.toString().split("\n").filter(Boolean))
+          lines.push(JSON.parse(line) as LogLine);
         done();
       },
     });
     const log = createLogger({ name: "svc", level: "info", destination: sink });
-    p = await startPlatform(loadConfig({ SVC_PORT: "0", SVC_DATA_DIR: "memory://", SVC_LOG_LEVEL: "info" }), { log });
+    p = await startPlatform(
+      loadConfig({ SVC_PORT: "0", SVC_DATA_DIR: "memory://", SVC_LOG_LEVEL: "info" }),
+      { log },
+    );
   });
   afterAll(async () => {
     await p?.close();
@@ -38,7 +42,10 @@ describe("x-request-id at the gateway", () => {
 
   const logged = async (id: string) => {
     await new Promise((r) => setTimeout(r, 20));
-    return { http: lines.filter((l) => l.msg === "http" && l.request_id === id), rpc: lines.filter((l) => l.msg === "rpc" && l.request_id === id) };
+    return {
+      http: lines.filter((l) => l.msg === "http" && l.request_id === id),
+      rpc: lines.filter((l) => l.msg === "rpc" && l.request_id === id),
+    };
   };
 
   it("echoes a well-formed id, and logs it at the gateway and in the service", async () => {
@@ -69,7 +76,9 @@ describe("x-request-id at the gateway", () => {
   });
 
   it("does the same on an error answer", async () => {
-    const res = await call(p.url, "GET", "/bots/nobody", undefined, { "x-request-id": "x".repeat(8192) });
+    const res = await call(p.url, "GET", "/bots/nobody", undefined, {
+      "x-request-id": "x".repeat(8192),
+    });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe("bot_not_found");
     const id = res.headers.get("x-request-id")!;
@@ -80,7 +89,9 @@ describe("x-request-id at the gateway", () => {
   });
 
   it("generates an id when none is sent, also for a route the gateway answers itself", async () => {
-    const res = await call(p.url, "GET", "/no-such-route", undefined, { "x-request-id": '"quoted"' });
+    const res = await call(p.url, "GET", "/no-such-route", undefined, {
+      "x-request-id": '"quoted"',
+    });
     expect(res.status).toBe(404);
     const id = res.headers.get("x-request-id")!;
     expect(id).toMatch(UUID);

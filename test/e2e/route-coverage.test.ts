@@ -66,7 +66,12 @@ describe("every route of the spec answers: a real answer or 501, never 404 or 40
 
   it.each(SPEC_ROUTES)("%s %s", async (method, template) => {
     const path = template.replace("{bot}", "route-bot");
-    const res = await call(p.url, method, path, ["POST", "PUT", "PATCH"].includes(method) ? {} : undefined);
+    const res = await call(
+      p.url,
+      method,
+      path,
+      ["POST", "PUT", "PATCH"].includes(method) ? {} : undefined,
+    );
     expect(res.body?.error?.code).not.toBe("route_not_found");
     expect(res.status).not.toBe(405);
     expect(res.status === 501 || res.status < 500, `status ${res.status}: ${res.text}`).toBe(true);
@@ -83,12 +88,19 @@ describe("every route of the spec answers: a real answer or 501, never 404 or 40
     for (const [method, template] of SPEC_ROUTES) {
       const path = template.split("?")[0]!;
       const match = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).find(
-        ([t, ops]) => new RegExp(`^${t.replace(/\{[a-z_]+\}/g, "[^/]+")}$`).test(path.replace("{bot}", "x")) && ops[method.toLowerCase()] !== undefined,
+        ([t, ops]) =>
+          new RegExp(`^${t.replace(/\{[a-z_]+\}/g, "[^/]+")}$`).test(path.replace("{bot}", "x")) &&
+          ops[method.toLowerCase()] !== undefined,
       );
       expect(match, `${method} ${path}`).toBeDefined();
       expect(match![1][method.toLowerCase()], `${method} ${path}`).toBeDefined();
     }
-    expect(doc.body.paths["/bots/{bot_ref}/halt"].post["x-svc-auth"]).toEqual({ mode: "user", scopes: ["halt:bots"], step_up: true, allow_agent: false });
+    expect(doc.body.paths["/bots/{bot_ref}/halt"].post["x-svc-auth"]).toEqual({
+      mode: "user",
+      scopes: ["halt:bots"],
+      step_up: true,
+      allow_agent: false,
+    });
     const page = await fetch(`${p.url}/docs/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("swagger");

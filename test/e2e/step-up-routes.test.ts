@@ -8,7 +8,11 @@ const SCOPES = ["halt:platform", "halt:bots", "read:killswitch", "write:bots", "
 
 /** Every route that engages, releases or halts, as the spec's list of step-up routes names them. */
 const STEP_UP_ROUTES: Array<[string, string, unknown]> = [
-  ["PUT", "/kill-switches/s1", { scope: "platform", target: "platform", mode: "cancel", reason: "t" }],
+  [
+    "PUT",
+    "/kill-switches/s1",
+    { scope: "platform", target: "platform", mode: "cancel", reason: "t" },
+  ],
   ["DELETE", "/kill-switches/s1", undefined],
   ["POST", "/kill-switch/drills", {}],
   ["POST", "/agents/halt", {}],
@@ -25,23 +29,41 @@ describe("step-up MFA on every engage, release and halt route", () => {
   let p: RunningPlatform;
   beforeAll(async () => {
     idp = await startTestIdp();
-    p = await startTestPlatform("pglite", { SVC_AUTH_PROVIDER: "oidc", SVC_AUTH_OIDC_ISSUER: idp.issuer, SVC_AUTH_OIDC_AUDIENCE: idp.audience });
+    p = await startTestPlatform("pglite", {
+      SVC_AUTH_PROVIDER: "oidc",
+      SVC_AUTH_OIDC_ISSUER: idp.issuer,
+      SVC_AUTH_OIDC_AUDIENCE: idp.audience,
+    });
   });
   afterAll(async () => {
     await p?.close();
     await idp?.stop();
   });
 
-  it.each(STEP_UP_ROUTES)("%s %s refuses a token without a fresh MFA, and engages nothing", async (method, path, body) => {
-    const stale = await idp.sign(freshMfaClaims("user|op", SCOPES, { auth_time: now() - 3600 }));
-    const res = await call(p.url, method, path, body, { authorization: `Bearer ${stale}` });
-    expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe("insufficient_user_authentication");
-    expect(res.headers.get("www-authenticate")).toContain('error="insufficient_user_authentication"');
-    const single = await idp.sign({ sub: "user|op", permissions: SCOPES, amr: ["pwd"], auth_time: now() });
-    expect((await call(p.url, method, path, body, { authorization: `Bearer ${single}` })).status).toBe(401);
-    const fresh = await idp.sign(freshMfaClaims("user|op", SCOPES));
-    const list = await call(p.url, "GET", "/kill-switches", undefined, { authorization: `Bearer ${fresh}` });
-    expect(list.body.items).toEqual([]);
-  });
+  it.each(STEP_UP_ROUTES)(
+    "%s %s refuses a token without a fresh MFA, and engages nothing",
+    async (method, path, body) => {
+      const stale = await idp.sign(freshMfaClaims("user|op", SCOPES, { auth_time: now() - 3600 }));
+      const res = await call(p.url, method, path, body, { authorization: `Bearer ${stale}` });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe("insufficient_user_authentication");
+      expect(res.headers.get("www-authenticate")).toContain(
+        'error="insufficient_user_authentication"',
+      );
+      const single = await idp.sign({
+        sub: "user|op",
+        permissions: SCOPES,
+        amr: ["pwd"],
+        auth_time: now(),
+      });
+      expect(
+        (await call(p.url, method, path, body, { authorization: `Bearer ${single}` })).status,
+      ).toBe(401);
+      const fresh = await idp.sign(freshMfaClaims("user|op", SCOPES));
+      const list = await call(p.url, "GET", "/kill-switches", undefined, {
+        authorization: `Bearer ${fresh}`,
+      });
+      expect(list.body.items).toEqual([]);
+    },
+  );
 });

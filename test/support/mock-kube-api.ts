@@ -16,35 +16,78 @@ export async function startMockKubeApi(token: string) {
     let body = "";
     req.on("data", (c) => (body += c));
     req.on("end", () => {
-      requests.push({ method: req.method!, path: req.url!, contentType: req.headers["content-type"] });
-      const reply = (code: number, obj: unknown) => res.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify(obj));
-      const status = (code: number, reason: string, message: string) => reply(code, { kind: "Status", apiVersion: "v1", status: "Failure", reason, message, code });
-      if (req.headers.authorization !== `Bearer ${token}`) return status(401, "Unauthorized", "Unauthorized");
+      requests.push({
+        method: req.method!,
+        path: req.url!,
+        contentType: req.headers["content-type"],
+      });
+      const reply = (code: number, obj: unknown) =>
+        res.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify(obj));
+      const status = (code: number, reason: string, message: string) =>
+        reply(code, { kind: "Status", apiVersion: "v1", status: "Failure", reason, message, code });
+      if (req.headers.authorization !== `Bearer ${token}`)
+        return status(401, "Unauthorized", "Unauthorized");
       const url = new URL(req.url!, "http://x");
-      const m = /^\/apis\/svc\.example\.io\/v1\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/]+))?(\/status)?$/.exec(url.pathname);
+      const m =
+        /^\/apis\/svc\.example\.io\/v1\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/]+))?(\/status)?$/.exec(
+          url.pathname,
+        );
       if (!m) return status(404, "NotFound", "the server could not find the requested resource");
       const [, ns, plural, name, sub] = m;
       const key = `${ns}/${plural}/${name}`;
-      if (req.method === "GET" && !name) return reply(200, { kind: "List", items: [...objects.entries()].filter(([k]) => k.startsWith(`${ns}/${plural}/`)).map(([, v]) => v) });
+      if (req.method === "GET" && !name)
+        return reply(200, {
+          kind: "List",
+          items: [...objects.entries()]
+            .filter(([k]) => k.startsWith(`${ns}/${plural}/`))
+            .map(([, v]) => v),
+        });
       if (req.method === "PATCH" && name && !sub) {
-        if (req.headers["content-type"] !== "application/apply-patch+yaml") return status(415, "UnsupportedMediaType", "the body of the request was in an unknown format");
+        if (req.headers["content-type"] !== "application/apply-patch+yaml")
+          return status(
+            415,
+            "UnsupportedMediaType",
+            "the body of the request was in an unknown format",
+          );
         const obj = JSON.parse(body);
         const created = !objects.has(key);
         const prev = objects.get(key);
-        const stored = { ...obj, status: prev?.status, metadata: { ...obj.metadata, uid: prev?.metadata.uid ?? `uid-${version}`, generation: (prev?.metadata.generation ?? 0) + 1, resourceVersion: String(version++) } };
+        const stored = {
+          ...obj,
+          status: prev?.status,
+          metadata: {
+            ...obj.metadata,
+            uid: prev?.metadata.uid ?? `uid-${version}`,
+            generation: (prev?.metadata.generation ?? 0) + 1,
+            resourceVersion: String(version++),
+          },
+        };
         objects.set(key, stored);
         return reply(created ? 201 : 200, stored);
       }
       if (req.method === "PATCH" && name && sub) {
-        if (req.headers["content-type"] !== "application/merge-patch+json") return status(415, "UnsupportedMediaType", "the body of the request was in an unknown format");
+        if (req.headers["content-type"] !== "application/merge-patch+json")
+          return status(
+            415,
+            "UnsupportedMediaType",
+            "the body of the request was in an unknown format",
+          );
         const prev = objects.get(key);
         if (!prev) return status(404, "NotFound", `${plural} "${name}" not found`);
         const patch = JSON.parse(body);
-        const stored = { ...prev, status: { ...prev.status, ...patch.status }, metadata: { ...prev.metadata, resourceVersion: String(version++) } };
+        const stored = {
+          ...prev,
+          status: { ...prev.status, ...patch.status },
+          metadata: { ...prev.metadata, resourceVersion: String(version++) },
+        };
         objects.set(key, stored);
         return reply(200, stored);
       }
-      return status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+      return status(
+        405,
+        "MethodNotAllowed",
+        "the server does not allow this method on the requested resource",
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -55,7 +98,16 @@ export async function startMockKubeApi(token: string) {
     /** Creates or replaces an object directly, as kubectl apply by an operator would. */
     put(ns: string, plural: string, obj: any) {
       const key = `${ns}/${plural}/${obj.metadata.name}`;
-      objects.set(key, { ...obj, metadata: { ...obj.metadata, namespace: ns, generation: (objects.get(key)?.metadata.generation ?? 0) + 1, uid: `uid-${version}`, resourceVersion: String(version++) } });
+      objects.set(key, {
+        ...obj,
+        metadata: {
+          ...obj.metadata,
+          namespace: ns,
+          generation: (objects.get(key)?.metadata.generation ?? 0) + 1,
+          uid: `uid-${version}`,
+          resourceVersion: String(version++),
+        },
+      });
     },
     remove(ns: string, plural: string, name: string) {
       objects.delete(`${ns}/${plural}/${name}`);

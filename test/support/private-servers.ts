@@ -59,14 +59,22 @@ function controls(proc: ChildProcess, url: string, after?: () => void): PrivateS
 export async function startPrivateNats(): Promise<PrivateServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "svc-nats-"));
-  const proc = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", dir], { stdio: "ignore" });
+  const proc = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", dir], {
+    stdio: "ignore",
+  });
   await waitForPort(port);
-  return controls(proc, `nats://127.0.0.1:${port}`, () => rmSync(dir, { recursive: true, force: true }));
+  return controls(proc, `nats://127.0.0.1:${port}`, () =>
+    rmSync(dir, { recursive: true, force: true }),
+  );
 }
 
 export async function startPrivateRedis(): Promise<PrivateServer> {
   const port = await freePort();
-  const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const proc = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: "ignore" },
+  );
   await waitForPort(port);
   return controls(proc, `redis://127.0.0.1:${port}`);
 }

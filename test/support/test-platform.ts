@@ -14,7 +14,10 @@ export function testDatabaseUrl(): string {
  * The whole platform on a random loopback port, on PGlite in memory or on a fresh database of the
  * real Postgres server (one per call, dropped on close), so test files never share state.
  */
-export async function startTestPlatform(backend: Backend, env: Record<string, string> = {}): Promise<RunningPlatform> {
+export async function startTestPlatform(
+  backend: Backend,
+  env: Record<string, string> = {},
+): Promise<RunningPlatform> {
   let databaseUrl: string | undefined;
   let drop = async () => {};
   if (backend === "postgres" && !env.SVC_DATABASE_URL) {

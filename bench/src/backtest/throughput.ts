@@ -4,7 +4,13 @@
 // Usage: npx tsx bench/src/backtest/throughput.ts [--sizes 1e6,1e7,5e7]
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { allocateBars, BacktestRun, generateBars, resolveStrategy, vectorisedEquity } from "@svc/bots/engine";
+import {
+  allocateBars,
+  BacktestRun,
+  generateBars,
+  resolveStrategy,
+  vectorisedEquity,
+} from "@svc/bots/engine";
 import { machine } from "../machine.js";
 
 const sizesArg = process.argv.indexOf("--sizes");
@@ -22,7 +28,16 @@ for (const n of sizes) {
   let engineMs = 0;
   for (let done = 0, i = 0; done < n; i++) {
     const size = Math.min(CHUNK, n - done);
-    generateBars({ seed: 7 + i, count: size, startMs: Date.UTC(2000, 0, 1) + done * 60_000, intervalMs: 60_000, startPrice: i === 0 ? 100 : chunk.close[CHUNK - 1]! }, chunk);
+    generateBars(
+      {
+        seed: 7 + i,
+        count: size,
+        startMs: Date.UTC(2000, 0, 1) + done * 60_000,
+        intervalMs: 60_000,
+        startPrice: i === 0 ? 100 : chunk.close[CHUNK - 1]!,
+      },
+      chunk,
+    );
     const view = size === CHUNK ? chunk : { ...chunk, length: size };
     const t0 = performance.now();
     run.feed(view);
@@ -38,8 +53,19 @@ for (const n of sizes) {
     const all = allocateBars(n);
     for (let done = 0, i = 0; done < n; i++) {
       const size = Math.min(CHUNK, n - done);
-      const part = generateBars({ seed: 7 + i, count: size, startMs: Date.UTC(2000, 0, 1) + done * 60_000, intervalMs: 60_000, startPrice: i === 0 ? 100 : all.close[done - 1]! });
-      all.time.set(part.time, done); all.open.set(part.open, done); all.high.set(part.high, done); all.low.set(part.low, done); all.close.set(part.close, done); all.volume.set(part.volume, done);
+      const part = generateBars({
+        seed: 7 + i,
+        count: size,
+        startMs: Date.UTC(2000, 0, 1) + done * 60_000,
+        intervalMs: 60_000,
+        startPrice: i === 0 ? 100 : all.close[done - 1]!,
+      });
+      all.time.set(part.time, done);
+      all.open.set(part.open, done);
+      all.high.set(part.high, done);
+      all.low.set(part.low, done);
+      all.close.set(part.close, done);
+      all.volume.set(part.volume, done);
       done += size;
     }
     const t0 = performance.now();
@@ -58,9 +84,14 @@ for (const n of sizes) {
   console.log(rows.at(-1));
 }
 const result = {
-  benchmark: "one ma_crossover(20,100) backtest with fees and slippage, synthetic 1-minute bars, single core",
+  benchmark:
+    "one ma_crossover(20,100) backtest with fees and slippage, synthetic 1-minute bars, single core",
   machine: machine(),
-  anchors: "Backtrader about 13,000-35,000 bars/s; LEAN flags under 40,000 data points/s as slow; target 5,000,000 bars/s event-driven",
+  anchors:
+    "Backtrader about 13,000-35,000 bars/s; LEAN flags under 40,000 data points/s as slow; target 5,000,000 bars/s event-driven",
   rows,
 };
-writeFileSync(fileURLToPath(new URL("../../results/backtest-throughput.json", import.meta.url)), `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(
+  fileURLToPath(new URL("../../results/backtest-throughput.json", import.meta.url)),
+  `${JSON.stringify(result, null, 2)}\n`,
+);

@@ -19,19 +19,40 @@ const arg = (name: string, fallback: number) => {
 const seconds = arg("seconds", 10);
 const connections = arg("connections", 16);
 
-const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./servers.ts", import.meta.url))], { stdio: ["ignore", "pipe", "inherit"] });
-const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once("line", resolve));
-const { gateway, direct, token } = JSON.parse(first) as { gateway: string; direct: string; token: string };
+const child = spawn(
+  process.execPath,
+  ["--import", "tsx", fileURLToPath(new URL("./servers.ts", import.meta.url))],
+  { stdio: ["ignore", "pipe", "inherit"] },
+);
+const first = await new Promise<string>((resolve) =>
+  createInterface({ input: child.stdout! }).once("line", resolve),
+);
+const { gateway, direct, token } = JSON.parse(first) as {
+  gateway: string;
+  direct: string;
+  token: string;
+};
 const auth = { authorization: `Bearer ${token}` };
 
 async function load(name: string, opts: autocannon.Options) {
   await autocannon({ ...opts, duration: 2, connections }); // warm-up
   const r = await autocannon({ ...opts, duration: seconds, connections });
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { requests_per_s: r.requests.average, p50_ms: r.latency.p50, p99_ms: r.latency.p99, requests: r.requests.total };
+  if (r.non2xx > 0 || r.errors > 0)
+    throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return {
+    requests_per_s: r.requests.average,
+    p50_ms: r.latency.p50,
+    p99_ms: r.latency.p99,
+    requests: r.requests.total,
+  };
 }
 
-const viaDirect = await load("direct", { url: `${direct}/svc.bots.v1.BotsService/GetBot`, method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"bot_ref":"bench-bot"}' });
+const viaDirect = await load("direct", {
+  url: `${direct}/svc.bots.v1.BotsService/GetBot`,
+  method: "POST",
+  headers: { ...auth, "content-type": "application/json" },
+  body: '{"bot_ref":"bench-bot"}',
+});
 const viaGateway = await load("gateway", { url: `${gateway}/bots/bench-bot`, headers: auth });
 // Latency one call at a time (no queueing), with sub-millisecond resolution.
 async function sequential(call: () => Promise<Response>, n = 1_000) {
@@ -48,14 +69,26 @@ async function sequential(call: () => Promise<Response>, n = 1_000) {
   const q = (p: number) => Math.round(ms[Math.floor(p * (ms.length - 1))]! * 1000) / 1000;
   return { p50_ms: q(0.5), p99_ms: q(0.99) };
 }
-const oneDirect = await sequential(() => fetch(`${direct}/svc.bots.v1.BotsService/GetBot`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"bot_ref":"bench-bot"}' }));
+const oneDirect = await sequential(() =>
+  fetch(`${direct}/svc.bots.v1.BotsService/GetBot`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: '{"bot_ref":"bench-bot"}',
+  }),
+);
 const oneGateway = await sequential(() => fetch(`${gateway}/bots/bench-bot`, { headers: auth }));
 child.kill("SIGTERM");
 
 // What verifying a token costs, with the verified-token cache off and on.
 const idp = await startTestIdp();
 const verifyToken = await idp.sign(freshMfaClaims("user|bench", ["read:bots"]));
-const base = authSettingsFrom(loadConfig({ SVC_AUTH_PROVIDER: "oidc", SVC_AUTH_OIDC_ISSUER: idp.issuer, SVC_AUTH_OIDC_AUDIENCE: idp.audience }));
+const base = authSettingsFrom(
+  loadConfig({
+    SVC_AUTH_PROVIDER: "oidc",
+    SVC_AUTH_OIDC_ISSUER: idp.issuer,
+    SVC_AUTH_OIDC_AUDIENCE: idp.audience,
+  }),
+);
 async function perVerify(cacheSize: number): Promise<number> {
   const verifier = createTokenVerifier({ ...base, tokenCacheSize: cacheSize });
   await verifier.verify(verifyToken, "user");
@@ -69,15 +102,32 @@ const cachedUs = await perVerify(10_000);
 await idp.stop();
 
 const result = {
-  benchmark: "authenticated GET /bots/{bot_ref}: gateway vs direct Connect call to the bots service",
+  benchmark:
+    "authenticated GET /bots/{bot_ref}: gateway vs direct Connect call to the bots service",
   machine: machine(),
-  settings: { seconds, connections, storage: "PGlite in memory", auth: "OIDC RS256 token, local JWKS" },
+  settings: {
+    seconds,
+    connections,
+    storage: "PGlite in memory",
+    auth: "OIDC RS256 token, local JWKS",
+  },
   direct: viaDirect,
   gateway: viaGateway,
-  throughput_ratio: Math.round((viaGateway.requests_per_s / viaDirect.requests_per_s) * 1000) / 1000,
+  throughput_ratio:
+    Math.round((viaGateway.requests_per_s / viaDirect.requests_per_s) * 1000) / 1000,
   added_p50_ms_under_load: viaGateway.p50_ms - viaDirect.p50_ms,
-  one_at_a_time: { direct: oneDirect, gateway: oneGateway, added_p50_ms: Math.round((oneGateway.p50_ms - oneDirect.p50_ms) * 1000) / 1000 },
-  token_verification_us: { uncached: Math.round(uncachedUs), cached: Math.round(cachedUs * 100) / 100 },
+  one_at_a_time: {
+    direct: oneDirect,
+    gateway: oneGateway,
+    added_p50_ms: Math.round((oneGateway.p50_ms - oneDirect.p50_ms) * 1000) / 1000,
+  },
+  token_verification_us: {
+    uncached: Math.round(uncachedUs),
+    cached: Math.round(cachedUs * 100) / 100,
+  },
 };
-writeFileSync(fileURLToPath(new URL("../../results/gateway.json", import.meta.url)), `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(
+  fileURLToPath(new URL("../../results/gateway.json", import.meta.url)),
+  `${JSON.stringify(result, null, 2)}\n`,
+);
 console.log(JSON.stringify(result, null, 2));

@@ -18,16 +18,27 @@ const config = loadConfig({
 });
 const running = await startPlatform(config);
 const bots = running.modules.find((m) => m.name === "bots")!;
-const direct = http.createServer(connectNodeAdapter({ routes: bots.routes, interceptors: running.platform.interceptors }));
+const direct = http.createServer(
+  connectNodeAdapter({ routes: bots.routes, interceptors: running.platform.interceptors }),
+);
 await new Promise<void>((resolve) => direct.listen(0, "127.0.0.1", resolve));
-const token = await idp.sign(freshMfaClaims("user|bench", ["read:bots", "write:bots"]), { expiresIn: "2h" });
+const token = await idp.sign(freshMfaClaims("user|bench", ["read:bots", "write:bots"]), {
+  expiresIn: "2h",
+});
 const created = await fetch(`${running.url}/bots`, {
   method: "POST",
   headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-  body: JSON.stringify({ name: "Bench bot", kind: "trading", strategy: { family: "ma_crossover", parameters: { fast: 10, slow: 30 } } }),
+  body: JSON.stringify({
+    name: "Bench bot",
+    kind: "trading",
+    strategy: { family: "ma_crossover", parameters: { fast: 10, slow: 30 } },
+  }),
 });
-if (created.status !== 201) throw new Error(`could not create the bench bot: ${created.status} ${await created.text()}`);
-process.stdout.write(`${JSON.stringify({ gateway: running.url, direct: `http://127.0.0.1:${(direct.address() as AddressInfo).port}`, token })}\n`);
+if (created.status !== 201)
+  throw new Error(`could not create the bench bot: ${created.status} ${await created.text()}`);
+process.stdout.write(
+  `${JSON.stringify({ gateway: running.url, direct: `http://127.0.0.1:${(direct.address() as AddressInfo).port}`, token })}\n`,
+);
 process.on("SIGTERM", async () => {
   direct.close();
   await running.close();

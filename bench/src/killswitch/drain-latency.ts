@@ -8,7 +8,11 @@ import { Worker } from "node:worker_threads";
 import { loadConfig } from "@svc/lib/config";
 import { startPlatform } from "@svc/all-in-one";
 import type { RunningPlatform } from "@svc/all-in-one";
-import { startPrivateNats, startPrivateRedis, type PrivateServer } from "../../../test/support/private-servers.js";
+import {
+  startPrivateNats,
+  startPrivateRedis,
+  type PrivateServer,
+} from "../../../test/support/private-servers.js";
 import { machine } from "../machine.js";
 
 const arg = (name: string, fallback: number) => {
@@ -26,7 +30,15 @@ async function round(label: string, fault: Fault) {
   const stopNats = fault !== "none";
   const redis = await startPrivateRedis();
   const nats = await startPrivateNats();
-  const platform = await startPlatform(loadConfig({ SVC_PORT: "0", SVC_DATA_DIR: "memory://", SVC_LOG_LEVEL: "silent", SVC_REDIS_URL: redis.url, SVC_NATS_URL: nats.url }));
+  const platform = await startPlatform(
+    loadConfig({
+      SVC_PORT: "0",
+      SVC_DATA_DIR: "memory://",
+      SVC_LOG_LEVEL: "silent",
+      SVC_REDIS_URL: redis.url,
+      SVC_NATS_URL: nats.url,
+    }),
+  );
   const results: Array<{ draining: number; stopped: number }> = [];
   const frozen: number[] = [];
   const pool: Worker[] = [];
@@ -35,7 +47,6 @@ async function round(label: string, fault: Fault) {
       const count = Math.floor(runners / workers) + (w < runners % workers ? 1 : 0);
       const worker = new Worker(fileURLToPath(new URL("./runner-worker.mjs", import.meta.url)), {
         workerData: { count, natsUrl: nats.url, redisUrl: redis.url, pollMs, offset: w * 10_000 },
-
       });
       pool.push(worker);
       return new Promise<void>((resolve) =>
@@ -48,20 +59,35 @@ async function round(label: string, fault: Fault) {
     }),
   );
   // A running platform is warm: exercise the engage path once on a fleet no runner watches.
-  const warm = { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ scope: "fleet", target: "warm-up", mode: "cancel", reason: "warm-up" }) };
+  const warm = {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ scope: "fleet", target: "warm-up", mode: "cancel", reason: "warm-up" }),
+  };
   for (let i = 0; i < 3; i++) {
     await fetch(`${platform.url}/kill-switches/warm-up`, warm);
     await fetch(`${platform.url}/kill-switches/warm-up`, { method: "DELETE" });
   }
   // Let every poll loop start its cycle.
   await new Promise((r) => setTimeout(r, pollMs + 500));
-  if (fault === "redis-hung-nats-down") return blindRound(label, { redis, nats, platform, pool, frozen });
+  if (fault === "redis-hung-nats-down")
+    return blindRound(label, { redis, nats, platform, pool, frozen });
   if (stopNats) await nats.stop();
   const t0 = now();
-  const res = await fetch(`${platform.url}/kill-switches/bench`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ scope: "platform", target: "platform", mode: "cancel", reason: "bench" }) });
+  const res = await fetch(`${platform.url}/kill-switches/bench`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      scope: "platform",
+      target: "platform",
+      mode: "cancel",
+      reason: "bench",
+    }),
+  });
   if (res.status !== 200) throw new Error(`engage failed: ${res.status} ${await res.text()}`);
   const deadline = Date.now() + pollMs * 3;
-  while (results.length < runners && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (results.length < runners && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
   for (const w of pool) w.postMessage("stop");
   await Promise.all(pool.map((w) => new Promise((r) => w.once("exit", r))));
   await platform.close().catch(() => undefined);
@@ -69,8 +95,18 @@ async function round(label: string, fault: Fault) {
   await redis.stop();
   const drain = results.map((r) => r.draining - t0).sort((a, b) => a - b);
   const stop = results.map((r) => r.stopped - t0).sort((a, b) => a - b);
-  const q = (xs: number[], p: number) => Math.round(xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]! * 10) / 10;
-  const row = { path: label, runners, drained: results.length, draining_p50_ms: q(drain, 0.5), draining_p99_ms: q(drain, 0.99), draining_max_ms: q(drain, 1), stopped_p99_ms: q(stop, 0.99), stopped_max_ms: q(stop, 1) };
+  const q = (xs: number[], p: number) =>
+    Math.round(xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]! * 10) / 10;
+  const row = {
+    path: label,
+    runners,
+    drained: results.length,
+    draining_p50_ms: q(drain, 0.5),
+    draining_p99_ms: q(drain, 0.99),
+    draining_max_ms: q(drain, 1),
+    stopped_p99_ms: q(stop, 0.99),
+    stopped_max_ms: q(stop, 1),
+  };
   console.log(row);
   return row;
 }
@@ -79,35 +115,69 @@ async function round(label: string, fault: Fault) {
  * Redis stopped with its connections open (SIGSTOP) and NATS killed at the same instant: the
  * time until each runner, unable to learn of a halt, freezes itself (no new orders).
  */
-async function blindRound(label: string, o: { redis: PrivateServer; nats: PrivateServer; platform: RunningPlatform; pool: Worker[]; frozen: number[] }) {
+async function blindRound(
+  label: string,
+  o: {
+    redis: PrivateServer;
+    nats: PrivateServer;
+    platform: RunningPlatform;
+    pool: Worker[];
+    frozen: number[];
+  },
+) {
   o.redis.pause();
   await o.nats.stop();
   const t0 = now();
   const deadline = Date.now() + pollMs * 6;
-  while (o.frozen.length < runners && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (o.frozen.length < runners && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
   o.redis.resume();
   for (const w of o.pool) w.postMessage("stop");
   await Promise.all(o.pool.map((w) => new Promise((r) => w.once("exit", r))));
   await o.platform.close().catch(() => undefined);
   await o.redis.stop();
   const times = o.frozen.map((t) => t - t0).sort((a, b) => a - b);
-  const q = (xs: number[], p: number) => Math.round(xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]! * 10) / 10;
-  const row = { path: label, runners, frozen: times.length, frozen_p50_ms: q(times, 0.5), frozen_p99_ms: q(times, 0.99), frozen_max_ms: q(times, 1) };
+  const q = (xs: number[], p: number) =>
+    Math.round(xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]! * 10) / 10;
+  const row = {
+    path: label,
+    runners,
+    frozen: times.length,
+    frozen_p50_ms: q(times, 0.5),
+    frozen_p99_ms: q(times, 0.99),
+    frozen_max_ms: q(times, 1),
+  };
   console.log(row);
   return row;
 }
 
 const viaNats = await round("NATS broadcast (+ key-value poll)", "none");
 const pollOnly = await round("NATS down: key-value poll only", "nats-down");
-const blind = await round("Redis hung (SIGSTOP) and NATS down: time to fail-safe freeze", "redis-hung-nats-down");
+const blind = await round(
+  "Redis hung (SIGSTOP) and NATS down: time to fail-safe freeze",
+  "redis-hung-nats-down",
+);
 const result = {
   benchmark: "time from the engage request through the gateway to Draining / Stopped, per runner",
   machine: machine(),
-  settings: { runners, workers, poll_interval_s: pollMs / 1000, runner: "BotRunner with a paper broker, cancel mode" },
+  settings: {
+    runners,
+    workers,
+    poll_interval_s: pollMs / 1000,
+    runner: "BotRunner with a paper broker, cancel mode",
+  },
   anchors:
     "spec drill: Draining within 10 s; target p99 < 50 ms via NATS, < poll_interval_s + 0.5 s by polling alone; blind runners freeze after three failed polls (3 x poll_interval_s, each poll bounded by its deadline)",
-  reference: { run: "2026-11-22, before the hardening issue", draining_p99_ms_via_nats: 32.2, draining_max_ms_poll_only: 4485.8, frozen_with_redis_hung: "never (a hung poll stalled the loop)" },
+  reference: {
+    run: "2026-11-22, before the hardening issue",
+    draining_p99_ms_via_nats: 32.2,
+    draining_max_ms_poll_only: 4485.8,
+    frozen_with_redis_hung: "never (a hung poll stalled the loop)",
+  },
   rows: [viaNats, pollOnly, blind],
 };
-writeFileSync(fileURLToPath(new URL("../../results/killswitch.json", import.meta.url)), `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(
+  fileURLToPath(new URL("../../results/killswitch.json", import.meta.url)),
+  `${JSON.stringify(result, null, 2)}\n`,
+);
 process.exit(0);

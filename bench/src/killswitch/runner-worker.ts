@@ -5,7 +5,13 @@ import { openEventBus } from "@svc/lib/bus";
 import { openKeyValueStore } from "@svc/lib/kv";
 import { BotRunner, generateBars, resolveStrategy, watchKillSwitch } from "@svc/bots/runtime";
 
-const { count, natsUrl, redisUrl, pollMs, offset } = workerData as { count: number; natsUrl: string; redisUrl: string; pollMs: number; offset: number };
+const { count, natsUrl, redisUrl, pollMs, offset } = workerData as {
+  count: number;
+  natsUrl: string;
+  redisUrl: string;
+  pollMs: number;
+  offset: number;
+};
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 const bus = await openEventBus({ url: natsUrl });
 const kv = await openKeyValueStore({ url: redisUrl });
@@ -15,16 +21,31 @@ const { family, params } = resolveStrategy("ma_crossover", { fast: 3, slow: 8 })
 const watchers: Array<ReturnType<typeof watchKillSwitch>> = [];
 for (let i = 0; i < count; i++) {
   const slug = `bench-${offset + i}`;
-  const runner = new BotRunner({ symbol: "X", bars, startIndex: 0, speed: 2, strategy: family.create(params), costs: { feeBps: 1, slippageBps: 1, positionSize: 1 }, broker: { cash: 1e5, units: 0 }, sink: async () => {} });
+  const runner = new BotRunner({
+    symbol: "X",
+    bars,
+    startIndex: 0,
+    speed: 2,
+    strategy: family.create(params),
+    costs: { feeBps: 1, slippageBps: 1, positionSize: 1 },
+    broker: { cash: 1e5, units: 0 },
+    sink: async () => {},
+  });
   watchers.push(
     watchKillSwitch({
       kv,
       bus,
-      keys: [`svc:bots:killswitch:platform:platform`, `svc:bots:killswitch:fleet:bench`, `svc:bots:killswitch:bot:${slug}`],
+      keys: [
+        `svc:bots:killswitch:platform:platform`,
+        `svc:bots:killswitch:fleet:bench`,
+        `svc:bots:killswitch:bot:${slug}`,
+      ],
       pollMs,
       onEngage: () => {
         const draining = now();
-        void runner.halt("bench", "cancel").then(() => parentPort!.postMessage({ draining, stopped: now() }));
+        void runner
+          .halt("bench", "cancel")
+          .then(() => parentPort!.postMessage({ draining, stopped: now() }));
       },
       onRelease: () => {},
       onBlind: (blind) => {

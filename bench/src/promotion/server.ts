@@ -13,10 +13,20 @@ await admin.connect();
 await admin.query(`CREATE DATABASE ${name}`);
 const url = new URL(adminUrl);
 url.pathname = `/${name}`;
-const running = await startPlatform(loadConfig({ SVC_PORT: "0", SVC_LOG_LEVEL: "silent", SVC_DATABASE_URL: url.toString() }));
-const bot = (await (await fetch(`${running.url}/bots`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Bench", kind: "trading", fleet: "majors" }) })).json()) as { spec_hash: string };
+const running = await startPlatform(
+  loadConfig({ SVC_PORT: "0", SVC_LOG_LEVEL: "silent", SVC_DATABASE_URL: url.toString() }),
+);
+const bot = (await (
+  await fetch(`${running.url}/bots`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "Bench", kind: "trading", fleet: "majors" }),
+  })
+).json()) as { spec_hash: string };
 for (let i = 0; i < 400; i++) {
-  const r = await sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(running.platform.db.db);
+  const r = await sql<{
+    n: number;
+  }>`select count(*)::int as n from promotion.known_bot_versions`.execute(running.platform.db.db);
   if (r.rows[0]!.n > 0) break;
   await new Promise((res) => setTimeout(res, 25));
 }

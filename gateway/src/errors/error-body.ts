@@ -30,7 +30,10 @@ export function httpErrorFromConnect(err: ConnectError): HttpError {
     const value = err.metadata.get(name);
     if (value) headers[name] = value;
   }
-  const hidden = err.code === Code.Internal || err.code === Code.Unknown || err.code === Code.DataLoss;
-  const message = hidden ? "internal error; the request id in the x-request-id header finds it in the logs" : err.rawMessage;
+  const hidden =
+    err.code === Code.Internal || err.code === Code.Unknown || err.code === Code.DataLoss;
+  const message = hidden
+    ? "internal error; the request id in the x-request-id header finds it in the logs"
+    : err.rawMessage;
   return { status, body: errorBody(code, message, hidden ? {} : details), headers };
 }

@@ -1,5 +1,9 @@
 import { getOption, ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
-import { rules as rulesOption, AuthMode, type FieldRules } from "@svc/gen/svc/api/v1/annotations_pb.js";
+import {
+  rules as rulesOption,
+  AuthMode,
+  type FieldRules,
+} from "@svc/gen/svc/api/v1/annotations_pb.js";
 import { allowedEnumWireValues } from "@svc/lib/validate";
 import type { RouteBinding } from "../routes/route-table.js";
 
@@ -19,7 +23,11 @@ export function buildOpenApi(bindings: RouteBinding[]): Schema {
         error: {
           type: "object",
           required: ["code", "message", "details"],
-          properties: { code: { type: "string" }, message: { type: "string" }, details: { type: "object" } },
+          properties: {
+            code: { type: "string" },
+            message: { type: "string" },
+            details: { type: "object" },
+          },
         },
       },
     },
@@ -32,11 +40,30 @@ export function buildOpenApi(bindings: RouteBinding[]): Schema {
   for (const b of bindings) {
     const { rule, method, path } = b;
     const input = method.input;
-    const parameters: Schema[] = path.params.map((name) => ({ name, in: "path", required: true, schema: fieldSchema(input.fields.find((f) => f.name === name)!, ref) }));
+    const parameters: Schema[] = path.params.map((name) => ({
+      name,
+      in: "path",
+      required: true,
+      schema: fieldSchema(
+        input.fields.find((f) => f.name === name)!,
+        ref,
+      ),
+    }));
     if (rule.body !== "*") {
       for (const f of input.fields) {
-        if (path.params.includes(f.name) || f.name === rule.body || f.fieldKind === "message" || f.fieldKind === "map") continue;
-        parameters.push({ name: f.name, in: "query", required: false, schema: fieldSchema(f, ref) });
+        if (
+          path.params.includes(f.name) ||
+          f.name === rule.body ||
+          f.fieldKind === "message" ||
+          f.fieldKind === "map"
+        )
+          continue;
+        parameters.push({
+          name: f.name,
+          in: "query",
+          required: false,
+          schema: fieldSchema(f, ref),
+        });
       }
     }
     const op: Schema = {
@@ -46,7 +73,10 @@ export function buildOpenApi(bindings: RouteBinding[]): Schema {
       parameters,
       responses: {
         [String(rule.successStatus || (rule.redirectField ? 302 : 200))]: successResponse(b, ref),
-        default: { description: "error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        default: {
+          description: "error",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+        },
       },
       security: b.policy?.mode === AuthMode.PUBLIC ? [] : [{ bearerAuth: b.policy?.scopes ?? [] }],
       "x-svc-auth": {
@@ -57,14 +87,24 @@ export function buildOpenApi(bindings: RouteBinding[]): Schema {
       },
     };
     if (rule.body) {
-      const bodySchema = rule.body === "*" ? ref(input) : fieldSchema(input.fields.find((f) => f.name === rule.body)!, ref);
+      const bodySchema =
+        rule.body === "*"
+          ? ref(input)
+          : fieldSchema(
+              input.fields.find((f) => f.name === rule.body)!,
+              ref,
+            );
       op.requestBody = { required: true, content: { "application/json": { schema: bodySchema } } };
     }
     (paths[path.template] ??= {})[b.httpMethod.toLowerCase()] = op;
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Trading platform control plane", version: "v1", description: "Generated from the proto contract in proto/svc." },
+    info: {
+      title: "Trading platform control plane",
+      version: "v1",
+      description: "Generated from the proto contract in proto/svc.",
+    },
     paths,
     components: {
       schemas,
@@ -74,8 +114,13 @@ export function buildOpenApi(bindings: RouteBinding[]): Schema {
 }
 
 function successResponse(b: RouteBinding, ref: (d: DescMessage) => Schema): Schema {
-  if (b.rule.redirectField) return { description: "redirect", headers: { location: { schema: { type: "string" } } } };
-  if (b.rule.responseBody) return { description: "ok", content: { [b.rule.responseContentType || "text/plain"]: { schema: { type: "string" } } } };
+  if (b.rule.redirectField)
+    return { description: "redirect", headers: { location: { schema: { type: "string" } } } };
+  if (b.rule.responseBody)
+    return {
+      description: "ok",
+      content: { [b.rule.responseContentType || "text/plain"]: { schema: { type: "string" } } },
+    };
   return { description: "ok", content: { "application/json": { schema: ref(b.method.output) } } };
 }
 
@@ -86,7 +131,9 @@ function addSchema(desc: DescMessage, schemas: Record<string, Schema>): void {
     addSchema(d, schemas);
     return { $ref: `#/components/schemas/${d.typeName}` };
   };
-  const required = desc.fields.filter((f) => (getOption(f, rulesOption) as FieldRules | undefined)?.required).map((f) => f.name);
+  const required = desc.fields
+    .filter((f) => (getOption(f, rulesOption) as FieldRules | undefined)?.required)
+    .map((f) => f.name);
   schemas[desc.typeName] = {
     type: "object",
     additionalProperties: false,
@@ -105,11 +152,21 @@ function fieldSchema(field: DescField, ref: (d: DescMessage) => Schema): Schema 
     case "message":
       return messageSchema(field.message, ref);
     case "list": {
-      const items = field.listKind === "scalar" ? scalarSchema(field.scalar) : field.listKind === "enum" ? { type: "string", enum: allowedEnumWireValues(field.enum) } : messageSchema(field.message, ref);
+      const items =
+        field.listKind === "scalar"
+          ? scalarSchema(field.scalar)
+          : field.listKind === "enum"
+            ? { type: "string", enum: allowedEnumWireValues(field.enum) }
+            : messageSchema(field.message, ref);
       return { type: "array", items };
     }
     case "map": {
-      const values = field.mapKind === "scalar" ? scalarSchema(field.scalar) : field.mapKind === "enum" ? { type: "string", enum: allowedEnumWireValues(field.enum) } : messageSchema(field.message, ref);
+      const values =
+        field.mapKind === "scalar"
+          ? scalarSchema(field.scalar)
+          : field.mapKind === "enum"
+            ? { type: "string", enum: allowedEnumWireValues(field.enum) }
+            : messageSchema(field.message, ref);
       return { type: "object", additionalProperties: values };
     }
   }

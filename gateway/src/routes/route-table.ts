@@ -25,21 +25,39 @@ export function buildRouteTable(services: DescService[]): RouteBinding[] {
     for (const method of service.methods) {
       const rule = getOption(method, http) as HttpRule | undefined;
       if (!rule || !rule.path) continue;
-      if (method.methodKind !== "unary") throw new Error(`${service.typeName}/${method.name}: only unary RPCs can have a REST route`);
+      if (method.methodKind !== "unary")
+        throw new Error(
+          `${service.typeName}/${method.name}: only unary RPCs can have a REST route`,
+        );
       const httpMethod = rule.method.toUpperCase();
-      if (!METHODS.has(httpMethod)) throw new Error(`${service.typeName}/${method.name}: unsupported HTTP method ${rule.method}`);
+      if (!METHODS.has(httpMethod))
+        throw new Error(
+          `${service.typeName}/${method.name}: unsupported HTTP method ${rule.method}`,
+        );
       for (const template of [rule.path, ...rule.additionalPaths]) {
         const path = parsePathTemplate(template);
         for (const param of path.params) {
           if (!method.input.fields.some((f) => f.name === param)) {
-            throw new Error(`${service.typeName}/${method.name}: path ${template} binds {${param}}, which ${method.input.typeName} lacks`);
+            throw new Error(
+              `${service.typeName}/${method.name}: path ${template} binds {${param}}, which ${method.input.typeName} lacks`,
+            );
           }
         }
         const key = `${httpMethod} ${path.routerPath}`;
         const other = seen.get(key);
-        if (other) throw new Error(`route ${httpMethod} ${template} is declared twice: ${other} and ${method.name}`);
+        if (other)
+          throw new Error(
+            `route ${httpMethod} ${template} is declared twice: ${other} and ${method.name}`,
+          );
         seen.set(key, method.name);
-        bindings.push({ service, method: method as DescMethodUnary, httpMethod, path, rule, policy: getOption(method, auth) as AuthPolicy | undefined });
+        bindings.push({
+          service,
+          method: method as DescMethodUnary,
+          httpMethod,
+          path,
+          rule,
+          policy: getOption(method, auth) as AuthPolicy | undefined,
+        });
       }
     }
   }

@@ -15,7 +15,8 @@ export function parsePathTemplate(template: string): PathTemplate {
   const parts = template.split("/").map((segment) => {
     if (!segment.includes("{")) return segment;
     const m = SEGMENT.exec(segment);
-    if (!m) throw new Error(`path template ${template}: segment ${segment} must be a whole {field}`);
+    if (!m)
+      throw new Error(`path template ${template}: segment ${segment} must be a whole {field}`);
     params.push(m[1]!);
     return `:${m[1]}`;
   });

@@ -23,24 +23,36 @@ export function requestInput(
     out = wireToProtoJson(input, body === undefined ? {} : body, "", "body");
     for (const param of path.params) {
       if (out[param] !== undefined && out[param] !== params[param]) {
-        throw new WireInputError(`${param} is given by the path as "${params[param]}" and differs in the body; drop it from the body`, param);
+        throw new WireInputError(
+          `${param} is given by the path as "${params[param]}" and differs in the body; drop it from the body`,
+          param,
+        );
       }
     }
   } else if (bodyField) {
     const field = input.fields.find((f) => f.name === bodyField)!;
     if (body !== undefined) out[field.name] = bodyValue(field, body);
-  } else if (body !== undefined && !(isEmptyObject(body))) {
-    throw new WireInputError(`${binding.httpMethod} ${path.template} takes no request body; send its fields as query parameters`, "body");
+  } else if (body !== undefined && !isEmptyObject(body)) {
+    throw new WireInputError(
+      `${binding.httpMethod} ${path.template} takes no request body; send its fields as query parameters`,
+      "body",
+    );
   }
 
   const queryKeys = Object.keys(query);
   if (queryKeys.length > 0) {
     if (bodyField === "*") {
-      throw new WireInputError(`unknown query parameter ${queryKeys[0]}; this route takes its input in the JSON body`, queryKeys[0]!);
+      throw new WireInputError(
+        `unknown query parameter ${queryKeys[0]}; this route takes its input in the JSON body`,
+        queryKeys[0]!,
+      );
     }
     for (const key of queryKeys) {
       if (path.params.includes(key) || key === bodyField) {
-        throw new WireInputError(`query parameter ${key} is not allowed here; it is given by the ${key === bodyField ? "body" : "path"}`, key);
+        throw new WireInputError(
+          `query parameter ${key} is not allowed here; it is given by the ${key === bodyField ? "body" : "path"}`,
+          key,
+        );
       }
     }
     Object.assign(out, wireToProtoJson(input, query, "", "query"));
@@ -53,7 +65,8 @@ export function requestInput(
 function bodyValue(field: DescField, body: unknown) {
   if (field.fieldKind !== "message") throw new Error(`body field ${field.name} must be a message`);
   if (field.message.typeName === "google.protobuf.Struct") {
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new WireInputError("the request body must be a JSON object", "body");
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      throw new WireInputError("the request body must be a JSON object", "body");
     return body as JsonObject;
   }
   return wireToProtoJson(field.message, body, "", "body");

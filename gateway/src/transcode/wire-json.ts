@@ -1,4 +1,11 @@
-import { ScalarType, type DescEnum, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import {
+  ScalarType,
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  type JsonObject,
+  type JsonValue,
+} from "@bufbuild/protobuf";
 import { enumValueWireName, allowedEnumWireValues } from "@svc/lib/validate";
 
 /** A request input problem, reported as 400 with the field named. */
@@ -22,14 +29,23 @@ export type WireSource = "body" | "query";
  * query-string scalars become typed. Unknown fields, wrong types and enum values outside the set
  * are refused here, naming the field, so `fromJson` never sees them.
  */
-export function wireToProtoJson(desc: DescMessage, value: unknown, path: string, source: WireSource): JsonObject {
-  if (!isObject(value)) throw new WireInputError(`${label(path)} must be a JSON object`, path || "body");
+export function wireToProtoJson(
+  desc: DescMessage,
+  value: unknown,
+  path: string,
+  source: WireSource,
+): JsonObject {
+  if (!isObject(value))
+    throw new WireInputError(`${label(path)} must be a JSON object`, path || "body");
   const out: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
     const field = desc.fields.find((f) => f.name === key || f.jsonName === key);
     const fieldPath = path ? `${path}.${key}` : key;
     if (!field) {
-      throw new WireInputError(`unknown field ${fieldPath}; known fields here: ${desc.fields.map((f) => f.name).join(", ")}`, fieldPath);
+      throw new WireInputError(
+        `unknown field ${fieldPath}; known fields here: ${desc.fields.map((f) => f.name).join(", ")}`,
+        fieldPath,
+      );
     }
     if (item === null) continue;
     out[field.name] = fieldValue(field, item, fieldPath, source);
@@ -81,11 +97,15 @@ function messageIn(desc: DescMessage, value: unknown, path: string, source: Wire
       return value as JsonValue;
     case "google.protobuf.Timestamp":
       if (typeof value !== "string" || Number.isNaN(Date.parse(value))) {
-        throw new WireInputError(`${path} must be an RFC 3339 timestamp such as 2026-01-31T00:00:00Z`, path);
+        throw new WireInputError(
+          `${path} must be an RFC 3339 timestamp such as 2026-01-31T00:00:00Z`,
+          path,
+        );
       }
       return value;
     case "google.protobuf.Duration":
-      if (typeof value !== "string" || !/^-?\d+(\.\d+)?s$/.test(value)) throw new WireInputError(`${path} must be a duration in seconds such as "90s"`, path);
+      if (typeof value !== "string" || !/^-?\d+(\.\d+)?s$/.test(value))
+        throw new WireInputError(`${path} must be a duration in seconds such as "90s"`, path);
       return value;
   }
   if (desc.file.proto.package === "google.protobuf") return value as JsonValue;
@@ -95,14 +115,33 @@ function messageIn(desc: DescMessage, value: unknown, path: string, source: Wire
 function enumIn(desc: DescEnum, value: unknown, path: string): JsonValue {
   const allowed = allowedEnumWireValues(desc);
   if (typeof value === "string") {
-    const match = desc.values.find((v) => v.number !== 0 && (v.localName.toLowerCase() === value.toLowerCase() || v.name === value));
+    const match = desc.values.find(
+      (v) =>
+        v.number !== 0 && (v.localName.toLowerCase() === value.toLowerCase() || v.name === value),
+    );
     if (match) return match.name;
   }
-  throw new WireInputError(`${path} must be one of ${allowed.join(", ")}; got ${JSON.stringify(value)}`, path, { allowed });
+  throw new WireInputError(
+    `${path} must be one of ${allowed.join(", ")}; got ${JSON.stringify(value)}`,
+    path,
+    { allowed },
+  );
 }
 
-const INT32 = new Set([ScalarType.INT32, ScalarType.SINT32, ScalarType.SFIXED32, ScalarType.UINT32, ScalarType.FIXED32]);
-const INT64 = new Set([ScalarType.INT64, ScalarType.SINT64, ScalarType.SFIXED64, ScalarType.UINT64, ScalarType.FIXED64]);
+const INT32 = new Set([
+  ScalarType.INT32,
+  ScalarType.SINT32,
+  ScalarType.SFIXED32,
+  ScalarType.UINT32,
+  ScalarType.FIXED32,
+]);
+const INT64 = new Set([
+  ScalarType.INT64,
+  ScalarType.SINT64,
+  ScalarType.SFIXED64,
+  ScalarType.UINT64,
+  ScalarType.FIXED64,
+]);
 
 function scalar(type: ScalarType, value: unknown, path: string, source: WireSource): JsonValue {
   const v = source === "query" && typeof value === "string" ? coerceQuery(type, value) : value;
@@ -120,10 +159,16 @@ function scalar(type: ScalarType, value: unknown, path: string, source: WireSour
   }
   if (INT32.has(type) || INT64.has(type)) {
     const n = typeof v === "string" && INT64.has(type) && /^-?\d+$/.test(v) ? Number(v) : v;
-    if (typeof n !== "number" || !Number.isInteger(n)) throw typeError(path, "a whole number", value);
-    const unsigned = type === ScalarType.UINT32 || type === ScalarType.FIXED32 || type === ScalarType.UINT64 || type === ScalarType.FIXED64;
+    if (typeof n !== "number" || !Number.isInteger(n))
+      throw typeError(path, "a whole number", value);
+    const unsigned =
+      type === ScalarType.UINT32 ||
+      type === ScalarType.FIXED32 ||
+      type === ScalarType.UINT64 ||
+      type === ScalarType.FIXED64;
     if (unsigned && n < 0) throw new WireInputError(`${path} must not be negative`, path);
-    if (INT32.has(type) && (n > 2 ** 31 - 1 || n < -(2 ** 31))) throw new WireInputError(`${path} is out of range for a 32-bit integer`, path);
+    if (INT32.has(type) && (n > 2 ** 31 - 1 || n < -(2 ** 31)))
+      throw new WireInputError(`${path} is out of range for a 32-bit integer`, path);
     return INT64.has(type) ? String(v) : n;
   }
   if (typeof v !== "number" || !Number.isFinite(v)) throw typeError(path, "a number", value);
@@ -137,7 +182,9 @@ function coerceQuery(type: ScalarType, value: string): unknown {
 }
 
 function typeError(path: string, expected: string, got: unknown): WireInputError {
-  return new WireInputError(`${path} must be ${expected}; got ${describe(got)}`, path, { expected });
+  return new WireInputError(`${path} must be ${expected}; got ${describe(got)}`, path, {
+    expected,
+  });
 }
 
 function describe(v: unknown): string {
@@ -168,14 +215,17 @@ export function protoJsonToWire(desc: DescMessage, json: JsonValue): JsonValue {
     if (v === undefined && field.fieldKind === "message" && !field.oneof) json[field.name] = null;
     if (v === undefined || v === null) continue;
     if (field.fieldKind === "enum") json[field.name] = enumOut(field.enum, v);
-    else if (field.fieldKind === "message" && !isWellKnown(field.message)) protoJsonToWire(field.message, v);
+    else if (field.fieldKind === "message" && !isWellKnown(field.message))
+      protoJsonToWire(field.message, v);
     else if (field.fieldKind === "list" && Array.isArray(v)) {
       if (field.listKind === "enum") json[field.name] = v.map((item) => enumOut(field.enum, item));
-      else if (field.listKind === "message" && !isWellKnown(field.message)) v.forEach((item) => protoJsonToWire(field.message, item));
+      else if (field.listKind === "message" && !isWellKnown(field.message))
+        v.forEach((item) => protoJsonToWire(field.message, item));
     } else if (field.fieldKind === "map" && isObject(v)) {
       for (const [k, item] of Object.entries(v)) {
         if (field.mapKind === "enum") v[k] = enumOut(field.enum, item);
-        else if (field.mapKind === "message" && !isWellKnown(field.message)) protoJsonToWire(field.message, item);
+        else if (field.mapKind === "message" && !isWellKnown(field.message))
+          protoJsonToWire(field.message, item);
       }
     }
   }

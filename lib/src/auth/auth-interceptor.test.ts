@@ -19,7 +19,16 @@ const NS = "https://svc.example/claims/";
 const now = () => Math.floor(Date.now() / 1000);
 
 function oidcSettings(idp: TestIdp, over: Partial<AuthSettings> = {}): AuthSettings {
-  return defineAuthSettings({ provider: "oidc", issuer: idp.issuer, audience: idp.audience, claimsNamespace: NS, m2mEnabled: true, m2mAudience: M2M_AUDIENCE, agentTokensEnabled: true, ...over });
+  return defineAuthSettings({
+    provider: "oidc",
+    issuer: idp.issuer,
+    audience: idp.audience,
+    claimsNamespace: NS,
+    m2mEnabled: true,
+    m2mAudience: M2M_AUDIENCE,
+    agentTokensEnabled: true,
+    ...over,
+  });
 }
 
 describe("the auth interceptor with OIDC tokens", () => {
@@ -39,19 +48,46 @@ describe("the auth interceptor with OIDC tokens", () => {
     expect(r.code).toBe(Code.Unauthenticated);
     expect(r.machineCode).toBe("invalid_token");
     expect(r.message).toMatch(why);
-    expect(r.header("www-authenticate")).toMatch(/^Bearer error="invalid_token", error_description="[^"]+"$/);
+    expect(r.header("www-authenticate")).toMatch(
+      /^Bearer error="invalid_token", error_description="[^"]+"$/,
+    );
     expect(r.header("www-authenticate")).toMatch(why);
   };
 
   it("lets a valid RS256 or ES256 token through and hands the handler its principal", async () => {
-    await h.bots.getBot({ botRef: "b" }, withBearer(await tokens.user("user|alice", ["read:bots"], { [`${NS}org_id`]: "org-1", [`${NS}user_id`]: "42" })));
-    expect(h.seen.at(-1)).toMatchObject({ sub: "user|alice", actorType: "user", orgId: "org-1", internalUserId: "42", scopes: ["read:bots"], delegated: false });
-    await h.bots.getBot({ botRef: "b" }, withBearer(await idp.sign({ sub: "user|alice", scope: "read:bots write:bots" }, { alg: "ES256" })));
+    await h.bots.getBot(
+      { botRef: "b" },
+      withBearer(
+        await tokens.user("user|alice", ["read:bots"], {
+          [`${NS}org_id`]: "org-1",
+          [`${NS}user_id`]: "42",
+        }),
+      ),
+    );
+    expect(h.seen.at(-1)).toMatchObject({
+      sub: "user|alice",
+      actorType: "user",
+      orgId: "org-1",
+      internalUserId: "42",
+      scopes: ["read:bots"],
+      delegated: false,
+    });
+    await h.bots.getBot(
+      { botRef: "b" },
+      withBearer(
+        await idp.sign({ sub: "user|alice", scope: "read:bots write:bots" }, { alg: "ES256" }),
+      ),
+    );
     expect(h.seen.at(-1)?.scopes).toEqual(["read:bots", "write:bots"]);
   });
 
   it("refuses a missing or malformed Authorization header with 401 and the Bearer challenge", async () => {
-    for (const headers of [{}, { authorization: "Basic dXNlcjpwdw==" }, { authorization: "Bearer" }, { authorization: "Bearer a b" }]) {
+    for (const headers of [
+      {},
+      { authorization: "Basic dXNlcjpwdw==" },
+      { authorization: "Bearer" },
+      { authorization: "Bearer a b" },
+    ]) {
       const r = await refusal(h.bots.getBot({ botRef: "b" }, { headers }));
       expect(r.code).toBe(Code.Unauthenticated);
       expect(r.machineCode).toBe("unauthenticated");
@@ -60,24 +96,53 @@ describe("the auth interceptor with OIDC tokens", () => {
   });
 
   it("refuses expired, exp-less, not-yet-valid, foreign-issuer and foreign-audience tokens, naming the problem", async () => {
-    await expectInvalid(await idp.sign({ sub: "u", permissions: ["read:bots"], exp: now() - 60 }), /the token has expired/);
-    await expectInvalid(await idp.sign({ sub: "u", permissions: ["read:bots"] }, { expiresIn: null }), /lacks the required exp claim/);
-    await expectInvalid(await idp.sign({ sub: "u", permissions: ["read:bots"], nbf: now() + 600 }), /not valid yet/);
-    await expectInvalid(await idp.sign({ sub: "u", permissions: ["read:bots"], iss: "https://evil.example" }), /another issuer/);
-    await expectInvalid(await idp.sign({ sub: "u", permissions: ["read:bots"], aud: "https://other-api" }), /another audience/);
+    await expectInvalid(
+      await idp.sign({ sub: "u", permissions: ["read:bots"], exp: now() - 60 }),
+      /the token has expired/,
+    );
+    await expectInvalid(
+      await idp.sign({ sub: "u", permissions: ["read:bots"] }, { expiresIn: null }),
+      /lacks the required exp claim/,
+    );
+    await expectInvalid(
+      await idp.sign({ sub: "u", permissions: ["read:bots"], nbf: now() + 600 }),
+      /not valid yet/,
+    );
+    await expectInvalid(
+      await idp.sign({ sub: "u", permissions: ["read:bots"], iss: "https://evil.example" }),
+      /another issuer/,
+    );
+    await expectInvalid(
+      await idp.sign({ sub: "u", permissions: ["read:bots"], aud: "https://other-api" }),
+      /another audience/,
+    );
   });
 
   it("tolerates a few seconds of clock skew and no more", async () => {
-    await h.bots.getBot({ botRef: "b" }, withBearer(await idp.sign({ sub: "u", permissions: ["read:bots"], exp: now() - 2 })));
-    await expectInvalid(await idp.sign({ sub: "u", permissions: ["read:bots"], exp: now() - 30 }), /expired/);
+    await h.bots.getBot(
+      { botRef: "b" },
+      withBearer(await idp.sign({ sub: "u", permissions: ["read:bots"], exp: now() - 2 })),
+    );
+    await expectInvalid(
+      await idp.sign({ sub: "u", permissions: ["read:bots"], exp: now() - 30 }),
+      /expired/,
+    );
   });
 
   it("refuses alg none, HS256 keyed with the RSA public key, and a tampered signature", async () => {
-    const claims = { sub: "u", permissions: ["read:bots"], iss: idp.issuer, aud: idp.audience, exp: now() + 600 };
+    const claims = {
+      sub: "u",
+      permissions: ["read:bots"],
+      iss: idp.issuer,
+      aud: idp.audience,
+      exp: now() + 600,
+    };
     await expectInvalid(unsignedToken(claims), /signing algorithm is not allowed/);
     await expectInvalid(hmacWithPublicKeyToken(idp, claims), /signing algorithm is not allowed/);
     const [head, , sig] = (await idp.sign(claims)).split(".");
-    const forged = Buffer.from(JSON.stringify({ ...claims, permissions: ["read:bots", "halt:bots"] })).toString("base64url");
+    const forged = Buffer.from(
+      JSON.stringify({ ...claims, permissions: ["read:bots", "halt:bots"] }),
+    ).toString("base64url");
     await expectInvalid(`${head}.${forged}.${sig}`, /signature does not verify/);
   });
 
@@ -86,13 +151,18 @@ describe("the auth interceptor with OIDC tokens", () => {
     const before = idp.hits();
     for (let i = 0; i < 50; i++) {
       const kid = i % 2 === 0 ? "../../x" : `unknown-${i}`;
-      await expectInvalid(await idp.sign({ sub: `u${i}`, permissions: ["read:bots"] }, { kid }), /no signing key of the issuer matches/);
+      await expectInvalid(
+        await idp.sign({ sub: `u${i}`, permissions: ["read:bots"] }, { kid }),
+        /no signing key of the issuer matches/,
+      );
     }
     expect(idp.hits() - before).toBeLessThanOrEqual(1);
   });
 
   it("names the first missing scope with 403 and lists the required ones", async () => {
-    const r = await refusal(h.bots.getBot({ botRef: "b" }, withBearer(await tokens.user("u", ["read:promotion"]))));
+    const r = await refusal(
+      h.bots.getBot({ botRef: "b" }, withBearer(await tokens.user("u", ["read:promotion"]))),
+    );
     expect(r.code).toBe(Code.PermissionDenied);
     expect(r.machineCode).toBe("missing_scope");
     expect(r.message).toBe("the token lacks the scope read:bots");
@@ -100,18 +170,27 @@ describe("the auth interceptor with OIDC tokens", () => {
   });
 
   it("asks for step-up (RFC 9470) when the MFA is stale, with the spec's challenge", async () => {
-    const r = await refusal(h.bots.haltBot({ botRef: "b" }, withBearer(await tokens.stale("user|op", ["halt:bots"], 600))));
+    const r = await refusal(
+      h.bots.haltBot(
+        { botRef: "b" },
+        withBearer(await tokens.stale("user|op", ["halt:bots"], 600)),
+      ),
+    );
     expect(r.code).toBe(Code.Unauthenticated);
     expect(r.machineCode).toBe("insufficient_user_authentication");
     expect(r.message).toMatch(/no older than 180 seconds; yours is 6\d\d seconds old/);
     const challenge = r.header("www-authenticate")!;
-    expect(challenge).toMatch(/^Bearer error="insufficient_user_authentication", error_description="[^"]+"/);
+    expect(challenge).toMatch(
+      /^Bearer error="insufficient_user_authentication", error_description="[^"]+"/,
+    );
     expect(challenge).toContain(`acr_values="${MFA_ACR}"`);
     expect(challenge).toMatch(/, max_age=0$/);
   });
 
   it("asks for step-up when a fresh token shows no second factor", async () => {
-    const r = await refusal(h.bots.haltBot({ botRef: "b" }, withBearer(await tokens.user("user|op", ["halt:bots"]))));
+    const r = await refusal(
+      h.bots.haltBot({ botRef: "b" }, withBearer(await tokens.user("user|op", ["halt:bots"]))),
+    );
     expect(r.code).toBe(Code.Unauthenticated);
     expect(r.machineCode).toBe("insufficient_user_authentication");
     expect(r.message).toMatch(/multi-factor/);
@@ -119,9 +198,18 @@ describe("the auth interceptor with OIDC tokens", () => {
   });
 
   it("lets a fresh MFA token (amr mfa or otp, or the PAPE acr) through a step-up route", async () => {
-    await h.bots.haltBot({ botRef: "b" }, withBearer(await tokens.stepUpFresh("user|op", ["halt:bots"])));
-    await h.bots.haltBot({ botRef: "b" }, withBearer(await tokens.user("user|op", ["halt:bots"], { amr: ["pwd", "otp"] })));
-    await h.bots.haltBot({ botRef: "b" }, withBearer(await tokens.user("user|op", ["halt:bots"], { amr: ["pwd"], acr: MFA_ACR })));
+    await h.bots.haltBot(
+      { botRef: "b" },
+      withBearer(await tokens.stepUpFresh("user|op", ["halt:bots"])),
+    );
+    await h.bots.haltBot(
+      { botRef: "b" },
+      withBearer(await tokens.user("user|op", ["halt:bots"], { amr: ["pwd", "otp"] })),
+    );
+    await h.bots.haltBot(
+      { botRef: "b" },
+      withBearer(await tokens.user("user|op", ["halt:bots"], { amr: ["pwd"], acr: MFA_ACR })),
+    );
     expect(h.seen.at(-1)?.sub).toBe("user|op");
   });
 
@@ -131,34 +219,62 @@ describe("the auth interceptor with OIDC tokens", () => {
     expect(r.code).toBe(Code.PermissionDenied);
     expect(r.machineCode).toBe("agent_not_allowed");
     await h.bots.chatBot({ botRef: "b" }, withBearer(agent));
-    expect(h.seen.at(-1)).toMatchObject({ sub: "user|bob", actorType: "agent", onBehalfOfSub: "user|bob", agentSubject: "agent|research-1", delegated: true });
+    expect(h.seen.at(-1)).toMatchObject({
+      sub: "user|bob",
+      actorType: "agent",
+      onBehalfOfSub: "user|bob",
+      agentSubject: "agent|research-1",
+      delegated: true,
+    });
     await h.identity.whoAmI({}, withBearer(agent));
     expect(h.seen.at(-1)?.actorType).toBe("agent");
   });
 
   it("refuses an act claim that is not an object naming the agent and the issuer", async () => {
-    await expectInvalid(await idp.sign({ sub: "user|bob", permissions: ["read:bots"], act: "agent|x" }), /act claim is invalid/);
-    await expectInvalid(await idp.sign({ sub: "user|bob", permissions: ["read:bots"], act: { sub: "agent|x", iss: "https://evil.example" } }), /act claim is invalid/);
+    await expectInvalid(
+      await idp.sign({ sub: "user|bob", permissions: ["read:bots"], act: "agent|x" }),
+      /act claim is invalid/,
+    );
+    await expectInvalid(
+      await idp.sign({
+        sub: "user|bob",
+        permissions: ["read:bots"],
+        act: { sub: "agent|x", iss: "https://evil.example" },
+      }),
+      /act claim is invalid/,
+    );
   });
 
   it("checks machine tokens on the sync routes: audience (401), kind (403), and lets a good one through", async () => {
-    const wrongAud = await refusal(h.identity.oidcSync({}, withBearer(await tokens.machine("hook"))));
+    const wrongAud = await refusal(
+      h.identity.oidcSync({}, withBearer(await tokens.machine("hook"))),
+    );
     expect(wrongAud.code).toBe(Code.Unauthenticated);
     expect(wrongAud.machineCode).toBe("invalid_token");
     expect(wrongAud.message).toMatch(/SVC_AUTH_M2M_AUDIENCE/);
     expect(wrongAud.header("www-authenticate")).toMatch(/^Bearer error="invalid_token"/);
 
-    const userToken = await refusal(h.identity.oidcSync({}, withBearer(await tokens.user("user|alice", [], { aud: M2M_AUDIENCE }))));
+    const userToken = await refusal(
+      h.identity.oidcSync(
+        {},
+        withBearer(await tokens.user("user|alice", [], { aud: M2M_AUDIENCE })),
+      ),
+    );
     expect(userToken.code).toBe(Code.PermissionDenied);
     expect(userToken.machineCode).toBe("machine_token_required");
 
-    const machineOnUserRoute = await refusal(h.identity.whoAmI({}, withBearer(await tokens.machine("hook"))));
+    const machineOnUserRoute = await refusal(
+      h.identity.whoAmI({}, withBearer(await tokens.machine("hook"))),
+    );
     expect(machineOnUserRoute.code).toBe(Code.PermissionDenied);
     expect(machineOnUserRoute.machineCode).toBe("user_token_required");
 
     await h.identity.oidcSync({}, withBearer(await tokens.machine("hook", M2M_AUDIENCE)));
     expect(h.seen.at(-1)).toMatchObject({ sub: "hook@clients", actorType: "machine" });
-    await h.identity.oidcSync({}, withBearer(await idp.sign({ sub: "svc-hook@clients", aud: M2M_AUDIENCE })));
+    await h.identity.oidcSync(
+      {},
+      withBearer(await idp.sign({ sub: "svc-hook@clients", aud: M2M_AUDIENCE })),
+    );
     expect(h.seen.at(-1)?.actorType).toBe("machine");
   });
 
@@ -184,32 +300,51 @@ describe("switches of the auth interceptor", () => {
 
   it("refuses machine routes with 403 m2m_disabled unless SVC_AUTH_M2M_ENABLED", async () => {
     const h = createAuthHarness(oidcSettings(idp, { m2mEnabled: false }));
-    const r = await refusal(h.identity.oidcSync({}, withBearer(await tokens.machine("hook", M2M_AUDIENCE))));
+    const r = await refusal(
+      h.identity.oidcSync({}, withBearer(await tokens.machine("hook", M2M_AUDIENCE))),
+    );
     expect(r.code).toBe(Code.PermissionDenied);
     expect(r.machineCode).toBe("m2m_disabled");
   });
 
   it("refuses agent tokens everywhere with 403 agent_tokens_disabled unless the exchange is enabled", async () => {
     const h = createAuthHarness(oidcSettings(idp, { agentTokensEnabled: false }));
-    const r = await refusal(h.bots.chatBot({ botRef: "b" }, withBearer(await tokens.agent("user|bob", "agent|a", ["chat:bots"]))));
+    const r = await refusal(
+      h.bots.chatBot(
+        { botRef: "b" },
+        withBearer(await tokens.agent("user|bob", "agent|a", ["chat:bots"])),
+      ),
+    );
     expect(r.code).toBe(Code.PermissionDenied);
     expect(r.machineCode).toBe("agent_tokens_disabled");
   });
 
   it("strict enforcement refuses a caller without membership rows on every route", async () => {
     const members = new Set(["user|member"]);
-    const h = createAuthHarness(oidcSettings(idp, { enforce: "strict" }), async (p) => members.has(p.sub));
-    const r = await refusal(h.bots.getBot({ botRef: "b" }, withBearer(await tokens.user("user|stranger", ["read:bots"]))));
+    const h = createAuthHarness(oidcSettings(idp, { enforce: "strict" }), async (p) =>
+      members.has(p.sub),
+    );
+    const r = await refusal(
+      h.bots.getBot({ botRef: "b" }, withBearer(await tokens.user("user|stranger", ["read:bots"]))),
+    );
     expect(r.code).toBe(Code.PermissionDenied);
     expect(r.machineCode).toBe("membership_required");
-    await h.bots.getBot({ botRef: "b" }, withBearer(await tokens.user("user|member", ["read:bots"])));
+    await h.bots.getBot(
+      { botRef: "b" },
+      withBearer(await tokens.user("user|member", ["read:bots"])),
+    );
     await h.identity.oidcSync({}, withBearer(await tokens.machine("hook", M2M_AUDIENCE)));
   });
 
   it("permissive enforcement lets only read-only routes skip the membership check", async () => {
     const h = createAuthHarness(oidcSettings(idp, { enforce: "permissive" }), async () => false);
-    await h.bots.getBot({ botRef: "b" }, withBearer(await tokens.user("user|stranger", ["read:bots"])));
-    const r = await refusal(h.bots.createBot({}, withBearer(await tokens.user("user|stranger", ["write:bots"]))));
+    await h.bots.getBot(
+      { botRef: "b" },
+      withBearer(await tokens.user("user|stranger", ["read:bots"])),
+    );
+    const r = await refusal(
+      h.bots.createBot({}, withBearer(await tokens.user("user|stranger", ["write:bots"]))),
+    );
     expect(r.code).toBe(Code.PermissionDenied);
     expect(r.machineCode).toBe("membership_required");
   });
@@ -230,7 +365,13 @@ describe("the auth interceptor with SVC_AUTH_PROVIDER=local", () => {
 
   it("acts as local|default with every scope and a fresh MFA, step-up routes included", async () => {
     await h.bots.haltBot({ botRef: "b" });
-    expect(h.seen.at(-1)).toMatchObject({ sub: "local|default", actorType: "local", scopes: ["*"], amr: ["mfa"], acr: MFA_ACR });
+    expect(h.seen.at(-1)).toMatchObject({
+      sub: "local|default",
+      actorType: "local",
+      scopes: ["*"],
+      amr: ["mfa"],
+      acr: MFA_ACR,
+    });
     expect(Math.abs(h.seen.at(-1)!.authTime! - now())).toBeLessThanOrEqual(1);
   });
 

@@ -47,7 +47,11 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
   return (next) => async (req) => {
     if (settings.provider === "local") {
       if (req.header.has("authorization")) {
-        throw svcError(Code.Unauthenticated, "invalid_token", "bearer tokens are not accepted: the platform runs with SVC_AUTH_PROVIDER=local, which trusts every caller; drop the Authorization header (x-svc-local-user picks a local user)");
+        throw svcError(
+          Code.Unauthenticated,
+          "invalid_token",
+          "bearer tokens are not accepted: the platform runs with SVC_AUTH_PROVIDER=local, which trusts every caller; drop the Authorization header (x-svc-local-user picks a local user)",
+        );
       }
       req.contextValues.set(principalKey, localPrincipal(req.header));
       return next(req);
@@ -56,7 +60,11 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
     const policy = policyOf(req.method);
     if (policy.mode === AuthMode.PUBLIC) {
       const token = optionalBearer(req.header.get("authorization"));
-      if (token) req.contextValues.set(principalKey, await verifier.verify(token, "user").catch(() => undefined));
+      if (token)
+        req.contextValues.set(
+          principalKey,
+          await verifier.verify(token, "user").catch(() => undefined),
+        );
       return next(req);
     }
 
@@ -65,31 +73,65 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
 
     const machineRoute = policy.mode === AuthMode.MACHINE;
     if (machineRoute && !settings.m2mEnabled) {
-      throw svcError(Code.PermissionDenied, "m2m_disabled", "machine-to-machine tokens are not accepted: set SVC_AUTH_M2M_ENABLED=true");
+      throw svcError(
+        Code.PermissionDenied,
+        "m2m_disabled",
+        "machine-to-machine tokens are not accepted: set SVC_AUTH_M2M_ENABLED=true",
+      );
     }
     const principal = await verifier.verify(token, machineRoute ? "machine" : "user");
     if (machineRoute && principal.actorType !== "machine") {
-      throw svcError(Code.PermissionDenied, "machine_token_required", "this internal route takes a machine-to-machine token from the client_credentials grant, not a user token");
+      throw svcError(
+        Code.PermissionDenied,
+        "machine_token_required",
+        "this internal route takes a machine-to-machine token from the client_credentials grant, not a user token",
+      );
     }
     if (!machineRoute && principal.actorType === "machine") {
-      throw svcError(Code.PermissionDenied, "user_token_required", "this route acts for a person; a machine token cannot call it");
+      throw svcError(
+        Code.PermissionDenied,
+        "user_token_required",
+        "this route acts for a person; a machine token cannot call it",
+      );
     }
 
     if (principal.actorType === "agent") {
-      if (!settings.agentTokensEnabled) throw svcError(Code.PermissionDenied, "agent_tokens_disabled", "delegated agent tokens are not accepted: set SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED=true");
-      if (!policy.allowAgent) throw svcError(Code.PermissionDenied, "agent_not_allowed", `an agent acting for ${principal.onBehalfOfSub} may not call ${req.method.name}; a person must`);
+      if (!settings.agentTokensEnabled)
+        throw svcError(
+          Code.PermissionDenied,
+          "agent_tokens_disabled",
+          "delegated agent tokens are not accepted: set SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED=true",
+        );
+      if (!policy.allowAgent)
+        throw svcError(
+          Code.PermissionDenied,
+          "agent_not_allowed",
+          `an agent acting for ${principal.onBehalfOfSub} may not call ${req.method.name}; a person must`,
+        );
     }
 
     const missing = policy.scopes.find((s) => !hasScope(principal, s));
     if (missing) {
-      throw svcError(Code.PermissionDenied, "missing_scope", `the token lacks the scope ${missing}`, { scope: missing, required: [...policy.scopes] });
+      throw svcError(
+        Code.PermissionDenied,
+        "missing_scope",
+        `the token lacks the scope ${missing}`,
+        { scope: missing, required: [...policy.scopes] },
+      );
     }
 
     if (policy.stepUp) assertSteppedUp(principal, settings);
 
-    const membershipChecked = hasMembership && principal.actorType !== "machine" && !(settings.enforce === "permissive" && policy.readOnly);
+    const membershipChecked =
+      hasMembership &&
+      principal.actorType !== "machine" &&
+      !(settings.enforce === "permissive" && policy.readOnly);
     if (membershipChecked && !(await hasMembership(principal))) {
-      throw svcError(Code.PermissionDenied, "membership_required", `${principal.sub} has no membership in this organization; an administrator must invite you`);
+      throw svcError(
+        Code.PermissionDenied,
+        "membership_required",
+        `${principal.sub} has no membership in this organization; an administrator must invite you`,
+      );
     }
 
     req.contextValues.set(principalKey, principal);

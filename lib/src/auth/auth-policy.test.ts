@@ -7,15 +7,29 @@ import { createPolicyLookup, policyOf } from "./auth-policy.js";
 
 describe("policyOf", () => {
   it("reads the proto annotation of each RPC", () => {
-    expect(policyOf(BotsService.method.getBot)).toMatchObject({ mode: AuthMode.USER, scopes: ["read:bots"], readOnly: true, stepUp: false });
-    expect(policyOf(BotsService.method.haltBot)).toMatchObject({ mode: AuthMode.USER, scopes: ["halt:bots"], stepUp: true });
+    expect(policyOf(BotsService.method.getBot)).toMatchObject({
+      mode: AuthMode.USER,
+      scopes: ["read:bots"],
+      readOnly: true,
+      stepUp: false,
+    });
+    expect(policyOf(BotsService.method.haltBot)).toMatchObject({
+      mode: AuthMode.USER,
+      scopes: ["halt:bots"],
+      stepUp: true,
+    });
     expect(policyOf(BotsService.method.chatBot).allowAgent).toBe(true);
     expect(policyOf(IdentityService.method.oidcSync).mode).toBe(AuthMode.MACHINE);
     expect(policyOf(LicenseService.method.getLicensePublicKey).mode).toBe(AuthMode.PUBLIC);
   });
 
   it("fails closed: a method without the annotation needs a user token", () => {
-    expect(policyOf(Health.method.check)).toMatchObject({ mode: AuthMode.USER, scopes: [], stepUp: false, allowAgent: false });
+    expect(policyOf(Health.method.check)).toMatchObject({
+      mode: AuthMode.USER,
+      scopes: [],
+      stepUp: false,
+      allowAgent: false,
+    });
   });
 
   it("remembers each method's policy", () => {

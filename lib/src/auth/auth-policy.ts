@@ -1,5 +1,10 @@
 import { create, getOption, type DescMethod } from "@bufbuild/protobuf";
-import { auth as authOption, AuthMode, AuthPolicySchema, type AuthPolicy } from "@svc/gen/svc/api/v1/annotations_pb.js";
+import {
+  auth as authOption,
+  AuthMode,
+  AuthPolicySchema,
+  type AuthPolicy,
+} from "@svc/gen/svc/api/v1/annotations_pb.js";
 
 /**
  * The `(svc.api.v1.auth)` policy of an RPC. A method without the option, or with the mode left
@@ -10,7 +15,9 @@ import { auth as authOption, AuthMode, AuthPolicySchema, type AuthPolicy } from 
  */
 export function policyOf(method: DescMethod): AuthPolicy {
   const policy = getOption(method, authOption);
-  return policy.mode === AuthMode.UNSPECIFIED ? create(AuthPolicySchema, { ...policy, mode: AuthMode.USER }) : policy;
+  return policy.mode === AuthMode.UNSPECIFIED
+    ? create(AuthPolicySchema, { ...policy, mode: AuthMode.USER })
+    : policy;
 }
 
 /**

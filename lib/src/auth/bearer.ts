@@ -15,12 +15,24 @@ export function bearerOf(header: string | null): string | undefined {
   if (header === null) return undefined;
   const m = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());
   if (!m) {
-    throw svcError(Code.Unauthenticated, "unauthenticated", "the Authorization header must be: Bearer <access token>", {}, { headers: { "www-authenticate": BEARER_CHALLENGE } });
+    throw svcError(
+      Code.Unauthenticated,
+      "unauthenticated",
+      "the Authorization header must be: Bearer <access token>",
+      {},
+      { headers: { "www-authenticate": BEARER_CHALLENGE } },
+    );
   }
   return m[1];
 }
 
 /** The 401 of a protected route called without any Authorization header. */
 export function missingBearer() {
-  return svcError(Code.Unauthenticated, "unauthenticated", "this route needs a bearer access token (Authorization: Bearer <token>)", {}, { headers: { "www-authenticate": BEARER_CHALLENGE } });
+  return svcError(
+    Code.Unauthenticated,
+    "unauthenticated",
+    "this route needs a bearer access token (Authorization: Bearer <token>)",
+    {},
+    { headers: { "www-authenticate": BEARER_CHALLENGE } },
+  );
 }

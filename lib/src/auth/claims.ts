@@ -19,22 +19,33 @@ import type { Principal } from "./principal.js";
  *
  * @example principalFromClaims(payload, "https://svc.example/claims/", issuer).actorType // "user"
  */
-export function principalFromClaims(claims: JWTPayload, namespace: string, issuer?: string): Principal {
-  const bad = (claim: string, why: string) => new errors.JWTClaimValidationFailed(`"${claim}" claim ${why}`, claims, claim, "check_failed");
+export function principalFromClaims(
+  claims: JWTPayload,
+  namespace: string,
+  issuer?: string,
+): Principal {
+  const bad = (claim: string, why: string) =>
+    new errors.JWTClaimValidationFailed(`"${claim}" claim ${why}`, claims, claim, "check_failed");
   const sub = claims.sub;
   if (typeof sub !== "string" || sub === "") throw bad("sub", "must be a non-empty string");
   const ns = (name: string) => claims[`${namespace}${name}`];
-  const scopes = new Set<string>([...strings(claims.permissions), ...(typeof claims.scope === "string" ? claims.scope.split(" ").filter(Boolean) : [])]);
+  const scopes = new Set<string>([
+    ...strings(claims.permissions),
+    ...(typeof claims.scope === "string" ? claims.scope.split(" ").filter(Boolean) : []),
+  ]);
 
   let agentSubject: string | undefined;
   if (claims.act !== undefined) {
     const act = claims.act as { sub?: unknown; iss?: unknown } | null;
-    if (typeof act !== "object" || act === null || Array.isArray(act)) throw bad("act", "must be an object");
+    if (typeof act !== "object" || act === null || Array.isArray(act))
+      throw bad("act", "must be an object");
     agentSubject = str(act.sub);
     if (!agentSubject) throw bad("act", "must name the agent in act.sub");
-    if (issuer !== undefined && act.iss !== issuer) throw bad("act", "must carry the issuer in act.iss");
+    if (issuer !== undefined && act.iss !== issuer)
+      throw bad("act", "must carry the issuer in act.iss");
   }
-  const machine = !agentSubject && (claims.gty === "client-credentials" || sub.endsWith("@clients"));
+  const machine =
+    !agentSubject && (claims.gty === "client-credentials" || sub.endsWith("@clients"));
 
   return {
     sub,

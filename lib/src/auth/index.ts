@@ -1,4 +1,12 @@
-export { MFA_ACR, DEFAULT_ALGORITHMS, defineAuthSettings, assertValidAuthSettings, jwksUriOf, type AuthSettings, type AuthSettingsInput } from "./settings.js";
+export {
+  MFA_ACR,
+  DEFAULT_ALGORITHMS,
+  defineAuthSettings,
+  assertValidAuthSettings,
+  jwksUriOf,
+  type AuthSettings,
+  type AuthSettingsInput,
+} from "./settings.js";
 export { principalKey, principalOf, hasScope, type Principal } from "./principal.js";
 export { principalFromClaims } from "./claims.js";
 export { canonicalSubject, sameSubject } from "./canonical-subject.js";
@@ -9,5 +17,9 @@ export { localPrincipal, LOCAL_USER_HEADER } from "./local-provider.js";
 export { assertSteppedUp, type StepUpWindow } from "./step-up.js";
 export { policyOf } from "./auth-policy.js";
 export { bearerOf, BEARER_CHALLENGE } from "./bearer.js";
-export { createAuthInterceptor, type AuthInterceptorOptions, type MembershipLookup } from "./auth-interceptor.js";
+export {
+  createAuthInterceptor,
+  type AuthInterceptorOptions,
+  type MembershipLookup,
+} from "./auth-interceptor.js";
 export { createServicePrincipalInterceptor } from "./service-principal.js";

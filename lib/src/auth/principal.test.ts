@@ -4,9 +4,23 @@ import { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { errorDetailOf } from "../errors/index.js";
 import { hasScope, principalKey, principalOf, type Principal } from "./principal.js";
 
-const alice: Principal = { sub: "user|alice", actorType: "user", delegated: false, roles: [], scopes: ["read:bots"], amr: [] };
+const alice: Principal = {
+  sub: "user|alice",
+  actorType: "user",
+  delegated: false,
+  roles: [],
+  scopes: ["read:bots"],
+  amr: [],
+};
 const ctx = (p?: Principal) =>
-  createHandlerContext({ service: BotsService, method: BotsService.method.getBot, protocolName: "connect", requestMethod: "POST", url: "/", contextValues: createContextValues().set(principalKey, p) });
+  createHandlerContext({
+    service: BotsService,
+    method: BotsService.method.getBot,
+    protocolName: "connect",
+    requestMethod: "POST",
+    url: "/",
+    contextValues: createContextValues().set(principalKey, p),
+  });
 
 describe("principalOf", () => {
   it("returns the principal the interceptor set", () => {
@@ -38,6 +52,7 @@ describe("hasScope", () => {
     expect(hasScope(star, "halt:bots")).toBe(false);
     expect(hasScope(star, "read:bots")).toBe(false);
     expect(hasScope(star, "*")).toBe(true);
-    for (const actorType of ["user", "agent", "machine"] as const) expect(hasScope({ ...star, actorType }, "write:bots")).toBe(false);
+    for (const actorType of ["user", "agent", "machine"] as const)
+      expect(hasScope({ ...star, actorType }, "write:bots")).toBe(false);
   });
 });

@@ -28,12 +28,19 @@ export interface Principal {
 }
 
 /** Set by the auth interceptor on every call that passed its policy. */
-export const principalKey = createContextKey<Principal | undefined>(undefined, { description: "principal" });
+export const principalKey = createContextKey<Principal | undefined>(undefined, {
+  description: "principal",
+});
 
 /** The caller of the current RPC; a handler reached without one is a wiring bug, answered 401. */
 export function principalOf(ctx: HandlerContext): Principal {
   const p = ctx.values.get(principalKey);
-  if (!p) throw svcError(Code.Unauthenticated, "unauthenticated", "this call needs an authenticated caller");
+  if (!p)
+    throw svcError(
+      Code.Unauthenticated,
+      "unauthenticated",
+      "this call needs an authenticated caller",
+    );
   return p;
 }
 

@@ -8,7 +8,14 @@ import { principalKey } from "./principal.js";
  */
 export function createServicePrincipalInterceptor(service: string): Interceptor {
   return (next) => async (req) => {
-    req.contextValues.set(principalKey, { sub: `service|${service}`, actorType: "machine", delegated: false, roles: [], scopes: [], amr: [] });
+    req.contextValues.set(principalKey, {
+      sub: `service|${service}`,
+      actorType: "machine",
+      delegated: false,
+      roles: [],
+      scopes: [],
+      amr: [],
+    });
     return next(req);
   };
 }

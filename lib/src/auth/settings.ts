@@ -30,10 +30,16 @@ export interface AuthSettings {
 export const MFA_ACR = "http://schemas.openid.net/pape/policies/2007/06/multi-factor";
 
 /** Asymmetric algorithms the major OIDC providers sign access tokens with. */
-export const DEFAULT_ALGORITHMS: readonly string[] = Object.freeze(["RS256", "ES256", "EdDSA", "PS256"]);
+export const DEFAULT_ALGORITHMS: readonly string[] = Object.freeze([
+  "RS256",
+  "ES256",
+  "EdDSA",
+  "PS256",
+]);
 
 /** The settings a caller must name; every other one has a default. */
-export type AuthSettingsInput = Pick<AuthSettings, "provider"> & Partial<Omit<AuthSettings, "provider">>;
+export type AuthSettingsInput = Pick<AuthSettings, "provider"> &
+  Partial<Omit<AuthSettings, "provider">>;
 
 /**
  * Fills the defaults (step-up window 180 s as the spec says, 5 s clock tolerance, 3 s JWKS
@@ -67,12 +73,15 @@ export function defineAuthSettings(input: AuthSettingsInput): AuthSettings {
  * @example assertValidAuthSettings(settings); // throws for algorithms ["HS256"]
  */
 export function assertValidAuthSettings(s: AuthSettings): void {
-  if (!s.claimsNamespace.endsWith("/")) throw new TypeError(`claimsNamespace ${JSON.stringify(s.claimsNamespace)} must end with "/"`);
+  if (!s.claimsNamespace.endsWith("/"))
+    throw new TypeError(`claimsNamespace ${JSON.stringify(s.claimsNamespace)} must end with "/"`);
   const unsafe = s.algorithms.filter((a) => a.toLowerCase() === "none" || /^HS/i.test(a));
-  if (unsafe.length > 0) throw new TypeError(`algorithms must be asymmetric; refused: ${unsafe.join(", ")}`);
+  if (unsafe.length > 0)
+    throw new TypeError(`algorithms must be asymmetric; refused: ${unsafe.join(", ")}`);
   if (s.provider !== "oidc") return;
   if (!s.issuer || !s.audience) throw new TypeError("oidc auth needs an issuer and an audience");
-  if (s.algorithms.length === 0) throw new TypeError("oidc auth needs at least one allowed algorithm");
+  if (s.algorithms.length === 0)
+    throw new TypeError("oidc auth needs at least one allowed algorithm");
 }
 
 /** The key set location: the configured one, else the issuer's well-known path. */

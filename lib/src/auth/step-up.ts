@@ -19,25 +19,42 @@ const MFA_METHODS = new Set(["mfa", "otp"]);
  *
  * @example if (policy.stepUp) assertSteppedUp(principal, settings);
  */
-export function assertSteppedUp(p: Principal, limits: StepUpWindow, nowSeconds = Math.floor(Date.now() / 1000)): void {
+export function assertSteppedUp(
+  p: Principal,
+  limits: StepUpWindow,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): void {
   const why = stepUpShortfall(p, limits, nowSeconds);
   if (!why) return;
-  throw svcError(Code.Unauthenticated, "insufficient_user_authentication", why, { acr_values: MFA_ACR, max_age: 0 }, {
-    headers: {
-      "www-authenticate": `Bearer error="insufficient_user_authentication", error_description="${why}", acr_values="${MFA_ACR}", max_age=0`,
+  throw svcError(
+    Code.Unauthenticated,
+    "insufficient_user_authentication",
+    why,
+    { acr_values: MFA_ACR, max_age: 0 },
+    {
+      headers: {
+        "www-authenticate": `Bearer error="insufficient_user_authentication", error_description="${why}", acr_values="${MFA_ACR}", max_age=0`,
+      },
     },
-  });
+  );
 }
 
 /** How old an authentication may be, and how far ahead of our clock the provider's may run. */
 export type StepUpWindow = Pick<AuthSettings, "stepUpMaxAgeSeconds" | "clockToleranceSeconds">;
 
-function stepUpShortfall(p: Principal, { stepUpMaxAgeSeconds: maxAge, clockToleranceSeconds: tolerance }: StepUpWindow, nowSeconds: number): string | undefined {
+function stepUpShortfall(
+  p: Principal,
+  { stepUpMaxAgeSeconds: maxAge, clockToleranceSeconds: tolerance }: StepUpWindow,
+  nowSeconds: number,
+): string | undefined {
   const mfa = p.amr.some((m) => MFA_METHODS.has(m)) || p.acr === MFA_ACR;
   if (!mfa) return "this route needs a token obtained with multi-factor authentication";
-  if (p.authTime === undefined) return "this route needs a token that says when you authenticated (auth_time)";
+  if (p.authTime === undefined)
+    return "this route needs a token that says when you authenticated (auth_time)";
   const age = nowSeconds - p.authTime;
-  if (age < -tolerance) return `this route needs a recent authentication; your auth_time is ${-age} seconds in the future, beyond the ${tolerance} seconds of clock tolerance`;
-  if (age > maxAge) return `this route needs an authentication no older than ${maxAge} seconds; yours is ${age} seconds old`;
+  if (age < -tolerance)
+    return `this route needs a recent authentication; your auth_time is ${-age} seconds in the future, beyond the ${tolerance} seconds of clock tolerance`;
+  if (age > maxAge)
+    return `this route needs an authentication no older than ${maxAge} seconds; yours is ${age} seconds old`;
   return undefined;
 }

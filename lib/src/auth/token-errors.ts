@@ -22,7 +22,13 @@ export class KeySetUnreachable extends Error {
  * @example throw jwksUnreachable(err);
  */
 export function jwksUnreachable(cause: unknown): ConnectError {
-  return svcError(Code.Unavailable, "jwks_unreachable", "the identity provider's signing keys (JWKS) cannot be fetched; no token can be verified, retry shortly", {}, { cause });
+  return svcError(
+    Code.Unavailable,
+    "jwks_unreachable",
+    "the identity provider's signing keys (JWKS) cannot be fetched; no token can be verified, retry shortly",
+    {},
+    { cause },
+  );
 }
 
 /**
@@ -32,10 +38,18 @@ export function jwksUnreachable(cause: unknown): ConnectError {
  * @example throw invalidToken("the token has expired", "user");
  */
 export function invalidToken(why: string, kind: TokenKind, cause?: unknown): ConnectError {
-  return svcError(Code.Unauthenticated, "invalid_token", `the ${kind === "machine" ? "machine " : ""}access token is not accepted: ${why}`, { reason: why }, {
-    headers: { "www-authenticate": `Bearer error="invalid_token", error_description="${why.replaceAll('"', "'")}"` },
-    cause,
-  });
+  return svcError(
+    Code.Unauthenticated,
+    "invalid_token",
+    `the ${kind === "machine" ? "machine " : ""}access token is not accepted: ${why}`,
+    { reason: why },
+    {
+      headers: {
+        "www-authenticate": `Bearer error="invalid_token", error_description="${why.replaceAll('"', "'")}"`,
+      },
+      cause,
+    },
+  );
 }
 
 /**
@@ -53,12 +67,21 @@ export function tokenErrorOf(err: unknown, kind: TokenKind): ConnectError {
     if (err.claim === "nbf") return invalid("the token is not valid yet (nbf is in the future)");
     if (err.claim === "iat") return invalid("the token was issued in the future (iat)");
     if (err.claim === "iss") return invalid("the token was issued by another issuer");
-    if (err.claim === "aud") return invalid(kind === "machine" ? "the machine token's audience does not match SVC_AUTH_M2M_AUDIENCE" : "the token is for another audience");
+    if (err.claim === "aud")
+      return invalid(
+        kind === "machine"
+          ? "the machine token's audience does not match SVC_AUTH_M2M_AUDIENCE"
+          : "the token is for another audience",
+      );
     return invalid(`the ${err.claim} claim is invalid: ${err.message}`);
   }
-  if (err instanceof errors.JOSEAlgNotAllowed) return invalid("the token's signing algorithm is not allowed");
-  if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) return invalid("no signing key of the issuer matches the token's kid");
-  if (err instanceof errors.JWSSignatureVerificationFailed) return invalid("the signature does not verify");
-  if (err instanceof errors.JOSENotSupported) return invalid("the token uses an unsupported algorithm or key type");
+  if (err instanceof errors.JOSEAlgNotAllowed)
+    return invalid("the token's signing algorithm is not allowed");
+  if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys)
+    return invalid("no signing key of the issuer matches the token's kid");
+  if (err instanceof errors.JWSSignatureVerificationFailed)
+    return invalid("the signature does not verify");
+  if (err instanceof errors.JOSENotSupported)
+    return invalid("the token uses an unsupported algorithm or key type");
   return invalid("the token is malformed");
 }

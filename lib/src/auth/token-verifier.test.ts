@@ -13,7 +13,9 @@ afterEach(async () => {
 async function setup(over: Partial<AuthSettings> = {}) {
   const idp = await startTestIdp();
   idps.push(idp);
-  const verifier = createTokenVerifier(defineAuthSettings({ provider: "oidc", issuer: idp.issuer, audience: idp.audience, ...over }));
+  const verifier = createTokenVerifier(
+    defineAuthSettings({ provider: "oidc", issuer: idp.issuer, audience: idp.audience, ...over }),
+  );
   return { idp, verifier, tokens: createTestTokens(idp) };
 }
 
@@ -39,7 +41,9 @@ describe("createTokenVerifier", () => {
   it("verifies every call again with the cache off, and keeps at most tokenCacheSize tokens", async () => {
     const off = await setup({ tokenCacheSize: 0 });
     const token = await off.tokens.user("user|a", []);
-    expect(await off.verifier.verify(token, "user")).not.toBe(await off.verifier.verify(token, "user"));
+    expect(await off.verifier.verify(token, "user")).not.toBe(
+      await off.verifier.verify(token, "user"),
+    );
 
     const small = await setup({ tokenCacheSize: 2 });
     const [t1, t2, t3] = await Promise.all(["u1", "u2", "u3"].map((s) => small.tokens.user(s, [])));
@@ -61,7 +65,9 @@ describe("createTokenVerifier", () => {
 
   it("accepts machine tokens for the API audience when no machine audience is configured", async () => {
     const { verifier, tokens } = await setup();
-    expect((await verifier.verify(await tokens.machine("hook"), "machine")).actorType).toBe("machine");
+    expect((await verifier.verify(await tokens.machine("hook"), "machine")).actorType).toBe(
+      "machine",
+    );
   });
 
   it("picks up a rotated key on its first unknown kid, but not twice within the cooldown", async () => {
@@ -80,13 +86,20 @@ describe("createTokenVerifier", () => {
   it("tries each candidate key when a token without kid matches several", async () => {
     const { idp, verifier } = await setup();
     idp.rotate();
-    expect((await verifier.verify(await idp.sign({ sub: "a" }, { kid: null }), "user")).sub).toBe("a");
-    expect((await verifier.verify(await idp.sign({ sub: "b" }, { kid: null, key: "rotated" }), "user")).sub).toBe("b");
+    expect((await verifier.verify(await idp.sign({ sub: "a" }, { kid: null }), "user")).sub).toBe(
+      "a",
+    );
+    expect(
+      (await verifier.verify(await idp.sign({ sub: "b" }, { kid: null, key: "rotated" }), "user"))
+        .sub,
+    ).toBe("b");
   });
 
   it("refuses a sub that is not a non-empty string", async () => {
     const { idp, verifier } = await setup();
-    const r = await failure(verifier.verify(await idp.sign({ sub: 42 as unknown as string }), "user"));
+    const r = await failure(
+      verifier.verify(await idp.sign({ sub: 42 as unknown as string }), "user"),
+    );
     expect(r.code).toBe(Code.Unauthenticated);
     expect(r.message).toMatch(/sub claim is invalid/);
   });
@@ -95,19 +108,23 @@ describe("createTokenVerifier", () => {
     ["answers with a 500", "error"],
     ["answers with a body that is not JSON", "bad-json"],
     ["does not answer within jwksTimeoutMs", "hang"],
-  ] as const)("answers jwks_unreachable (Unavailable) when the JWKS endpoint %s", async (_, behaviour) => {
-    const { idp, verifier, tokens } = await setup({ jwksTimeoutMs: 200 });
-    idp.serveJwks(behaviour);
-    const r = await failure(verifier.verify(await tokens.user("u", []), "user"));
-    expect(r.code).toBe(Code.Unavailable);
-    expect(r.machineCode).toBe("jwks_unreachable");
-  });
+  ] as const)(
+    "answers jwks_unreachable (Unavailable) when the JWKS endpoint %s",
+    async (_, behaviour) => {
+      const { idp, verifier, tokens } = await setup({ jwksTimeoutMs: 200 });
+      idp.serveJwks(behaviour);
+      const r = await failure(verifier.verify(await tokens.user("u", []), "user"));
+      expect(r.code).toBe(Code.Unavailable);
+      expect(r.machineCode).toBe("jwks_unreachable");
+    },
+  );
 
   it("does not hammer a failing JWKS endpoint, and recovers once it answers again", async () => {
     const { idp, verifier, tokens } = await setup({ jwksCooldownMs: 200 });
     idp.serveJwks("error");
     const token = await tokens.user("u", []);
-    for (let i = 0; i < 20; i++) expect((await failure(verifier.verify(token, "user"))).machineCode).toBe("jwks_unreachable");
+    for (let i = 0; i < 20; i++)
+      expect((await failure(verifier.verify(token, "user"))).machineCode).toBe("jwks_unreachable");
     expect(idp.hits()).toBe(1);
     idp.serveJwks("ok");
     await sleep(250);
@@ -122,9 +139,19 @@ describe("createTokenVerifier", () => {
   });
 
   it("refuses unsafe settings with a TypeError", () => {
-    const base = { provider: "oidc" as const, issuer: "https://idp.example", audience: "https://api" };
-    expect(() => createTokenVerifier({ ...defineAuthSettings(base), algorithms: ["RS256", "HS256"] })).toThrow(TypeError);
-    expect(() => createTokenVerifier({ ...defineAuthSettings(base), algorithms: ["none"] })).toThrow(TypeError);
-    expect(() => createTokenVerifier({ ...defineAuthSettings(base), issuer: undefined })).toThrow(/issuer and an audience/);
+    const base = {
+      provider: "oidc" as const,
+      issuer: "https://idp.example",
+      audience: "https://api",
+    };
+    expect(() =>
+      createTokenVerifier({ ...defineAuthSettings(base), algorithms: ["RS256", "HS256"] }),
+    ).toThrow(TypeError);
+    expect(() =>
+      createTokenVerifier({ ...defineAuthSettings(base), algorithms: ["none"] }),
+    ).toThrow(TypeError);
+    expect(() => createTokenVerifier({ ...defineAuthSettings(base), issuer: undefined })).toThrow(
+      /issuer and an audience/,
+    );
   });
 });

@@ -1,4 +1,11 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions, type JWTVerifyResult } from "jose";
+import {
+  createRemoteJWKSet,
+  errors,
+  jwtVerify,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+  type JWTVerifyResult,
+} from "jose";
 import { principalFromClaims } from "./claims.js";
 import type { Principal } from "./principal.js";
 import { assertValidAuthSettings, jwksUriOf, type AuthSettings } from "./settings.js";
@@ -29,19 +36,36 @@ export interface TokenVerifier {
  */
 export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
   if (settings.provider !== "oidc") {
-    return { verify: async (_token, kind) => Promise.reject(invalidToken("bearer tokens are not accepted: the platform runs with SVC_AUTH_PROVIDER=local", kind)) };
+    return {
+      verify: async (_token, kind) =>
+        Promise.reject(
+          invalidToken(
+            "bearer tokens are not accepted: the platform runs with SVC_AUTH_PROVIDER=local",
+            kind,
+          ),
+        ),
+    };
   }
   assertValidAuthSettings(settings);
-  const remote = createRemoteJWKSet(jwksUriOf(settings), { timeoutDuration: settings.jwksTimeoutMs, cooldownDuration: settings.jwksCooldownMs });
+  const remote = createRemoteJWKSet(jwksUriOf(settings), {
+    timeoutDuration: settings.jwksTimeoutMs,
+    cooldownDuration: settings.jwksCooldownMs,
+  });
   const failFastMs = Math.min(settings.jwksCooldownMs, 1_000);
   let fetchFailedAt = -Infinity;
   const keys: JWTVerifyGetKey = async (header, token) => {
-    if (!remote.fresh && Date.now() - fetchFailedAt < failFastMs) throw new KeySetUnreachable(new Error("the last JWKS fetch failed moments ago"));
+    if (!remote.fresh && Date.now() - fetchFailedAt < failFastMs)
+      throw new KeySetUnreachable(new Error("the last JWKS fetch failed moments ago"));
     try {
       return await remote(header, token);
     } catch (err) {
       // Everything but "no key matches this token" means the set itself could not be had.
-      if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys || err instanceof errors.JOSENotSupported) throw err;
+      if (
+        err instanceof errors.JWKSNoMatchingKey ||
+        err instanceof errors.JWKSMultipleMatchingKeys ||
+        err instanceof errors.JOSENotSupported
+      )
+        throw err;
       fetchFailedAt = Date.now();
       throw new KeySetUnreachable(err);
     }
@@ -63,7 +87,9 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
       let principal: Principal;
       try {
         const { payload } = await verifyWithKeySet(token, keys, options(kind));
-        principal = deepFreeze(principalFromClaims(payload, settings.claimsNamespace, settings.issuer));
+        principal = deepFreeze(
+          principalFromClaims(payload, settings.claimsNamespace, settings.issuer),
+        );
       } catch (err) {
         throw tokenErrorOf(err, kind);
       }
@@ -77,7 +103,11 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
  * A token without kid may match several keys of the set (during a rotation): jose then hands
  * back every candidate, and the first one whose signature verifies wins.
  */
-async function verifyWithKeySet(token: string, keys: JWTVerifyGetKey, options: JWTVerifyOptions): Promise<JWTVerifyResult> {
+async function verifyWithKeySet(
+  token: string,
+  keys: JWTVerifyGetKey,
+  options: JWTVerifyOptions,
+): Promise<JWTVerifyResult> {
   try {
     return await jwtVerify(token, keys, options);
   } catch (err) {

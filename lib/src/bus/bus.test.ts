@@ -16,7 +16,11 @@ const tag = randomBytes(4).toString("hex");
 describe.each([
   ["in-process", "svc", () => Promise.resolve(createMemoryBus({ redeliveryDelayMs: 10 }))],
   // Each run gets its own stream over its own subject space, so parallel runs never meet.
-  ["NATS JetStream", `t${tag}`, () => createNatsBus({ url: natsUrl, stream: `SVC_TEST_${tag}`, subjects: [`t${tag}.>`] })],
+  [
+    "NATS JetStream",
+    `t${tag}`,
+    () => createNatsBus({ url: natsUrl, stream: `SVC_TEST_${tag}`, subjects: [`t${tag}.>`] }),
+  ],
 ] as const)("event bus: %s", (_name, p, open) => {
   let bus: EventBus;
   beforeAll(async () => {
@@ -29,11 +33,20 @@ describe.each([
 
   it("delivers once per durable group and drops a re-publish of the same message id", async () => {
     const got: BusMessage[] = [];
-    const sub = await bus.subscribe(`${p}.bots.>`, { durable: `g${randomBytes(3).toString("hex")}` }, async (m) => void got.push(m));
+    const sub = await bus.subscribe(
+      `${p}.bots.>`,
+      { durable: `g${randomBytes(3).toString("hex")}` },
+      async (m) => void got.push(m),
+    );
     const id = randomUUID();
-    await bus.publish(`${p}.bots.created`, new TextEncoder().encode("one"), { msgId: id, headers: { "svc-event-type": "t" } });
+    await bus.publish(`${p}.bots.created`, new TextEncoder().encode("one"), {
+      msgId: id,
+      headers: { "svc-event-type": "t" },
+    });
     await bus.publish(`${p}.bots.created`, new TextEncoder().encode("one again"), { msgId: id });
-    await bus.publish(`${p}.bots.deleted`, new TextEncoder().encode("two"), { msgId: randomUUID() });
+    await bus.publish(`${p}.bots.deleted`, new TextEncoder().encode("two"), {
+      msgId: randomUUID(),
+    });
     await until(() => got.length >= 2);
     await new Promise((r) => setTimeout(r, 200));
     expect(got.map((m) => new TextDecoder().decode(m.data))).toEqual(["one", "two"]);
@@ -44,10 +57,14 @@ describe.each([
 
   it("redelivers while the handler throws", async () => {
     let attempts = 0;
-    const sub = await bus.subscribe(`${p}.retry.>`, { durable: `r${randomBytes(3).toString("hex")}` }, async () => {
-      attempts++;
-      if (attempts < 3) throw new Error("not yet");
-    });
+    const sub = await bus.subscribe(
+      `${p}.retry.>`,
+      { durable: `r${randomBytes(3).toString("hex")}` },
+      async () => {
+        attempts++;
+        if (attempts < 3) throw new Error("not yet");
+      },
+    );
     await bus.publish(`${p}.retry.x`, new Uint8Array([1]), { msgId: randomUUID() });
     await until(() => attempts >= 3);
     await new Promise((r) => setTimeout(r, 300));

@@ -16,9 +16,17 @@ export interface BusSubscription {
  */
 export interface EventBus {
   /** Persists and delivers; a second publish with the same msgId inside the window is dropped. */
-  publish(subject: string, data: Uint8Array, opts: { msgId: string; headers?: Record<string, string> }): Promise<void>;
+  publish(
+    subject: string,
+    data: Uint8Array,
+    opts: { msgId: string; headers?: Record<string, string> },
+  ): Promise<void>;
   /** A durable consumer: each message reaches one member of `durable` once, redelivered while the handler throws. */
-  subscribe(subject: string, opts: { durable: string }, handler: (m: BusMessage) => Promise<void>): Promise<BusSubscription>;
+  subscribe(
+    subject: string,
+    opts: { durable: string },
+    handler: (m: BusMessage) => Promise<void>,
+  ): Promise<BusSubscription>;
   broadcast(subject: string, data: Uint8Array, headers?: Record<string, string>): Promise<void>;
   listen(subject: string, handler: (m: BusMessage) => void): BusSubscription;
   /** False while the connection to the broker is down (reconnecting); the in-process bus is always up. */

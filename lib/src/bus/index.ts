@@ -9,6 +9,20 @@ export { enqueueEvent, startOutboxRelay, outboxMigration, type OutboxRelay } fro
 export { processOnce, processedEventsMigration } from "./process-once.js";
 
 /** NATS JetStream when a URL is configured, the in-process bus otherwise. */
-export async function openEventBus(opts: { url?: string; namespace?: string; stream?: string; subjects?: string[]; timeoutMs?: number }): Promise<EventBus> {
-  return opts.url ? createNatsBus({ url: opts.url, namespace: opts.namespace, stream: opts.stream, subjects: opts.subjects, timeoutMs: opts.timeoutMs }) : createMemoryBus();
+export async function openEventBus(opts: {
+  url?: string;
+  namespace?: string;
+  stream?: string;
+  subjects?: string[];
+  timeoutMs?: number;
+}): Promise<EventBus> {
+  return opts.url
+    ? createNatsBus({
+        url: opts.url,
+        namespace: opts.namespace,
+        stream: opts.stream,
+        subjects: opts.subjects,
+        timeoutMs: opts.timeoutMs,
+      })
+    : createMemoryBus();
 }

@@ -1,23 +1,45 @@
 import { randomUUID } from "node:crypto";
 import { context } from "@opentelemetry/api";
-import { subjectMatches, type BusMessage, type BusSubscription, type EventBus } from "./event-bus.js";
+import {
+  subjectMatches,
+  type BusMessage,
+  type BusSubscription,
+  type EventBus,
+} from "./event-bus.js";
 import { contextFromHeaders, currentTraceHeaders } from "./trace-headers.js";
 
 /**
  * In-process bus with the JetStream semantics the services rely on: dedupe by message id,
  * durable groups that get each message once, redelivery while a handler throws.
  */
-export function createMemoryBus(opts: { redeliveryDelayMs?: number; maxDeliveries?: number } = {}): EventBus {
+export function createMemoryBus(
+  opts: { redeliveryDelayMs?: number; maxDeliveries?: number } = {},
+): EventBus {
   const delay = opts.redeliveryDelayMs ?? 50;
   const maxDeliveries = opts.maxDeliveries ?? 100;
   const seen = new Set<string>();
   const log: BusMessage[] = [];
-  const groups = new Map<string, { subject: string; handlers: Array<(m: BusMessage) => Promise<void>>; next: number; cursor: number }>();
+  const groups = new Map<
+    string,
+    {
+      subject: string;
+      handlers: Array<(m: BusMessage) => Promise<void>>;
+      next: number;
+      cursor: number;
+    }
+  >();
   const listeners = new Set<{ subject: string; handler: (m: BusMessage) => void }>();
   let closed = false;
 
-  const deliver = async (group: { handlers: Array<(m: BusMessage) => Promise<void>>; next: number }, m: BusMessage) => {
-    for (let attempt = 1; attempt <= maxDeliveries && !closed && group.handlers.length > 0; attempt++) {
+  const deliver = async (
+    group: { handlers: Array<(m: BusMessage) => Promise<void>>; next: number },
+    m: BusMessage,
+  ) => {
+    for (
+      let attempt = 1;
+      attempt <= maxDeliveries && !closed && group.handlers.length > 0;
+      attempt++
+    ) {
       const handler = group.handlers[group.next++ % group.handlers.length]!;
       try {
         await context.with(contextFromHeaders(m.headers), () => handler(m));
@@ -33,7 +55,12 @@ export function createMemoryBus(opts: { redeliveryDelayMs?: number; maxDeliverie
       if (closed) throw new Error("bus is closed");
       if (seen.has(msgId)) return;
       seen.add(msgId);
-      const m: BusMessage = { id: msgId, subject, data, headers: { ...currentTraceHeaders(), ...headers } };
+      const m: BusMessage = {
+        id: msgId,
+        subject,
+        data,
+        headers: { ...currentTraceHeaders(), ...headers },
+      };
       log.push(m);
       for (const group of groups.values()) {
         if (!subjectMatches(group.subject, subject)) continue;

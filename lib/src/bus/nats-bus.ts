@@ -1,4 +1,12 @@
-import { AckPolicy, connect, DeliverPolicy, headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from "nats";
+import {
+  AckPolicy,
+  connect,
+  DeliverPolicy,
+  headers as natsHeaders,
+  nanos,
+  type MsgHdrs,
+  type NatsConnection,
+} from "nats";
 import { context } from "@opentelemetry/api";
 import { withDeadline } from "../deadline/index.js";
 import type { BusMessage, BusSubscription, EventBus } from "./event-bus.js";
@@ -9,19 +17,40 @@ import { contextFromHeaders, currentTraceHeaders } from "./trace-headers.js";
  * within the duplicate window, durable pull consumers with explicit acks) and core NATS for
  * broadcasts.
  */
-export async function createNatsBus(opts: { url: string; namespace?: string; stream?: string; subjects?: string[]; duplicateWindowMs?: number; timeoutMs?: number }): Promise<EventBus> {
+export async function createNatsBus(opts: {
+  url: string;
+  namespace?: string;
+  stream?: string;
+  subjects?: string[];
+  duplicateWindowMs?: number;
+  timeoutMs?: number;
+}): Promise<EventBus> {
   // Services always speak of svc.<...>; a namespace moves that space (and its stream) so that
   // several environments can share one NATS server without seeing each other's events.
   const ns = opts.namespace ?? "svc";
   const out = (subject: string) => (ns === "svc" ? subject : subject.replace(/^svc\./, `${ns}.`));
-  const back = (subject: string) => (ns === "svc" ? subject : subject.replace(new RegExp(`^${ns}\\.`), "svc."));
-  const stream = opts.stream ?? (ns === "svc" ? "SVC_EVENTS" : `${ns.toUpperCase().replace(/-/g, "_")}_EVENTS`);
+  const back = (subject: string) =>
+    ns === "svc" ? subject : subject.replace(new RegExp(`^${ns}\\.`), "svc.");
+  const stream =
+    opts.stream ?? (ns === "svc" ? "SVC_EVENTS" : `${ns.toUpperCase().replace(/-/g, "_")}_EVENTS`);
   const timeout = opts.timeoutMs ?? 2_000;
   // A server stopped with its socket open only shows by missed pings: ping every `timeout` and
   // count the connection as lost after two unanswered, so runners learn they are blind in seconds.
-  const nc: NatsConnection = await connect({ servers: opts.url, name: "svc", maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout, pingInterval: timeout, maxPingOut: 2 });
+  const nc: NatsConnection = await connect({
+    servers: opts.url,
+    name: "svc",
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    timeout,
+    pingInterval: timeout,
+    maxPingOut: 2,
+  });
   const jsm = await nc.jetstreamManager({ timeout });
-  const config = { name: stream, subjects: opts.subjects ?? [`${ns}.>`], duplicate_window: nanos(opts.duplicateWindowMs ?? 2 * 60_000) };
+  const config = {
+    name: stream,
+    subjects: opts.subjects ?? [`${ns}.>`],
+    duplicate_window: nanos(opts.duplicateWindowMs ?? 2 * 60_000),
+  };
   try {
     await jsm.streams.info(stream);
     await jsm.streams.update(stream, config);
@@ -32,7 +61,8 @@ export async function createNatsBus(opts: { url: string; namespace?: string; str
   let up = true;
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === "disconnect" || s.type === "reconnecting" || s.type === "staleConnection") up = false;
+      if (s.type === "disconnect" || s.type === "reconnecting" || s.type === "staleConnection")
+        up = false;
       else if (s.type === "reconnect") up = true;
     }
   })();
@@ -40,7 +70,10 @@ export async function createNatsBus(opts: { url: string; namespace?: string; str
 
   return {
     async publish(subject, data, { msgId, headers }) {
-      await js.publish(out(subject), data, { msgID: msgId, headers: toNats({ ...currentTraceHeaders(), ...headers }) });
+      await js.publish(out(subject), data, {
+        msgID: msgId,
+        headers: toNats({ ...currentTraceHeaders(), ...headers }),
+      });
     },
     async subscribe(subject, { durable }, handler): Promise<BusSubscription> {
       await jsm.consumers.add(stream, {
@@ -54,7 +87,12 @@ export async function createNatsBus(opts: { url: string; namespace?: string; str
       const messages = await consumer.consume({ max_messages: 64 });
       const done = (async () => {
         for await (const m of messages) {
-          const msg: BusMessage = { id: m.headers?.get("Nats-Msg-Id") ?? String(m.seq), subject: back(m.subject), data: m.data, headers: fromNats(m.headers) };
+          const msg: BusMessage = {
+            id: m.headers?.get("Nats-Msg-Id") ?? String(m.seq),
+            subject: back(m.subject),
+            data: m.data,
+            headers: fromNats(m.headers),
+          };
           try {
             await context.with(contextFromHeaders(msg.headers), () => handler(msg));
             m.ack();
@@ -83,7 +121,13 @@ export async function createNatsBus(opts: { url: string; namespace?: string; str
     listen(subject, handler): BusSubscription {
       const sub = nc.subscribe(out(subject), {
         callback: (err, m) => {
-          if (!err) handler({ id: "", subject: back(m.subject), data: m.data, headers: fromNats(m.headers) });
+          if (!err)
+            handler({
+              id: "",
+              subject: back(m.subject),
+              data: m.data,
+              headers: fromNats(m.headers),
+            });
         },
       });
       return { stop: async () => sub.unsubscribe() };

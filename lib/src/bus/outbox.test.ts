@@ -2,7 +2,16 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql, type Kysely } from "kysely";
 import { migrateSchema, openDatabase, type Database } from "../db/index.js";
-import { createNatsBus, enqueueEvent, outboxMigration, processedEventsMigration, processOnce, startOutboxRelay, type BusMessage, type EventBus } from "./index.js";
+import {
+  createNatsBus,
+  enqueueEvent,
+  outboxMigration,
+  processedEventsMigration,
+  processOnce,
+  startOutboxRelay,
+  type BusMessage,
+  type EventBus,
+} from "./index.js";
 import { deleteTestStream } from "./testing-streams.js";
 
 const natsUrl = process.env.SVC_TEST_NATS_URL ?? "nats://127.0.0.1:4222";
@@ -29,8 +38,22 @@ describe("transactional outbox on Postgres and NATS", () => {
   beforeAll(async () => {
     database = await openDatabase({ url: dbUrl });
     db = database.db;
-    await migrateSchema(db, schema, { "1-outbox": outboxMigration, "2-processed": processedEventsMigration, "3-effects": { up: async (d) => void (await d.schema.createTable("effects").addColumn("event_id", "text", (c) => c.primaryKey()).execute()) } });
-    bus = await createNatsBus({ url: natsUrl, stream: `SVC_OUTBOX_${tag}`, subjects: [`${subjects}.>`] });
+    await migrateSchema(db, schema, {
+      "1-outbox": outboxMigration,
+      "2-processed": processedEventsMigration,
+      "3-effects": {
+        up: async (d) =>
+          void (await d.schema
+            .createTable("effects")
+            .addColumn("event_id", "text", (c) => c.primaryKey())
+            .execute()),
+      },
+    });
+    bus = await createNatsBus({
+      url: natsUrl,
+      stream: `SVC_OUTBOX_${tag}`,
+      subjects: [`${subjects}.>`],
+    });
     await bus.subscribe(`${subjects}.>`, { durable: "consumer" }, async (m) => {
       received.push(m);
       await processOnce(db, schema, "consumer", m.id, async (trx) => {
@@ -49,7 +72,11 @@ describe("transactional outbox on Postgres and NATS", () => {
   it("never publishes an event whose transaction rolled back", async () => {
     await expect(
       db.transaction().execute(async (trx) => {
-        await enqueueEvent(trx, schema, { subject: `${subjects}.rolled`, type: "t", payload: new Uint8Array([1]) });
+        await enqueueEvent(trx, schema, {
+          subject: `${subjects}.rolled`,
+          type: "t",
+          payload: new Uint8Array([1]),
+        });
         throw new Error("state change failed");
       }),
     ).rejects.toThrow("state change failed");
@@ -60,10 +87,26 @@ describe("transactional outbox on Postgres and NATS", () => {
   });
 
   it("delivers a committed event once even when the relay dies between publishing and marking", async () => {
-    const id = await db.transaction().execute((trx) => enqueueEvent(trx, schema, { subject: `${subjects}.approved`, type: "svc.events.v1.PromotionApproved", payload: new Uint8Array([7]) }));
+    const id = await db
+      .transaction()
+      .execute((trx) =>
+        enqueueEvent(trx, schema, {
+          subject: `${subjects}.approved`,
+          type: "svc.events.v1.PromotionApproved",
+          payload: new Uint8Array([7]),
+        }),
+      );
     // The crash: the event reached the bus, the row was never marked published.
-    const row = await db.withSchema(schema).selectFrom("outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-    await bus.publish(row.subject, new Uint8Array(row.payload), { msgId: row.id, headers: row.headers });
+    const row = await db
+      .withSchema(schema)
+      .selectFrom("outbox")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    await bus.publish(row.subject, new Uint8Array(row.payload), {
+      msgId: row.id,
+      headers: row.headers,
+    });
     // After the restart a new relay finds the row unpublished and publishes it again.
     const relay = startOutboxRelay({ db, schema, bus, pollMs: 20 });
     await relay.flush();
@@ -72,9 +115,19 @@ describe("transactional outbox on Postgres and NATS", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(received.filter((m) => m.id === id)).toHaveLength(1);
     expect(applied.filter((x) => x === id)).toHaveLength(1);
-    const effects = await db.withSchema(schema).selectFrom("effects").selectAll().where("event_id", "=", id).execute();
+    const effects = await db
+      .withSchema(schema)
+      .selectFrom("effects")
+      .selectAll()
+      .where("event_id", "=", id)
+      .execute();
     expect(effects).toHaveLength(1);
-    const marked = await db.withSchema(schema).selectFrom("outbox").select("published_at").where("id", "=", id).executeTakeFirstOrThrow();
+    const marked = await db
+      .withSchema(schema)
+      .selectFrom("outbox")
+      .select("published_at")
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
     expect(marked.published_at).not.toBeNull();
   });
 

@@ -17,7 +17,12 @@ export const outboxMigration: Migration = {
       .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
       .addColumn("published_at", "timestamptz")
       .execute();
-    await db.schema.createIndex("outbox_unpublished_idx").on("outbox").column("seq").where(sql.ref("published_at"), "is", null).execute();
+    await db.schema
+      .createIndex("outbox_unpublished_idx")
+      .on("outbox")
+      .column("seq")
+      .where(sql.ref("published_at"), "is", null)
+      .execute();
   },
 };
 
@@ -39,7 +44,11 @@ export async function enqueueEvent(
       subject: ev.subject,
       type: ev.type,
       payload: Buffer.from(ev.payload),
-      headers: JSON.stringify({ ...currentTraceHeaders(), ...ev.headers, "svc-event-type": ev.type }),
+      headers: JSON.stringify({
+        ...currentTraceHeaders(),
+        ...ev.headers,
+        "svc-event-type": ev.type,
+      }),
     })
     .execute();
   return id;
@@ -82,10 +91,21 @@ export function startOutboxRelay(opts: {
         .execute();
       for (const row of rows) {
         const headers = typeof row.headers === "string" ? JSON.parse(row.headers) : row.headers;
-        await opts.bus.publish(row.subject, new Uint8Array(row.payload), { msgId: row.id, headers });
+        await opts.bus.publish(row.subject, new Uint8Array(row.payload), {
+          msgId: row.id,
+          headers,
+        });
       }
       if (rows.length > 0) {
-        await trx.updateTable("outbox").set({ published_at: sql`now()` }).where("seq", "in", rows.map((r) => r.seq)).execute();
+        await trx
+          .updateTable("outbox")
+          .set({ published_at: sql`now()` })
+          .where(
+            "seq",
+            "in",
+            rows.map((r) => r.seq),
+          )
+          .execute();
       }
       return rows.length;
     });

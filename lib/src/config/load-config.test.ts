@@ -14,7 +14,12 @@ describe("loadConfig", () => {
 
   it("names every bad variable at once", () => {
     try {
-      loadConfig({ SVC_PORT: "80a", SVC_AUTH_ENFORCE: "lenient", SVC_NATS_URL: "http://x", SVC_AUTH_M2M_ENABLED: "maybe" });
+      loadConfig({
+        SVC_PORT: "80a",
+        SVC_AUTH_ENFORCE: "lenient",
+        SVC_NATS_URL: "http://x",
+        SVC_AUTH_M2M_ENABLED: "maybe",
+      });
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
@@ -28,11 +33,15 @@ describe("loadConfig", () => {
   });
 
   it("refuses an unknown SVC_ variable so a typo in a flag is not silently ignored", () => {
-    expect(() => loadConfig({ SVC_AUTH_ENFORCED: "strict" })).toThrow(/SVC_AUTH_ENFORCED is not a known setting/);
+    expect(() => loadConfig({ SVC_AUTH_ENFORCED: "strict" })).toThrow(
+      /SVC_AUTH_ENFORCED is not a known setting/,
+    );
   });
 
   it("requires issuer and audience for oidc, and hides secrets in messages", () => {
-    expect(() => loadConfig({ SVC_AUTH_PROVIDER: "oidc" })).toThrow(/SVC_AUTH_OIDC_ISSUER is required/);
+    expect(() => loadConfig({ SVC_AUTH_PROVIDER: "oidc" })).toThrow(
+      /SVC_AUTH_OIDC_ISSUER is required/,
+    );
     try {
       loadConfig({ SVC_DATABASE_URL: "mysql://user:hunter2@db" });
       expect.unreachable();
@@ -42,7 +51,11 @@ describe("loadConfig", () => {
   });
 
   it("defaults the machine audience to the API audience", () => {
-    const c = loadConfig({ SVC_AUTH_PROVIDER: "oidc", SVC_AUTH_OIDC_ISSUER: "https://idp.test/", SVC_AUTH_OIDC_AUDIENCE: "https://api.test" });
+    const c = loadConfig({
+      SVC_AUTH_PROVIDER: "oidc",
+      SVC_AUTH_OIDC_ISSUER: "https://idp.test/",
+      SVC_AUTH_OIDC_AUDIENCE: "https://api.test",
+    });
     expect(c.auth.m2mAudience).toBe("https://api.test");
   });
 });

@@ -21,7 +21,9 @@ export interface Config {
   redisUrl?: string;
   logLevel: string;
   bodyLimitBytes: number;
-  serviceUrls: Partial<Record<"bots" | "promotion" | "killswitch" | "compliance" | "identity", string>>;
+  serviceUrls: Partial<
+    Record<"bots" | "promotion" | "killswitch" | "compliance" | "identity", string>
+  >;
   auth: {
     provider: "local" | "oidc";
     issuer?: string;
@@ -89,7 +91,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return config;
 }
 
-function parseValue(name: string, def: SettingDef, value: string): string | number | boolean | { problem: string } {
+function parseValue(
+  name: string,
+  def: SettingDef,
+  value: string,
+): string | number | boolean | { problem: string } {
   const kind = def.kind;
   const shown = def.secret ? "(hidden)" : JSON.stringify(value);
   switch (kind.type) {
@@ -98,7 +104,9 @@ function parseValue(name: string, def: SettingDef, value: string): string | numb
     case "int": {
       const n = Number(value);
       if (!/^-?\d+$/.test(value.trim()) || n < kind.min || n > kind.max) {
-        return { problem: `${name}=${shown} must be a whole number from ${kind.min} to ${kind.max}` };
+        return {
+          problem: `${name}=${shown} must be a whole number from ${kind.min} to ${kind.max}`,
+        };
       }
       return n;
     }
@@ -109,13 +117,16 @@ function parseValue(name: string, def: SettingDef, value: string): string | numb
       return { problem: `${name}=${shown} must be true or false` };
     }
     case "enum":
-      if (!kind.values.includes(value)) return { problem: `${name}=${shown} must be one of ${kind.values.join(", ")}` };
+      if (!kind.values.includes(value))
+        return { problem: `${name}=${shown} must be one of ${kind.values.join(", ")}` };
       return value;
     case "url": {
       try {
         const u = new URL(value);
         if (!kind.protocols.includes(u.protocol)) {
-          return { problem: `${name}=${shown} must be a URL starting with ${kind.protocols.map((p) => `${p}//`).join(" or ")}` };
+          return {
+            problem: `${name}=${shown} must be a URL starting with ${kind.protocols.map((p) => `${p}//`).join(" or ")}`,
+          };
         }
         return value;
       } catch {
@@ -167,7 +178,10 @@ function assemble(r: Raw): Config {
     flags: {
       promotionLabEvidenceEnforce: b("SVC_PROMOTION_LAB_EVIDENCE_ENFORCE"),
       trialLedgerNEnforce: b("SVC_TRIAL_LEDGER_N_ENFORCE"),
-      skipHumanKinds: (s("SVC_PROMOTION_SKIP_HUMAN_KINDS") ?? "").split(",").map((k) => k.trim()).filter(Boolean),
+      skipHumanKinds: (s("SVC_PROMOTION_SKIP_HUMAN_KINDS") ?? "")
+        .split(",")
+        .map((k) => k.trim())
+        .filter(Boolean),
       approvalExpiryEnforcementEnabled: b("SVC_APPROVAL_EXPIRY_ENFORCEMENT_ENABLED"),
       approvalTtlSeconds: i("SVC_APPROVAL_TTL_SECONDS"),
       licenseEnforcementEnabled: b("SVC_LICENSE_ENFORCEMENT_ENABLED"),
@@ -175,8 +189,15 @@ function assemble(r: Raw): Config {
     },
     killSwitchPollIntervalS: i("SVC_KILLSWITCH_POLL_INTERVAL_S"),
     runnerLeaseS: i("SVC_RUNNER_LEASE_S"),
-    timeouts: { kvMs: i("SVC_KV_TIMEOUT_MS"), dbMs: i("SVC_DB_TIMEOUT_MS"), busMs: i("SVC_BUS_TIMEOUT_MS") },
-    promotionTokens: { signingKeyPem: s("SVC_PROMOTION_SIGNING_KEY_PEM"), publicKeyPem: s("SVC_PROMOTION_PUBLIC_KEY_PEM") },
+    timeouts: {
+      kvMs: i("SVC_KV_TIMEOUT_MS"),
+      dbMs: i("SVC_DB_TIMEOUT_MS"),
+      busMs: i("SVC_BUS_TIMEOUT_MS"),
+    },
+    promotionTokens: {
+      signingKeyPem: s("SVC_PROMOTION_SIGNING_KEY_PEM"),
+      publicKeyPem: s("SVC_PROMOTION_PUBLIC_KEY_PEM"),
+    },
     kubeApiUrl: s("SVC_KUBE_API_URL"),
     kubeNamespace: s("SVC_KUBE_NAMESPACE")!,
     kubeToken: s("SVC_KUBE_TOKEN"),
@@ -188,18 +209,30 @@ function assemble(r: Raw): Config {
 function crossCheck(c: Config): string[] {
   const problems: string[] = [];
   if (c.auth.provider === "oidc") {
-    if (!c.auth.issuer) problems.push("SVC_AUTH_OIDC_ISSUER is required when SVC_AUTH_PROVIDER=oidc");
-    if (!c.auth.audience) problems.push("SVC_AUTH_OIDC_AUDIENCE is required when SVC_AUTH_PROVIDER=oidc");
+    if (!c.auth.issuer)
+      problems.push("SVC_AUTH_OIDC_ISSUER is required when SVC_AUTH_PROVIDER=oidc");
+    if (!c.auth.audience)
+      problems.push("SVC_AUTH_OIDC_AUDIENCE is required when SVC_AUTH_PROVIDER=oidc");
   }
-  if (!/^[a-z][a-z0-9-]{0,31}$/.test(c.natsNamespace)) problems.push(`SVC_NATS_NAMESPACE=${JSON.stringify(c.natsNamespace)} must be lower-case letters, digits and dashes, starting with a letter`);
+  if (!/^[a-z][a-z0-9-]{0,31}$/.test(c.natsNamespace))
+    problems.push(
+      `SVC_NATS_NAMESPACE=${JSON.stringify(c.natsNamespace)} must be lower-case letters, digits and dashes, starting with a letter`,
+    );
   if (!c.auth.claimsNamespace.endsWith("/")) {
-    problems.push(`SVC_AUTH_CLAIMS_NAMESPACE=${JSON.stringify(c.auth.claimsNamespace)} must end with a slash`);
+    problems.push(
+      `SVC_AUTH_CLAIMS_NAMESPACE=${JSON.stringify(c.auth.claimsNamespace)} must end with a slash`,
+    );
   }
   for (const kind of c.flags.skipHumanKinds) {
-    if (!["strategy", "drl_policy", "allocation"].includes(kind)) problems.push(`SVC_PROMOTION_SKIP_HUMAN_KINDS names "${kind}"; the kinds are strategy, drl_policy, allocation`);
+    if (!["strategy", "drl_policy", "allocation"].includes(kind))
+      problems.push(
+        `SVC_PROMOTION_SKIP_HUMAN_KINDS names "${kind}"; the kinds are strategy, drl_policy, allocation`,
+      );
   }
   if (c.auth.licenseLeasePrivateKeyPem && c.auth.licenseLeasePrivateKeyPath) {
-    problems.push("set only one of SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM and SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH");
+    problems.push(
+      "set only one of SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM and SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH",
+    );
   }
   return problems;
 }

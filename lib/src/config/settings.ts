@@ -24,56 +24,216 @@ const str: SettingKind = { type: "string" };
 const oneOf = (...values: string[]): SettingKind => ({ type: "enum", values });
 
 export const SETTINGS = {
-  SVC_HOST: { kind: str, default: "127.0.0.1", doc: "Address the gateway (or a standalone service) listens on." },
+  SVC_HOST: {
+    kind: str,
+    default: "127.0.0.1",
+    doc: "Address the gateway (or a standalone service) listens on.",
+  },
   SVC_PORT: { kind: int(0, 65535), default: "8080", doc: "HTTP port of the gateway (REST edge)." },
-  SVC_GRPC_PORT: { kind: int(0, 65535), default: "50051", doc: "Port a standalone service serves gRPC and Connect on (HTTP/2 cleartext inside a mesh)." },
-  SVC_DATABASE_URL: { kind: url("postgres:", "postgresql:"), doc: "Postgres URL. Unset: embedded PGlite under SVC_DATA_DIR.", secret: true },
-  SVC_DATA_DIR: { kind: str, default: ".data", doc: "Folder of the embedded PGlite database when SVC_DATABASE_URL is unset; memory:// keeps it in memory." },
+  SVC_GRPC_PORT: {
+    kind: int(0, 65535),
+    default: "50051",
+    doc: "Port a standalone service serves gRPC and Connect on (HTTP/2 cleartext inside a mesh).",
+  },
+  SVC_DATABASE_URL: {
+    kind: url("postgres:", "postgresql:"),
+    doc: "Postgres URL. Unset: embedded PGlite under SVC_DATA_DIR.",
+    secret: true,
+  },
+  SVC_DATA_DIR: {
+    kind: str,
+    default: ".data",
+    doc: "Folder of the embedded PGlite database when SVC_DATABASE_URL is unset; memory:// keeps it in memory.",
+  },
   SVC_NATS_URL: { kind: url("nats:", "tls:"), doc: "NATS (JetStream) URL. Unset: in-process bus." },
-  SVC_NATS_NAMESPACE: { kind: str, default: "svc", doc: "Subject space and stream of the platform's events on NATS (svc: subjects svc.>, stream SVC_EVENTS); lets environments share one NATS." },
-  SVC_REDIS_URL: { kind: url("redis:", "rediss:"), doc: "Redis URL for the kill-switch keys. Unset: in-process key-value store.", secret: true },
-  SVC_LOG_LEVEL: { kind: oneOf("fatal", "error", "warn", "info", "debug", "trace", "silent"), default: "info", doc: "Log level of the JSON logs." },
-  SVC_BODY_LIMIT_BYTES: { kind: int(1024, 64 * 1024 * 1024), default: "1048576", doc: "Largest request body the gateway accepts (413 past it)." },
+  SVC_NATS_NAMESPACE: {
+    kind: str,
+    default: "svc",
+    doc: "Subject space and stream of the platform's events on NATS (svc: subjects svc.>, stream SVC_EVENTS); lets environments share one NATS.",
+  },
+  SVC_REDIS_URL: {
+    kind: url("redis:", "rediss:"),
+    doc: "Redis URL for the kill-switch keys. Unset: in-process key-value store.",
+    secret: true,
+  },
+  SVC_LOG_LEVEL: {
+    kind: oneOf("fatal", "error", "warn", "info", "debug", "trace", "silent"),
+    default: "info",
+    doc: "Log level of the JSON logs.",
+  },
+  SVC_BODY_LIMIT_BYTES: {
+    kind: int(1024, 64 * 1024 * 1024),
+    default: "1048576",
+    doc: "Largest request body the gateway accepts (413 past it).",
+  },
 
-  SVC_BOTS_URL: { kind: url("http:", "https:"), doc: "Gateway: address of the bots service. Unset: mounted in-process (all-in-one)." },
-  SVC_PROMOTION_URL: { kind: url("http:", "https:"), doc: "Gateway: address of the promotion service." },
-  SVC_KILLSWITCH_URL: { kind: url("http:", "https:"), doc: "Gateway: address of the killswitch service." },
-  SVC_COMPLIANCE_URL: { kind: url("http:", "https:"), doc: "Gateway: address of the compliance service." },
-  SVC_IDENTITY_URL: { kind: url("http:", "https:"), doc: "Gateway: address of the identity service." },
+  SVC_BOTS_URL: {
+    kind: url("http:", "https:"),
+    doc: "Gateway: address of the bots service. Unset: mounted in-process (all-in-one).",
+  },
+  SVC_PROMOTION_URL: {
+    kind: url("http:", "https:"),
+    doc: "Gateway: address of the promotion service.",
+  },
+  SVC_KILLSWITCH_URL: {
+    kind: url("http:", "https:"),
+    doc: "Gateway: address of the killswitch service.",
+  },
+  SVC_COMPLIANCE_URL: {
+    kind: url("http:", "https:"),
+    doc: "Gateway: address of the compliance service.",
+  },
+  SVC_IDENTITY_URL: {
+    kind: url("http:", "https:"),
+    doc: "Gateway: address of the identity service.",
+  },
 
-  SVC_AUTH_PROVIDER: { kind: oneOf("local", "oidc"), default: "local", doc: "local: a deterministic local-default user, loopback only; oidc: bearer tokens from SVC_AUTH_OIDC_ISSUER." },
-  SVC_AUTH_OIDC_ISSUER: { kind: url("http:", "https:"), doc: "Issuer URL of the OIDC provider (iss claim)." },
+  SVC_AUTH_PROVIDER: {
+    kind: oneOf("local", "oidc"),
+    default: "local",
+    doc: "local: a deterministic local-default user, loopback only; oidc: bearer tokens from SVC_AUTH_OIDC_ISSUER.",
+  },
+  SVC_AUTH_OIDC_ISSUER: {
+    kind: url("http:", "https:"),
+    doc: "Issuer URL of the OIDC provider (iss claim).",
+  },
   SVC_AUTH_OIDC_AUDIENCE: { kind: str, doc: "API audience access tokens must carry (aud claim)." },
-  SVC_AUTH_OIDC_JWKS_URI: { kind: url("http:", "https:"), doc: "JWKS endpoint; defaults to <issuer>/.well-known/jwks.json." },
-  SVC_AUTH_CLAIMS_NAMESPACE: { kind: str, default: "https://svc.example/claims/", doc: "URL-style prefix (ending in /) of the custom claims the sync hook adds." },
-  SVC_AUTH_ENFORCE: { kind: oneOf("strict", "permissive"), default: "strict", doc: "strict: missing membership rows answer 403; permissive: emergency mitigation for read-only routes only." },
-  SVC_AUTH_M2M_ENABLED: { kind: bool, default: "false", doc: "Accept machine-to-machine tokens on the internal sync routes." },
-  SVC_AUTH_M2M_AUDIENCE: { kind: str, doc: "Audience machine tokens must carry; defaults to SVC_AUTH_OIDC_AUDIENCE." },
-  SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED: { kind: bool, default: "false", doc: "Accept RFC 8693 delegated agent tokens (act claim)." },
+  SVC_AUTH_OIDC_JWKS_URI: {
+    kind: url("http:", "https:"),
+    doc: "JWKS endpoint; defaults to <issuer>/.well-known/jwks.json.",
+  },
+  SVC_AUTH_CLAIMS_NAMESPACE: {
+    kind: str,
+    default: "https://svc.example/claims/",
+    doc: "URL-style prefix (ending in /) of the custom claims the sync hook adds.",
+  },
+  SVC_AUTH_ENFORCE: {
+    kind: oneOf("strict", "permissive"),
+    default: "strict",
+    doc: "strict: missing membership rows answer 403; permissive: emergency mitigation for read-only routes only.",
+  },
+  SVC_AUTH_M2M_ENABLED: {
+    kind: bool,
+    default: "false",
+    doc: "Accept machine-to-machine tokens on the internal sync routes.",
+  },
+  SVC_AUTH_M2M_AUDIENCE: {
+    kind: str,
+    doc: "Audience machine tokens must carry; defaults to SVC_AUTH_OIDC_AUDIENCE.",
+  },
+  SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED: {
+    kind: bool,
+    default: "false",
+    doc: "Accept RFC 8693 delegated agent tokens (act claim).",
+  },
   SVC_AUTH_AGENT_BROKER_CLIENT_ID: { kind: str, doc: "Client id of the agent token broker." },
-  SVC_AUTH_AGENT_BROKER_CLIENT_SECRET: { kind: str, doc: "Secret of the agent token broker (from a secrets platform).", secret: true },
-  SVC_AUTH_AGENT_DELEGATION_TTL_SECONDS: { kind: int(30, 86_400), default: "300", doc: "Lifetime of delegated agent tokens." },
-  SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: { kind: str, doc: "Ed25519 private key (PKCS#8 PEM) that signs license leases; identity service only.", secret: true },
-  SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH: { kind: str, doc: "Path of a file holding that key, mounted from a secrets platform." },
+  SVC_AUTH_AGENT_BROKER_CLIENT_SECRET: {
+    kind: str,
+    doc: "Secret of the agent token broker (from a secrets platform).",
+    secret: true,
+  },
+  SVC_AUTH_AGENT_DELEGATION_TTL_SECONDS: {
+    kind: int(30, 86_400),
+    default: "300",
+    doc: "Lifetime of delegated agent tokens.",
+  },
+  SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: {
+    kind: str,
+    doc: "Ed25519 private key (PKCS#8 PEM) that signs license leases; identity service only.",
+    secret: true,
+  },
+  SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH: {
+    kind: str,
+    doc: "Path of a file holding that key, mounted from a secrets platform.",
+  },
 
-  SVC_PROMOTION_LAB_EVIDENCE_ENFORCE: { kind: bool, default: "false", doc: "Promotion gates fail closed without a complete EvidenceBundle." },
-  SVC_PROMOTION_SKIP_HUMAN_KINDS: { kind: str, doc: "Comma-separated promotion kinds (strategy, drl_policy, allocation) for which a submitter's requires_human_approval=false is honoured; never for an agent's request. Empty: a human approves every request." },
-  SVC_TRIAL_LEDGER_N_ENFORCE: { kind: bool, default: "false", doc: "Trial count N for DSR/PBO comes from the TrialLedger, never from the request." },
-  SVC_APPROVAL_EXPIRY_ENFORCEMENT_ENABLED: { kind: bool, default: "false", doc: "Sweep pending promotion requests past expires_at to expired." },
-  SVC_APPROVAL_TTL_SECONDS: { kind: int(60, 90 * 86_400), default: "604800", doc: "Time a promotion request may wait for a human when expiry is enforced." },
-  SVC_LICENSE_ENFORCEMENT_ENABLED: { kind: bool, default: "false", doc: "Gate byoc_deployments, kb_federation and live_trading on a verified lease." },
-  SVC_LICENSE_REGISTRY_ENFORCED: { kind: bool, default: "false", doc: "Renewals consult the lease registry (revocation denies renewal)." },
-  SVC_PROMOTION_SIGNING_KEY_PEM: { kind: str, doc: "Ed25519 private key (PKCS#8 PEM) that signs ApprovedPromotion tokens; promotion service only. All-in-one without it: an ephemeral key per start.", secret: true },
-  SVC_PROMOTION_PUBLIC_KEY_PEM: { kind: str, doc: "Ed25519 public key (SPKI PEM) with which the bots service verifies ApprovedPromotion tokens offline." },
-  SVC_RUNNERS: { kind: oneOf("in-process", "external"), default: "in-process", doc: "Where paper-session runners run: in the bots service process, or in runner processes (npm run runner -w services/bots; a pod each in a cluster)." },
-  SVC_KUBE_API_URL: { kind: url("http:", "https:"), doc: "Kubernetes API server for k8s deployments of bots; unset: deploy to k8s answers 412 naming this setting." },
-  SVC_KUBE_NAMESPACE: { kind: str, default: "svc", doc: "Namespace of the Bot custom resources a k8s deployment creates." },
-  SVC_KUBE_TOKEN: { kind: str, doc: "Bearer token (service account) for the Kubernetes API server.", secret: true },
-  SVC_KILLSWITCH_POLL_INTERVAL_S: { kind: int(1, 60), default: "5", doc: "How often runners poll their kill-switch keys." },
-  SVC_RUNNER_LEASE_S: { kind: int(3, 600), default: "15", doc: "Seconds a paper session's host may stay silent before another runner takes the session over; the old holder's writes are fenced off from then on." },
-  SVC_KV_TIMEOUT_MS: { kind: int(50, 60_000), default: "1000", doc: "Deadline of every key-value (Redis) command; a hung Redis answers as unreachable after it." },
-  SVC_DB_TIMEOUT_MS: { kind: int(100, 600_000), default: "10000", doc: "Deadline of every Postgres query and of taking a connection; a hung Postgres answers as unavailable after it." },
-  SVC_BUS_TIMEOUT_MS: { kind: int(100, 60_000), default: "2000", doc: "Deadline of a NATS publish; NATS pings every SVC_BUS_TIMEOUT_MS and a silent server counts as disconnected after two missed pings." },
+  SVC_PROMOTION_LAB_EVIDENCE_ENFORCE: {
+    kind: bool,
+    default: "false",
+    doc: "Promotion gates fail closed without a complete EvidenceBundle.",
+  },
+  SVC_PROMOTION_SKIP_HUMAN_KINDS: {
+    kind: str,
+    doc: "Comma-separated promotion kinds (strategy, drl_policy, allocation) for which a submitter's requires_human_approval=false is honoured; never for an agent's request. Empty: a human approves every request.",
+  },
+  SVC_TRIAL_LEDGER_N_ENFORCE: {
+    kind: bool,
+    default: "false",
+    doc: "Trial count N for DSR/PBO comes from the TrialLedger, never from the request.",
+  },
+  SVC_APPROVAL_EXPIRY_ENFORCEMENT_ENABLED: {
+    kind: bool,
+    default: "false",
+    doc: "Sweep pending promotion requests past expires_at to expired.",
+  },
+  SVC_APPROVAL_TTL_SECONDS: {
+    kind: int(60, 90 * 86_400),
+    default: "604800",
+    doc: "Time a promotion request may wait for a human when expiry is enforced.",
+  },
+  SVC_LICENSE_ENFORCEMENT_ENABLED: {
+    kind: bool,
+    default: "false",
+    doc: "Gate byoc_deployments, kb_federation and live_trading on a verified lease.",
+  },
+  SVC_LICENSE_REGISTRY_ENFORCED: {
+    kind: bool,
+    default: "false",
+    doc: "Renewals consult the lease registry (revocation denies renewal).",
+  },
+  SVC_PROMOTION_SIGNING_KEY_PEM: {
+    kind: str,
+    doc: "Ed25519 private key (PKCS#8 PEM) that signs ApprovedPromotion tokens; promotion service only. All-in-one without it: an ephemeral key per start.",
+    secret: true,
+  },
+  SVC_PROMOTION_PUBLIC_KEY_PEM: {
+    kind: str,
+    doc: "Ed25519 public key (SPKI PEM) with which the bots service verifies ApprovedPromotion tokens offline.",
+  },
+  SVC_RUNNERS: {
+    kind: oneOf("in-process", "external"),
+    default: "in-process",
+    doc: "Where paper-session runners run: in the bots service process, or in runner processes (npm run runner -w services/bots; a pod each in a cluster).",
+  },
+  SVC_KUBE_API_URL: {
+    kind: url("http:", "https:"),
+    doc: "Kubernetes API server for k8s deployments of bots; unset: deploy to k8s answers 412 naming this setting.",
+  },
+  SVC_KUBE_NAMESPACE: {
+    kind: str,
+    default: "svc",
+    doc: "Namespace of the Bot custom resources a k8s deployment creates.",
+  },
+  SVC_KUBE_TOKEN: {
+    kind: str,
+    doc: "Bearer token (service account) for the Kubernetes API server.",
+    secret: true,
+  },
+  SVC_KILLSWITCH_POLL_INTERVAL_S: {
+    kind: int(1, 60),
+    default: "5",
+    doc: "How often runners poll their kill-switch keys.",
+  },
+  SVC_RUNNER_LEASE_S: {
+    kind: int(3, 600),
+    default: "15",
+    doc: "Seconds a paper session's host may stay silent before another runner takes the session over; the old holder's writes are fenced off from then on.",
+  },
+  SVC_KV_TIMEOUT_MS: {
+    kind: int(50, 60_000),
+    default: "1000",
+    doc: "Deadline of every key-value (Redis) command; a hung Redis answers as unreachable after it.",
+  },
+  SVC_DB_TIMEOUT_MS: {
+    kind: int(100, 600_000),
+    default: "10000",
+    doc: "Deadline of every Postgres query and of taking a connection; a hung Postgres answers as unavailable after it.",
+  },
+  SVC_BUS_TIMEOUT_MS: {
+    kind: int(100, 60_000),
+    default: "2000",
+    doc: "Deadline of a NATS publish; NATS pings every SVC_BUS_TIMEOUT_MS and a silent server counts as disconnected after two missed pings.",
+  },
 } as const satisfies Record<string, SettingDef>;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -18,7 +18,11 @@ export interface Database {
  *
  * @example const { db } = await openDatabase({ url: process.env.SVC_DATABASE_URL });
  */
-export async function openDatabase(opts: { url?: string; dataDir?: string; timeoutMs?: number }): Promise<Database> {
+export async function openDatabase(opts: {
+  url?: string;
+  dataDir?: string;
+  timeoutMs?: number;
+}): Promise<Database> {
   if (opts.url) {
     const timeoutMs = opts.timeoutMs ?? 10_000;
     // Three deadlines: taking a connection, the server's own statement timeout (a lock wait ends

@@ -13,25 +13,53 @@ export interface KubeTarget {
 
 export const SVC_GROUP = "svc.example.io/v1";
 
-function resourceUrl(t: KubeTarget, plural: string, name?: string, sub?: string, query = ""): string {
+function resourceUrl(
+  t: KubeTarget,
+  plural: string,
+  name?: string,
+  sub?: string,
+  query = "",
+): string {
   const base = `${t.apiUrl.replace(/\/$/, "")}/apis/${SVC_GROUP}/namespaces/${encodeURIComponent(t.namespace)}/${plural}`;
   return `${base}${name ? `/${encodeURIComponent(name)}` : ""}${sub ? `/${sub}` : ""}${query}`;
 }
 
-async function call<T>(t: KubeTarget, method: string, url: string, body?: unknown, contentType?: string): Promise<T> {
+async function call<T>(
+  t: KubeTarget,
+  method: string,
+  url: string,
+  body?: unknown,
+  contentType?: string,
+): Promise<T> {
   let res: Response;
   try {
     res = await fetch(url, {
       method,
-      headers: { accept: "application/json", ...(contentType ? { "content-type": contentType } : {}), ...(t.token ? { authorization: `Bearer ${t.token}` } : {}) },
+      headers: {
+        accept: "application/json",
+        ...(contentType ? { "content-type": contentType } : {}),
+        ...(t.token ? { authorization: `Bearer ${t.token}` } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });
   } catch (err) {
-    throw svcError(Code.Unavailable, "kubernetes_unreachable", `the Kubernetes API server at ${t.apiUrl} cannot be reached`, {}, { cause: err });
+    throw svcError(
+      Code.Unavailable,
+      "kubernetes_unreachable",
+      `the Kubernetes API server at ${t.apiUrl} cannot be reached`,
+      {},
+      { cause: err },
+    );
   }
   const answer = (await res.json().catch(() => ({}))) as T & { message?: string };
-  if (!res.ok) throw svcError(Code.FailedPrecondition, "kubernetes_refused", `the Kubernetes API server refused ${method} ${plural(url)} (${res.status}): ${answer.message ?? res.statusText}`, { status: res.status });
+  if (!res.ok)
+    throw svcError(
+      Code.FailedPrecondition,
+      "kubernetes_refused",
+      `the Kubernetes API server refused ${method} ${plural(url)} (${res.status}): ${answer.message ?? res.statusText}`,
+      { status: res.status },
+    );
   return answer;
 }
 
@@ -45,11 +73,34 @@ export async function listResources<T>(t: KubeTarget, pluralName: string): Promi
 }
 
 /** Creates or updates a resource in one idempotent call (server-side apply). */
-export function applyResource<T>(t: KubeTarget, pluralName: string, name: string, object: unknown, fieldManager: string): Promise<T> {
-  return call<T>(t, "PATCH", resourceUrl(t, pluralName, name, undefined, `?fieldManager=${fieldManager}&force=true`), object, "application/apply-patch+yaml");
+export function applyResource<T>(
+  t: KubeTarget,
+  pluralName: string,
+  name: string,
+  object: unknown,
+  fieldManager: string,
+): Promise<T> {
+  return call<T>(
+    t,
+    "PATCH",
+    resourceUrl(t, pluralName, name, undefined, `?fieldManager=${fieldManager}&force=true`),
+    object,
+    "application/apply-patch+yaml",
+  );
 }
 
 /** Sets fields of a resource's status subresource (JSON merge patch). */
-export function patchStatus(t: KubeTarget, pluralName: string, name: string, status: object): Promise<unknown> {
-  return call(t, "PATCH", resourceUrl(t, pluralName, name, "status"), { status }, "application/merge-patch+json");
+export function patchStatus(
+  t: KubeTarget,
+  pluralName: string,
+  name: string,
+  status: object,
+): Promise<unknown> {
+  return call(
+    t,
+    "PATCH",
+    resourceUrl(t, pluralName, name, "status"),
+    { status },
+    "application/merge-patch+json",
+  );
 }

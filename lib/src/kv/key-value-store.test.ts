@@ -60,6 +60,8 @@ describe("redis store and a plain Redis client see the same keys", () => {
   });
 
   it("fails fast with a clear error, without crashing, when Redis is unreachable", async () => {
-    await expect(openKeyValueStore({ url: "redis://:secret@127.0.0.1:1" })).rejects.toThrow(/cannot reach Redis at redis:\/\/:\*\*\*@127.0.0.1:1/);
+    await expect(openKeyValueStore({ url: "redis://:secret@127.0.0.1:1" })).rejects.toThrow(
+      /cannot reach Redis at redis:\/\/:\*\*\*@127.0.0.1:1/,
+    );
   });
 });

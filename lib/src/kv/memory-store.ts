@@ -16,7 +16,10 @@ export function createMemoryStore(now: () => number = Date.now): KeyValueStore {
       return live(key)?.value ?? null;
     },
     async set(key, value, opts) {
-      entries.set(key, { value, expiresAt: opts?.ttlSeconds ? now() + opts.ttlSeconds * 1000 : null });
+      entries.set(key, {
+        value,
+        expiresAt: opts?.ttlSeconds ? now() + opts.ttlSeconds * 1000 : null,
+      });
     },
     async delete(key) {
       const existed = live(key) !== undefined;
@@ -24,7 +27,9 @@ export function createMemoryStore(now: () => number = Date.now): KeyValueStore {
       return existed;
     },
     async scan(prefix) {
-      return [...entries.keys()].filter((k) => k.startsWith(prefix) && live(k)).map((key) => ({ key, value: entries.get(key)!.value }));
+      return [...entries.keys()]
+        .filter((k) => k.startsWith(prefix) && live(k))
+        .map((key) => ({ key, value: entries.get(key)!.value }));
     },
     async ping() {},
     async close() {

@@ -8,7 +8,10 @@ import type { KeyValueStore } from "./key-value-store.js";
  * every command has a deadline: a Redis that is stopped with its connection open (SIGSTOP, a
  * frozen VM) accepts commands and never answers, and must look unreachable too.
  */
-export async function createRedisStore(url: string, opts: { timeoutMs?: number } = {}): Promise<KeyValueStore> {
+export async function createRedisStore(
+  url: string,
+  opts: { timeoutMs?: number } = {},
+): Promise<KeyValueStore> {
   const timeoutMs = opts.timeoutMs ?? 1_000;
   let connectedOnce = false;
   const client = createClient({
@@ -20,7 +23,9 @@ export async function createRedisStore(url: string, opts: { timeoutMs?: number }
       // At start an unreachable Redis is a configuration problem: fail with it. Once running,
       // keep reconnecting: the kill-switch pollers report the outage meanwhile.
       reconnectStrategy: (retries, cause) =>
-        connectedOnce ? Math.min(100 * 2 ** retries, 2_000) : new Error(`cannot reach Redis at ${redacted(url)}: ${cause.message}`),
+        connectedOnce
+          ? Math.min(100 * 2 ** retries, 2_000)
+          : new Error(`cannot reach Redis at ${redacted(url)}: ${cause.message}`),
     },
   });
   client.on("ready", () => {
@@ -34,17 +39,33 @@ export async function createRedisStore(url: string, opts: { timeoutMs?: number }
       // A scan is several commands: the whole call gets the deadline too, not just each command.
       return await withDeadline(fn(), timeoutMs * 2, `Redis ${what}`);
     } catch (err) {
-      throw new Error(`key-value store (Redis) unreachable during ${what}: ${(err as Error).message}`, { cause: err });
+      throw new Error(
+        `key-value store (Redis) unreachable during ${what}: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
   };
   return {
     get: (key) => wrap("get", () => client.get(key)),
-    set: (key, value, opts) => wrap("set", async () => void (await client.set(key, value, opts?.ttlSeconds ? { EX: opts.ttlSeconds } : undefined))),
+    set: (key, value, opts) =>
+      wrap(
+        "set",
+        async () =>
+          void (await client.set(
+            key,
+            value,
+            opts?.ttlSeconds ? { EX: opts.ttlSeconds } : undefined,
+          )),
+      ),
     delete: (key) => wrap("delete", async () => (await client.del(key)) > 0),
     scan: (prefix) =>
       wrap("scan", async () => {
         const keys: string[] = [];
-        for await (const batch of client.scanIterator({ MATCH: `${escapeGlob(prefix)}*`, COUNT: 500 })) keys.push(...batch);
+        for await (const batch of client.scanIterator({
+          MATCH: `${escapeGlob(prefix)}*`,
+          COUNT: 500,
+        }))
+          keys.push(...batch);
         if (keys.length === 0) return [];
         const values = await client.mGet(keys);
         return keys.flatMap((key, i) => (values[i] == null ? [] : [{ key, value: values[i]! }]));

@@ -10,11 +10,23 @@ export const EULER_GAMMA = 0.5772156649015329;
  * (non-excess) kurtosis. Sharpe ratios are per period (not annualised).
  *   PSR = Φ( (SR − SR*) √(T − 1) / √(1 − γ3·SR + (γ4 − 1)/4 · SR²) )
  */
-export function probabilisticSharpeRatio(i: { sharpe: number; benchmark: number; observations: number; skewness: number; kurtosis: number }): number {
-  if (i.observations < 2) throw new RangeError(`observations must be at least 2, got ${i.observations}`);
+export function probabilisticSharpeRatio(i: {
+  sharpe: number;
+  benchmark: number;
+  observations: number;
+  skewness: number;
+  kurtosis: number;
+}): number {
+  if (i.observations < 2)
+    throw new RangeError(`observations must be at least 2, got ${i.observations}`);
   const denominator = 1 - i.skewness * i.sharpe + ((i.kurtosis - 1) / 4) * i.sharpe * i.sharpe;
-  if (!(denominator > 0)) throw new RangeError("skewness and kurtosis give a non-positive variance of the Sharpe estimate");
-  return normalCdf(((i.sharpe - i.benchmark) * Math.sqrt(i.observations - 1)) / Math.sqrt(denominator));
+  if (!(denominator > 0))
+    throw new RangeError(
+      "skewness and kurtosis give a non-positive variance of the Sharpe estimate",
+    );
+  return normalCdf(
+    ((i.sharpe - i.benchmark) * Math.sqrt(i.observations - 1)) / Math.sqrt(denominator),
+  );
 }
 
 /**
@@ -24,9 +36,17 @@ export function probabilisticSharpeRatio(i: { sharpe: number; benchmark: number;
  * In the same units as the trials' Sharpe ratios.
  */
 export function expectedMaxSharpe(trials: number, varianceOfTrialSharpes: number): number {
-  if (!Number.isInteger(trials) || trials < 2) throw new RangeError(`the number of trials must be a whole number of at least 2, got ${trials}`);
-  if (!(varianceOfTrialSharpes >= 0)) throw new RangeError("the variance of the trials' Sharpe ratios must be non-negative");
-  return Math.sqrt(varianceOfTrialSharpes) * ((1 - EULER_GAMMA) * normalInv(1 - 1 / trials) + EULER_GAMMA * normalInv(1 - 1 / (trials * Math.E)));
+  if (!Number.isInteger(trials) || trials < 2)
+    throw new RangeError(
+      `the number of trials must be a whole number of at least 2, got ${trials}`,
+    );
+  if (!(varianceOfTrialSharpes >= 0))
+    throw new RangeError("the variance of the trials' Sharpe ratios must be non-negative");
+  return (
+    Math.sqrt(varianceOfTrialSharpes) *
+    ((1 - EULER_GAMMA) * normalInv(1 - 1 / trials) +
+      EULER_GAMMA * normalInv(1 - 1 / (trials * Math.E)))
+  );
 }
 
 /**
@@ -46,7 +66,13 @@ export function deflatedSharpeRatio(i: {
 }): number {
   const root = Math.sqrt(i.periodsPerYear ?? 252);
   const benchmark = expectedMaxSharpe(i.trials, i.varianceOfAnnualisedTrialSharpes) / root;
-  return probabilisticSharpeRatio({ sharpe: i.annualisedSharpe / root, benchmark, observations: i.observations, skewness: i.skewness, kurtosis: i.kurtosis });
+  return probabilisticSharpeRatio({
+    sharpe: i.annualisedSharpe / root,
+    benchmark,
+    observations: i.observations,
+    skewness: i.skewness,
+    kurtosis: i.kurtosis,
+  });
 }
 
 /**
@@ -54,7 +80,11 @@ export function deflatedSharpeRatio(i: {
  * selected one included), as the trial ledger records them. N is the number of trials given,
  * never a self-reported count.
  */
-export function deflatedSharpeFromTrials(selected: ArrayLike<number>, trials: ArrayLike<number>[], periodsPerYear = 252): { dsr: number; trials: number; expectedMaxSharpe: number; annualisedSharpe: number } {
+export function deflatedSharpeFromTrials(
+  selected: ArrayLike<number>,
+  trials: ArrayLike<number>[],
+  periodsPerYear = 252,
+): { dsr: number; trials: number; expectedMaxSharpe: number; annualisedSharpe: number } {
   if (trials.length < 2) throw new RangeError(`DSR needs at least 2 trials, got ${trials.length}`);
   const m = moments(selected);
   const root = Math.sqrt(periodsPerYear);
@@ -65,6 +95,19 @@ export function deflatedSharpeFromTrials(selected: ArrayLike<number>, trials: Ar
   const meanSr = srs.reduce((a, b) => a + b, 0) / srs.length;
   const variance = srs.reduce((a, b) => a + (b - meanSr) ** 2, 0) / (srs.length - 1);
   const annualised = (m.mean / m.std) * root;
-  const dsr = deflatedSharpeRatio({ annualisedSharpe: annualised, trials: trials.length, varianceOfAnnualisedTrialSharpes: variance, observations: m.n, skewness: m.skewness, kurtosis: m.kurtosis, periodsPerYear });
-  return { dsr, trials: trials.length, expectedMaxSharpe: expectedMaxSharpe(trials.length, variance), annualisedSharpe: annualised };
+  const dsr = deflatedSharpeRatio({
+    annualisedSharpe: annualised,
+    trials: trials.length,
+    varianceOfAnnualisedTrialSharpes: variance,
+    observations: m.n,
+    skewness: m.skewness,
+    kurtosis: m.kurtosis,
+    periodsPerYear,
+  });
+  return {
+    dsr,
+    trials: trials.length,
+    expectedMaxSharpe: expectedMaxSharpe(trials.length, variance),
+    annualisedSharpe: annualised,
+  };
 }

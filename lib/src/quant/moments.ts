@@ -31,7 +31,13 @@ export function moments(returns: ArrayLike<number>): Moments {
   }
   if (m2 === 0) throw new RangeError("returns have zero variance; a Sharpe ratio is undefined");
   const pop = m2 / n;
-  return { n, mean, std: Math.sqrt(m2 / (n - 1)), skewness: m3 / n / pop ** 1.5, kurtosis: m4 / n / pop ** 2 };
+  return {
+    n,
+    mean,
+    std: Math.sqrt(m2 / (n - 1)),
+    skewness: m3 / n / pop ** 1.5,
+    kurtosis: m4 / n / pop ** 2,
+  };
 }
 
 /** Per-period Sharpe ratio (mean over sample standard deviation, no risk-free rate). */

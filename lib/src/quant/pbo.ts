@@ -18,15 +18,25 @@ export interface PboResult {
  *
  * Each split costs O(S·N): per-block sums and sums of squares are computed once.
  */
-export function probabilityOfBacktestOverfitting(columns: ArrayLike<number>[], blocks = 16): PboResult {
+export function probabilityOfBacktestOverfitting(
+  columns: ArrayLike<number>[],
+  blocks = 16,
+): PboResult {
   const n = columns.length;
   if (n < 2) throw new RangeError(`PBO needs at least 2 trials, got ${n}`);
-  if (!Number.isInteger(blocks) || blocks < 2 || blocks % 2 !== 0) throw new RangeError(`the number of blocks S must be an even whole number of at least 2, got ${blocks}`);
+  if (!Number.isInteger(blocks) || blocks < 2 || blocks % 2 !== 0)
+    throw new RangeError(
+      `the number of blocks S must be an even whole number of at least 2, got ${blocks}`,
+    );
   if (blocks > 30) throw new RangeError(`S of ${blocks} gives too many splits; use at most 30`);
   const t = columns[0]!.length;
-  if (columns.some((c) => c.length !== t)) throw new RangeError("every trial needs a return series of the same length");
+  if (columns.some((c) => c.length !== t))
+    throw new RangeError("every trial needs a return series of the same length");
   const size = Math.floor(t / blocks);
-  if (size < 2) throw new RangeError(`${t} returns cannot be cut into ${blocks} blocks of at least 2; use fewer blocks or more data`);
+  if (size < 2)
+    throw new RangeError(
+      `${t} returns cannot be cut into ${blocks} blocks of at least 2; use fewer blocks or more data`,
+    );
 
   // sums[b * n + j] and squares[b * n + j]: block b, trial j.
   const sums = new Float64Array(blocks * n);
@@ -53,7 +63,7 @@ export function probabilityOfBacktestOverfitting(columns: ArrayLike<number>[], b
   const logits: number[] = [];
   const total = (1 << blocks) - 1;
   // Gosper's hack: every bitmask with exactly `half` bits set, in increasing order.
-  for (let mask = (1 << half) - 1; mask <= total; ) {
+  for (let mask = (1 << half) - 1; mask <= total;) {
     isSum.fill(0);
     isSq.fill(0);
     for (let b = 0; b < blocks; b++) {
@@ -76,10 +86,18 @@ export function probabilityOfBacktestOverfitting(columns: ArrayLike<number>[], b
     // Out of sample = all blocks minus in-sample.
     let below = 0;
     let ties = 0;
-    const bestOos = sharpeOf(totalSum(sums, n, blocks, best) - isSum[best]!, totalSum(squares, n, blocks, best) - isSq[best]!, count);
+    const bestOos = sharpeOf(
+      totalSum(sums, n, blocks, best) - isSum[best]!,
+      totalSum(squares, n, blocks, best) - isSq[best]!,
+      count,
+    );
     for (let j = 0; j < n; j++) {
       if (j === best) continue;
-      const sr = sharpeOf(totalSum(sums, n, blocks, j) - isSum[j]!, totalSum(squares, n, blocks, j) - isSq[j]!, count);
+      const sr = sharpeOf(
+        totalSum(sums, n, blocks, j) - isSum[j]!,
+        totalSum(squares, n, blocks, j) - isSq[j]!,
+        count,
+      );
       if (sr < bestOos) below++;
       else if (sr === bestOos) ties++;
     }
@@ -91,7 +109,12 @@ export function probabilityOfBacktestOverfitting(columns: ArrayLike<number>[], b
   }
   const sorted = Float64Array.from(logits).sort();
   const overfit = logits.filter((l) => l <= 0).length;
-  return { pbo: overfit / logits.length, splits: logits.length, logits: Float64Array.from(logits), medianLogit: sorted[Math.floor(sorted.length / 2)]! };
+  return {
+    pbo: overfit / logits.length,
+    splits: logits.length,
+    logits: Float64Array.from(logits),
+    medianLogit: sorted[Math.floor(sorted.length / 2)]!,
+  };
 }
 
 function sharpeOf(sum: number, sq: number, count: number): number {

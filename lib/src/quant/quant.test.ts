@@ -16,7 +16,8 @@ describe("normal distribution", () => {
     expect(normalCdf(0)).toBe(0.5);
     expect(normalCdf(1.959963984540054)).toBeCloseTo(0.975, 12);
     expect(normalCdf(-3)).toBeCloseTo(0.0013498980316301, 13);
-    for (const p of [1e-9, 0.001, 0.2, 0.5, 0.99, 0.999999]) expect(normalCdf(normalInv(p))).toBeCloseTo(p, 12);
+    for (const p of [1e-9, 0.001, 0.2, 0.5, 0.99, 0.999999])
+      expect(normalCdf(normalInv(p))).toBeCloseTo(p, 12);
     expect(() => normalInv(1)).toThrow(RangeError);
   });
 });
@@ -27,26 +28,51 @@ describe("Deflated Sharpe Ratio (Bailey and López de Prado, 2014)", () => {
     // skewness -3, kurtosis 10; the paper de-annualises with sqrt(250).
     const emax = expectedMaxSharpe(100, 0.5);
     expect(emax).toBeCloseTo(1.7894, 3);
-    const dsr = deflatedSharpeRatio({ annualisedSharpe: 2.5, trials: 100, varianceOfAnnualisedTrialSharpes: 0.5, observations: 1250, skewness: -3, kurtosis: 10, periodsPerYear: 250 });
+    const dsr = deflatedSharpeRatio({
+      annualisedSharpe: 2.5,
+      trials: 100,
+      varianceOfAnnualisedTrialSharpes: 0.5,
+      observations: 1250,
+      skewness: -3,
+      kurtosis: 10,
+      periodsPerYear: 250,
+    });
     expect(dsr.toFixed(4)).toBe("0.9004");
   });
 
   it("deflates more as the number of trials grows", () => {
-    const at = (trials: number) => deflatedSharpeRatio({ annualisedSharpe: 2.5, trials, varianceOfAnnualisedTrialSharpes: 0.5, observations: 1250, skewness: -3, kurtosis: 10, periodsPerYear: 250 });
+    const at = (trials: number) =>
+      deflatedSharpeRatio({
+        annualisedSharpe: 2.5,
+        trials,
+        varianceOfAnnualisedTrialSharpes: 0.5,
+        observations: 1250,
+        skewness: -3,
+        kurtosis: 10,
+        periodsPerYear: 250,
+      });
     expect(at(10)).toBeGreaterThan(at(100));
     expect(at(100)).toBeGreaterThan(at(1000));
   });
 
   it("PSR reduces to the textbook z-score for normal returns", () => {
     // SR 0.1, benchmark 0, T 101, skew 0, kurtosis 3: z = 0.1*10/sqrt(1 + 0.5*0.01) = 0.99751, Phi(z) = 0.84074
-    const psr = probabilisticSharpeRatio({ sharpe: 0.1, benchmark: 0, observations: 101, skewness: 0, kurtosis: 3 });
+    const psr = probabilisticSharpeRatio({
+      sharpe: 0.1,
+      benchmark: 0,
+      observations: 101,
+      skewness: 0,
+      kurtosis: 3,
+    });
     expect(psr).toBeCloseTo(normalCdf(1 / Math.sqrt(1.005)), 14);
     expect(psr).toBeCloseTo(0.84074, 4);
   });
 
   it("computes N and the trials' variance from the ledger's return series", () => {
     const rng = seededRandom(7);
-    const trials = Array.from({ length: 20 }, (_, k) => Float64Array.from({ length: 500 }, () => rng.normal(k === 0 ? 0.001 : 0, 0.01)));
+    const trials = Array.from({ length: 20 }, (_, k) =>
+      Float64Array.from({ length: 500 }, () => rng.normal(k === 0 ? 0.001 : 0, 0.01)),
+    );
     const r = deflatedSharpeFromTrials(trials[0]!, trials);
     expect(r.trials).toBe(20);
     expect(r.dsr).toBeGreaterThan(0);
@@ -63,7 +89,9 @@ describe("Deflated Sharpe Ratio (Bailey and López de Prado, 2014)", () => {
 describe("Probability of Backtest Overfitting (CSCV)", () => {
   const noise = (seed: number, n: number, t: number, drift: (j: number) => number = () => 0) => {
     const rng = seededRandom(seed);
-    return Array.from({ length: n }, (_, j) => Float64Array.from({ length: t }, () => rng.normal(drift(j), 0.01)));
+    return Array.from({ length: n }, (_, j) =>
+      Float64Array.from({ length: t }, () => rng.normal(drift(j), 0.01)),
+    );
   };
 
   it("enumerates C(S, S/2) splits", () => {
@@ -72,7 +100,10 @@ describe("Probability of Backtest Overfitting (CSCV)", () => {
   });
 
   it("is near 0 when one trial truly dominates", () => {
-    const r = probabilityOfBacktestOverfitting(noise(2, 10, 1600, (j) => (j === 3 ? 0.004 : 0)), 16);
+    const r = probabilityOfBacktestOverfitting(
+      noise(2, 10, 1600, (j) => (j === 3 ? 0.004 : 0)),
+      16,
+    );
     expect(r.pbo).toBeLessThan(0.01);
   });
 
@@ -101,6 +132,8 @@ describe("Probability of Backtest Overfitting (CSCV)", () => {
   it("refuses an odd S, too little data, or a single trial", () => {
     expect(() => probabilityOfBacktestOverfitting(noise(5, 3, 100), 7)).toThrow(/even/);
     expect(() => probabilityOfBacktestOverfitting(noise(5, 3, 10), 16)).toThrow(/cannot be cut/);
-    expect(() => probabilityOfBacktestOverfitting(noise(5, 1, 100), 4)).toThrow(/at least 2 trials/);
+    expect(() => probabilityOfBacktestOverfitting(noise(5, 1, 100), 4)).toThrow(
+      /at least 2 trials/,
+    );
   });
 });

@@ -2,7 +2,10 @@
  * A small seeded generator (mulberry32) with Box-Muller normals, for reproducible synthetic
  * data in tests, demos and benchmarks. Not for anything secret.
  */
-export function seededRandom(seed: number): { next(): number; normal(mean?: number, sd?: number): number } {
+export function seededRandom(seed: number): {
+  next(): number;
+  normal(mean?: number, sd?: number): number;
+} {
   let a = seed >>> 0;
   let spare: number | null = null;
   const next = () => {

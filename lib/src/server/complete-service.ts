@@ -9,16 +9,24 @@ import { svcError } from "../errors/index.js";
  *
  * @example router.service(BotsService, completeService(BotsService, { getBot, listBots }));
  */
-export function completeService<S extends DescService>(service: S, impl: Partial<ServiceImpl<S>>): ServiceImpl<S> {
+export function completeService<S extends DescService>(
+  service: S,
+  impl: Partial<ServiceImpl<S>>,
+): ServiceImpl<S> {
   const full: Record<string, unknown> = { ...impl };
   for (const method of service.methods) {
     if (full[method.localName]) continue;
     const what = getOption(method, capability) || `${service.typeName}.${method.name}`;
     full[method.localName] = () => {
-      throw svcError(Code.Unimplemented, "not_implemented", `${what} is not built yet: ${method.name} answers 501 until it is`, {
-        capability: what,
-        rpc: `${service.typeName}/${method.name}`,
-      });
+      throw svcError(
+        Code.Unimplemented,
+        "not_implemented",
+        `${what} is not built yet: ${method.name} answers 501 until it is`,
+        {
+          capability: what,
+          rpc: `${service.typeName}/${method.name}`,
+        },
+      );
     };
   }
   return full as ServiceImpl<S>;

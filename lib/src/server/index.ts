@@ -3,5 +3,12 @@ export { healthRoutes, type ReadinessCheck } from "./health.js";
 export { startRpcServer, type RunningServer } from "./grpc-server.js";
 export { assertListenAllowed, isLoopbackHost, type ListenerAuth } from "./listen-guard.js";
 export { closeOnSignals } from "./shutdown.js";
-export { openPlatform, standardInterceptors, internalInterceptors, authSettingsFrom, type Platform, type ServiceModule } from "./platform.js";
+export {
+  openPlatform,
+  standardInterceptors,
+  internalInterceptors,
+  authSettingsFrom,
+  type Platform,
+  type ServiceModule,
+} from "./platform.js";
 export { runStandalone } from "./run-standalone.js";

@@ -20,7 +20,10 @@ export function assertListenAllowed(host: string, auth: ListenerAuth): void {
 
 /** 127.0.0.0/8 (also IPv4-mapped), ::1 or localhost; a bracketed IPv6 literal is accepted. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
   if (h === "localhost" || h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
   const v4 = h.startsWith("::ffff:") ? h.slice(7) : h;
   return isIP(v4) === 4 && v4.startsWith("127.");

@@ -6,8 +6,18 @@ import { withDeadline } from "../deadline/index.js";
 import { openDatabase, type Database } from "../db/index.js";
 import { openEventBus, type EventBus } from "../bus/index.js";
 import { openKeyValueStore, type KeyValueStore } from "../kv/index.js";
-import { createLogger, createLoggingInterceptor, createTracingInterceptor, type Logger } from "../telemetry/index.js";
-import { createAuthInterceptor, createServicePrincipalInterceptor, createTokenVerifier, type AuthSettings } from "../auth/index.js";
+import {
+  createLogger,
+  createLoggingInterceptor,
+  createTracingInterceptor,
+  type Logger,
+} from "../telemetry/index.js";
+import {
+  createAuthInterceptor,
+  createServicePrincipalInterceptor,
+  createTokenVerifier,
+  type AuthSettings,
+} from "../auth/index.js";
 import { createValidationInterceptor } from "../validate/index.js";
 
 /** The shared infrastructure one process hands to each service it hosts. */
@@ -77,19 +87,38 @@ export function standardInterceptors(config: Config, log: Logger): Interceptor[]
  * network call's, with the calling service as principal instead of a verified token.
  */
 export function internalInterceptors(log: Logger, caller: string): Interceptor[] {
-  return [createLoggingInterceptor(log), createTracingInterceptor(), createServicePrincipalInterceptor(caller), createValidationInterceptor()];
+  return [
+    createLoggingInterceptor(log),
+    createTracingInterceptor(),
+    createServicePrincipalInterceptor(caller),
+    createValidationInterceptor(),
+  ];
 }
 
 /**
  * Opens the database, bus and key-value store the configuration names (embedded defaults where
  * nothing is configured) and builds the interceptor chain.
  */
-export async function openPlatform(config: Config, name: string, overrides: Partial<Pick<Platform, "db" | "bus" | "kv" | "log">> = {}): Promise<Platform> {
+export async function openPlatform(
+  config: Config,
+  name: string,
+  overrides: Partial<Pick<Platform, "db" | "bus" | "kv" | "log">> = {},
+): Promise<Platform> {
   const log = overrides.log ?? createLogger({ name, level: config.logLevel });
   const dataDir = config.dataDir === "memory://" ? undefined : config.dataDir;
-  const db = overrides.db ?? (await openDatabase({ url: config.databaseUrl, dataDir, timeoutMs: config.timeouts.dbMs }));
-  const bus = overrides.bus ?? (await openEventBus({ url: config.natsUrl, namespace: config.natsNamespace, timeoutMs: config.timeouts.busMs }));
-  const kv = overrides.kv ?? (await openKeyValueStore({ url: config.redisUrl, timeoutMs: config.timeouts.kvMs }));
+  const db =
+    overrides.db ??
+    (await openDatabase({ url: config.databaseUrl, dataDir, timeoutMs: config.timeouts.dbMs }));
+  const bus =
+    overrides.bus ??
+    (await openEventBus({
+      url: config.natsUrl,
+      namespace: config.natsNamespace,
+      timeoutMs: config.timeouts.busMs,
+    }));
+  const kv =
+    overrides.kv ??
+    (await openKeyValueStore({ url: config.redisUrl, timeoutMs: config.timeouts.kvMs }));
   return {
     config,
     db,
@@ -104,7 +133,11 @@ export async function openPlatform(config: Config, name: string, overrides: Part
         bus.ping(),
       ];
       const results = await Promise.allSettled(probes);
-      const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ store: ["database", "key-value store", "bus"][i], err: String(r.reason) }] : []));
+      const failed = results.flatMap((r, i) =>
+        r.status === "rejected"
+          ? [{ store: ["database", "key-value store", "bus"][i], err: String(r.reason) }]
+          : [],
+      );
       if (failed.length > 0) log.warn({ failed }, "not ready: a store does not answer");
       return failed.length === 0;
     },

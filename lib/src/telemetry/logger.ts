@@ -9,12 +9,19 @@ export type { Logger };
  *
  * @example const log = createLogger({ name: "bots", level: config.logLevel });
  */
-export function createLogger(opts: { name: string; level?: string; destination?: DestinationStream }): Logger {
+export function createLogger(opts: {
+  name: string;
+  level?: string;
+  destination?: DestinationStream;
+}): Logger {
   const options = {
     name: opts.name,
     level: opts.level ?? "info",
     // Secrets travel in these headers; a log line must never carry them.
-    redact: { paths: ["authorization", "headers.authorization", "*.authorization"], censor: "[redacted]" },
+    redact: {
+      paths: ["authorization", "headers.authorization", "*.authorization"],
+      censor: "[redacted]",
+    },
   };
   return opts.destination ? pino(options, opts.destination) : pino(options);
 }

@@ -18,14 +18,31 @@ export function createLoggingInterceptor(log: Logger): Interceptor {
     try {
       const res = await next(req);
       res.header.set(REQUEST_ID_HEADER, requestId);
-      log.info({ request_id: requestId, rpc, code: "ok", ms: round(performance.now() - started) }, "rpc");
+      log.info(
+        { request_id: requestId, rpc, code: "ok", ms: round(performance.now() - started) },
+        "rpc",
+      );
       return res;
     } catch (err) {
       const known = err instanceof ConnectError;
-      const out = known ? err : new ConnectError(`internal error (request id ${requestId})`, Code.Internal, undefined, undefined, err);
+      const out = known
+        ? err
+        : new ConnectError(
+            `internal error (request id ${requestId})`,
+            Code.Internal,
+            undefined,
+            undefined,
+            err,
+          );
       out.metadata.set(REQUEST_ID_HEADER, requestId);
-      const entry = { request_id: requestId, rpc, code: Code[out.code], ms: round(performance.now() - started) };
-      if (known && out.code !== Code.Internal && out.code !== Code.Unknown) log.info({ ...entry, message: out.rawMessage }, "rpc");
+      const entry = {
+        request_id: requestId,
+        rpc,
+        code: Code[out.code],
+        ms: round(performance.now() - started),
+      };
+      if (known && out.code !== Code.Internal && out.code !== Code.Unknown)
+        log.info({ ...entry, message: out.rawMessage }, "rpc");
       else log.error({ ...entry, err: known ? (err.cause ?? err) : err }, "rpc failed");
       throw out;
     }
@@ -38,7 +55,14 @@ export function createTracingInterceptor(): Interceptor {
     const parent = extractTraceContext(req.header);
     const span = tracer().startSpan(
       `${req.service.typeName}/${req.method.name}`,
-      { kind: SpanKind.SERVER, attributes: { "rpc.system": "connect_rpc", "rpc.service": req.service.typeName, "rpc.method": req.method.name } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          "rpc.system": "connect_rpc",
+          "rpc.service": req.service.typeName,
+          "rpc.method": req.method.name,
+        },
+      },
       parent,
     );
     try {

@@ -1,5 +1,18 @@
-import { getOption, isFieldSet, isMessage, toJson, type DescEnum, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
-import { rules as rulesOption, wire_upper_case as wireUpperCase, type FieldRules } from "@svc/gen/svc/api/v1/annotations_pb.js";
+import {
+  getOption,
+  isFieldSet,
+  isMessage,
+  toJson,
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  type Message,
+} from "@bufbuild/protobuf";
+import {
+  rules as rulesOption,
+  wire_upper_case as wireUpperCase,
+  type FieldRules,
+} from "@svc/gen/svc/api/v1/annotations_pb.js";
 import { invalidField } from "../errors/index.js";
 
 /**
@@ -37,7 +50,12 @@ function requiredHint(field: DescField): string {
   return "";
 }
 
-function checkValue(field: DescField, value: unknown, rule: FieldRules | undefined, path: string): void {
+function checkValue(
+  field: DescField,
+  value: unknown,
+  rule: FieldRules | undefined,
+  path: string,
+): void {
   switch (field.fieldKind) {
     case "scalar":
       checkScalar(value, rule, path);
@@ -89,7 +107,11 @@ function jsonOf(desc: DescMessage, value: Message, path: string): unknown {
   }
 }
 
-const JSON_SHAPED = new Set(["google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"]);
+const JSON_SHAPED = new Set([
+  "google.protobuf.Struct",
+  "google.protobuf.Value",
+  "google.protobuf.ListValue",
+]);
 
 function checkJsonText(value: unknown, path: string): void {
   if (typeof value === "string") return checkNoNul(value, path);
@@ -103,13 +125,21 @@ function checkJsonText(value: unknown, path: string): void {
 
 /** A key with a NUL would also put the NUL into the field path; name the object holding it instead. */
 function checkMapKey(key: string, path: string): void {
-  if (key.includes(NUL)) throw invalidField(path, `a key of ${path} contains the NUL character (U+0000), which cannot be stored; remove it`);
+  if (key.includes(NUL))
+    throw invalidField(
+      path,
+      `a key of ${path} contains the NUL character (U+0000), which cannot be stored; remove it`,
+    );
 }
 
 const NUL = "\u0000";
 
 function checkNoNul(value: string, path: string): void {
-  if (value.includes(NUL)) throw invalidField(path, `${path} contains the NUL character (U+0000), which cannot be stored; remove it`);
+  if (value.includes(NUL))
+    throw invalidField(
+      path,
+      `${path} contains the NUL character (U+0000), which cannot be stored; remove it`,
+    );
 }
 
 function checkScalar(value: unknown, rule: FieldRules | undefined, path: string): void {
@@ -117,18 +147,28 @@ function checkScalar(value: unknown, rule: FieldRules | undefined, path: string)
   if (!rule) return;
   if (typeof value === "string") {
     if (rule.maxLen > 0 && value.length > rule.maxLen) {
-      throw invalidField(path, `${path} is ${value.length} characters long; at most ${rule.maxLen} are allowed`, { max_len: rule.maxLen });
+      throw invalidField(
+        path,
+        `${path} is ${value.length} characters long; at most ${rule.maxLen} are allowed`,
+        { max_len: rule.maxLen },
+      );
     }
     if (rule.pattern && !new RegExp(rule.pattern, "u").test(value)) {
-      throw invalidField(path, `${path}=${JSON.stringify(truncate(value))} does not match ${rule.pattern}`, { pattern: rule.pattern });
+      throw invalidField(
+        path,
+        `${path}=${JSON.stringify(truncate(value))} does not match ${rule.pattern}`,
+        { pattern: rule.pattern },
+      );
     }
     return;
   }
   if (typeof value === "number" || typeof value === "bigint") {
     const n = Number(value);
     if (!Number.isFinite(n)) throw invalidField(path, `${path} must be a finite number`);
-    if (rule.min !== undefined && n < rule.min) throw invalidField(path, `${path}=${n} is below the minimum ${rule.min}`, { min: rule.min });
-    if (rule.max !== undefined && n > rule.max) throw invalidField(path, `${path}=${n} is above the maximum ${rule.max}`, { max: rule.max });
+    if (rule.min !== undefined && n < rule.min)
+      throw invalidField(path, `${path}=${n} is below the minimum ${rule.min}`, { min: rule.min });
+    if (rule.max !== undefined && n > rule.max)
+      throw invalidField(path, `${path}=${n} is above the maximum ${rule.max}`, { max: rule.max });
   }
 }
 
@@ -141,7 +181,9 @@ function checkEnum(enumDesc: DescEnum, value: number, path: string): void {
 
 /** The spec's spelling of an enum's values: BOT_KIND_TRADING -> trading, unspecified left out. */
 export function allowedEnumWireValues(enumDesc: DescEnum): string[] {
-  return enumDesc.values.filter((v) => v.number !== 0).map((v) => enumValueWireName(enumDesc, v.name));
+  return enumDesc.values
+    .filter((v) => v.number !== 0)
+    .map((v) => enumValueWireName(enumDesc, v.name));
 }
 
 /** Wire name of one enum value, per the `wire_upper_case` enum option. */

@@ -16,9 +16,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .addCheckConstraint("bot_deployments_target_check", sql`target in ('backtest', 'paper', 'k8s')`)
-    .addCheckConstraint("bot_deployments_status_check", sql`status in ('pending', 'running', 'success', 'failed', 'halted')`)
+    .addCheckConstraint(
+      "bot_deployments_status_check",
+      sql`status in ('pending', 'running', 'success', 'failed', 'halted')`,
+    )
     .execute();
-  await db.schema.createIndex("bot_deployments_bot_idx").on("bot_deployments").columns(["bot_id", "created_at"]).execute();
+  await db.schema
+    .createIndex("bot_deployments_bot_idx")
+    .on("bot_deployments")
+    .columns(["bot_id", "created_at"])
+    .execute();
 
   // Every finished backtest is a trial: the promotion gates count them, never a request.
   await db.schema

@@ -13,7 +13,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("data", "jsonb", (c) => c.notNull())
     .addPrimaryKeyConstraint("bot_events_pk", ["bot_id", "seq"])
     .execute();
-  await db.schema.createIndex("bot_events_task_idx").on("bot_events").columns(["task_id", "seq"]).execute();
+  await db.schema
+    .createIndex("bot_events_task_idx")
+    .on("bot_events")
+    .columns(["task_id", "seq"])
+    .execute();
 
   // Folded state every so often, so a snapshot never re-reads all history.
   await db.schema

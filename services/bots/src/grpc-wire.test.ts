@@ -3,7 +3,13 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@svc/lib/config";
-import { healthRoutes, openPlatform, startRpcServer, type Platform, type RunningServer } from "@svc/lib/server";
+import {
+  healthRoutes,
+  openPlatform,
+  startRpcServer,
+  type Platform,
+  type RunningServer,
+} from "@svc/lib/server";
 import { createBotsModule } from "./index.js";
 
 const protoRoot = fileURLToPath(new URL("../../../proto", import.meta.url));
@@ -13,20 +19,41 @@ const protoRoot = fileURLToPath(new URL("../../../proto", import.meta.url));
 describe("bots service over gRPC with a stock @grpc/grpc-js client", () => {
   let platform: Platform;
   let server: RunningServer;
-  let client: grpc.Client & Record<string, (req: object, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void>;
+  let client: grpc.Client &
+    Record<
+      string,
+      (req: object, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void
+    >;
 
   beforeAll(async () => {
-    platform = await openPlatform(loadConfig({ SVC_DATA_DIR: "memory://", SVC_LOG_LEVEL: "silent" }), "bots");
+    platform = await openPlatform(
+      loadConfig({ SVC_DATA_DIR: "memory://", SVC_LOG_LEVEL: "silent" }),
+      "bots",
+    );
     const bots = await createBotsModule(platform);
     await bots.start();
     const routes = (router: Parameters<typeof bots.routes>[0]) => {
       bots.routes(router);
       healthRoutes(["svc.bots.v1.BotsService"], async () => true)(router);
     };
-    server = await startRpcServer({ routes, interceptors: platform.interceptors, host: "127.0.0.1", port: 0 });
-    const definition = protoLoader.loadSync("svc/bots/v1/bots.proto", { includeDirs: [protoRoot], keepCase: true, enums: String, longs: String, defaults: true });
+    server = await startRpcServer({
+      routes,
+      interceptors: platform.interceptors,
+      host: "127.0.0.1",
+      port: 0,
+    });
+    const definition = protoLoader.loadSync("svc/bots/v1/bots.proto", {
+      includeDirs: [protoRoot],
+      keepCase: true,
+      enums: String,
+      longs: String,
+      defaults: true,
+    });
     const pkg = grpc.loadPackageDefinition(definition) as any;
-    client = new pkg.svc.bots.v1.BotsService(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
+    client = new pkg.svc.bots.v1.BotsService(
+      `127.0.0.1:${server.port}`,
+      grpc.credentials.createInsecure(),
+    );
   });
   afterAll(async () => {
     client?.close();
@@ -35,28 +62,52 @@ describe("bots service over gRPC with a stock @grpc/grpc-js client", () => {
   });
 
   const unary = <T>(method: string, req: object): Promise<T> =>
-    new Promise((resolve, reject) => client[method]!(req, (err, res) => (err ? reject(err) : resolve(res as T))));
+    new Promise((resolve, reject) =>
+      client[method]!(req, (err, res) => (err ? reject(err) : resolve(res as T))),
+    );
 
   it("creates and reads a bot", async () => {
-    const created = await unary<any>("CreateBot", { spec: { name: "Wire bot", kind: "BOT_KIND_RESEARCH" } });
-    expect(created).toMatchObject({ slug: "wire-bot", kind: "BOT_KIND_RESEARCH", status: "BOT_STATUS_DRAFT", current_version: 1 });
+    const created = await unary<any>("CreateBot", {
+      spec: { name: "Wire bot", kind: "BOT_KIND_RESEARCH" },
+    });
+    expect(created).toMatchObject({
+      slug: "wire-bot",
+      kind: "BOT_KIND_RESEARCH",
+      status: "BOT_STATUS_DRAFT",
+      current_version: 1,
+    });
     const read = await unary<any>("GetBot", { bot_ref: "wire-bot" });
     expect(read.id).toBe(created.id);
     expect(read.spec.name).toBe("Wire bot");
   });
 
   it("returns standard status codes with the message", async () => {
-    await expect(unary("GetBot", { bot_ref: "absent" })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND, details: 'no bot with id or slug "absent"' });
-    await expect(unary("CreateBot", { spec: { kind: "BOT_KIND_TRADING" } })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: "spec.name is required" });
-    await expect(unary("ChatBot", { bot_ref: "wire-bot", prompt: "hi" })).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
+    await expect(unary("GetBot", { bot_ref: "absent" })).rejects.toMatchObject({
+      code: grpc.status.NOT_FOUND,
+      details: 'no bot with id or slug "absent"',
+    });
+    await expect(unary("CreateBot", { spec: { kind: "BOT_KIND_TRADING" } })).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: "spec.name is required",
+    });
+    await expect(unary("ChatBot", { bot_ref: "wire-bot", prompt: "hi" })).rejects.toMatchObject({
+      code: grpc.status.UNIMPLEMENTED,
+    });
   });
 
   it("serves the standard gRPC health protocol without a token", async () => {
-    const def = protoLoader.loadSync("grpc/health/v1/health.proto", { includeDirs: [protoRoot], enums: String });
+    const def = protoLoader.loadSync("grpc/health/v1/health.proto", {
+      includeDirs: [protoRoot],
+      enums: String,
+    });
     const Health = (grpc.loadPackageDefinition(def) as any).grpc.health.v1.Health;
     const health = new Health(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
     const check = (service: string) =>
-      new Promise<any>((resolve, reject) => health.Check({ service }, (err: Error | null, res: unknown) => (err ? reject(err) : resolve(res))));
+      new Promise<any>((resolve, reject) =>
+        health.Check({ service }, (err: Error | null, res: unknown) =>
+          err ? reject(err) : resolve(res),
+        ),
+      );
     expect((await check("svc.bots.v1.BotsService")).status).toBe("SERVING");
     expect((await check("svc.nope.v1.Nope")).status).toBe("SERVICE_UNKNOWN");
     health.close();

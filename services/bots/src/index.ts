@@ -6,7 +6,11 @@ import { consumePromotionEvents } from "./consumers/promotion-events.js";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
 import { BOTS_SCHEMA, createBotsHandlers } from "./handlers/bots-handlers.js";
-import { createBacktestHandlers, failDeployment, resumeBacktest } from "./handlers/backtest-handlers.js";
+import {
+  createBacktestHandlers,
+  failDeployment,
+  resumeBacktest,
+} from "./handlers/backtest-handlers.js";
 import { createTaskRunner } from "./runtime/task-runner.js";
 import { backtestHostId, backtestRecovery } from "./runtime/backtest-recovery.js";
 import { PaperSessions } from "./runtime/paper-sessions.js";
@@ -28,21 +32,45 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
   const hostId = backtestHostId();
   const tasks = createTaskRunner((taskId, err) => {
     platform.log.error({ err, task_id: taskId }, "background task failed");
-    void failDeployment(db, hostId, taskId, err).catch((e) => platform.log.error({ err: e, task_id: taskId }, "could not record the failure"));
+    void failDeployment(db, hostId, taskId, err).catch((e) =>
+      platform.log.error({ err: e, task_id: taskId }, "could not record the failure"),
+    );
   });
   const backtests = createBacktestHandlers({ db, tasks, hostId });
   // Backtests left pending or running by a process that died are re-run here (see backtest-recovery).
-  const recovery = backtestRecovery({ db, tasks, hostId, log: platform.log, leaseSeconds: platform.config.runnerLeaseS, resume: (row) => resumeBacktest({ db, tasks, hostId }, row) });
-  const sessions = new PaperSessions({ db, log: platform.log, kv: platform.kv, bus: platform.bus, pollIntervalMs: platform.config.killSwitchPollIntervalS * 1000, leaseSeconds: platform.config.runnerLeaseS });
+  const recovery = backtestRecovery({
+    db,
+    tasks,
+    hostId,
+    log: platform.log,
+    leaseSeconds: platform.config.runnerLeaseS,
+    resume: (row) => resumeBacktest({ db, tasks, hostId }, row),
+  });
+  const sessions = new PaperSessions({
+    db,
+    log: platform.log,
+    kv: platform.kv,
+    bus: platform.bus,
+    pollIntervalMs: platform.config.killSwitchPollIntervalS * 1000,
+    leaseSeconds: platform.config.runnerLeaseS,
+  });
   const { publicKeyPem } = platform.config.promotionTokens;
   const external = platform.config.runners === "external";
-  const control = external ? externalControl({ db, bus: platform.bus }) : inProcessControl(sessions);
+  const control = external
+    ? externalControl({ db, bus: platform.bus })
+    : inProcessControl(sessions);
   const runtime = createRuntimeHandlers({
     db,
     sessions: control,
     tasks,
     publicKey: publicKeyPem ? statementKeysFromPem({ publicKeyPem }).publicKey : undefined,
-    kube: platform.config.kubeApiUrl ? { apiUrl: platform.config.kubeApiUrl, namespace: platform.config.kubeNamespace, token: platform.config.kubeToken } : undefined,
+    kube: platform.config.kubeApiUrl
+      ? {
+          apiUrl: platform.config.kubeApiUrl,
+          namespace: platform.config.kubeNamespace,
+          token: platform.config.kubeToken,
+        }
+      : undefined,
   });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
@@ -51,24 +79,40 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     name: "bots",
     services: [BotsService, ControlPlaneService],
     routes(router) {
-      router.service(BotsService, completeService(BotsService, { ...handlers, ...backtests, ...runtime }));
+      router.service(
+        BotsService,
+        completeService(BotsService, { ...handlers, ...backtests, ...runtime }),
+      );
       router.service(ControlPlaneService, completeService(ControlPlaneService, {}));
     },
     async start() {
-      relay = startOutboxRelay({ db: platform.db.db, schema: BOTS_SCHEMA, bus: platform.bus, log: (o: object, m: string) => platform.log.warn(o, m) });
+      relay = startOutboxRelay({
+        db: platform.db.db,
+        schema: BOTS_SCHEMA,
+        bus: platform.bus,
+        log: (o: object, m: string) => platform.log.warn(o, m),
+      });
       consumer = await consumePromotionEvents({
         bus: platform.bus,
         db: platform.db.db,
         schema: BOTS_SCHEMA,
-        onRevoked: async (botId, requestId) => void (await control.haltBot(botId, `promotion ${requestId} revoked`)),
+        onRevoked: async (botId, requestId) =>
+          void (await control.haltBot(botId, `promotion ${requestId} revoked`)),
       });
       await recovery.start();
       if (!external) {
         const resumed = await sessions.pickUp();
-        if (resumed > 0) platform.log.info({ sessions: resumed }, "paper sessions resumed from their events");
+        if (resumed > 0)
+          platform.log.info({ sessions: resumed }, "paper sessions resumed from their events");
         // Renews this host's lease on its sessions and takes over those of a host that died.
         // Renew well inside the lease, so a busy event loop does not lose it.
-        leaseTimer = setInterval(() => void sessions.pickUp().catch((err) => platform.log.warn({ err }, "session pick-up failed")), Math.min(5_000, (platform.config.runnerLeaseS * 1000) / 3));
+        leaseTimer = setInterval(
+          () =>
+            void sessions
+              .pickUp()
+              .catch((err) => platform.log.warn({ err }, "session pick-up failed")),
+          Math.min(5_000, (platform.config.runnerLeaseS * 1000) / 3),
+        );
         leaseTimer.unref();
       }
     },

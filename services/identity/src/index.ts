@@ -1,4 +1,9 @@
-import { IdentityService, LicenseService, McpService, TenancyService } from "@svc/gen/svc/identity/v1/identity_pb.js";
+import {
+  IdentityService,
+  LicenseService,
+  McpService,
+  TenancyService,
+} from "@svc/gen/svc/identity/v1/identity_pb.js";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { whoAmI } from "./handlers/whoami.js";
 

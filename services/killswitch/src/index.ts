@@ -18,7 +18,10 @@ export { botExistsFrom } from "./clients/bot-exists.js";
  * The kill-switch service: resources engaged and released by REST, gRPC or a Kubernetes
  * controller, written to the key-value keys runners poll and broadcast on the bus.
  */
-export async function createKillSwitchModule(platform: Platform, wiring: { botExists?: BotExists } = {}): Promise<ServiceModule> {
+export async function createKillSwitchModule(
+  platform: Platform,
+  wiring: { botExists?: BotExists } = {},
+): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, SCHEMA, migrations);
   const db = schemaDb<KillSwitchDatabase>(platform.db.db, SCHEMA);
   const deps = { db, kv: platform.kv, bus: platform.bus };
@@ -34,7 +37,11 @@ export async function createKillSwitchModule(platform: Platform, wiring: { botEx
       if (sweepFailing) platform.log.info("kill-switch keys reconciled again");
       sweepFailing = false;
     } catch (err) {
-      if (!sweepFailing) platform.log.warn({ err }, "kill-switch keys cannot be reconciled (TTL release and key repair); retrying every second");
+      if (!sweepFailing)
+        platform.log.warn(
+          { err },
+          "kill-switch keys cannot be reconciled (TTL release and key repair); retrying every second",
+        );
       sweepFailing = true;
     } finally {
       sweeping = false;
@@ -54,7 +61,12 @@ export async function createKillSwitchModule(platform: Platform, wiring: { botEx
       sweeper = setInterval(() => void sweep(), 1_000);
       sweeper.unref();
       const { kubeApiUrl, kubeNamespace, kubeToken } = platform.config;
-      if (kubeApiUrl) controller = startKillSwitchController({ kube: { apiUrl: kubeApiUrl, namespace: kubeNamespace, token: kubeToken }, handlers, log: platform.log });
+      if (kubeApiUrl)
+        controller = startKillSwitchController({
+          kube: { apiUrl: kubeApiUrl, namespace: kubeNamespace, token: kubeToken },
+          handlers,
+          log: platform.log,
+        });
     },
     async stop() {
       if (sweeper) clearInterval(sweeper);

@@ -18,9 +18,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("expires_at", "timestamptz")
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
-    .addCheckConstraint("promotion_status_check", sql`status in ('pending','approved','promoted','rejected','denied','revoked','expired')`)
+    .addCheckConstraint(
+      "promotion_status_check",
+      sql`status in ('pending','approved','promoted','rejected','denied','revoked','expired')`,
+    )
     .execute();
-  await db.schema.createIndex("promotion_requests_status_idx").on("promotion_requests").columns(["status", "created_at"]).execute();
+  await db.schema
+    .createIndex("promotion_requests_status_idx")
+    .on("promotion_requests")
+    .columns(["status", "created_at"])
+    .execute();
 
   await db.schema
     .createTable("promotion_decisions")
@@ -45,5 +52,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("spec_hash", "text", (c) => c.notNull())
     .addPrimaryKeyConstraint("known_bot_versions_pk", ["bot_id", "version"])
     .execute();
-  await db.schema.createIndex("known_bot_versions_slug_idx").on("known_bot_versions").columns(["slug", "version"]).execute();
+  await db.schema
+    .createIndex("known_bot_versions_slug_idx")
+    .on("known_bot_versions")
+    .columns(["slug", "version"])
+    .execute();
 }

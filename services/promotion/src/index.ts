@@ -7,7 +7,12 @@ import { completeService, type Platform, type ServiceModule } from "@svc/lib/ser
 import { migrations } from "../migrations/index.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
 import { DEFAULT_GATE_POLICY } from "./domain/gates.js";
-import { createPromotionHandlers, PROMOTION_SCHEMA, type BotVersionLookup, type KillSwitchCheck } from "./handlers/promotion-handlers.js";
+import {
+  createPromotionHandlers,
+  PROMOTION_SCHEMA,
+  type BotVersionLookup,
+  type KillSwitchCheck,
+} from "./handlers/promotion-handlers.js";
 export type { BotVersionLookup, KillSwitchCheck };
 export { botVersionsFrom } from "./clients/bot-versions.js";
 import * as repo from "./store/promotion.repository.js";
@@ -18,12 +23,21 @@ import type { PromotionDatabase } from "./store/promotion.table.js";
  * human decisions, relays promotion.approved / promotion.revoked, learns bot versions and
  * activations from the bots service's events, and sweeps expired requests when enforced.
  */
-export async function createPromotionModule(platform: Platform, wiring: { killSwitch?: KillSwitchCheck; botVersion?: BotVersionLookup } = {}): Promise<ServiceModule> {
+export async function createPromotionModule(
+  platform: Platform,
+  wiring: { killSwitch?: KillSwitchCheck; botVersion?: BotVersionLookup } = {},
+): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, PROMOTION_SCHEMA, migrations);
-  const db = schemaDb<PromotionDatabase>(platform.db.db, PROMOTION_SCHEMA) as Kysely<PromotionDatabase>;
+  const db = schemaDb<PromotionDatabase>(
+    platform.db.db,
+    PROMOTION_SCHEMA,
+  ) as Kysely<PromotionDatabase>;
   const flags = platform.config.flags;
   const { signingKeyPem } = platform.config.promotionTokens;
-  if (!signingKeyPem) throw new Error("SVC_PROMOTION_SIGNING_KEY_PEM is required: it signs ApprovedPromotion tokens (the all-in-one process makes an ephemeral one)");
+  if (!signingKeyPem)
+    throw new Error(
+      "SVC_PROMOTION_SIGNING_KEY_PEM is required: it signs ApprovedPromotion tokens (the all-in-one process makes an ephemeral one)",
+    );
   const handlers = createPromotionHandlers({
     db,
     killSwitch: wiring.killSwitch,
@@ -31,10 +45,20 @@ export async function createPromotionModule(platform: Platform, wiring: { killSw
     skipHumanKinds: flags.skipHumanKinds,
     signingKey: statementKeysFromPem({ privateKeyPem: signingKeyPem }).privateKey!,
     kv: platform.kv,
-    policy: { ...DEFAULT_GATE_POLICY, labEvidenceEnforce: flags.promotionLabEvidenceEnforce, trialLedgerEnforce: flags.trialLedgerNEnforce },
-    approvalTtlSeconds: flags.approvalExpiryEnforcementEnabled ? flags.approvalTtlSeconds : undefined,
+    policy: {
+      ...DEFAULT_GATE_POLICY,
+      labEvidenceEnforce: flags.promotionLabEvidenceEnforce,
+      trialLedgerEnforce: flags.trialLedgerNEnforce,
+    },
+    approvalTtlSeconds: flags.approvalExpiryEnforcementEnabled
+      ? flags.approvalTtlSeconds
+      : undefined,
   });
-  if (flags.skipHumanKinds.length > 0) platform.log.warn({ kinds: flags.skipHumanKinds }, "SVC_PROMOTION_SKIP_HUMAN_KINDS: a submitter (never an agent) may waive human approval for these kinds");
+  if (flags.skipHumanKinds.length > 0)
+    platform.log.warn(
+      { kinds: flags.skipHumanKinds },
+      "SVC_PROMOTION_SKIP_HUMAN_KINDS: a submitter (never an agent) may waive human approval for these kinds",
+    );
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
   let sweeper: NodeJS.Timeout | undefined;
@@ -45,12 +69,22 @@ export async function createPromotionModule(platform: Platform, wiring: { killSw
       router.service(PromotionService, completeService(PromotionService, handlers));
     },
     async start() {
-      relay = startOutboxRelay({ db: platform.db.db, schema: PROMOTION_SCHEMA, bus: platform.bus, log: (o: object, m: string) => platform.log.warn(o, m) });
-      consumer = await consumeBotsEvents({ bus: platform.bus, db: platform.db.db, schema: PROMOTION_SCHEMA });
+      relay = startOutboxRelay({
+        db: platform.db.db,
+        schema: PROMOTION_SCHEMA,
+        bus: platform.bus,
+        log: (o: object, m: string) => platform.log.warn(o, m),
+      });
+      consumer = await consumeBotsEvents({
+        bus: platform.bus,
+        db: platform.db.db,
+        schema: PROMOTION_SCHEMA,
+      });
       if (flags.approvalExpiryEnforcementEnabled) {
         sweeper = setInterval(() => {
           repo.expireOverdue(db).then(
-            (ids) => ids.length && platform.log.info({ request_ids: ids }, "promotion requests expired"),
+            (ids) =>
+              ids.length && platform.log.info({ request_ids: ids }, "promotion requests expired"),
             (err) => platform.log.warn({ err }, "expiry sweep failed; will retry"),
           );
         }, 5_000);

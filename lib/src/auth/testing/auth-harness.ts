@@ -1,4 +1,11 @@
-import { Code, ConnectError, createClient, createRouterTransport, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
+import {
+  Code,
+  ConnectError,
+  createClient,
+  createRouterTransport,
+  type ConnectRouter,
+  type HandlerContext,
+} from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { IdentityService, LicenseService } from "@svc/gen/svc/identity/v1/identity_pb.js";
@@ -25,7 +32,10 @@ export interface AuthHarness {
  *
  * @example const h = createAuthHarness(settings); await h.bots.getBot({ botRef: "b" }, withBearer(token));
  */
-export function createAuthHarness(settings: AuthSettings, hasMembership?: MembershipLookup): AuthHarness {
+export function createAuthHarness(
+  settings: AuthSettings,
+  hasMembership?: MembershipLookup,
+): AuthHarness {
   const seen: (Principal | undefined)[] = [];
   const record = (ctx: HandlerContext) => void seen.push(ctx.values.get(principalKey));
   const routes = (router: ConnectRouter) => {
@@ -42,12 +52,23 @@ export function createAuthHarness(settings: AuthSettings, hasMembership?: Member
     router.service(LicenseService, { getLicensePublicKey: (_req, ctx) => (record(ctx), {}) });
   };
   const verifier = createTokenVerifier(settings);
-  const transport = createRouterTransport(routes, { router: { interceptors: [createAuthInterceptor({ settings, verifier, hasMembership })] } });
-  return { bots: createClient(BotsService, transport), identity: createClient(IdentityService, transport), license: createClient(LicenseService, transport), verifier, seen };
+  const transport = createRouterTransport(routes, {
+    router: { interceptors: [createAuthInterceptor({ settings, verifier, hasMembership })] },
+  });
+  return {
+    bots: createClient(BotsService, transport),
+    identity: createClient(IdentityService, transport),
+    license: createClient(LicenseService, transport),
+    verifier,
+    seen,
+  };
 }
 
 /** Call options carrying `Authorization: Bearer <token>` (and any other headers). */
-export function withBearer(token: string, headers: Record<string, string> = {}): { headers: Record<string, string> } {
+export function withBearer(
+  token: string,
+  headers: Record<string, string> = {},
+): { headers: Record<string, string> } {
   return { headers: { authorization: `Bearer ${token}`, ...headers } };
 }
 
@@ -71,7 +92,13 @@ export async function refusal(call: Promise<unknown>): Promise<Refusal> {
   } catch (err) {
     const e = ConnectError.from(err);
     const { code, details } = errorDetailOf(e);
-    return { code: e.code, machineCode: code, message: e.rawMessage, details, header: (name) => e.metadata.get(name) };
+    return {
+      code: e.code,
+      machineCode: code,
+      message: e.rawMessage,
+      details,
+      header: (name) => e.metadata.get(name),
+    };
   }
   throw new Error("the call was expected to be refused, and it passed");
 }

@@ -10,4 +10,10 @@ export {
   hmacWithPublicKeyToken,
   type TestTokens,
 } from "./tokens.js";
-export { createAuthHarness, withBearer, refusal, type AuthHarness, type Refusal } from "./auth-harness.js";
+export {
+  createAuthHarness,
+  withBearer,
+  refusal,
+  type AuthHarness,
+  type Refusal,
+} from "./auth-harness.js";

@@ -1,6 +1,14 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from "jose";
+import {
+  exportJWK,
+  exportSPKI,
+  generateKeyPair,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+  type JWTPayload,
+} from "jose";
 
 /** How the JWKS endpoint answers: normally, with a 500, with a body that is not JSON, or never. */
 export type JwksBehaviour = "ok" | "error" | "bad-json" | "hang";
@@ -44,8 +52,16 @@ export async function startTestIdp(audience = "https://api.svc.test"): Promise<T
   const rsa = await generateKeyPair("RS256", { extractable: true });
   const ec = await generateKeyPair("ES256");
   const rotated = await generateKeyPair("RS256");
-  const jwk = async (key: CryptoKey, kid: string, alg: string): Promise<JWK> => ({ ...(await exportJWK(key)), kid, alg, use: "sig" });
-  const keys = [await jwk(rsa.publicKey, "rsa-1", "RS256"), await jwk(ec.publicKey, "ec-1", "ES256")];
+  const jwk = async (key: CryptoKey, kid: string, alg: string): Promise<JWK> => ({
+    ...(await exportJWK(key)),
+    kid,
+    alg,
+    use: "sig",
+  });
+  const keys = [
+    await jwk(rsa.publicKey, "rsa-1", "RS256"),
+    await jwk(ec.publicKey, "ec-1", "ES256"),
+  ];
   const rotatedJwk = await jwk(rotated.publicKey, "rsa-2", "RS256");
   let hits = 0;
   let behaviour: JwksBehaviour = "ok";
@@ -54,7 +70,9 @@ export async function startTestIdp(audience = "https://api.svc.test"): Promise<T
     hits++;
     if (behaviour === "hang") return;
     if (behaviour === "error") return void res.writeHead(500).end("provider down");
-    res.writeHead(200, { "content-type": "application/json" }).end(behaviour === "bad-json" ? "{not json" : JSON.stringify({ keys }));
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(behaviour === "bad-json" ? "{not json" : JSON.stringify({ keys }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -65,13 +83,23 @@ export async function startTestIdp(audience = "https://api.svc.test"): Promise<T
     publicKeyPem: await exportSPKI(rsa.publicKey),
     async sign(claims, opts = {}) {
       const alg = opts.alg ?? "RS256";
-      const [key, defaultKid] = alg === "ES256" ? [ec.privateKey, "ec-1"] : opts.key === "rotated" ? [rotated.privateKey, "rsa-2"] : [rsa.privateKey, "rsa-1"];
+      const [key, defaultKid] =
+        alg === "ES256"
+          ? [ec.privateKey, "ec-1"]
+          : opts.key === "rotated"
+            ? [rotated.privateKey, "rsa-2"]
+            : [rsa.privateKey, "rsa-1"];
       const kid = opts.kid === undefined ? defaultKid : opts.kid;
-      let jwt = new SignJWT(claims).setProtectedHeader({ alg, typ: "JWT", ...(kid === null ? {} : { kid }) });
+      let jwt = new SignJWT(claims).setProtectedHeader({
+        alg,
+        typ: "JWT",
+        ...(kid === null ? {} : { kid }),
+      });
       if (claims.iat === undefined) jwt = jwt.setIssuedAt();
       if (claims.iss === undefined) jwt = jwt.setIssuer(issuer);
       if (claims.aud === undefined) jwt = jwt.setAudience(audience);
-      if (opts.expiresIn !== null && claims.exp === undefined) jwt = jwt.setExpirationTime(opts.expiresIn ?? "10m");
+      if (opts.expiresIn !== null && claims.exp === undefined)
+        jwt = jwt.setExpirationTime(opts.expiresIn ?? "10m");
       return jwt.sign(key);
     },
     hits: () => hits,

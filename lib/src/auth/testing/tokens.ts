@@ -10,18 +10,39 @@ export function userClaims(sub: string, permissions: string[], extra: JWTPayload
 }
 
 /** Claims of a person who signed in with MFA just now: passes step-up. */
-export function freshMfaClaims(sub: string, permissions: string[], extra: JWTPayload = {}): JWTPayload {
+export function freshMfaClaims(
+  sub: string,
+  permissions: string[],
+  extra: JWTPayload = {},
+): JWTPayload {
   return { sub, permissions, amr: ["pwd", "mfa"], auth_time: nowSeconds(), ...extra };
 }
 
 /** Claims of a person who did MFA `ageSeconds` ago (default 10 minutes): fails step-up freshness. */
-export function staleMfaClaims(sub: string, permissions: string[], ageSeconds = 600, extra: JWTPayload = {}): JWTPayload {
+export function staleMfaClaims(
+  sub: string,
+  permissions: string[],
+  ageSeconds = 600,
+  extra: JWTPayload = {},
+): JWTPayload {
   return freshMfaClaims(sub, permissions, { auth_time: nowSeconds() - ageSeconds, ...extra });
 }
 
 /** Claims of an RFC 8693 delegated token: `agentSub` (agent|...) acting for `userSub`. */
-export function agentClaims(userSub: string, agentSub: string, permissions: string[], issuer: string, extra: JWTPayload = {}): JWTPayload {
-  return { sub: userSub, permissions, act: { sub: agentSub, iss: issuer }, svc_delegated: true, ...extra };
+export function agentClaims(
+  userSub: string,
+  agentSub: string,
+  permissions: string[],
+  issuer: string,
+  extra: JWTPayload = {},
+): JWTPayload {
+  return {
+    sub: userSub,
+    permissions,
+    act: { sub: agentSub, iss: issuer },
+    svc_delegated: true,
+    ...extra,
+  };
 }
 
 /** Claims of a client_credentials token as Auth0 mints it (sub `<client>@clients`, gty). */
@@ -34,7 +55,12 @@ export interface TestTokens {
   user(sub: string, permissions: string[], extra?: JWTPayload): Promise<string>;
   stepUpFresh(sub: string, permissions: string[], extra?: JWTPayload): Promise<string>;
   stale(sub: string, permissions: string[], ageSeconds?: number): Promise<string>;
-  agent(userSub: string, agentSub: string, permissions: string[], extra?: JWTPayload): Promise<string>;
+  agent(
+    userSub: string,
+    agentSub: string,
+    permissions: string[],
+    extra?: JWTPayload,
+  ): Promise<string>;
   /** A machine token for `audience` (defaults to the provider's API audience). */
   machine(clientId: string, audience?: string, extra?: JWTPayload): Promise<string>;
 }
@@ -49,8 +75,10 @@ export function createTestTokens(idp: TestIdp): TestTokens {
     user: (sub, permissions, extra) => idp.sign(userClaims(sub, permissions, extra)),
     stepUpFresh: (sub, permissions, extra) => idp.sign(freshMfaClaims(sub, permissions, extra)),
     stale: (sub, permissions, ageSeconds) => idp.sign(staleMfaClaims(sub, permissions, ageSeconds)),
-    agent: (userSub, agentSub, permissions, extra) => idp.sign(agentClaims(userSub, agentSub, permissions, idp.issuer, extra)),
-    machine: (clientId, audience = idp.audience, extra) => idp.sign(machineClaims(clientId, { aud: audience, ...extra })),
+    agent: (userSub, agentSub, permissions, extra) =>
+      idp.sign(agentClaims(userSub, agentSub, permissions, idp.issuer, extra)),
+    machine: (clientId, audience = idp.audience, extra) =>
+      idp.sign(machineClaims(clientId, { aud: audience, ...extra })),
   };
 }
 

@@ -1,8 +1,15 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { Kysely, Transaction } from "kysely";
-import { PromotionApprovedSchema, PromotionRevokedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
+import {
+  PromotionApprovedSchema,
+  PromotionRevokedSchema,
+} from "@svc/gen/svc/events/v1/events_pb.js";
 import { processOnce, type BusMessage, type BusSubscription, type EventBus } from "@svc/lib/bus";
-import { applyAllocation, botsTradingAllocation, revokeAllocation } from "../store/allocations.repository.js";
+import {
+  applyAllocation,
+  botsTradingAllocation,
+  revokeAllocation,
+} from "../store/allocations.repository.js";
 import type { BotsDatabase } from "../store/bots.table.js";
 import { activateArtifact, announceActivated } from "../store/live-artifacts.repository.js";
 
@@ -14,7 +21,12 @@ const CONSUMER = "bots-promotion-events";
  * announced (the promotion service then finalizes the request to promoted); a revoked one stops
  * being live eligible, or its capital is withdrawn, and what runs on it halts.
  */
-export function consumePromotionEvents(deps: { bus: EventBus; db: Kysely<any>; schema: string; onRevoked: (botId: string, requestId: string) => Promise<void> }): Promise<BusSubscription> {
+export function consumePromotionEvents(deps: {
+  bus: EventBus;
+  db: Kysely<any>;
+  schema: string;
+  onRevoked: (botId: string, requestId: string) => Promise<void>;
+}): Promise<BusSubscription> {
   return deps.bus.subscribe("svc.promotion.>", { durable: CONSUMER }, async (m: BusMessage) => {
     let revoked: { botIds: string[]; requestId: string } | undefined;
     await processOnce(deps.db, deps.schema, CONSUMER, m.id, async (raw: Transaction<any>) => {
@@ -22,18 +34,38 @@ export function consumePromotionEvents(deps: { bus: EventBus; db: Kysely<any>; s
       switch (m.headers["svc-event-type"]) {
         case PromotionApprovedSchema.typeName: {
           const e = fromBinary(PromotionApprovedSchema, m.data);
-          const activation = { requestId: e.requestId, botId: e.botRef, version: e.version, versionHash: e.versionHash };
+          const activation = {
+            requestId: e.requestId,
+            botId: e.botRef,
+            version: e.version,
+            versionHash: e.versionHash,
+          };
           if (e.botRef) await activateArtifact(trx, deps.schema, activation);
-          else if ((await applyAllocation(trx, e.requestId, e.capital, (e.limits ?? {}) as Record<string, unknown>)) > 0) await announceActivated(trx, deps.schema, activation);
+          else if (
+            (await applyAllocation(
+              trx,
+              e.requestId,
+              e.capital,
+              (e.limits ?? {}) as Record<string, unknown>,
+            )) > 0
+          )
+            await announceActivated(trx, deps.schema, activation);
           return;
         }
         case PromotionRevokedSchema.typeName: {
           const e = fromBinary(PromotionRevokedSchema, m.data);
           if (e.botRef) {
-            await trx.updateTable("live_artifacts").set({ live_eligible: false, revoked_at: new Date() }).where("request_id", "=", e.requestId).execute();
+            await trx
+              .updateTable("live_artifacts")
+              .set({ live_eligible: false, revoked_at: new Date() })
+              .where("request_id", "=", e.requestId)
+              .execute();
             revoked = { botIds: [e.botRef], requestId: e.requestId };
           } else if (await revokeAllocation(trx, e.requestId)) {
-            revoked = { botIds: await botsTradingAllocation(trx, e.requestId), requestId: e.requestId };
+            revoked = {
+              botIds: await botsTradingAllocation(trx, e.requestId),
+              requestId: e.requestId,
+            };
           }
           return;
         }

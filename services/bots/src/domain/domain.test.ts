@@ -7,7 +7,9 @@ describe("spec hash", () => {
   it("ignores key order and whitespace but not values", () => {
     const a = { name: "A", strategy: { family: "ma", parameters: { fast: 5, slow: 20 } } };
     const b = { strategy: { parameters: { slow: 20, fast: 5 }, family: "ma" }, name: "A" };
-    expect(canonicalJson(a)).toBe('{"name":"A","strategy":{"family":"ma","parameters":{"fast":5,"slow":20}}}');
+    expect(canonicalJson(a)).toBe(
+      '{"name":"A","strategy":{"family":"ma","parameters":{"fast":5,"slow":20}}}',
+    );
     expect(specHash(a)).toBe(specHash(b));
     expect(specHash(a)).not.toBe(specHash({ ...a, name: "B" }));
     expect(specHash(a)).toMatch(/^[0-9a-f]{64}$/);
@@ -20,7 +22,9 @@ describe("bot status transitions", () => {
     expect(statusTransitionProblem("active", "archived")).toBeNull();
     expect(statusTransitionProblem("archived", "draft")).toBeNull();
     expect(statusTransitionProblem("active", "active")).toBeNull();
-    expect(statusTransitionProblem("archived", "active")).toBe("an archived bot cannot become active; from archived it can become draft");
+    expect(statusTransitionProblem("archived", "active")).toBe(
+      "an archived bot cannot become active; from archived it can become draft",
+    );
     expect(statusTransitionProblem("active", "draft")).toMatch(/can become archived/);
   });
 });

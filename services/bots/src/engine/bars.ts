@@ -11,7 +11,15 @@ export interface Bars {
 }
 
 export function allocateBars(length: number): Bars {
-  return { length, time: new Float64Array(length), open: new Float64Array(length), high: new Float64Array(length), low: new Float64Array(length), close: new Float64Array(length), volume: new Float64Array(length) };
+  return {
+    length,
+    time: new Float64Array(length),
+    open: new Float64Array(length),
+    high: new Float64Array(length),
+    low: new Float64Array(length),
+    close: new Float64Array(length),
+    volume: new Float64Array(length),
+  };
 }
 
 /** The bars whose time lies in [start, end), as views (no copy). */

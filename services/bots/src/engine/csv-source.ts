@@ -12,27 +12,55 @@ const HEADER = ["timestamp", "open", "high", "low", "close", "volume"];
 export function parseCsvBars(text: string): Bars {
   const lines = text.split(/\r?\n/);
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === "") lines.pop();
-  if (lines.length === 0) throw new EngineInputError("empty_data", "the CSV file is empty; it needs a header and at least one bar");
-  const header = lines[0]!.trim().toLowerCase().split(",").map((h) => h.trim());
+  if (lines.length === 0)
+    throw new EngineInputError(
+      "empty_data",
+      "the CSV file is empty; it needs a header and at least one bar",
+    );
+  const header = lines[0]!
+    .trim()
+    .toLowerCase()
+    .split(",")
+    .map((h) => h.trim());
   if (header.join(",") !== HEADER.join(",")) {
-    throw new EngineInputError("malformed_csv", `line 1: the header must be ${HEADER.join(",")}; got ${lines[0]!.trim()}`, "data", 1);
+    throw new EngineInputError(
+      "malformed_csv",
+      `line 1: the header must be ${HEADER.join(",")}; got ${lines[0]!.trim()}`,
+      "data",
+      1,
+    );
   }
-  if (lines.length === 1) throw new EngineInputError("empty_data", "the CSV file has a header but no bars");
+  if (lines.length === 1)
+    throw new EngineInputError("empty_data", "the CSV file has a header but no bars");
   const bars = allocateBars(lines.length - 1);
   for (let i = 1; i < lines.length; i++) {
     const lineNo = i + 1;
-    const bad = (why: string) => new EngineInputError("malformed_csv", `line ${lineNo}: ${why}`, "data", lineNo);
+    const bad = (why: string) =>
+      new EngineInputError("malformed_csv", `line ${lineNo}: ${why}`, "data", lineNo);
     const cells = lines[i]!.split(",");
     if (cells.length !== 6) throw bad(`expected 6 columns, got ${cells.length}`);
     const time = parseTime(cells[0]!.trim());
-    if (Number.isNaN(time)) throw bad(`timestamp ${JSON.stringify(cells[0]!.trim())} is neither ISO 8601 nor epoch seconds or milliseconds`);
-    const [open, high, low, close, volume] = cells.slice(1).map((c) => (c.trim() === "" ? NaN : Number(c)));
-    for (const [name, v] of [["open", open], ["high", high], ["low", low], ["close", close], ["volume", volume]] as const) {
-      if (!Number.isFinite(v)) throw bad(`${name} ${JSON.stringify(cells[HEADER.indexOf(name)]!.trim())} is not a number`);
+    if (Number.isNaN(time))
+      throw bad(
+        `timestamp ${JSON.stringify(cells[0]!.trim())} is neither ISO 8601 nor epoch seconds or milliseconds`,
+      );
+    const [open, high, low, close, volume] = cells
+      .slice(1)
+      .map((c) => (c.trim() === "" ? NaN : Number(c)));
+    for (const [name, v] of [
+      ["open", open],
+      ["high", high],
+      ["low", low],
+      ["close", close],
+      ["volume", volume],
+    ] as const) {
+      if (!Number.isFinite(v))
+        throw bad(`${name} ${JSON.stringify(cells[HEADER.indexOf(name)]!.trim())} is not a number`);
     }
     if (!(open! > 0 && high! > 0 && low! > 0 && close! > 0)) throw bad("prices must be positive");
     if (volume! < 0) throw bad("volume must not be negative");
-    if (high! < Math.max(open!, close!) || low! > Math.min(open!, close!)) throw bad(`high ${high} and low ${low} must bracket open ${open} and close ${close}`);
+    if (high! < Math.max(open!, close!) || low! > Math.min(open!, close!))
+      throw bad(`high ${high} and low ${low} must bracket open ${open} and close ${close}`);
     const k = i - 1;
     if (k > 0 && time <= bars.time[k - 1]!) throw bad("timestamps must be strictly increasing");
     bars.time[k] = time;

@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { allocateBars, BacktestRun, EngineInputError, generateBars, parseCsvBars, resolveStrategy, runBacktest, STRATEGY_FAMILIES, vectorisedEquity, type Bars, type Strategy } from "./index.js";
+import {
+  allocateBars,
+  BacktestRun,
+  EngineInputError,
+  generateBars,
+  parseCsvBars,
+  resolveStrategy,
+  runBacktest,
+  STRATEGY_FAMILIES,
+  vectorisedEquity,
+  type Bars,
+  type Strategy,
+} from "./index.js";
 
 const DAY = 86_400_000;
 function barsOf(rows: Array<[number, number, number, number]>): Bars {
@@ -30,7 +42,12 @@ describe("event-driven engine, by hand", () => {
     // t0 close: target 1 -> t1 open: buy 1000/100 = 10 units at 100, fee 1 -> cash -1.
     // t1 close 110: equity 1099; t2 close 121: 1209; t2 target 0 -> t3 open: sell 10 at 121,
     // fee 1.21 -> cash 1207.79; equity 1207.79.
-    const m = runBacktest(tiny, scripted([1, 1, 0, 0]), { initialCash: 1000, feeBps: 10, slippageBps: 0, positionSize: 1 });
+    const m = runBacktest(tiny, scripted([1, 1, 0, 0]), {
+      initialCash: 1000,
+      feeBps: 10,
+      slippageBps: 0,
+      positionSize: 1,
+    });
     expect(m.finalEquity).toBeCloseTo(1207.79, 10);
     expect(m.pnl).toBeCloseTo(207.79, 10);
     expect(m.totalReturn).toBeCloseTo(0.20779, 10);
@@ -39,7 +56,12 @@ describe("event-driven engine, by hand", () => {
     expect(m.winRate).toBe(1);
     expect(m.exposure).toBe(0.5);
     expect(m.maxDrawdown).toBeCloseTo((1209 - 1207.79) / 1209, 12);
-    expect([...m.dailyReturns].map((r) => +r.toFixed(9))).toEqual([0, 0.099, +(1209 / 1099 - 1).toFixed(9), +(1207.79 / 1209 - 1).toFixed(9)]);
+    expect([...m.dailyReturns].map((r) => +r.toFixed(9))).toEqual([
+      0,
+      0.099,
+      +(1209 / 1099 - 1).toFixed(9),
+      +(1207.79 / 1209 - 1).toFixed(9),
+    ]);
     // Sharpe of those four daily returns, annualised with sqrt(252).
     const d = [...m.dailyReturns];
     const mean = d.reduce((a, b) => a + b) / 4;
@@ -49,12 +71,22 @@ describe("event-driven engine, by hand", () => {
 
   it("moves fills against the trader by the slippage", () => {
     // Buy 10 at 100.5 (fee 1.005), sell 10 at 120.395 (fee 1.20395): cash 1196.74105.
-    const m = runBacktest(tiny, scripted([1, 1, 0, 0]), { initialCash: 1000, feeBps: 10, slippageBps: 50, positionSize: 1 });
+    const m = runBacktest(tiny, scripted([1, 1, 0, 0]), {
+      initialCash: 1000,
+      feeBps: 10,
+      slippageBps: 50,
+      positionSize: 1,
+    });
     expect(m.finalEquity).toBeCloseTo(1196.74105, 9);
   });
 
   it("sizes by position_size and counts a losing round trip", () => {
-    const m = runBacktest(tiny, scripted([0, 0, 1, 0]), { initialCash: 1000, feeBps: 0, slippageBps: 0, positionSize: 0.5 });
+    const m = runBacktest(tiny, scripted([0, 0, 1, 0]), {
+      initialCash: 1000,
+      feeBps: 0,
+      slippageBps: 0,
+      positionSize: 0.5,
+    });
     // t3 open: buy 500/121 units; marked at close 100.
     expect(m.finalEquity).toBeCloseTo(500 + (500 / 121) * 100, 9);
     expect(m.winRate).toBe(0);
@@ -65,7 +97,8 @@ describe("event-driven engine, by hand", () => {
     // Up, down, up, down...: momentum judged at a bar's close would win every bar if it were
     // filled at that same bar's open; filled at the next open, it is always on the wrong side.
     const rows: Array<[number, number, number, number]> = [];
-    for (let i = 0; i < 200; i++) rows.push(i % 2 === 0 ? [100, 111, 99, 110] : [110, 111, 99, 100]);
+    for (let i = 0; i < 200; i++)
+      rows.push(i % 2 === 0 ? [100, 111, 99, 110] : [110, 111, 99, 100]);
     let prev = NaN;
     const momentum: Strategy = {
       onBar(close) {
@@ -74,21 +107,52 @@ describe("event-driven engine, by hand", () => {
         return t;
       },
     };
-    const m = runBacktest(barsOf(rows), momentum, { initialCash: 1000, feeBps: 0, slippageBps: 0, positionSize: 1 });
+    const m = runBacktest(barsOf(rows), momentum, {
+      initialCash: 1000,
+      feeBps: 0,
+      slippageBps: 0,
+      positionSize: 1,
+    });
     expect(m.pnl).toBeLessThan(0);
   });
 
   it("gives the same result in one piece or in chunks, and for the same seed", () => {
     const bars = generateBars({ seed: 11, count: 5_000, intervalMs: 3_600_000 });
-    const { family, params } = resolveStrategy("ma_crossover", { fast: 5, slow: 20, allow_short: true });
-    const whole = runBacktest(bars, family.create(params), { initialCash: 1e5, feeBps: 5, slippageBps: 2, positionSize: 1 });
-    const run = new BacktestRun(family.create(params), { initialCash: 1e5, feeBps: 5, slippageBps: 2, positionSize: 1 });
+    const { family, params } = resolveStrategy("ma_crossover", {
+      fast: 5,
+      slow: 20,
+      allow_short: true,
+    });
+    const whole = runBacktest(bars, family.create(params), {
+      initialCash: 1e5,
+      feeBps: 5,
+      slippageBps: 2,
+      positionSize: 1,
+    });
+    const run = new BacktestRun(family.create(params), {
+      initialCash: 1e5,
+      feeBps: 5,
+      slippageBps: 2,
+      positionSize: 1,
+    });
     for (let i = 0; i < 5_000; i += 777) {
       const end = Math.min(i + 777, 5_000);
-      run.feed({ length: end - i, time: bars.time.subarray(i, end), open: bars.open.subarray(i, end), high: bars.high.subarray(i, end), low: bars.low.subarray(i, end), close: bars.close.subarray(i, end), volume: bars.volume.subarray(i, end) });
+      run.feed({
+        length: end - i,
+        time: bars.time.subarray(i, end),
+        open: bars.open.subarray(i, end),
+        high: bars.high.subarray(i, end),
+        low: bars.low.subarray(i, end),
+        close: bars.close.subarray(i, end),
+        volume: bars.volume.subarray(i, end),
+      });
     }
     expect(run.finish()).toEqual(whole);
-    const again = runBacktest(generateBars({ seed: 11, count: 5_000, intervalMs: 3_600_000 }), family.create(params), { initialCash: 1e5, feeBps: 5, slippageBps: 2, positionSize: 1 });
+    const again = runBacktest(
+      generateBars({ seed: 11, count: 5_000, intervalMs: 3_600_000 }),
+      family.create(params),
+      { initialCash: 1e5, feeBps: 5, slippageBps: 2, positionSize: 1 },
+    );
     expect(again.finalEquity).toBe(whole.finalEquity);
   });
 });
@@ -105,29 +169,47 @@ describe("cross-check against the vectorised computation over 100,000 bars", () 
     const targets = family.targets(bars, params);
     const strategy = family.create(params);
     let mismatches = 0;
-    for (let i = 0; i < bars.length; i++) if (strategy.onBar(bars.close[i]!, bars.high[i]!, bars.low[i]!) !== targets[i]) mismatches++;
+    for (let i = 0; i < bars.length; i++)
+      if (strategy.onBar(bars.close[i]!, bars.high[i]!, bars.low[i]!) !== targets[i]) mismatches++;
     expect(mismatches).toBe(0);
     const event = runBacktest(bars, family.create(params), settings);
     const vector = vectorisedEquity(bars, targets, settings);
     expect(event.trades).toBeGreaterThan(50);
-    expect(Math.abs(event.finalEquity - vector.finalEquity) / vector.finalEquity).toBeLessThan(1e-9);
+    expect(Math.abs(event.finalEquity - vector.finalEquity) / vector.finalEquity).toBeLessThan(
+      1e-9,
+    );
     expect(Math.abs(event.fees - vector.fees) / vector.fees).toBeLessThan(1e-9);
   });
 });
 
 describe("market data", () => {
   it("parses vendor CSV: ISO with and without zone, epoch seconds and milliseconds", () => {
-    const b = parseCsvBars("timestamp,open,high,low,close,volume\n2024-01-01T00:00:00Z,1,2,0.5,1.5,10\n2024-01-02,1.5,2,1,1.8,5\n1704240000,1.8,2,1.7,1.9,1\n1704326400000,1.9,2,1.8,2,1\n");
+    const b = parseCsvBars(
+      "timestamp,open,high,low,close,volume\n2024-01-01T00:00:00Z,1,2,0.5,1.5,10\n2024-01-02,1.5,2,1,1.8,5\n1704240000,1.8,2,1.7,1.9,1\n1704326400000,1.9,2,1.8,2,1\n",
+    );
     expect(b.length).toBe(4);
-    expect([...b.time]).toEqual([Date.UTC(2024, 0, 1), Date.UTC(2024, 0, 2), Date.UTC(2024, 0, 3), Date.UTC(2024, 0, 4)]);
+    expect([...b.time]).toEqual([
+      Date.UTC(2024, 0, 1),
+      Date.UTC(2024, 0, 2),
+      Date.UTC(2024, 0, 3),
+      Date.UTC(2024, 0, 4),
+    ]);
   });
 
   it.each([
     ["", "empty_data", undefined],
     ["timestamp,open,high,low,close,volume\n", "empty_data", undefined],
     ["time,o,h,l,c,v\n2024-01-01,1,2,0.5,1.5,1", "malformed_csv", 1],
-    ["timestamp,open,high,low,close,volume\n2024-01-01,1,2,0.5,1.5,1\n2024-01-02,1,2,0.5,abc,1", "malformed_csv", 3],
-    ["timestamp,open,high,low,close,volume\n2024-01-01,1,2,0.5,1.5,1\n2024-01-01,1,2,0.5,1.5,1", "malformed_csv", 3],
+    [
+      "timestamp,open,high,low,close,volume\n2024-01-01,1,2,0.5,1.5,1\n2024-01-02,1,2,0.5,abc,1",
+      "malformed_csv",
+      3,
+    ],
+    [
+      "timestamp,open,high,low,close,volume\n2024-01-01,1,2,0.5,1.5,1\n2024-01-01,1,2,0.5,1.5,1",
+      "malformed_csv",
+      3,
+    ],
     ["timestamp,open,high,low,close,volume\n2024-01-01,1,1.2,0.5,1.5,1", "malformed_csv", 2],
     ["timestamp,open,high,low,close,volume\nyesterday,1,2,0.5,1.5,1", "malformed_csv", 2],
   ])("refuses %j with %s at line %s", (text, code, line) => {
@@ -155,10 +237,18 @@ describe("market data", () => {
 
 describe("strategy parameters", () => {
   it("validates against each family's declared parameters", () => {
-    expect(() => resolveStrategy("ma_crossover", { fast: 30, slow: 10 })).toThrow("strategy.parameters.slow: slow (10) must be greater than fast (30)");
-    expect(() => resolveStrategy("ma_crossover", { fast: 3, slow: 10, colour: 1 })).toThrow(/no parameter "colour"; its parameters: fast, slow, allow_short/);
-    expect(() => resolveStrategy("ma_crossover", { fast: 2.5 })).toThrow(/fast must be a whole number/);
-    expect(() => resolveStrategy("astrology", {})).toThrow(/built-in families: ma_crossover, mean_reversion_bands, breakout/);
+    expect(() => resolveStrategy("ma_crossover", { fast: 30, slow: 10 })).toThrow(
+      "strategy.parameters.slow: slow (10) must be greater than fast (30)",
+    );
+    expect(() => resolveStrategy("ma_crossover", { fast: 3, slow: 10, colour: 1 })).toThrow(
+      /no parameter "colour"; its parameters: fast, slow, allow_short/,
+    );
+    expect(() => resolveStrategy("ma_crossover", { fast: 2.5 })).toThrow(
+      /fast must be a whole number/,
+    );
+    expect(() => resolveStrategy("astrology", {})).toThrow(
+      /built-in families: ma_crossover, mean_reversion_bands, breakout/,
+    );
     expect(resolveStrategy("breakout", {}).params).toEqual({ lookback: 20, exit_lookback: 10 });
     expect(Object.keys(STRATEGY_FAMILIES)).toHaveLength(3);
   });

@@ -5,7 +5,14 @@ import type { Strategy } from "./strategies/strategy.js";
 
 /** What the engine tells an observer (the runtime event-sources these). */
 export type EngineEvent =
-  | { type: "order_filled"; time: number; side: "buy" | "sell"; units: number; price: number; fee: number }
+  | {
+      type: "order_filled";
+      time: number;
+      side: "buy" | "sell";
+      units: number;
+      price: number;
+      fee: number;
+    }
   | { type: "position_changed"; time: number; units: number; target: number };
 
 const DAY_MS = 86_400_000;
@@ -103,12 +110,23 @@ export class BacktestRun {
     this.tradeCash += flow;
     this.units += delta;
     this.fees += fee;
-    this.onEvent?.({ type: "order_filled", time, side: delta > 0 ? "buy" : "sell", units: Math.abs(delta), price, fee });
+    this.onEvent?.({
+      type: "order_filled",
+      time,
+      side: delta > 0 ? "buy" : "sell",
+      units: Math.abs(delta),
+      price,
+      fee,
+    });
   }
 
   /** Closes the books: the open position is marked at the last close, not sold. */
   finish(): RunMetrics {
-    const daily = Float64Array.from(Number.isNaN(this.day) ? this.daily : [...this.daily, this.lastEquity / this.dayStartEquity - 1]);
+    const daily = Float64Array.from(
+      Number.isNaN(this.day)
+        ? this.daily
+        : [...this.daily, this.lastEquity / this.dayStartEquity - 1],
+    );
     const { sharpe, sortino } = riskAdjusted(daily);
     const initial = this.settings.initialCash;
     const openTrade = this.units !== 0 ? 1 : 0;
@@ -132,7 +150,12 @@ export class BacktestRun {
 }
 
 /** One whole backtest over bars already in memory. */
-export function runBacktest(bars: Bars, strategy: Strategy, settings: EngineSettings, onEvent?: (e: EngineEvent) => void): RunMetrics {
+export function runBacktest(
+  bars: Bars,
+  strategy: Strategy,
+  settings: EngineSettings,
+  onEvent?: (e: EngineEvent) => void,
+): RunMetrics {
   const run = new BacktestRun(strategy, settings, onEvent);
   run.feed(bars);
   return run.finish();

@@ -15,7 +15,10 @@ export interface RunMetrics {
 }
 
 /** Annualised Sharpe and Sortino of daily returns (252 trading days), zero when undefined. */
-export function riskAdjusted(daily: Float64Array, periodsPerYear = 252): { sharpe: number; sortino: number } {
+export function riskAdjusted(
+  daily: Float64Array,
+  periodsPerYear = 252,
+): { sharpe: number; sortino: number } {
   const n = daily.length;
   if (n < 2) return { sharpe: 0, sortino: 0 };
   let sum = 0;

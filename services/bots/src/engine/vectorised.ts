@@ -7,7 +7,11 @@ import type { EngineSettings } from "./settings.js";
  * open. An independent computation to cross-check the event-driven engine, and the fast path for
  * parameter sweeps.
  */
-export function vectorisedEquity(bars: Bars, targets: Float64Array, s: EngineSettings): { finalEquity: number; fees: number } {
+export function vectorisedEquity(
+  bars: Bars,
+  targets: Float64Array,
+  s: EngineSettings,
+): { finalEquity: number; fees: number } {
   const slip = s.slippageBps / 10_000;
   const feeRate = s.feeBps / 10_000;
   let cash = s.initialCash;

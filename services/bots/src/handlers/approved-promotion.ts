@@ -17,9 +17,17 @@ export async function assertApprovedPromotion(
   token: string,
   bot: { id: string; specHash: string },
 ): Promise<{ requestId: string; version: number }> {
-  const refuse = (why: string) => svcError(Code.PermissionDenied, "approved_promotion_required", `paper trading and deployment need a valid ApprovedPromotion token: ${why}`, { field: "approved_promotion" });
-  if (!token) throw refuse("none was sent (approve a promotion request for this bot version first)");
-  if (!deps.publicKey) throw refuse("this bots service has no SVC_PROMOTION_PUBLIC_KEY_PEM to verify it with");
+  const refuse = (why: string) =>
+    svcError(
+      Code.PermissionDenied,
+      "approved_promotion_required",
+      `paper trading and deployment need a valid ApprovedPromotion token: ${why}`,
+      { field: "approved_promotion" },
+    );
+  if (!token)
+    throw refuse("none was sent (approve a promotion request for this bot version first)");
+  if (!deps.publicKey)
+    throw refuse("this bots service has no SVC_PROMOTION_PUBLIC_KEY_PEM to verify it with");
   let claims;
   try {
     claims = await verifyStatement(deps.publicKey, token, { audience: "svc:bots" });
@@ -30,8 +38,22 @@ export async function assertApprovedPromotion(
   if (claims.version_hash !== bot.specHash) throw refuse("it approves another version of this bot");
   const requestId = String(claims.request_id);
   const version = Number(claims.version);
-  const live = await deps.db.selectFrom("live_artifacts").select(["live_eligible"]).where("request_id", "=", requestId).executeTakeFirst();
+  const live = await deps.db
+    .selectFrom("live_artifacts")
+    .select(["live_eligible"])
+    .where("request_id", "=", requestId)
+    .executeTakeFirst();
   if (live && !live.live_eligible) throw refuse("its promotion was revoked");
-  if (!live) await deps.db.transaction().execute((trx) => activateArtifact(trx, deps.schema, { requestId, botId: bot.id, version, versionHash: bot.specHash }));
+  if (!live)
+    await deps.db
+      .transaction()
+      .execute((trx) =>
+        activateArtifact(trx, deps.schema, {
+          requestId,
+          botId: bot.id,
+          version,
+          versionHash: bot.specHash,
+        }),
+      );
   return { requestId, version };
 }

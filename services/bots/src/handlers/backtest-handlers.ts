@@ -3,11 +3,29 @@ import { create, toBinary, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { sql, type Kysely, type Transaction } from "kysely";
-import { BotDeploymentSchema, BotsService, type BotSpec, DeploymentStatus, DeploymentTarget, ListBotDeploymentsResponseSchema, type BotDeployment } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import {
+  BotDeploymentSchema,
+  BotsService,
+  type BotSpec,
+  DeploymentStatus,
+  DeploymentTarget,
+  ListBotDeploymentsResponseSchema,
+  type BotDeployment,
+} from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { enqueueEvent } from "@svc/lib/bus";
 import { Code, svcError } from "@svc/lib/errors";
-import { BacktestRun, DEFAULT_DATA_SOURCE, EngineInputError, engineSettingsFrom, loadBars, resolveStrategy, type Bars, type EngineSettings, type RunMetrics } from "../engine/index.js";
+import {
+  BacktestRun,
+  DEFAULT_DATA_SOURCE,
+  EngineInputError,
+  engineSettingsFrom,
+  loadBars,
+  resolveStrategy,
+  type Bars,
+  type EngineSettings,
+  type RunMetrics,
+} from "../engine/index.js";
 import { stillHeld } from "../runtime/backtest-recovery.js";
 import { TaskCancelled, yieldToEventLoop, type TaskRunner } from "../runtime/task-runner.js";
 import * as repo from "../store/bots.repository.js";
@@ -57,52 +75,121 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
     async backtestBot(req) {
       const bot = await repo.findBot(db, req.botRef);
       if (!bot) throw botNotFound(req.botRef);
-      if (bot.status === "archived") throw svcError(Code.FailedPrecondition, "bot_archived", `bot "${bot.slug}" is archived; restore it to draft before backtesting it`, { status: "archived" });
+      if (bot.status === "archived")
+        throw svcError(
+          Code.FailedPrecondition,
+          "bot_archived",
+          `bot "${bot.slug}" is archived; restore it to draft before backtesting it`,
+          { status: "archived" },
+        );
       const version = req.version || bot.current_version;
-      const versionRow = await db.selectFrom("bot_versions").selectAll().where("bot_id", "=", bot.id).where("version", "=", version).executeTakeFirst();
-      if (!versionRow) throw svcError(Code.NotFound, "version_not_found", `bot "${bot.slug}" has no version ${version}; it has 1 to ${bot.current_version}`, { field: "version" });
+      const versionRow = await db
+        .selectFrom("bot_versions")
+        .selectAll()
+        .where("bot_id", "=", bot.id)
+        .where("version", "=", version)
+        .executeTakeFirst();
+      if (!versionRow)
+        throw svcError(
+          Code.NotFound,
+          "version_not_found",
+          `bot "${bot.slug}" has no version ${version}; it has 1 to ${bot.current_version}`,
+          { field: "version" },
+        );
       const spec = storedToSpec(versionRow.spec);
       const dataSource = req.dataSource || DEFAULT_DATA_SOURCE;
       const start = req.start ? timestampDate(req.start) : null;
       const end = req.end ? timestampDate(req.end) : null;
       let inputs: Awaited<ReturnType<typeof loadInputs>>;
       try {
-        inputs = await loadInputs(spec, `version ${version} of bot "${bot.slug}"`, dataSource, start, end);
+        inputs = await loadInputs(
+          spec,
+          `version ${version} of bot "${bot.slug}"`,
+          dataSource,
+          start,
+          end,
+        );
       } catch (err) {
-        if (err instanceof EngineInputError) throw svcError(Code.InvalidArgument, err.code, err.message, { field: err.field ?? "", ...(err.line ? { line: err.line } : {}) });
+        if (err instanceof EngineInputError)
+          throw svcError(Code.InvalidArgument, err.code, err.message, {
+            field: err.field ?? "",
+            ...(err.line ? { line: err.line } : {}),
+          });
         throw err;
       }
       const settings = (() => {
         try {
           return engineSettingsFrom(spec.engine);
         } catch (err) {
-          throw svcError(Code.InvalidArgument, "invalid_parameter", (err as Error).message, { field: (err as EngineInputError).field ?? "engine" });
+          throw svcError(Code.InvalidArgument, "invalid_parameter", (err as Error).message, {
+            field: (err as EngineInputError).field ?? "engine",
+          });
         }
       })();
       const id = randomUUID();
       const taskId = `bt-${id.slice(0, 8)}`;
       const row = await db
         .insertInto("bot_deployments")
-        .values({ id, bot_id: bot.id, version, target: "backtest", status: "pending", task_id: taskId, request: JSON.stringify({ data_source: dataSource, start, end }), host: deps.hostId, host_seen_at: now(), attempts: 1 })
+        .values({
+          id,
+          bot_id: bot.id,
+          version,
+          target: "backtest",
+          status: "pending",
+          task_id: taskId,
+          request: JSON.stringify({ data_source: dataSource, start, end }),
+          host: deps.hostId,
+          host_seen_at: now(),
+          attempts: 1,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
-      submitRun(deps, { id, taskId, botId: bot.id, version, specHash: versionRow.spec_hash, ...inputs, settings, dataSource });
+      submitRun(deps, {
+        id,
+        taskId,
+        botId: bot.id,
+        version,
+        specHash: versionRow.spec_hash,
+        ...inputs,
+        settings,
+        dataSource,
+      });
       return rowToDeployment(row);
     },
 
     async listBotDeployments(req) {
       const bot = await repo.findBot(db, req.botRef);
       if (!bot) throw botNotFound(req.botRef);
-      const rows = await db.selectFrom("bot_deployments").selectAll().where("bot_id", "=", bot.id).orderBy("created_at", "desc").orderBy("id").execute();
+      const rows = await db
+        .selectFrom("bot_deployments")
+        .selectAll()
+        .where("bot_id", "=", bot.id)
+        .orderBy("created_at", "desc")
+        .orderBy("id")
+        .execute();
       return create(ListBotDeploymentsResponseSchema, { items: rows.map(rowToDeployment) });
     },
   };
 }
 
 /** Strategy and bars of a run; throws EngineInputError for what a person got wrong. */
-async function loadInputs(spec: BotSpec, what: string, dataSource: string, start: Date | null, end: Date | null): Promise<{ strategy: Run["strategy"]; bars: Bars }> {
-  if (!spec.strategy?.family) throw new EngineInputError("invalid_parameter", `${what} has no strategy; set strategy.family in its spec`, "strategy.family");
-  const strategy = resolveStrategy(spec.strategy.family, spec.strategy.parameters as Record<string, unknown> | undefined);
+async function loadInputs(
+  spec: BotSpec,
+  what: string,
+  dataSource: string,
+  start: Date | null,
+  end: Date | null,
+): Promise<{ strategy: Run["strategy"]; bars: Bars }> {
+  if (!spec.strategy?.family)
+    throw new EngineInputError(
+      "invalid_parameter",
+      `${what} has no strategy; set strategy.family in its spec`,
+      "strategy.family",
+    );
+  const strategy = resolveStrategy(
+    spec.strategy.family,
+    spec.strategy.parameters as Record<string, unknown> | undefined,
+  );
   const bars = await loadBars(dataSource, start?.getTime(), end?.getTime());
   return { strategy, bars };
 }
@@ -112,15 +199,39 @@ async function loadInputs(spec: BotSpec, what: string, dataSource: string, start
  * that died. Inputs that no longer load end it failed; any other error is the caller's to handle.
  */
 export async function resumeBacktest(deps: BacktestDeps, row: DeploymentRow): Promise<void> {
-  const versionRow = await deps.db.selectFrom("bot_versions").selectAll().where("bot_id", "=", row.bot_id).where("version", "=", row.version).executeTakeFirstOrThrow();
+  const versionRow = await deps.db
+    .selectFrom("bot_versions")
+    .selectAll()
+    .where("bot_id", "=", row.bot_id)
+    .where("version", "=", row.version)
+    .executeTakeFirstOrThrow();
   const spec = storedToSpec(versionRow.spec);
-  const request = row.request as { data_source?: string; start?: string | null; end?: string | null };
+  const request = row.request as {
+    data_source?: string;
+    start?: string | null;
+    end?: string | null;
+  };
   const dataSource = request.data_source || DEFAULT_DATA_SOURCE;
   const date = (iso: string | null | undefined) => (iso ? new Date(iso) : null);
   let run: Run;
   try {
-    const inputs = await loadInputs(spec, `version ${row.version}`, dataSource, date(request.start), date(request.end));
-    run = { id: row.id, taskId: row.task_id, botId: row.bot_id, version: row.version, specHash: versionRow.spec_hash, ...inputs, settings: engineSettingsFrom(spec.engine), dataSource };
+    const inputs = await loadInputs(
+      spec,
+      `version ${row.version}`,
+      dataSource,
+      date(request.start),
+      date(request.end),
+    );
+    run = {
+      id: row.id,
+      taskId: row.task_id,
+      botId: row.bot_id,
+      version: row.version,
+      specHash: versionRow.spec_hash,
+      ...inputs,
+      settings: engineSettingsFrom(spec.engine),
+      dataSource,
+    };
   } catch (err) {
     if (!(err instanceof EngineInputError)) throw err;
     await failDeployment(deps.db, deps.hostId, row.task_id, err);
@@ -156,7 +267,15 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<RunMetrics | unde
   let lookedAt = Date.now();
   for (let from = 0; from < bars.length; from += CHUNK) {
     const to = Math.min(from + CHUNK, bars.length);
-    engine.feed({ length: to - from, time: bars.time.subarray(from, to), open: bars.open.subarray(from, to), high: bars.high.subarray(from, to), low: bars.low.subarray(from, to), close: bars.close.subarray(from, to), volume: bars.volume.subarray(from, to) });
+    engine.feed({
+      length: to - from,
+      time: bars.time.subarray(from, to),
+      open: bars.open.subarray(from, to),
+      high: bars.high.subarray(from, to),
+      low: bars.low.subarray(from, to),
+      close: bars.close.subarray(from, to),
+      volume: bars.volume.subarray(from, to),
+    });
     await yieldToEventLoop();
     if (deps.tasks.cancelled(run.taskId)) throw new TaskCancelled();
     if (Date.now() - lookedAt < LOOK_EVERY_MS) continue;
@@ -174,7 +293,11 @@ async function recordSuccess(deps: BacktestDeps, run: Run, metrics: RunMetrics):
   await deps.db.transaction().execute(async (trx) => {
     const done = await trx
       .updateTable("bot_deployments")
-      .set({ status: "success", result_summary: JSON.stringify(summaryOf(metrics, run.dataSource)), updated_at: now() })
+      .set({
+        status: "success",
+        result_summary: JSON.stringify(summaryOf(metrics, run.dataSource)),
+        updated_at: now(),
+      })
       .where("id", "=", run.id)
       .where("status", "=", "running")
       .where("host", "=", deps.hostId)
@@ -188,10 +311,19 @@ async function recordSuccess(deps: BacktestDeps, run: Run, metrics: RunMetrics):
  * Marks a task failed with the reason (halted when it was cancelled); used by the task runner for
  * any error of a run. Only a row still live and held here: a halt or a takeover decided already.
  */
-export async function failDeployment(db: Kysely<BotsDatabase>, hostId: string, taskId: string, err: unknown): Promise<void> {
+export async function failDeployment(
+  db: Kysely<BotsDatabase>,
+  hostId: string,
+  taskId: string,
+  err: unknown,
+): Promise<void> {
   await db
     .updateTable("bot_deployments")
-    .set({ status: err instanceof TaskCancelled ? "halted" : "failed", error: (err as Error)?.message ?? String(err), updated_at: now() })
+    .set({
+      status: err instanceof TaskCancelled ? "halted" : "failed",
+      error: (err as Error)?.message ?? String(err),
+      updated_at: now(),
+    })
     .where("task_id", "=", taskId)
     .where("host", "=", hostId)
     .where("status", "in", ["pending", "running"])
@@ -217,19 +349,47 @@ function summaryOf(m: RunMetrics, dataSource: string): JsonObject {
   };
 }
 
-async function recordTrial(trx: Transaction<BotsDatabase>, run: Run, metrics: RunMetrics): Promise<void> {
+async function recordTrial(
+  trx: Transaction<BotsDatabase>,
+  run: Run,
+  metrics: RunMetrics,
+): Promise<void> {
   const family = run.strategy.family.family;
   const params = run.strategy.params;
   const returns = [...metrics.dailyReturns];
   const inserted = await trx
     .insertInto("trial_ledger")
-    .values({ trial_id: run.id, bot_id: run.botId, version: run.version, spec_hash: run.specHash, strategy_family: family, parameters: JSON.stringify(params), data_source: run.dataSource, daily_returns: JSON.stringify(returns), sharpe: metrics.sharpe })
+    .values({
+      trial_id: run.id,
+      bot_id: run.botId,
+      version: run.version,
+      spec_hash: run.specHash,
+      strategy_family: family,
+      parameters: JSON.stringify(params),
+      data_source: run.dataSource,
+      daily_returns: JSON.stringify(returns),
+      sharpe: metrics.sharpe,
+    })
     .onConflict((oc) => oc.column("trial_id").doNothing())
     .returning("trial_id")
     .executeTakeFirst();
   if (!inserted) return;
-  const ev = create(TrialRecordedSchema, { trialId: run.id, botId: run.botId, version: run.version, specHash: run.specHash, strategyFamily: family, parametersJson: JSON.stringify(params), dataSource: run.dataSource, dailyReturns: returns, sharpe: metrics.sharpe });
-  await enqueueEvent(trx as unknown as Parameters<typeof enqueueEvent>[0], SCHEMA, { subject: "svc.bots.trial_recorded", type: TrialRecordedSchema.typeName, payload: toBinary(TrialRecordedSchema, ev) });
+  const ev = create(TrialRecordedSchema, {
+    trialId: run.id,
+    botId: run.botId,
+    version: run.version,
+    specHash: run.specHash,
+    strategyFamily: family,
+    parametersJson: JSON.stringify(params),
+    dataSource: run.dataSource,
+    dailyReturns: returns,
+    sharpe: metrics.sharpe,
+  });
+  await enqueueEvent(trx as unknown as Parameters<typeof enqueueEvent>[0], SCHEMA, {
+    subject: "svc.bots.trial_recorded",
+    type: TrialRecordedSchema.typeName,
+    payload: toBinary(TrialRecordedSchema, ev),
+  });
 }
 
 const STATUS: Record<DeploymentRow["status"], DeploymentStatus> = {
@@ -239,7 +399,11 @@ const STATUS: Record<DeploymentRow["status"], DeploymentStatus> = {
   failed: DeploymentStatus.FAILED,
   halted: DeploymentStatus.HALTED,
 };
-const TARGET: Record<DeploymentRow["target"], DeploymentTarget> = { backtest: DeploymentTarget.BACKTEST, paper: DeploymentTarget.PAPER, k8s: DeploymentTarget.K8S };
+const TARGET: Record<DeploymentRow["target"], DeploymentTarget> = {
+  backtest: DeploymentTarget.BACKTEST,
+  paper: DeploymentTarget.PAPER,
+  k8s: DeploymentTarget.K8S,
+};
 
 export function rowToDeployment(row: DeploymentRow): BotDeployment {
   return create(BotDeploymentSchema, {
@@ -247,7 +411,8 @@ export function rowToDeployment(row: DeploymentRow): BotDeployment {
     target: TARGET[row.target],
     status: STATUS[row.status],
     taskId: row.task_id,
-    resultSummary: (row.result_summary ?? (row.error ? { error: row.error } : undefined)) as JsonObject | undefined,
+    resultSummary: (row.result_summary ?? (row.error ? { error: row.error } : undefined)) as
+      JsonObject | undefined,
     version: row.version,
     createdAt: timestampFromDate(new Date(row.created_at)),
     updatedAt: timestampFromDate(new Date(row.updated_at)),

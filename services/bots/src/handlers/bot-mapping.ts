@@ -29,10 +29,20 @@ export function kindName(kind: BotKind): "trading" | "research" {
 }
 
 export function statusName(status: BotStatus): BotStatusName {
-  return ({ [BotStatus.ACTIVE]: "active", [BotStatus.ARCHIVED]: "archived" } as Partial<Record<BotStatus, BotStatusName>>)[status] ?? "draft";
+  return (
+    (
+      { [BotStatus.ACTIVE]: "active", [BotStatus.ARCHIVED]: "archived" } as Partial<
+        Record<BotStatus, BotStatusName>
+      >
+    )[status] ?? "draft"
+  );
 }
 
-const STATUS_OF: Record<BotStatusName, BotStatus> = { draft: BotStatus.DRAFT, active: BotStatus.ACTIVE, archived: BotStatus.ARCHIVED };
+const STATUS_OF: Record<BotStatusName, BotStatus> = {
+  draft: BotStatus.DRAFT,
+  active: BotStatus.ACTIVE,
+  archived: BotStatus.ARCHIVED,
+};
 
 export function rowToSummary(row: BotRow): BotSummary {
   return create(BotSummarySchema, {

@@ -2,8 +2,21 @@ import { randomUUID } from "node:crypto";
 import { create, toBinary } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely, Transaction } from "kysely";
-import { BotKind, BotStatus, BotsService, DeleteBotResponseSchema, ListBotsResponseSchema, ListBotVersionsResponseSchema, type BotSpec } from "@svc/gen/svc/bots/v1/bots_pb.js";
-import { BotCreatedSchema, BotDeletedSchema, BotStatusChangedSchema, BotVersionCreatedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
+import {
+  BotKind,
+  BotStatus,
+  BotsService,
+  DeleteBotResponseSchema,
+  ListBotsResponseSchema,
+  ListBotVersionsResponseSchema,
+  type BotSpec,
+} from "@svc/gen/svc/bots/v1/bots_pb.js";
+import {
+  BotCreatedSchema,
+  BotDeletedSchema,
+  BotStatusChangedSchema,
+  BotVersionCreatedSchema,
+} from "@svc/gen/svc/events/v1/events_pb.js";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
 import { principalOf } from "@svc/lib/auth";
 import { enqueueEvent } from "@svc/lib/bus";
@@ -17,18 +30,31 @@ import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { botNotFound } from "./bot-errors.js";
 import { runtimeStatusOf } from "./runtime-status.js";
 import type { KeyValueStore } from "@svc/lib/kv";
-import { kindName, rowToBot, rowToSummary, rowToVersion, specToStored, statusName } from "./bot-mapping.js";
+import {
+  kindName,
+  rowToBot,
+  rowToSummary,
+  rowToVersion,
+  specToStored,
+  statusName,
+} from "./bot-mapping.js";
 
 export const BOTS_SCHEMA = "bots";
 const DEFAULT_LIST_LIMIT = 100;
 
-type BotsHandlers = Pick<ServiceImpl<typeof BotsService>, "listBots" | "createBot" | "getBot" | "updateBot" | "deleteBot" | "listBotVersions">;
+type BotsHandlers = Pick<
+  ServiceImpl<typeof BotsService>,
+  "listBots" | "createBot" | "getBot" | "updateBot" | "deleteBot" | "listBotVersions"
+>;
 
 /**
  * Bot CRUD and versions. Every state change and its outbox event commit in one transaction;
  * the bot row is locked while a new version number is taken, so concurrent updates serialize.
  */
-export function createBotsHandlers(deps: { db: Kysely<BotsDatabase>; kv: KeyValueStore }): BotsHandlers {
+export function createBotsHandlers(deps: {
+  db: Kysely<BotsDatabase>;
+  kv: KeyValueStore;
+}): BotsHandlers {
   const { db } = deps;
 
   async function mustFind(ref: string): Promise<BotRow> {
@@ -67,8 +93,21 @@ export function createBotsHandlers(deps: { db: Kysely<BotsDatabase>; kv: KeyValu
             spec: JSON.stringify(stored),
             created_by: actor,
           });
-          await repo.insertVersion(trx, { bot_id: id, version: 1, spec_hash: hash, spec: JSON.stringify(stored), created_by: actor });
-          await emit(trx, "bot_created", BotCreatedSchema, { botId: id, slug: spec.slug, version: 1, specHash: hash, actor, fleet: spec.fleet });
+          await repo.insertVersion(trx, {
+            bot_id: id,
+            version: 1,
+            spec_hash: hash,
+            spec: JSON.stringify(stored),
+            created_by: actor,
+          });
+          await emit(trx, "bot_created", BotCreatedSchema, {
+            botId: id,
+            slug: spec.slug,
+            version: 1,
+            specHash: hash,
+            actor,
+            fleet: spec.fleet,
+          });
           return inserted;
         });
         return rowToBot(row);
@@ -85,7 +124,12 @@ export function createBotsHandlers(deps: { db: Kysely<BotsDatabase>; kv: KeyValu
 
     async updateBot(req, ctx) {
       if (!req.spec && req.status === BotStatus.UNSPECIFIED) {
-        throw svcError(Code.InvalidArgument, "invalid_argument", "nothing to update: send a spec, a status, or both", { fields: ["spec", "status"] });
+        throw svcError(
+          Code.InvalidArgument,
+          "invalid_argument",
+          "nothing to update: send a spec, a status, or both",
+          { fields: ["spec", "status"] },
+        );
       }
       const actor = principalOf(ctx).sub;
       try {
@@ -93,7 +137,8 @@ export function createBotsHandlers(deps: { db: Kysely<BotsDatabase>; kv: KeyValu
           const current = await repo.lockBot(trx, req.botRef);
           if (!current) throw botNotFound(req.botRef);
           let next = current;
-          if (req.status !== BotStatus.UNSPECIFIED) next = await changeStatus(trx, next, statusName(req.status), actor);
+          if (req.status !== BotStatus.UNSPECIFIED)
+            next = await changeStatus(trx, next, statusName(req.status), actor);
           if (req.spec) next = await changeSpec(trx, next, normalizeSpec(req.spec), actor);
           return next;
         });
@@ -110,7 +155,12 @@ export function createBotsHandlers(deps: { db: Kysely<BotsDatabase>; kv: KeyValu
         const row = await repo.lockBot(trx, req.botRef);
         if (!row) throw botNotFound(req.botRef);
         if (!deletable(row.status)) {
-          throw svcError(Code.FailedPrecondition, "invalid_transition", `bot "${row.slug}" is active; archive it before deleting it`, { status: row.status });
+          throw svcError(
+            Code.FailedPrecondition,
+            "invalid_transition",
+            `bot "${row.slug}" is active; archive it before deleting it`,
+            { status: row.status },
+          );
         }
         await repo.deleteBot(trx, row.id);
         await emit(trx, "bot_deleted", BotDeletedSchema, { botId: row.id, slug: row.slug, actor });
@@ -127,24 +177,55 @@ export function createBotsHandlers(deps: { db: Kysely<BotsDatabase>; kv: KeyValu
   };
 }
 
-async function changeStatus(trx: Transaction<BotsDatabase>, row: BotRow, to: BotRow["status"], actor: string): Promise<BotRow> {
+async function changeStatus(
+  trx: Transaction<BotsDatabase>,
+  row: BotRow,
+  to: BotRow["status"],
+  actor: string,
+): Promise<BotRow> {
   if (row.status === to) return row;
   const problem = statusTransitionProblem(row.status, to);
-  if (problem) throw svcError(Code.FailedPrecondition, "invalid_transition", problem, { from: row.status, to });
+  if (problem)
+    throw svcError(Code.FailedPrecondition, "invalid_transition", problem, {
+      from: row.status,
+      to,
+    });
   const updated = await repo.updateBot(trx, row.id, { status: to });
-  await emit(trx, "bot_status_changed", BotStatusChangedSchema, { botId: row.id, slug: row.slug, fromStatus: row.status, toStatus: to, actor });
+  await emit(trx, "bot_status_changed", BotStatusChangedSchema, {
+    botId: row.id,
+    slug: row.slug,
+    fromStatus: row.status,
+    toStatus: to,
+    actor,
+  });
   return updated;
 }
 
-async function changeSpec(trx: Transaction<BotsDatabase>, row: BotRow, spec: BotSpec, actor: string): Promise<BotRow> {
+async function changeSpec(
+  trx: Transaction<BotsDatabase>,
+  row: BotRow,
+  spec: BotSpec,
+  actor: string,
+): Promise<BotRow> {
   const stored = specToStored(spec);
   const hash = specHash(stored);
   if (hash === row.spec_hash) return row;
   if (!specEditable(row.status)) {
-    throw svcError(Code.FailedPrecondition, "invalid_transition", `bot "${row.slug}" is archived; restore it to draft before changing its spec`, { status: row.status });
+    throw svcError(
+      Code.FailedPrecondition,
+      "invalid_transition",
+      `bot "${row.slug}" is archived; restore it to draft before changing its spec`,
+      { status: row.status },
+    );
   }
   const version = row.current_version + 1;
-  await repo.insertVersion(trx, { bot_id: row.id, version, spec_hash: hash, spec: JSON.stringify(stored), created_by: actor });
+  await repo.insertVersion(trx, {
+    bot_id: row.id,
+    version,
+    spec_hash: hash,
+    spec: JSON.stringify(stored),
+    created_by: actor,
+  });
   const updated = await repo.updateBot(trx, row.id, {
     slug: spec.slug,
     name: spec.name,
@@ -154,7 +235,14 @@ async function changeSpec(trx: Transaction<BotsDatabase>, row: BotRow, spec: Bot
     spec_hash: hash,
     spec: JSON.stringify(stored),
   });
-  await emit(trx, "bot_version_created", BotVersionCreatedSchema, { botId: row.id, slug: spec.slug, version, specHash: hash, actor, fleet: spec.fleet });
+  await emit(trx, "bot_version_created", BotVersionCreatedSchema, {
+    botId: row.id,
+    slug: spec.slug,
+    version,
+    specHash: hash,
+    actor,
+    fleet: spec.fleet,
+  });
   return updated;
 }
 
@@ -162,15 +250,26 @@ async function changeSpec(trx: Transaction<BotsDatabase>, row: BotRow, spec: Bot
 function normalizeSpec(spec: BotSpec): BotSpec {
   const slug = spec.slug || slugFromName(spec.name);
   if (RESERVED_SLUGS.has(slug)) {
-    throw invalidField("spec.slug", `"${slug}" is reserved by the route /bots/${slug}; choose another slug`);
+    throw invalidField(
+      "spec.slug",
+      `"${slug}" is reserved by the route /bots/${slug}; choose another slug`,
+    );
   }
   if (spec.strategy?.family) {
     try {
-      resolveStrategy(spec.strategy.family, spec.strategy.parameters as Record<string, unknown> | undefined);
+      resolveStrategy(
+        spec.strategy.family,
+        spec.strategy.parameters as Record<string, unknown> | undefined,
+      );
     } catch (err) {
       // Research bots may name strategies the engine does not run; trading bots may not.
-      if (err instanceof EngineInputError && (spec.kind !== BotKind.RESEARCH || err.code !== "unknown_strategy")) {
-        throw svcError(Code.InvalidArgument, err.code, err.message, { field: err.field ?? "strategy" });
+      if (
+        err instanceof EngineInputError &&
+        (spec.kind !== BotKind.RESEARCH || err.code !== "unknown_strategy")
+      ) {
+        throw svcError(Code.InvalidArgument, err.code, err.message, {
+          field: err.field ?? "strategy",
+        });
       }
     }
   }
@@ -178,13 +277,26 @@ function normalizeSpec(spec: BotSpec): BotSpec {
 }
 
 type EventSchema = Parameters<typeof toBinary>[0];
-async function emit(trx: Transaction<BotsDatabase>, type: string, schema: EventSchema, init: object): Promise<void> {
+async function emit(
+  trx: Transaction<BotsDatabase>,
+  type: string,
+  schema: EventSchema,
+  init: object,
+): Promise<void> {
   const payload = toBinary(schema, create(schema, init as never));
-  await enqueueEvent(trx as unknown as Transaction<any>, BOTS_SCHEMA, { subject: `svc.bots.${type}`, type: schema.typeName, payload });
+  await enqueueEvent(trx as unknown as Transaction<any>, BOTS_SCHEMA, {
+    subject: `svc.bots.${type}`,
+    type: schema.typeName,
+    payload,
+  });
 }
-
 
 function slugTaken(slug: string, cause: unknown) {
-  return svcError(Code.AlreadyExists, "slug_taken", `a bot with slug "${slug}" already exists; choose another slug`, { slug }, { cause });
+  return svcError(
+    Code.AlreadyExists,
+    "slug_taken",
+    `a bot with slug "${slug}" already exists; choose another slug`,
+    { slug },
+    { cause },
+  );
 }
-

@@ -11,7 +11,10 @@ import type { BotRow, BotsDatabase } from "../store/bots.table.js";
  * whether a kill switch covers it (platform, fleet or bot key) and why. A store that cannot be
  * read says so rather than claiming the bot is clear.
  */
-export async function runtimeStatusOf(deps: { db: Kysely<BotsDatabase>; kv: KeyValueStore }, bot: BotRow): Promise<BotRuntimeStatus> {
+export async function runtimeStatusOf(
+  deps: { db: Kysely<BotsDatabase>; kv: KeyValueStore },
+  bot: BotRow,
+): Promise<BotRuntimeStatus> {
   const state = await stateAsOf(deps.db, bot.id);
   const keys = keysFor(bot.slug, bot.fleet);
   let engaged: { key: string; value: string } | undefined;
@@ -26,7 +29,11 @@ export async function runtimeStatusOf(deps: { db: Kysely<BotsDatabase>; kv: KeyV
   return create(BotRuntimeStatusSchema, {
     phase: state.phase === "Idle" ? "" : state.phase,
     killSwitchEngaged: engaged !== undefined,
-    killSwitchReason: unknown ? "unknown: the kill-switch store is unreachable" : engaged ? `${engaged.key}: ${reasonOf(engaged.value)}` : "",
+    killSwitchReason: unknown
+      ? "unknown: the kill-switch store is unreachable"
+      : engaged
+        ? `${engaged.key}: ${reasonOf(engaged.value)}`
+        : "",
   });
 }
 

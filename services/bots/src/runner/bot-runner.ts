@@ -14,7 +14,13 @@ export interface RunnerOptions {
   speed: number;
   strategy: Strategy;
   costs: { feeBps: number; slippageBps: number; positionSize: number };
-  broker: { cash: number; units: number; nextOrderId?: number; openOrders?: Order[]; idPrefix?: string };
+  broker: {
+    cash: number;
+    units: number;
+    nextOrderId?: number;
+    openOrders?: Order[];
+    idPrefix?: string;
+  };
   /** Persists a batch of events in order (bot_events); the runner waits for it. */
   sink: (events: RunnerEvent[]) => Promise<void>;
 }
@@ -40,7 +46,8 @@ export class BotRunner {
     this.broker = new PaperBroker(o.symbol, o.broker, o.costs, (e) => this.pending.push(e));
     this.index = o.startIndex;
     // A resumed session's strategy relearns its indicators from the bars it already saw.
-    for (let i = 0; i < o.startIndex; i++) o.strategy.onBar(o.bars.close[i]!, o.bars.high[i]!, o.bars.low[i]!);
+    for (let i = 0; i < o.startIndex; i++)
+      o.strategy.onBar(o.bars.close[i]!, o.bars.high[i]!, o.bars.low[i]!);
     if (o.startIndex > 0) this.lastClose = o.bars.close[o.startIndex - 1]!;
     this.done = this.loop();
   }
@@ -59,7 +66,17 @@ export class BotRunner {
     while (this.index < bars.length) {
       if (this.phase !== "Running") return "stopped";
       const i = this.index++;
-      this.pending.push({ type: "bar_received", data: { index: i, time: bars.time[i]!, open: bars.open[i]!, high: bars.high[i]!, low: bars.low[i]!, close: bars.close[i]! } });
+      this.pending.push({
+        type: "bar_received",
+        data: {
+          index: i,
+          time: bars.time[i]!,
+          open: bars.open[i]!,
+          high: bars.high[i]!,
+          low: bars.low[i]!,
+          close: bars.close[i]!,
+        },
+      });
       this.broker.onBar({ open: bars.open[i]!, high: bars.high[i]!, low: bars.low[i]! });
       const close = bars.close[i]!;
       this.lastClose = close;
@@ -77,8 +94,15 @@ export class BotRunner {
     const desired = (target * this.o.costs.positionSize * equity) / close;
     const delta = desired - this.broker.units;
     // Ignore dust: re-sizing by a fraction of a percent is churn, not a decision.
-    if (Math.abs(delta) * close < Math.max(1e-9, Math.abs(equity) * 1e-3) && !(target === 0 && this.broker.units !== 0)) return;
-    this.broker.place(delta > 0 ? "buy" : "sell", Math.abs(target === 0 ? this.broker.units : delta));
+    if (
+      Math.abs(delta) * close < Math.max(1e-9, Math.abs(equity) * 1e-3) &&
+      !(target === 0 && this.broker.units !== 0)
+    )
+      return;
+    this.broker.place(
+      delta > 0 ? "buy" : "sell",
+      Math.abs(target === 0 ? this.broker.units : delta),
+    );
   }
 
   private async flush(): Promise<void> {
@@ -121,7 +145,8 @@ export class BotRunner {
     this.pending.push({ type: "phase_changed", data: { phase: "Draining", reason } });
     if (mode === "freeze") this.frozen = true;
     this.broker.cancelAll(`halt: ${reason}`);
-    if (mode === "flatten" && Number.isFinite(this.lastClose)) this.broker.flattenAt(this.lastClose);
+    if (mode === "flatten" && Number.isFinite(this.lastClose))
+      this.broker.flattenAt(this.lastClose);
     this.pending.push({ type: "halted", data: { reason } });
     this.phase = "Stopped";
     this.pending.push({ type: "phase_changed", data: { phase: "Stopped", reason } });

@@ -3,10 +3,34 @@
  * stays readable by people and by other tools.
  */
 export type RunnerEvent =
-  | { type: "session_started"; data: { task_id: string; version: number; symbol: string; initial_cash: number; data_source: string } }
-  | { type: "bar_received"; data: { index: number; time: number; open: number; high: number; low: number; close: number } }
-  | { type: "order_placed"; data: { order_id: string; side: "buy" | "sell"; kind: "market" | "limit"; units: number; limit_price?: number } }
-  | { type: "order_filled"; data: { order_id: string; side: "buy" | "sell"; units: number; price: number; fee: number } }
+  | {
+      type: "session_started";
+      data: {
+        task_id: string;
+        version: number;
+        symbol: string;
+        initial_cash: number;
+        data_source: string;
+      };
+    }
+  | {
+      type: "bar_received";
+      data: { index: number; time: number; open: number; high: number; low: number; close: number };
+    }
+  | {
+      type: "order_placed";
+      data: {
+        order_id: string;
+        side: "buy" | "sell";
+        kind: "market" | "limit";
+        units: number;
+        limit_price?: number;
+      };
+    }
+  | {
+      type: "order_filled";
+      data: { order_id: string; side: "buy" | "sell"; units: number; price: number; fee: number };
+    }
   | { type: "order_cancelled"; data: { order_id: string; reason: string } }
   | { type: "position_changed"; data: { symbol: string; units: number } }
   | { type: "phase_changed"; data: { phase: Phase; reason: string } }

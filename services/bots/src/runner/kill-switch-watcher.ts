@@ -13,13 +13,22 @@ const CHANGED_SUBJECT = "svc.killswitch.changed";
 
 /** The three keys that cover a bot: the platform, its fleet, itself (most general first). */
 export function keysFor(slug: string, fleet: string | null): string[] {
-  return ["svc:bots:killswitch:platform:platform", ...(fleet ? [`svc:bots:killswitch:fleet:${fleet}`] : []), `svc:bots:killswitch:bot:${slug}`];
+  return [
+    "svc:bots:killswitch:platform:platform",
+    ...(fleet ? [`svc:bots:killswitch:fleet:${fleet}`] : []),
+    `svc:bots:killswitch:bot:${slug}`,
+  ];
 }
 
 function parseValue(key: string, value: string): Engagement {
   try {
     const v = JSON.parse(value) as { mode?: string; reason?: string };
-    if (v && typeof v === "object") return { key, mode: v.mode === "flatten" || v.mode === "freeze" ? v.mode : "cancel", reason: v.reason ?? "" };
+    if (v && typeof v === "object")
+      return {
+        key,
+        mode: v.mode === "flatten" || v.mode === "freeze" ? v.mode : "cancel",
+        reason: v.reason ?? "",
+      };
   } catch {
     // set by hand: the text is the reason
   }
@@ -58,7 +67,12 @@ export function watchKillSwitch(o: {
 
   const listener = o.bus.listen(CHANGED_SUBJECT, (m) => {
     try {
-      const e = JSON.parse(new TextDecoder().decode(m.data)) as { key: string; engaged: boolean; mode: HaltModeName; reason: string };
+      const e = JSON.parse(new TextDecoder().decode(m.data)) as {
+        key: string;
+        engaged: boolean;
+        mode: HaltModeName;
+        reason: string;
+      };
       if (!o.keys.includes(e.key)) return;
       touched.set(e.key, performance.now());
       if (e.engaged) state.set(e.key, { key: e.key, mode: e.mode, reason: e.reason });
@@ -73,7 +87,11 @@ export function watchKillSwitch(o: {
     const started = performance.now();
     try {
       // A store that hangs must count as a failed poll, not stall the loop: every poll has a deadline.
-      const values = await withDeadline(Promise.all(o.keys.map((k) => o.kv.get(k))), o.pollMs, "kill-switch key poll");
+      const values = await withDeadline(
+        Promise.all(o.keys.map((k) => o.kv.get(k))),
+        o.pollMs,
+        "kill-switch key poll",
+      );
       failures = 0;
       o.keys.forEach((k, i) => {
         if ((touched.get(k) ?? -1) >= started) return;

@@ -15,14 +15,27 @@ const config = loadConfig();
 const platform = await openPlatform(config, "bots-runner");
 await migrateSchema(platform.db.db, "bots", migrations);
 const db = schemaDb<BotsDatabase>(platform.db.db, "bots") as Kysely<BotsDatabase>;
-const sessions = new PaperSessions({ db, log: platform.log, kv: platform.kv, bus: platform.bus, pollIntervalMs: config.killSwitchPollIntervalS * 1000, leaseSeconds: config.runnerLeaseS });
+const sessions = new PaperSessions({
+  db,
+  log: platform.log,
+  kv: platform.kv,
+  bus: platform.bus,
+  pollIntervalMs: config.killSwitchPollIntervalS * 1000,
+  leaseSeconds: config.runnerLeaseS,
+});
 
 let picking = Promise.resolve(0);
-const pickUp = () => (picking = picking.then(() => sessions.pickUp()).catch((err) => (platform.log.error({ err }, "pick-up failed"), 0)));
+const pickUp = () =>
+  (picking = picking
+    .then(() => sessions.pickUp())
+    .catch((err) => (platform.log.error({ err }, "pick-up failed"), 0)));
 const control = platform.bus.listen(CONTROL_SUBJECT, (m) => {
   const c = JSON.parse(new TextDecoder().decode(m.data)) as ControlCommand;
   if (c.op === "pick-up") void pickUp();
-  if (c.op === "stop") void sessions.stop(c.task_id, c.status, c.reason).catch((err) => platform.log.error({ err, task_id: c.task_id }, "stop failed"));
+  if (c.op === "stop")
+    void sessions
+      .stop(c.task_id, c.status, c.reason)
+      .catch((err) => platform.log.error({ err, task_id: c.task_id }, "stop failed"));
 });
 // The bus may drop a command; the deployment rows are the truth, read again every second.
 const timer = setInterval(() => void pickUp(), 1_000);

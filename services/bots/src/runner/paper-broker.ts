@@ -22,7 +22,13 @@ export class PaperBroker {
 
   constructor(
     readonly symbol: string,
-    state: { cash: number; units: number; nextOrderId?: number; openOrders?: Order[]; idPrefix?: string },
+    state: {
+      cash: number;
+      units: number;
+      nextOrderId?: number;
+      openOrders?: Order[];
+      idPrefix?: string;
+    },
     private readonly costs: { feeBps: number; slippageBps: number },
     private readonly emit: (e: RunnerEvent) => void,
   ) {
@@ -33,10 +39,30 @@ export class PaperBroker {
     for (const o of state.openOrders ?? []) this.open.set(o.id, o);
   }
 
-  place(side: Order["side"], units: number, kind: Order["kind"] = "market", limitPrice?: number): Order {
-    const order: Order = { id: `${this.prefix}o${this.nextId++}`, side, kind, units, ...(limitPrice !== undefined ? { limitPrice } : {}) };
+  place(
+    side: Order["side"],
+    units: number,
+    kind: Order["kind"] = "market",
+    limitPrice?: number,
+  ): Order {
+    const order: Order = {
+      id: `${this.prefix}o${this.nextId++}`,
+      side,
+      kind,
+      units,
+      ...(limitPrice !== undefined ? { limitPrice } : {}),
+    };
     this.open.set(order.id, order);
-    this.emit({ type: "order_placed", data: { order_id: order.id, side, kind, units, ...(limitPrice !== undefined ? { limit_price: limitPrice } : {}) } });
+    this.emit({
+      type: "order_placed",
+      data: {
+        order_id: order.id,
+        side,
+        kind,
+        units,
+        ...(limitPrice !== undefined ? { limit_price: limitPrice } : {}),
+      },
+    });
     return order;
   }
 
@@ -53,8 +79,10 @@ export class PaperBroker {
   onBar(bar: { open: number; high: number; low: number }): void {
     for (const order of [...this.open.values()]) {
       if (order.kind === "market") this.fill(order, this.slipped(order.side, bar.open));
-      else if (order.side === "buy" && bar.low <= order.limitPrice!) this.fill(order, Math.min(bar.open, order.limitPrice!));
-      else if (order.side === "sell" && bar.high >= order.limitPrice!) this.fill(order, Math.max(bar.open, order.limitPrice!));
+      else if (order.side === "buy" && bar.low <= order.limitPrice!)
+        this.fill(order, Math.min(bar.open, order.limitPrice!));
+      else if (order.side === "sell" && bar.high >= order.limitPrice!)
+        this.fill(order, Math.max(bar.open, order.limitPrice!));
     }
   }
 
@@ -66,7 +94,10 @@ export class PaperBroker {
   }
 
   private slipped(side: Order["side"], price: number): number {
-    return price * (side === "buy" ? 1 + this.costs.slippageBps / 10_000 : 1 - this.costs.slippageBps / 10_000);
+    return (
+      price *
+      (side === "buy" ? 1 + this.costs.slippageBps / 10_000 : 1 - this.costs.slippageBps / 10_000)
+    );
   }
 
   private fill(order: Order, price: number): void {
@@ -75,7 +106,10 @@ export class PaperBroker {
     this.cash -= signed * price + fee;
     this.units += signed;
     this.open.delete(order.id);
-    this.emit({ type: "order_filled", data: { order_id: order.id, side: order.side, units: order.units, price, fee } });
+    this.emit({
+      type: "order_filled",
+      data: { order_id: order.id, side: order.side, units: order.units, price, fee },
+    });
     this.emit({ type: "position_changed", data: { symbol: this.symbol, units: this.units } });
   }
 

@@ -16,14 +16,31 @@ export interface BotState {
 }
 
 export function emptyState(): BotState {
-  return { seq: 0, phase: "Idle", cash: 0, initialCash: 0, positions: {}, lastPrice: 0, symbol: "", fees: 0, fills: 0, bars: 0, openOrders: {} };
+  return {
+    seq: 0,
+    phase: "Idle",
+    cash: 0,
+    initialCash: 0,
+    positions: {},
+    lastPrice: 0,
+    symbol: "",
+    fees: 0,
+    fills: 0,
+    bars: 0,
+    openOrders: {},
+  };
 }
 
 /** Applies one event; pure, so a snapshot, a checkpoint and a replay all agree. */
 export function applyEvent(s: BotState, e: StoredEvent): BotState {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event data is checked by its type tag
   const d = e.data as Record<string, any>;
-  const next: BotState = { ...s, seq: e.seq, positions: { ...s.positions }, openOrders: { ...s.openOrders } };
+  const next: BotState = {
+    ...s,
+    seq: e.seq,
+    positions: { ...s.positions },
+    openOrders: { ...s.openOrders },
+  };
   switch (e.type) {
     case "session_started":
       next.symbol = d.symbol;
@@ -70,14 +87,28 @@ export function foldEvents(events: StoredEvent[], from: BotState = emptyState())
 }
 
 /** The spec's snapshot: positions, exposures (fraction of equity per symbol) and metrics. */
-export function snapshotOf(s: BotState): { positions: Record<string, number>; exposures: Record<string, number>; metrics: Record<string, number | string> } {
+export function snapshotOf(s: BotState): {
+  positions: Record<string, number>;
+  exposures: Record<string, number>;
+  metrics: Record<string, number | string>;
+} {
   const marked = Object.values(s.positions).reduce((sum, units) => sum + units * s.lastPrice, 0);
   const equity = s.cash + marked;
   const exposures: Record<string, number> = {};
-  for (const [sym, units] of Object.entries(s.positions)) exposures[sym] = equity !== 0 ? (units * s.lastPrice) / equity : 0;
+  for (const [sym, units] of Object.entries(s.positions))
+    exposures[sym] = equity !== 0 ? (units * s.lastPrice) / equity : 0;
   return {
     positions: { ...s.positions },
     exposures,
-    metrics: { phase: s.phase, equity, cash: s.cash, pnl: s.initialCash ? equity - s.initialCash : 0, fees: s.fees, fills: s.fills, bars: s.bars, open_orders: Object.keys(s.openOrders).length },
+    metrics: {
+      phase: s.phase,
+      equity,
+      cash: s.cash,
+      pnl: s.initialCash ? equity - s.initialCash : 0,
+      fees: s.fees,
+      fills: s.fills,
+      bars: s.bars,
+      open_orders: Object.keys(s.openOrders).length,
+    },
   };
 }

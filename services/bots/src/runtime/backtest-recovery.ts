@@ -26,9 +26,18 @@ export function backtestHostId(): string {
 }
 
 /** Keeps the lease of every backtest this process still runs. */
-async function renewLeases(db: Kysely<BotsDatabase>, hostId: string, taskIds: string[]): Promise<void> {
+async function renewLeases(
+  db: Kysely<BotsDatabase>,
+  hostId: string,
+  taskIds: string[],
+): Promise<void> {
   if (taskIds.length === 0) return;
-  await db.updateTable("bot_deployments").set({ host_seen_at: now() }).where("host", "=", hostId).where("task_id", "in", taskIds).execute();
+  await db
+    .updateTable("bot_deployments")
+    .set({ host_seen_at: now() })
+    .where("host", "=", hostId)
+    .where("task_id", "in", taskIds)
+    .execute();
 }
 
 /** Ends the orphans that already died with their process too often. */
@@ -47,7 +56,12 @@ async function failExhausted(db: Kysely<BotsDatabase>, leaseSeconds: number): Pr
  * Takes the orphaned backtests for this process. Two processes claiming at once cannot both win a
  * row: the second UPDATE re-reads the row after the first commits and finds a fresh lease.
  */
-async function claimOrphans(db: Kysely<BotsDatabase>, hostId: string, runningHere: string[], leaseSeconds: number): Promise<DeploymentRow[]> {
+async function claimOrphans(
+  db: Kysely<BotsDatabase>,
+  hostId: string,
+  runningHere: string[],
+  leaseSeconds: number,
+): Promise<DeploymentRow[]> {
   let q = db
     .updateTable("bot_deployments")
     .set((eb) => ({ host: hostId, host_seen_at: now(), attempts: eb("attempts", "+", 1) }))
@@ -64,7 +78,11 @@ function orphaned(leaseSeconds: number) {
     eb.and([
       eb("target", "=", "backtest"),
       eb("status", "in", LIVE),
-      eb.or([eb("host", "is", null), eb("host_seen_at", "is", null), eb("host_seen_at", "<", sql<Date>`now() - make_interval(secs => ${leaseSeconds})`)]),
+      eb.or([
+        eb("host", "is", null),
+        eb("host_seen_at", "is", null),
+        eb("host_seen_at", "<", sql<Date>`now() - make_interval(secs => ${leaseSeconds})`),
+      ]),
     ]);
 }
 
@@ -73,7 +91,11 @@ function orphaned(leaseSeconds: number) {
  * a run of this process stops at its next slice; a run of another process finds the row halted at
  * its next look and stops, and its result is never written (the final write needs `running`).
  */
-export async function haltBacktests(db: Kysely<BotsDatabase>, tasks: TaskRunner, reason: string): Promise<string[]> {
+export async function haltBacktests(
+  db: Kysely<BotsDatabase>,
+  tasks: TaskRunner,
+  reason: string,
+): Promise<string[]> {
   const rows = await db
     .updateTable("bot_deployments")
     .set({ status: "halted", error: reason, updated_at: now() })
@@ -87,8 +109,16 @@ export async function haltBacktests(db: Kysely<BotsDatabase>, tasks: TaskRunner,
 }
 
 /** Whether this process still holds a running backtest: not halted, not taken over. */
-export async function stillHeld(db: Kysely<BotsDatabase>, id: string, hostId: string): Promise<boolean> {
-  const row = await db.selectFrom("bot_deployments").select(["status", "host"]).where("id", "=", id).executeTakeFirst();
+export async function stillHeld(
+  db: Kysely<BotsDatabase>,
+  id: string,
+  hostId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom("bot_deployments")
+    .select(["status", "host"])
+    .where("id", "=", id)
+    .executeTakeFirst();
   return row?.status === "running" && row.host === hostId;
 }
 
@@ -107,7 +137,10 @@ export interface RecoveryDeps {
  * Renews this process's leases and takes over orphaned backtests: once at start (awaited), then
  * every few seconds, well inside the lease. Passes never overlap: a tick that finds one under way is skipped.
  */
-export function backtestRecovery(deps: RecoveryDeps): { start(): Promise<void>; stop(): Promise<void> } {
+export function backtestRecovery(deps: RecoveryDeps): {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+} {
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
   const tick = () => {
@@ -136,10 +169,18 @@ async function pass(deps: RecoveryDeps): Promise<void> {
   // Shutting down: keep the leases of the runs that finish, take on nothing new.
   if (!tasks.accepting()) return;
   const given = await failExhausted(db, deps.leaseSeconds);
-  if (given.length > 0) log.warn({ task_ids: given, attempts: MAX_ATTEMPTS }, "backtests interrupted too often; marked failed");
+  if (given.length > 0)
+    log.warn(
+      { task_ids: given, attempts: MAX_ATTEMPTS },
+      "backtests interrupted too often; marked failed",
+    );
   const claimed = await claimOrphans(db, hostId, tasks.ids(), deps.leaseSeconds);
   for (const row of claimed) await resumeOne(deps, row);
-  if (claimed.length > 0) log.info({ task_ids: claimed.map((r) => r.task_id) }, "backtests of a process that died re-run from scratch");
+  if (claimed.length > 0)
+    log.info(
+      { task_ids: claimed.map((r) => r.task_id) },
+      "backtests of a process that died re-run from scratch",
+    );
 }
 
 async function resumeOne(deps: RecoveryDeps, row: DeploymentRow): Promise<void> {
@@ -148,6 +189,11 @@ async function resumeOne(deps: RecoveryDeps, row: DeploymentRow): Promise<void> 
   } catch (err) {
     // Not run here after all (shutdown began, or the database failed): hand the row back at once.
     deps.log.warn({ err, task_id: row.task_id }, "could not resume a backtest; released");
-    await deps.db.updateTable("bot_deployments").set({ host: null }).where("id", "=", row.id).where("host", "=", deps.hostId).execute();
+    await deps.db
+      .updateTable("bot_deployments")
+      .set({ host: null })
+      .where("id", "=", row.id)
+      .where("host", "=", deps.hostId)
+      .execute();
   }
 }

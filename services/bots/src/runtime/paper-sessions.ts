@@ -23,11 +23,31 @@ export interface NewSession {
 }
 
 /** The deployment row of a new paper session, status running, before any runner takes it on. */
-export async function insertPaperDeployment(db: Kysely<BotsDatabase>, p: NewSession, host: string | null = null): Promise<DeploymentRow> {
+export async function insertPaperDeployment(
+  db: Kysely<BotsDatabase>,
+  p: NewSession,
+  host: string | null = null,
+): Promise<DeploymentRow> {
   const id = randomUUID();
   return db
     .insertInto("bot_deployments")
-    .values({ id, bot_id: p.botId, version: p.version, target: "paper", status: "running", task_id: `paper-${id.slice(0, 8)}`, request: JSON.stringify({ data_source: p.dataSource, speed: p.speed, ...(p.allocation ? { allocation_request_id: p.allocation.requestId, initial_cash: p.allocation.capital } : {}) }), host, host_seen_at: host ? new Date() : null })
+    .values({
+      id,
+      bot_id: p.botId,
+      version: p.version,
+      target: "paper",
+      status: "running",
+      task_id: `paper-${id.slice(0, 8)}`,
+      request: JSON.stringify({
+        data_source: p.dataSource,
+        speed: p.speed,
+        ...(p.allocation
+          ? { allocation_request_id: p.allocation.requestId, initial_cash: p.allocation.capital }
+          : {}),
+      }),
+      host,
+      host_seen_at: host ? new Date() : null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -95,7 +115,11 @@ export class PaperSessions {
   async pickUp(): Promise<number> {
     await this.dropEnded();
     // Renew this host's lease, then claim what nobody holds or a silent host held.
-    await this.deps.db.updateTable("bot_deployments").set({ host_seen_at: sql<Date>`now()` as unknown as Date }).where("host", "=", this.hostId).execute();
+    await this.deps.db
+      .updateTable("bot_deployments")
+      .set({ host_seen_at: sql<Date>`now()` as unknown as Date })
+      .where("host", "=", this.hostId)
+      .execute();
     // A claim from another host bumps the lease epoch: the previous holder's appends are refused from then on.
     const leaseSeconds = this.deps.leaseSeconds ?? 15;
     const rows = await this.deps.db
@@ -103,7 +127,8 @@ export class PaperSessions {
       .set({
         host: this.hostId,
         host_seen_at: sql<Date>`now()` as unknown as Date,
-        lease_epoch: sql<string>`case when host = ${this.hostId} then lease_epoch else lease_epoch + 1 end` as unknown as string,
+        lease_epoch:
+          sql<string>`case when host = ${this.hostId} then lease_epoch else lease_epoch + 1 end` as unknown as string,
       })
       // A row locked by a holder that froze mid-append is skipped, not waited on: the server ends
       // that holder's transaction (idle_in_transaction_session_timeout) and the next pass claims it.
@@ -112,8 +137,19 @@ export class PaperSessions {
           .selectFrom("bot_deployments")
           .select("task_id")
           .where("target", "=", "paper")
-          .where((w) => w.or([w("status", "=", "running"), w.and([w("status", "=", "halted"), w("error", "=", "kill switch")])]))
-          .where((w) => w.or([w("host", "is", null), w("host", "=", this.hostId), w("host_seen_at", "<", sql<Date>`now() - make_interval(secs => ${leaseSeconds})`)]))
+          .where((w) =>
+            w.or([
+              w("status", "=", "running"),
+              w.and([w("status", "=", "halted"), w("error", "=", "kill switch")]),
+            ]),
+          )
+          .where((w) =>
+            w.or([
+              w("host", "is", null),
+              w("host", "=", this.hostId),
+              w("host_seen_at", "<", sql<Date>`now() - make_interval(secs => ${leaseSeconds})`),
+            ]),
+          )
           .forUpdate()
           .skipLocked(),
       )
@@ -122,12 +158,18 @@ export class PaperSessions {
     let taken = 0;
     for (const row of rows) {
       if (this.sessions.has(row.task_id)) continue;
-      const version = await this.deps.db.selectFrom("bot_versions").select("spec").where("bot_id", "=", row.bot_id).where("version", "=", row.version).executeTakeFirst();
+      const version = await this.deps.db
+        .selectFrom("bot_versions")
+        .select("spec")
+        .where("bot_id", "=", row.bot_id)
+        .where("version", "=", row.version)
+        .executeTakeFirst();
       if (!version) continue;
       const fresh = (await taskEvents(this.deps.db, row.task_id)).length === 0;
       await this.attach(row, version.spec, fresh, row.status === "halted").then(
         () => taken++,
-        (err) => this.deps.log.error({ err, task_id: row.task_id }, "could not take on a paper session"),
+        (err) =>
+          this.deps.log.error({ err, task_id: row.task_id }, "could not take on a paper session"),
       );
     }
     return taken;
@@ -140,7 +182,11 @@ export class PaperSessions {
    */
   private async dropEnded(): Promise<void> {
     if (this.sessions.size === 0) return;
-    const rows = await this.deps.db.selectFrom("bot_deployments").select(["task_id", "status", "error", "host", "lease_epoch"]).where("task_id", "in", [...this.sessions.keys()]).execute();
+    const rows = await this.deps.db
+      .selectFrom("bot_deployments")
+      .select(["task_id", "status", "error", "host", "lease_epoch"])
+      .where("task_id", "in", [...this.sessions.keys()])
+      .execute();
     for (const r of rows) {
       const s = this.sessions.get(r.task_id);
       if (s && (r.host !== this.hostId || String(r.lease_epoch) !== String(s.row.lease_epoch))) {
@@ -148,7 +194,12 @@ export class PaperSessions {
         continue;
       }
       const live = r.status === "running" || (r.status === "halted" && r.error === "kill switch");
-      if (!live) await this.stop(r.task_id, r.status === "success" ? "success" : "halted", "stopped by the bots service");
+      if (!live)
+        await this.stop(
+          r.task_id,
+          r.status === "success" ? "success" : "halted",
+          "stopped by the bots service",
+        );
     }
   }
 
@@ -160,7 +211,10 @@ export class PaperSessions {
   private async abandon(taskId: string): Promise<void> {
     const s = await this.end(taskId);
     if (!s) return;
-    this.deps.log.warn({ task_id: taskId }, "paper session lease moved to another host; stopped here without writing");
+    this.deps.log.warn(
+      { task_id: taskId },
+      "paper session lease moved to another host; stopped here without writing",
+    );
     if (s.runner) s.runner.phase = "Stopped";
   }
 
@@ -172,8 +226,17 @@ export class PaperSessions {
     };
   }
 
-  private async attach(row: DeploymentRow, spec: Record<string, unknown>, fresh: boolean, parked = false): Promise<void> {
-    const bot = await this.deps.db.selectFrom("bots").select(["slug", "fleet"]).where("id", "=", row.bot_id).executeTakeFirstOrThrow();
+  private async attach(
+    row: DeploymentRow,
+    spec: Record<string, unknown>,
+    fresh: boolean,
+    parked = false,
+  ): Promise<void> {
+    const bot = await this.deps.db
+      .selectFrom("bots")
+      .select(["slug", "fleet"])
+      .where("id", "=", row.bot_id)
+      .executeTakeFirstOrThrow();
     const session: Session = {
       row,
       spec,
@@ -185,9 +248,21 @@ export class PaperSessions {
         keys: keysFor(bot.slug, bot.fleet),
         pollMs: this.deps.pollIntervalMs,
         // One at a time and in order: a release and an engage in quick succession must end halted.
-        onEngage: (e) => this.serially(session, () => this.park(row.task_id, `kill switch ${e.key}: ${e.reason || "engaged"}`, e.mode), "kill switch halt failed"),
-        onRelease: () => this.serially(session, () => this.unpark(row.task_id), "restart after release failed"),
-        onBlind: (blind) => session.runner?.setFrozen(blind, blind ? "neither the kill-switch store nor the bus is reachable" : "kill-switch store or bus reachable again"),
+        onEngage: (e) =>
+          this.serially(
+            session,
+            () => this.park(row.task_id, `kill switch ${e.key}: ${e.reason || "engaged"}`, e.mode),
+            "kill switch halt failed",
+          ),
+        onRelease: () =>
+          this.serially(session, () => this.unpark(row.task_id), "restart after release failed"),
+        onBlind: (blind) =>
+          session.runner?.setFrozen(
+            blind,
+            blind
+              ? "neither the kill-switch store nor the bus is reachable"
+              : "kill-switch store or bus reachable again",
+          ),
       }),
     };
     this.sessions.set(row.task_id, session);
@@ -198,20 +273,35 @@ export class PaperSessions {
     const { row } = session;
     const spec = storedToSpec(session.spec);
     const request = row.request as { data_source: string; speed: number; initial_cash?: number };
-    const { family, params } = resolveStrategy(spec.strategy?.family ?? "", spec.strategy?.parameters as Record<string, unknown> | undefined);
+    const { family, params } = resolveStrategy(
+      spec.strategy?.family ?? "",
+      spec.strategy?.parameters as Record<string, unknown> | undefined,
+    );
     const fromSpec = engineSettingsFrom(spec.engine);
-    const settings = request.initial_cash ? { ...fromSpec, initialCash: request.initial_cash } : fromSpec;
+    const settings = request.initial_cash
+      ? { ...fromSpec, initialCash: request.initial_cash }
+      : fromSpec;
     const bars = await loadBars(request.data_source);
     const symbol = spec.universe?.symbols[0] ?? "ASSET";
     const state = await stateAsOf(this.deps.db, row.bot_id);
     const seen = fresh ? [] : await taskEvents(this.deps.db, row.task_id);
     const lastBar = seen.filter((e) => e.type === "bar_received").at(-1);
     const fence = { host: this.hostId, epoch: String(row.lease_epoch) };
-    const sink = (events: RunnerEvent[]) => appendEvents(this.deps.db, row.bot_id, row.task_id, events, fence);
+    const sink = (events: RunnerEvent[]) =>
+      appendEvents(this.deps.db, row.bot_id, row.task_id, events, fence);
     await sink(
       fresh
         ? [
-            { type: "session_started", data: { task_id: row.task_id, version: row.version, symbol, initial_cash: settings.initialCash, data_source: request.data_source } },
+            {
+              type: "session_started",
+              data: {
+                task_id: row.task_id,
+                version: row.version,
+                symbol,
+                initial_cash: settings.initialCash,
+                data_source: request.data_source,
+              },
+            },
             { type: "phase_changed", data: { phase: "Running", reason: "paper session started" } },
           ]
         : state.phase === "Running"
@@ -224,14 +314,23 @@ export class PaperSessions {
       startIndex: lastBar ? Number(lastBar.data.index) + 1 : 0,
       speed: request.speed,
       strategy: family.create(params),
-      costs: { feeBps: settings.feeBps, slippageBps: settings.slippageBps, positionSize: settings.positionSize },
+      costs: {
+        feeBps: settings.feeBps,
+        slippageBps: settings.slippageBps,
+        positionSize: settings.positionSize,
+      },
       broker: {
         cash: state.initialCash ? state.cash : settings.initialCash,
         units: state.positions[symbol] ?? 0,
         // Order ids are unique per bot: the task's prefix and its own running count.
         idPrefix: `${row.task_id}-`,
         nextOrderId: seen.filter((e) => e.type === "order_placed").length + 1,
-        openOrders: Object.entries(state.openOrders).map(([id, o]) => ({ id, side: o.side as "buy" | "sell", kind: "market", units: o.units })),
+        openOrders: Object.entries(state.openOrders).map(([id, o]) => ({
+          id,
+          side: o.side as "buy" | "sell",
+          kind: "market",
+          units: o.units,
+        })),
       },
       sink,
     });
@@ -240,9 +339,12 @@ export class PaperSessions {
     void runner
       .finished()
       .then(async (how) => {
-        if (how !== "finished" || session.runner !== runner || !this.sessions.has(row.task_id)) return;
+        if (how !== "finished" || session.runner !== runner || !this.sessions.has(row.task_id))
+          return;
         await this.end(row.task_id);
-        await sink([{ type: "phase_changed", data: { phase: "Stopped", reason: "the data feed ended" } }]);
+        await sink([
+          { type: "phase_changed", data: { phase: "Stopped", reason: "the data feed ended" } },
+        ]);
         await this.setStatus(row.task_id, "success");
       })
       .catch(this.failed(row.task_id, "paper session failed"));
@@ -271,8 +373,15 @@ export class PaperSessions {
 
   /** Phase changes on the bus, for drills and dashboards; bot_events stays the record. */
   private announce(s: Session, phase: "Draining" | "Stopped" | "Running"): void {
-    const body = JSON.stringify({ task_id: s.row.task_id, bot_id: s.row.bot_id, phase, at: Date.now() });
-    void this.deps.bus.broadcast(PHASE_SUBJECT, new TextEncoder().encode(body)).catch(() => undefined);
+    const body = JSON.stringify({
+      task_id: s.row.task_id,
+      bot_id: s.row.bot_id,
+      phase,
+      at: Date.now(),
+    });
+    void this.deps.bus
+      .broadcast(PHASE_SUBJECT, new TextEncoder().encode(body))
+      .catch(() => undefined);
   }
 
   private async end(taskId: string): Promise<Session | undefined> {
@@ -284,7 +393,12 @@ export class PaperSessions {
   }
 
   /** Stops one session by request: a clean stop is a success, a halt is halted. */
-  async stop(taskId: string, status: "success" | "halted", reason: string, mode: HaltMode = "cancel"): Promise<boolean> {
+  async stop(
+    taskId: string,
+    status: "success" | "halted",
+    reason: string,
+    mode: HaltMode = "cancel",
+  ): Promise<boolean> {
     const s = await this.end(taskId);
     if (!s) return false;
     await s.runner?.halt(reason, mode);
@@ -293,7 +407,9 @@ export class PaperSessions {
   }
 
   async haltBot(botId: string, reason: string): Promise<string[]> {
-    const ids = [...this.sessions.values()].filter((s) => s.row.bot_id === botId).map((s) => s.row.task_id);
+    const ids = [...this.sessions.values()]
+      .filter((s) => s.row.bot_id === botId)
+      .map((s) => s.row.task_id);
     await Promise.all(ids.map((id) => this.stop(id, "halted", reason)));
     return ids;
   }
@@ -310,7 +426,16 @@ export class PaperSessions {
     this.sessions.clear();
     // Hand the sessions back at once: the next host resumes them without waiting for the lease to lapse.
     if (all.length > 0) {
-      await this.deps.db.updateTable("bot_deployments").set({ host: null }).where("task_id", "in", all.map((s) => s.row.task_id)).execute().catch(() => undefined);
+      await this.deps.db
+        .updateTable("bot_deployments")
+        .set({ host: null })
+        .where(
+          "task_id",
+          "in",
+          all.map((s) => s.row.task_id),
+        )
+        .execute()
+        .catch(() => undefined);
     }
     for (const s of all) {
       await s.watcher.stop();
@@ -319,10 +444,18 @@ export class PaperSessions {
     await Promise.all(all.map((s) => s.runner?.finished().catch(() => undefined)));
   }
 
-  private async setStatus(taskId: string, status: DeploymentRow["status"], error?: string | null): Promise<void> {
+  private async setStatus(
+    taskId: string,
+    status: DeploymentRow["status"],
+    error?: string | null,
+  ): Promise<void> {
     await this.deps.db
       .updateTable("bot_deployments")
-      .set({ status, ...(error !== undefined ? { error } : {}), updated_at: sql<Date>`now()` as unknown as Date })
+      .set({
+        status,
+        ...(error !== undefined ? { error } : {}),
+        updated_at: sql<Date>`now()` as unknown as Date,
+      })
       .where("task_id", "=", taskId)
       // Only the lease holder decides a session's status: a host that lost it writes nothing.
       .where("host", "=", this.hostId)

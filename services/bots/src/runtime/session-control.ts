@@ -15,7 +15,8 @@ export interface SessionControl {
 
 /** Commands the bots service sends to runner processes. */
 export const CONTROL_SUBJECT = "svc.bots.runner.control";
-export type ControlCommand = { op: "pick-up" } | { op: "stop"; task_id: string; status: "success" | "halted"; reason: string };
+export type ControlCommand =
+  { op: "pick-up" } | { op: "stop"; task_id: string; status: "success" | "halted"; reason: string };
 
 /** Runners in this process: the all-in-one default. */
 export function inProcessControl(sessions: PaperSessions): SessionControl {
@@ -28,9 +29,21 @@ export function inProcessControl(sessions: PaperSessions): SessionControl {
  * picks up or resumes from, and tells the runners on the bus so they act at once.
  */
 export function externalControl(deps: { db: Kysely<BotsDatabase>; bus: EventBus }): SessionControl {
-  const tell = (c: ControlCommand) => deps.bus.broadcast(CONTROL_SUBJECT, new TextEncoder().encode(JSON.stringify(c))).catch(() => undefined);
+  const tell = (c: ControlCommand) =>
+    deps.bus
+      .broadcast(CONTROL_SUBJECT, new TextEncoder().encode(JSON.stringify(c)))
+      .catch(() => undefined);
   const liveRows = (botId?: string) => {
-    let q = deps.db.selectFrom("bot_deployments").select(["task_id"]).where("target", "=", "paper").where((eb) => eb.or([eb("status", "=", "running"), eb.and([eb("status", "=", "halted"), eb("error", "=", "kill switch")])]));
+    let q = deps.db
+      .selectFrom("bot_deployments")
+      .select(["task_id"])
+      .where("target", "=", "paper")
+      .where((eb) =>
+        eb.or([
+          eb("status", "=", "running"),
+          eb.and([eb("status", "=", "halted"), eb("error", "=", "kill switch")]),
+        ]),
+      );
     if (botId) q = q.where("bot_id", "=", botId);
     return q.execute();
   };
@@ -39,7 +52,12 @@ export function externalControl(deps: { db: Kysely<BotsDatabase>; bus: EventBus 
       .updateTable("bot_deployments")
       .set({ status, error: null, updated_at: sql<Date>`now()` as unknown as Date })
       .where("task_id", "=", taskId)
-      .where((eb) => eb.or([eb("status", "=", "running"), eb.and([eb("status", "=", "halted"), eb("error", "=", "kill switch")])]))
+      .where((eb) =>
+        eb.or([
+          eb("status", "=", "running"),
+          eb.and([eb("status", "=", "halted"), eb("error", "=", "kill switch")]),
+        ]),
+      )
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) return false;
     await tell({ op: "stop", task_id: taskId, status, reason });

@@ -4,8 +4,19 @@ import type { BotsDatabase } from "./bots.table.js";
 type Db = Kysely<BotsDatabase> | Transaction<BotsDatabase>;
 
 /** Records an approved allocation's capital per target; a redelivered approval changes nothing. */
-export async function applyAllocation(trx: Transaction<BotsDatabase>, requestId: string, capital: Record<string, number>, limits: Record<string, unknown>): Promise<number> {
-  const rows = Object.entries(capital).map(([target, amount]) => ({ request_id: requestId, target, capital: amount, limits: JSON.stringify(limits), active: true }));
+export async function applyAllocation(
+  trx: Transaction<BotsDatabase>,
+  requestId: string,
+  capital: Record<string, number>,
+  limits: Record<string, unknown>,
+): Promise<number> {
+  const rows = Object.entries(capital).map(([target, amount]) => ({
+    request_id: requestId,
+    target,
+    capital: amount,
+    limits: JSON.stringify(limits),
+    active: true,
+  }));
   if (rows.length === 0) return 0;
   const inserted = await trx
     .insertInto("allocations")
@@ -16,8 +27,16 @@ export async function applyAllocation(trx: Transaction<BotsDatabase>, requestId:
   return inserted.length;
 }
 
-export async function revokeAllocation(trx: Transaction<BotsDatabase>, requestId: string): Promise<boolean> {
-  const r = await trx.updateTable("allocations").set({ active: false, revoked_at: new Date() }).where("request_id", "=", requestId).where("active", "=", true).executeTakeFirst();
+export async function revokeAllocation(
+  trx: Transaction<BotsDatabase>,
+  requestId: string,
+): Promise<boolean> {
+  const r = await trx
+    .updateTable("allocations")
+    .set({ active: false, revoked_at: new Date() })
+    .where("request_id", "=", requestId)
+    .where("active", "=", true)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 
@@ -25,7 +44,11 @@ export async function revokeAllocation(trx: Transaction<BotsDatabase>, requestId
  * The capital a new session of this bot trades: the newest active allocation naming the bot
  * itself, else the newest naming its fleet; none when neither has one.
  */
-export async function capitalFor(db: Db, slug: string, fleet: string | null): Promise<{ requestId: string; capital: number } | undefined> {
+export async function capitalFor(
+  db: Db,
+  slug: string,
+  fleet: string | null,
+): Promise<{ requestId: string; capital: number } | undefined> {
   const rows = await db
     .selectFrom("allocations")
     .select(["request_id", "target", "capital"])
@@ -45,7 +68,9 @@ export async function botsTradingAllocation(db: Db, requestId: string): Promise<
     .distinct()
     .where("target", "=", "paper")
     .where("status", "in", ["running", "halted"])
-    .where((eb) => eb(eb.ref("request", "->>").key("allocation_request_id" as never), "=", requestId))
+    .where((eb) =>
+      eb(eb.ref("request", "->>").key("allocation_request_id" as never), "=", requestId),
+    )
     .execute();
   return rows.map((r) => r.bot_id);
 }

@@ -24,7 +24,10 @@ export function lockBot(trx: Trx, ref: string): Promise<BotRow | undefined> {
     .executeTakeFirst();
 }
 
-export function listBots(db: Db, filter: { status?: string; kind?: string; limit: number }): Promise<BotRow[]> {
+export function listBots(
+  db: Db,
+  filter: { status?: string; kind?: string; limit: number },
+): Promise<BotRow[]> {
   let q = db.selectFrom("bots").selectAll();
   if (filter.status) q = q.where("status", "=", filter.status as BotRow["status"]);
   if (filter.kind) q = q.where("kind", "=", filter.kind as BotRow["kind"]);
@@ -52,7 +55,12 @@ export async function insertVersion(
 }
 
 export function listVersions(db: Db, botId: string): Promise<BotVersionRow[]> {
-  return db.selectFrom("bot_versions").selectAll().where("bot_id", "=", botId).orderBy("version").execute();
+  return db
+    .selectFrom("bot_versions")
+    .selectAll()
+    .where("bot_id", "=", botId)
+    .orderBy("version")
+    .execute();
 }
 
 export async function deleteBot(trx: Trx, id: string): Promise<void> {

@@ -18,7 +18,9 @@ export class LeaseLost extends Error {
     readonly taskId: string,
     readonly holder: { host: string | null; epoch: string },
   ) {
-    super(`the lease of session ${taskId} moved to ${holder.host ?? "nobody"} (epoch ${holder.epoch}); this holder stops`);
+    super(
+      `the lease of session ${taskId} moved to ${holder.host ?? "nobody"} (epoch ${holder.epoch}); this holder stops`,
+    );
     this.name = "LeaseLost";
   }
 }
@@ -29,38 +31,97 @@ export class LeaseLost extends Error {
  * fence, the append is refused unless the session's lease is still the one the writer claimed:
  * a runner paused past its lease and resumed cannot write a bar or an order twice.
  */
-export async function appendEvents(db: Db, botId: string, taskId: string, events: RunnerEvent[], fence?: LeaseFence): Promise<void> {
+export async function appendEvents(
+  db: Db,
+  botId: string,
+  taskId: string,
+  events: RunnerEvent[],
+  fence?: LeaseFence,
+): Promise<void> {
   if (events.length === 0) return;
   await db.transaction().execute(async (trx) => {
-    const bot = await trx.selectFrom("bots").select("id").where("id", "=", botId).forUpdate().executeTakeFirst();
+    const bot = await trx
+      .selectFrom("bots")
+      .select("id")
+      .where("id", "=", botId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!bot) throw new Error(`bot ${botId} no longer exists`);
     if (fence) {
       // Locking the deployment row orders this append against a takeover (which updates that row):
       // either the takeover committed first and is seen here, or it waits until these events are
       // committed, and the new holder, reading the events after its claim, resumes after them.
-      const lease = await trx.selectFrom("bot_deployments").select(["host", "lease_epoch"]).where("task_id", "=", taskId).forUpdate().executeTakeFirst();
-      if (!lease || lease.host !== fence.host || String(lease.lease_epoch) !== fence.epoch) throw new LeaseLost(taskId, { host: lease?.host ?? null, epoch: String(lease?.lease_epoch ?? "?") });
+      const lease = await trx
+        .selectFrom("bot_deployments")
+        .select(["host", "lease_epoch"])
+        .where("task_id", "=", taskId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!lease || lease.host !== fence.host || String(lease.lease_epoch) !== fence.epoch)
+        throw new LeaseLost(taskId, {
+          host: lease?.host ?? null,
+          epoch: String(lease?.lease_epoch ?? "?"),
+        });
     }
-    const { max } = await trx.selectFrom("bot_events").select(sql<string>`coalesce(max(seq), 0)`.as("max")).where("bot_id", "=", botId).executeTakeFirstOrThrow();
+    const { max } = await trx
+      .selectFrom("bot_events")
+      .select(sql<string>`coalesce(max(seq), 0)`.as("max"))
+      .where("bot_id", "=", botId)
+      .executeTakeFirstOrThrow();
     const base = Number(max);
     await trx
       .insertInto("bot_events")
-      .values(events.map((e, i) => ({ bot_id: botId, seq: base + i + 1, task_id: taskId, type: e.type, data: JSON.stringify(e.data) })))
+      .values(
+        events.map((e, i) => ({
+          bot_id: botId,
+          seq: base + i + 1,
+          task_id: taskId,
+          type: e.type,
+          data: JSON.stringify(e.data),
+        })),
+      )
       .execute();
   });
 }
 
-function toStored(r: { seq: string; type: string; occurred_at: Date; data: Record<string, unknown> }): StoredEvent {
-  return { seq: Number(r.seq), type: r.type as StoredEvent["type"], occurredAt: new Date(r.occurred_at), data: r.data };
+function toStored(r: {
+  seq: string;
+  type: string;
+  occurred_at: Date;
+  data: Record<string, unknown>;
+}): StoredEvent {
+  return {
+    seq: Number(r.seq),
+    type: r.type as StoredEvent["type"],
+    occurredAt: new Date(r.occurred_at),
+    data: r.data,
+  };
 }
 
-export async function listEvents(db: Db, botId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
-  const rows = await db.selectFrom("bot_events").select(["seq", "type", "occurred_at", "data"]).where("bot_id", "=", botId).where("seq", ">", String(afterSeq)).orderBy("seq").limit(limit).execute();
+export async function listEvents(
+  db: Db,
+  botId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<StoredEvent[]> {
+  const rows = await db
+    .selectFrom("bot_events")
+    .select(["seq", "type", "occurred_at", "data"])
+    .where("bot_id", "=", botId)
+    .where("seq", ">", String(afterSeq))
+    .orderBy("seq")
+    .limit(limit)
+    .execute();
   return rows.map(toStored);
 }
 
 export async function taskEvents(db: Db, taskId: string): Promise<StoredEvent[]> {
-  const rows = await db.selectFrom("bot_events").select(["seq", "type", "occurred_at", "data"]).where("task_id", "=", taskId).orderBy("seq").execute();
+  const rows = await db
+    .selectFrom("bot_events")
+    .select(["seq", "type", "occurred_at", "data"])
+    .where("task_id", "=", taskId)
+    .orderBy("seq")
+    .execute();
   return rows.map(toStored);
 }
 
@@ -69,18 +130,32 @@ export async function taskEvents(db: Db, taskId: string): Promise<StoredEvent[]>
  * checkpoint before it plus the events after it. Reading far past the last checkpoint writes a
  * new one, so the next read is short.
  */
-export async function stateAsOf(db: Db, botId: string, asOf: { seq?: number; time?: Date } = {}): Promise<BotState> {
+export async function stateAsOf(
+  db: Db,
+  botId: string,
+  asOf: { seq?: number; time?: Date } = {},
+): Promise<BotState> {
   let cq = db.selectFrom("bot_checkpoints").select(["seq", "state"]).where("bot_id", "=", botId);
   if (asOf.seq !== undefined) cq = cq.where("seq", "<=", String(asOf.seq));
-  const checkpoint = asOf.time ? undefined : await cq.orderBy("seq", "desc").limit(1).executeTakeFirst();
+  const checkpoint = asOf.time
+    ? undefined
+    : await cq.orderBy("seq", "desc").limit(1).executeTakeFirst();
   let state = checkpoint ? (checkpoint.state as unknown as BotState) : emptyState();
-  let eq = db.selectFrom("bot_events").select(["seq", "type", "occurred_at", "data"]).where("bot_id", "=", botId).where("seq", ">", String(state.seq));
+  let eq = db
+    .selectFrom("bot_events")
+    .select(["seq", "type", "occurred_at", "data"])
+    .where("bot_id", "=", botId)
+    .where("seq", ">", String(state.seq));
   if (asOf.seq !== undefined) eq = eq.where("seq", "<=", String(asOf.seq));
   if (asOf.time) eq = eq.where("occurred_at", "<=", asOf.time);
   const events = (await eq.orderBy("seq").execute()).map(toStored);
   state = foldEvents(events, state);
   if (!asOf.time && events.length >= CHECKPOINT_EVERY) {
-    await db.insertInto("bot_checkpoints").values({ bot_id: botId, seq: state.seq, state: JSON.stringify(state) }).onConflict((oc) => oc.doNothing()).execute();
+    await db
+      .insertInto("bot_checkpoints")
+      .values({ bot_id: botId, seq: state.seq, state: JSON.stringify(state) })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   }
   return state;
 }

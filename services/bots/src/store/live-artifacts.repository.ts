@@ -16,11 +16,21 @@ export interface Activation {
  * first, the promotion.approved event or a verified ApprovedPromotion token presented at paper
  * start, activates it; the other finds it done. Returns whether this call activated it.
  */
-export async function activateArtifact(trx: Transaction<BotsDatabase>, schema: string, a: Activation): Promise<boolean> {
+export async function activateArtifact(
+  trx: Transaction<BotsDatabase>,
+  schema: string,
+  a: Activation,
+): Promise<boolean> {
   const inserted = await trx
     .withSchema(schema)
     .insertInto("live_artifacts")
-    .values({ request_id: a.requestId, bot_id: a.botId, version: a.version, version_hash: a.versionHash, live_eligible: true })
+    .values({
+      request_id: a.requestId,
+      bot_id: a.botId,
+      version: a.version,
+      version_hash: a.versionHash,
+      live_eligible: true,
+    })
     .onConflict((oc) => oc.column("request_id").doNothing())
     .returning("request_id")
     .executeTakeFirst();
@@ -30,7 +40,20 @@ export async function activateArtifact(trx: Transaction<BotsDatabase>, schema: s
 }
 
 /** Tells the promotion service the live plane took the request into service (it finalizes it to promoted). */
-export async function announceActivated(trx: Transaction<BotsDatabase>, schema: string, a: Activation): Promise<void> {
-  const activated = create(ArtifactActivatedSchema, { requestId: a.requestId, botId: a.botId, version: a.version, versionHash: a.versionHash });
-  await enqueueEvent(trx as unknown as Parameters<typeof enqueueEvent>[0], schema, { subject: "svc.bots.artifact_activated", type: ArtifactActivatedSchema.typeName, payload: toBinary(ArtifactActivatedSchema, activated) });
+export async function announceActivated(
+  trx: Transaction<BotsDatabase>,
+  schema: string,
+  a: Activation,
+): Promise<void> {
+  const activated = create(ArtifactActivatedSchema, {
+    requestId: a.requestId,
+    botId: a.botId,
+    version: a.version,
+    versionHash: a.versionHash,
+  });
+  await enqueueEvent(trx as unknown as Parameters<typeof enqueueEvent>[0], schema, {
+    subject: "svc.bots.artifact_activated",
+    type: ArtifactActivatedSchema.typeName,
+    payload: toBinary(ArtifactActivatedSchema, activated),
+  });
 }

@@ -1,16 +1,41 @@
 import { create } from "@bufbuild/protobuf";
 import { createContextValues, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { ApplyKillSwitchRequestSchema, DeleteKillSwitchRequestSchema, KillSwitchService, ListKillSwitchesRequestSchema, Mode, Scope, type ListKillSwitchesResponse } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
+import {
+  ApplyKillSwitchRequestSchema,
+  DeleteKillSwitchRequestSchema,
+  KillSwitchService,
+  ListKillSwitchesRequestSchema,
+  Mode,
+  Scope,
+  type ListKillSwitchesResponse,
+} from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import { principalKey } from "@svc/lib/auth";
 import { listResources, patchStatus, type KubeTarget } from "@svc/lib/kube";
 import { validateMessage } from "@svc/lib/validate";
 import type { Logger } from "@svc/lib/telemetry";
-import { reconcile, type Action, type BotCR, type KillSwitchCR, type ServiceSwitch } from "./reconcile.js";
+import {
+  reconcile,
+  type Action,
+  type BotCR,
+  type KillSwitchCR,
+  type ServiceSwitch,
+} from "./reconcile.js";
 
-type Handlers = Pick<ServiceImpl<typeof KillSwitchService>, "applyKillSwitch" | "deleteKillSwitch" | "listKillSwitches">;
+type Handlers = Pick<
+  ServiceImpl<typeof KillSwitchService>,
+  "applyKillSwitch" | "deleteKillSwitch" | "listKillSwitches"
+>;
 
-const SCOPES: Record<string, Scope> = { bot: Scope.BOT, fleet: Scope.FLEET, platform: Scope.PLATFORM };
-const MODES: Record<string, Mode> = { cancel: Mode.CANCEL, flatten: Mode.FLATTEN, freeze: Mode.FREEZE };
+const SCOPES: Record<string, Scope> = {
+  bot: Scope.BOT,
+  fleet: Scope.FLEET,
+  platform: Scope.PLATFORM,
+};
+const MODES: Record<string, Mode> = {
+  cancel: Mode.CANCEL,
+  flatten: Mode.FLATTEN,
+  freeze: Mode.FREEZE,
+};
 const scopeName = (s: Scope) => Object.keys(SCOPES).find((k) => SCOPES[k] === s) ?? "";
 const modeName = (m: Mode) => Object.keys(MODES).find((k) => MODES[k] === m) ?? "";
 
@@ -21,17 +46,43 @@ const modeName = (m: Mode) => Object.keys(MODES).find((k) => MODES[k] === m) ?? 
  * Kubernetes RBAC on the CR is the authorization, there is no person to step up) and the
  * status subresources.
  */
-export function startKillSwitchController(o: { kube: KubeTarget; handlers: Handlers; log: Logger; intervalMs?: number }): { tick(): Promise<Action[]>; stop(): void } {
-  const ctx = { values: createContextValues().set(principalKey, { sub: "system:k8s-controller", actorType: "machine", delegated: false, roles: [], scopes: [], amr: [] }) } as unknown as HandlerContext;
+export function startKillSwitchController(o: {
+  kube: KubeTarget;
+  handlers: Handlers;
+  log: Logger;
+  intervalMs?: number;
+}): { tick(): Promise<Action[]>; stop(): void } {
+  const ctx = {
+    values: createContextValues().set(principalKey, {
+      sub: "system:k8s-controller",
+      actorType: "machine",
+      delegated: false,
+      roles: [],
+      scopes: [],
+      amr: [],
+    }),
+  } as unknown as HandlerContext;
 
   async function tick(): Promise<Action[]> {
     const [crs, bots, list] = await Promise.all([
       listResources<any>(o.kube, "killswitches"),
       listResources<any>(o.kube, "bots"),
-      o.handlers.listKillSwitches(create(ListKillSwitchesRequestSchema, {}), ctx) as Promise<ListKillSwitchesResponse>,
+      o.handlers.listKillSwitches(
+        create(ListKillSwitchesRequestSchema, {}),
+        ctx,
+      ) as Promise<ListKillSwitchesResponse>,
     ]);
-    const desired: KillSwitchCR[] = crs.map((c) => ({ name: c.metadata.name, generation: c.metadata.generation ?? 1, spec: c.spec, status: c.status }));
-    const botCrs: BotCR[] = bots.map((b) => ({ name: b.metadata.name, spec: b.spec, status: b.status }));
+    const desired: KillSwitchCR[] = crs.map((c) => ({
+      name: c.metadata.name,
+      generation: c.metadata.generation ?? 1,
+      spec: c.spec,
+      status: c.status,
+    }));
+    const botCrs: BotCR[] = bots.map((b) => ({
+      name: b.metadata.name,
+      spec: b.spec,
+      status: b.status,
+    }));
     const switches: ServiceSwitch[] = list.items.map((s) => ({
       name: s.metadata?.name ?? "",
       scope: scopeName(s.spec!.scope),
@@ -57,14 +108,23 @@ export function startKillSwitchController(o: { kube: KubeTarget; handlers: Handl
       case "apply": {
         const req = create(ApplyKillSwitchRequestSchema, {
           name: a.name,
-          spec: { scope: SCOPES[a.spec.scope] ?? Scope.UNSPECIFIED, target: a.spec.target, mode: MODES[a.spec.mode] ?? Mode.UNSPECIFIED, reason: a.spec.reason ?? "", ttl: a.spec.ttl ?? "" },
+          spec: {
+            scope: SCOPES[a.spec.scope] ?? Scope.UNSPECIFIED,
+            target: a.spec.target,
+            mode: MODES[a.spec.mode] ?? Mode.UNSPECIFIED,
+            reason: a.spec.reason ?? "",
+            ttl: a.spec.ttl ?? "",
+          },
         });
         validateMessage(ApplyKillSwitchRequestSchema, req);
         await o.handlers.applyKillSwitch(req, ctx);
         return;
       }
       case "release":
-        await o.handlers.deleteKillSwitch(create(DeleteKillSwitchRequestSchema, { name: a.name }), ctx);
+        await o.handlers.deleteKillSwitch(
+          create(DeleteKillSwitchRequestSchema, { name: a.name }),
+          ctx,
+        );
         return;
       case "patchKillSwitchStatus":
         await patchStatus(o.kube, "killswitches", a.cr, a.status);

@@ -1,40 +1,112 @@
 import { describe, expect, it } from "vitest";
 import { reconcile, type BotCR, type KillSwitchCR, type ServiceSwitch } from "./reconcile.js";
 
-const cr = (name: string, spec: KillSwitchCR["spec"], status?: KillSwitchCR["status"]): KillSwitchCR => ({ name, generation: 1, spec, status });
-const sw = (name: string, scope: string, target: string, over: Partial<ServiceSwitch> = {}): ServiceSwitch => ({ name, scope, target, mode: "cancel", reason: "", ttl: "", engaged: true, ...over });
+const cr = (
+  name: string,
+  spec: KillSwitchCR["spec"],
+  status?: KillSwitchCR["status"],
+): KillSwitchCR => ({ name, generation: 1, spec, status });
+const sw = (
+  name: string,
+  scope: string,
+  target: string,
+  over: Partial<ServiceSwitch> = {},
+): ServiceSwitch => ({
+  name,
+  scope,
+  target,
+  mode: "cancel",
+  reason: "",
+  ttl: "",
+  engaged: true,
+  ...over,
+});
 const bots: BotCR[] = [
-  { name: "a1", spec: { slug: "a1", fleet: "alpha" }, status: { phase: "Running", killSwitchEngaged: false, killSwitchReason: "" } },
-  { name: "b1", spec: { slug: "b1", fleet: "beta" }, status: { phase: "Running", killSwitchEngaged: false, killSwitchReason: "" } },
+  {
+    name: "a1",
+    spec: { slug: "a1", fleet: "alpha" },
+    status: { phase: "Running", killSwitchEngaged: false, killSwitchReason: "" },
+  },
+  {
+    name: "b1",
+    spec: { slug: "b1", fleet: "beta" },
+    status: { phase: "Running", killSwitchEngaged: false, killSwitchReason: "" },
+  },
 ];
 
 describe("kill-switch controller reconcile", () => {
   it("mirrors a new CR into the service and marks the covered bots", () => {
-    const actions = reconcile([cr("drill", { scope: "fleet", target: "alpha", mode: "cancel", reason: "drill" })], [], bots);
+    const actions = reconcile(
+      [cr("drill", { scope: "fleet", target: "alpha", mode: "cancel", reason: "drill" })],
+      [],
+      bots,
+    );
     expect(actions).toEqual([
-      { kind: "apply", name: "k8s-drill", spec: { scope: "fleet", target: "alpha", mode: "cancel", reason: "drill" } },
-      { kind: "patchKillSwitchStatus", cr: "drill", status: { engaged: true, observedGeneration: 1 } },
-      { kind: "patchBotStatus", bot: "a1", status: { phase: "Stopped", killSwitchEngaged: true, killSwitchReason: "k8s-drill: drill" } },
+      {
+        kind: "apply",
+        name: "k8s-drill",
+        spec: { scope: "fleet", target: "alpha", mode: "cancel", reason: "drill" },
+      },
+      {
+        kind: "patchKillSwitchStatus",
+        cr: "drill",
+        status: { engaged: true, observedGeneration: 1 },
+      },
+      {
+        kind: "patchBotStatus",
+        bot: "a1",
+        status: { phase: "Stopped", killSwitchEngaged: true, killSwitchReason: "k8s-drill: drill" },
+      },
     ]);
   });
 
   it("does nothing when everything agrees", () => {
-    const c = cr("drill", { scope: "fleet", target: "alpha", mode: "cancel", reason: "drill" }, { engaged: true, observedGeneration: 1 });
+    const c = cr(
+      "drill",
+      { scope: "fleet", target: "alpha", mode: "cancel", reason: "drill" },
+      { engaged: true, observedGeneration: 1 },
+    );
     const s = sw("k8s-drill", "fleet", "alpha", { reason: "drill" });
-    const settled: BotCR[] = [{ ...bots[0]!, status: { phase: "Stopped", killSwitchEngaged: true, killSwitchReason: "k8s-drill: drill" } }, bots[1]!];
+    const settled: BotCR[] = [
+      {
+        ...bots[0]!,
+        status: { phase: "Stopped", killSwitchEngaged: true, killSwitchReason: "k8s-drill: drill" },
+      },
+      bots[1]!,
+    ];
     expect(reconcile([c], [s], settled)).toEqual([]);
   });
 
   it("releases an owned switch whose CR was deleted, never one engaged by REST or by hand", () => {
-    const actions = reconcile([], [sw("k8s-gone", "platform", "platform"), sw("ops-manual", "bot", "b1"), sw("kv-bot-b1", "bot", "b1")], bots);
-    expect(actions.filter((a) => a.kind === "release")).toEqual([{ kind: "release", name: "k8s-gone" }]);
-    expect(actions.find((a) => a.kind === "patchBotStatus" && a.bot === "b1")).toMatchObject({ status: { killSwitchEngaged: true } });
+    const actions = reconcile(
+      [],
+      [
+        sw("k8s-gone", "platform", "platform"),
+        sw("ops-manual", "bot", "b1"),
+        sw("kv-bot-b1", "bot", "b1"),
+      ],
+      bots,
+    );
+    expect(actions.filter((a) => a.kind === "release")).toEqual([
+      { kind: "release", name: "k8s-gone" },
+    ]);
+    expect(actions.find((a) => a.kind === "patchBotStatus" && a.bot === "b1")).toMatchObject({
+      status: { killSwitchEngaged: true },
+    });
     expect(actions.find((a) => a.kind === "patchBotStatus" && a.bot === "a1")).toBeUndefined();
   });
 
   it("re-applies a CR whose spec changed, and a platform switch covers every bot", () => {
-    const actions = reconcile([cr("all", { scope: "platform", target: "platform", mode: "flatten" })], [sw("k8s-all", "platform", "platform")], bots);
-    expect(actions[0]).toEqual({ kind: "apply", name: "k8s-all", spec: { scope: "platform", target: "platform", mode: "flatten" } });
+    const actions = reconcile(
+      [cr("all", { scope: "platform", target: "platform", mode: "flatten" })],
+      [sw("k8s-all", "platform", "platform")],
+      bots,
+    );
+    expect(actions[0]).toEqual({
+      kind: "apply",
+      name: "k8s-all",
+      spec: { scope: "platform", target: "platform", mode: "flatten" },
+    });
     expect(actions.filter((a) => a.kind === "patchBotStatus")).toHaveLength(2);
   });
 });

@@ -26,8 +26,16 @@ export interface BotCR {
 export type Action =
   | { kind: "apply"; name: string; spec: KillSwitchCR["spec"] }
   | { kind: "release"; name: string }
-  | { kind: "patchKillSwitchStatus"; cr: string; status: { engaged: boolean; observedGeneration: number } }
-  | { kind: "patchBotStatus"; bot: string; status: { phase: string; killSwitchEngaged: boolean; killSwitchReason: string } };
+  | {
+      kind: "patchKillSwitchStatus";
+      cr: string;
+      status: { engaged: boolean; observedGeneration: number };
+    }
+  | {
+      kind: "patchBotStatus";
+      bot: string;
+      status: { phase: string; killSwitchEngaged: boolean; killSwitchReason: string };
+    };
 
 /** Switches the controller owns carry this prefix; switches engaged by REST or by hand are never touched. */
 export const OWNED_PREFIX = "k8s-";
@@ -44,26 +52,60 @@ export function reconcile(crs: KillSwitchCR[], switches: ServiceSwitch[], bots: 
   for (const cr of crs) {
     const name = OWNED_PREFIX + cr.name;
     const s = byName.get(name);
-    const same = s && s.scope === cr.spec.scope && s.target === cr.spec.target && s.mode === cr.spec.mode && s.reason === (cr.spec.reason ?? "") && s.ttl === (cr.spec.ttl ?? "");
+    const same =
+      s &&
+      s.scope === cr.spec.scope &&
+      s.target === cr.spec.target &&
+      s.mode === cr.spec.mode &&
+      s.reason === (cr.spec.reason ?? "") &&
+      s.ttl === (cr.spec.ttl ?? "");
     if (!same) actions.push({ kind: "apply", name, spec: cr.spec });
     const engaged = same ? s.engaged : true;
     if (cr.status?.engaged !== engaged || cr.status?.observedGeneration !== cr.generation) {
-      actions.push({ kind: "patchKillSwitchStatus", cr: cr.name, status: { engaged, observedGeneration: cr.generation } });
+      actions.push({
+        kind: "patchKillSwitchStatus",
+        cr: cr.name,
+        status: { engaged, observedGeneration: cr.generation },
+      });
     }
   }
   const wanted = new Set(crs.map((c) => OWNED_PREFIX + c.name));
-  for (const s of switches) if (s.name.startsWith(OWNED_PREFIX) && !wanted.has(s.name)) actions.push({ kind: "release", name: s.name });
+  for (const s of switches)
+    if (s.name.startsWith(OWNED_PREFIX) && !wanted.has(s.name))
+      actions.push({ kind: "release", name: s.name });
 
   // What will be engaged once the actions above are applied.
   const effective = [
-    ...switches.filter((s) => s.engaged && !(s.name.startsWith(OWNED_PREFIX) && !wanted.has(s.name))).map((s) => ({ scope: s.scope, target: s.target, reason: s.reason, name: s.name })),
-    ...crs.filter((c) => !byName.has(OWNED_PREFIX + c.name)).map((c) => ({ scope: c.spec.scope, target: c.spec.target, reason: c.spec.reason ?? "", name: OWNED_PREFIX + c.name })),
+    ...switches
+      .filter((s) => s.engaged && !(s.name.startsWith(OWNED_PREFIX) && !wanted.has(s.name)))
+      .map((s) => ({ scope: s.scope, target: s.target, reason: s.reason, name: s.name })),
+    ...crs
+      .filter((c) => !byName.has(OWNED_PREFIX + c.name))
+      .map((c) => ({
+        scope: c.spec.scope,
+        target: c.spec.target,
+        reason: c.spec.reason ?? "",
+        name: OWNED_PREFIX + c.name,
+      })),
   ];
   for (const bot of bots) {
-    const cover = effective.find((e) => (e.scope === "platform") || (e.scope === "fleet" && e.target === bot.spec.fleet) || (e.scope === "bot" && e.target === bot.spec.slug));
-    const status = { phase: cover ? "Stopped" : "Running", killSwitchEngaged: Boolean(cover), killSwitchReason: cover ? `${cover.name}: ${cover.reason}`.trim() : "" };
+    const cover = effective.find(
+      (e) =>
+        e.scope === "platform" ||
+        (e.scope === "fleet" && e.target === bot.spec.fleet) ||
+        (e.scope === "bot" && e.target === bot.spec.slug),
+    );
+    const status = {
+      phase: cover ? "Stopped" : "Running",
+      killSwitchEngaged: Boolean(cover),
+      killSwitchReason: cover ? `${cover.name}: ${cover.reason}`.trim() : "",
+    };
     const cur = bot.status ?? {};
-    if (cur.phase !== status.phase || cur.killSwitchEngaged !== status.killSwitchEngaged || (cur.killSwitchReason ?? "") !== status.killSwitchReason) {
+    if (
+      cur.phase !== status.phase ||
+      cur.killSwitchEngaged !== status.killSwitchEngaged ||
+      (cur.killSwitchReason ?? "") !== status.killSwitchReason
+    ) {
       actions.push({ kind: "patchBotStatus", bot: bot.name, status });
     }
   }

@@ -23,7 +23,10 @@ const STRICTNESS: Record<ModeName, number> = { freeze: 0, cancel: 1, flatten: 2 
 export const MAX_TTL_SECONDS = 30 * 86_400;
 
 export function strictest(modes: ModeName[]): ModeName | null {
-  return modes.reduce<ModeName | null>((a, m) => (a === null || STRICTNESS[m] > STRICTNESS[a] ? m : a), null);
+  return modes.reduce<ModeName | null>(
+    (a, m) => (a === null || STRICTNESS[m] > STRICTNESS[a] ? m : a),
+    null,
+  );
 }
 
 interface StoredValue {
@@ -45,10 +48,24 @@ export function readEngagers(raw: string | null, knownNames: ReadonlySet<string>
   try {
     const v = JSON.parse(raw) as Partial<StoredValue> | null;
     if (v && typeof v === "object" && !Array.isArray(v)) {
-      if (v.switches && typeof v.switches === "object") return { switches: { ...v.switches }, manual: typeof v.manual === "string" ? v.manual : null };
+      if (v.switches && typeof v.switches === "object")
+        return {
+          switches: { ...v.switches },
+          manual: typeof v.manual === "string" ? v.manual : null,
+        };
       if (typeof v.name === "string" && knownNames.has(v.name)) {
         const legacy = parseKeyValue(raw);
-        return { switches: { [v.name]: { mode: legacy.mode, reason: legacy.reason, by: legacy.by ?? "", expiresAt: null } }, manual: null };
+        return {
+          switches: {
+            [v.name]: {
+              mode: legacy.mode,
+              reason: legacy.reason,
+              by: legacy.by ?? "",
+              expiresAt: null,
+            },
+          },
+          manual: null,
+        };
       }
     }
   } catch {
@@ -65,12 +82,18 @@ export function valueFor(e: KeyEngagers): { value: string; ttlSeconds?: number }
   const names = Object.keys(e.switches).sort();
   if (names.length === 0 && e.manual === null) return null;
   const manualMode = e.manual === null ? null : parseKeyValue(e.manual).mode;
-  const mode = strictest([...names.map((n) => e.switches[n]!.mode), ...(manualMode ? [manualMode] : [])])!;
+  const mode = strictest([
+    ...names.map((n) => e.switches[n]!.mode),
+    ...(manualMode ? [manualMode] : []),
+  ])!;
   const winner = names.find((n) => e.switches[n]!.mode === mode);
   const reason = winner ? e.switches[winner]!.reason : parseKeyValue(e.manual!).reason;
   const stored: StoredValue = {
     mode,
-    reason: names.length + (e.manual === null ? 0 : 1) > 1 ? `${reason} (and ${names.length + (e.manual === null ? 0 : 1) - 1} more)` : reason,
+    reason:
+      names.length + (e.manual === null ? 0 : 1) > 1
+        ? `${reason} (and ${names.length + (e.manual === null ? 0 : 1) - 1} more)`
+        : reason,
     name: winner ?? "(set by hand)",
     by: winner ? e.switches[winner]!.by : "(set directly in the key-value store)",
     switches: Object.fromEntries(names.map((n) => [n, e.switches[n]!])),
@@ -80,7 +103,9 @@ export function valueFor(e: KeyEngagers): { value: string; ttlSeconds?: number }
   // service is down; any untimed engager keeps it until released.
   const expiries = names.map((n) => e.switches[n]!.expiresAt);
   const allTimed = e.manual === null && expiries.every((x) => x !== null);
-  const ttlSeconds = allTimed ? Math.max(1, Math.ceil((Math.max(...(expiries as number[])) - Date.now()) / 1000)) : undefined;
+  const ttlSeconds = allTimed
+    ? Math.max(1, Math.ceil((Math.max(...(expiries as number[])) - Date.now()) / 1000))
+    : undefined;
   return { value: JSON.stringify(stored), ...(ttlSeconds ? { ttlSeconds } : {}) };
 }
 

@@ -4,11 +4,19 @@ import { keyOf, parseKey, parseKeyValue, ttlSeconds } from "./kill-switch-keys.j
 describe("kill-switch keys", () => {
   it("names the spec's keys", () => {
     expect(keyOf("platform", "platform")).toBe("svc:bots:killswitch:platform:platform");
-    expect(parseKey("svc:bots:killswitch:fleet:majors")).toEqual({ scope: "fleet", target: "majors" });
+    expect(parseKey("svc:bots:killswitch:fleet:majors")).toEqual({
+      scope: "fleet",
+      target: "majors",
+    });
     expect(parseKey("svc:other")).toBeNull();
   });
   it("reads any non-empty value as engaged, JSON or hand-set text", () => {
-    expect(parseKeyValue('{"mode":"flatten","reason":"drill"}')).toEqual({ mode: "flatten", reason: "drill", name: undefined, by: undefined });
+    expect(parseKeyValue('{"mode":"flatten","reason":"drill"}')).toEqual({
+      mode: "flatten",
+      reason: "drill",
+      name: undefined,
+      by: undefined,
+    });
     expect(parseKeyValue("1")).toEqual({ mode: "cancel", reason: "1" });
     expect(parseKeyValue("halt now")).toEqual({ mode: "cancel", reason: "halt now" });
   });

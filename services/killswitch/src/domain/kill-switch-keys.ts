@@ -45,6 +45,7 @@ export const CHANGED_SUBJECT = "svc.killswitch.changed";
 export function ttlSeconds(ttl: string): number | null {
   if (!/^([0-9]+(h|m|s))+$/.test(ttl)) return null;
   let total = 0;
-  for (const [, n, unit] of ttl.matchAll(/([0-9]+)(h|m|s)/g)) total += Number(n) * (unit === "h" ? 3600 : unit === "m" ? 60 : 1);
+  for (const [, n, unit] of ttl.matchAll(/([0-9]+)(h|m|s)/g))
+    total += Number(n) * (unit === "h" ? 3600 : unit === "m" ? 60 : 1);
   return total > 0 ? total : null;
 }

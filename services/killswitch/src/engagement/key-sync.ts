@@ -2,7 +2,12 @@ import type { Kysely, Transaction } from "kysely";
 import type { EventBus } from "@svc/lib/bus";
 import type { KeyValueStore } from "@svc/lib/kv";
 import { readEngagers, valueFor, type Engager, type KeyEngagers } from "../domain/key-engagers.js";
-import { CHANGED_SUBJECT, keyOf, type ModeName, type ScopeName } from "../domain/kill-switch-keys.js";
+import {
+  CHANGED_SUBJECT,
+  keyOf,
+  type ModeName,
+  type ScopeName,
+} from "../domain/kill-switch-keys.js";
 import { switchesOn, switchNames } from "../store/killswitch.repository.js";
 import type { KillSwitchDatabase, KillSwitchRow } from "../store/killswitch.table.js";
 
@@ -33,18 +38,30 @@ export const engagerOf = (row: KillSwitchRow): Engager => ({
  * store that does not answer is reported, not thrown: the caller decides whether that undoes
  * its change.
  */
-export async function syncKey(trx: Transaction<KillSwitchDatabase>, kv: KeyValueStore, scope: ScopeName, target: string, opts: { dropManual?: boolean } = {}): Promise<KeySync> {
+export async function syncKey(
+  trx: Transaction<KillSwitchDatabase>,
+  kv: KeyValueStore,
+  scope: ScopeName,
+  target: string,
+  opts: { dropManual?: boolean } = {},
+): Promise<KeySync> {
   const key = keyOf(scope, target);
   const now = Date.now();
-  const rows = (await switchesOn(trx, scope, target)).filter((r) => !r.expires_at || new Date(r.expires_at).getTime() > now);
-  const after: KeyEngagers = { switches: Object.fromEntries(rows.map((r) => [r.name, engagerOf(r)])), manual: null };
+  const rows = (await switchesOn(trx, scope, target)).filter(
+    (r) => !r.expires_at || new Date(r.expires_at).getTime() > now,
+  );
+  const after: KeyEngagers = {
+    switches: Object.fromEntries(rows.map((r) => [r.name, engagerOf(r)])),
+    manual: null,
+  };
   let before: KeyEngagers | null = null;
   try {
     before = readEngagers(await kv.get(key), await switchNames(trx));
     after.manual = opts.dropManual ? null : before.manual;
     const next = valueFor(after);
     if (next === null) await kv.delete(key);
-    else await kv.set(key, next.value, next.ttlSeconds ? { ttlSeconds: next.ttlSeconds } : undefined);
+    else
+      await kv.set(key, next.value, next.ttlSeconds ? { ttlSeconds: next.ttlSeconds } : undefined);
     return { key, before, after };
   } catch (err) {
     return { key, before, after, error: err as Error };
@@ -52,7 +69,13 @@ export async function syncKey(trx: Transaction<KillSwitchDatabase>, kv: KeyValue
 }
 
 /** Tells every runner at once; the key is the truth their polls fall back on. */
-export function broadcastKey(bus: EventBus, key: string, engaged: boolean, mode: ModeName, reason: string): Promise<void> {
+export function broadcastKey(
+  bus: EventBus,
+  key: string,
+  engaged: boolean,
+  mode: ModeName,
+  reason: string,
+): Promise<void> {
   const body = new TextEncoder().encode(JSON.stringify({ key, engaged, mode, reason }));
   return bus.broadcast(CHANGED_SUBJECT, body).catch(() => undefined);
 }

@@ -1,6 +1,11 @@
 import { readEngagers, sameEngagers, type KeyEngagers } from "../domain/key-engagers.js";
 import { KEY_PREFIX, parseKey, type ScopeName } from "../domain/kill-switch-keys.js";
-import { deleteSwitch, insertAudit, listSwitches, lockKey } from "../store/killswitch.repository.js";
+import {
+  deleteSwitch,
+  insertAudit,
+  listSwitches,
+  lockKey,
+} from "../store/killswitch.repository.js";
 import { broadcastSync, engagerOf, syncKey, type KeyDeps } from "./key-sync.js";
 
 /**
@@ -15,12 +20,14 @@ export async function reconcileKeys(deps: KeyDeps): Promise<string[]> {
   // One read of the rows per pass: lapsed switches and the keys to look at both derive from it.
   const rows = await listSwitches(deps.db);
   const now = Date.now();
-  const lapsedAt = (r: (typeof rows)[number]) => r.expires_at !== null && new Date(r.expires_at).getTime() <= now;
+  const lapsedAt = (r: (typeof rows)[number]) =>
+    r.expires_at !== null && new Date(r.expires_at).getTime() <= now;
   const expired = rows.filter(lapsedAt);
   const names = new Set(rows.map((r) => r.name));
   const stored = new Map((await deps.kv.scan(KEY_PREFIX)).map((e) => [e.key, e.value]));
   const targets = new Map<string, { scope: ScopeName; target: string }>();
-  for (const r of rows) targets.set(`${KEY_PREFIX}${r.scope}:${r.target}`, { scope: r.scope, target: r.target });
+  for (const r of rows)
+    targets.set(`${KEY_PREFIX}${r.scope}:${r.target}`, { scope: r.scope, target: r.target });
   for (const key of stored.keys()) {
     const k = parseKey(key);
     if (k) targets.set(key, k);
@@ -29,7 +36,11 @@ export async function reconcileKeys(deps: KeyDeps): Promise<string[]> {
   for (const [key, { scope, target }] of targets) {
     const lapsed = expired.filter((r) => r.scope === scope && r.target === target);
     const wanted: KeyEngagers = {
-      switches: Object.fromEntries(rows.filter((r) => r.scope === scope && r.target === target && !lapsedAt(r)).map((r) => [r.name, engagerOf(r)])),
+      switches: Object.fromEntries(
+        rows
+          .filter((r) => r.scope === scope && r.target === target && !lapsedAt(r))
+          .map((r) => [r.name, engagerOf(r)]),
+      ),
       manual: null,
     };
     const current = readEngagers(stored.get(key) ?? null, names);
@@ -38,7 +49,13 @@ export async function reconcileKeys(deps: KeyDeps): Promise<string[]> {
     const sync = await deps.db.transaction().execute(async (trx) => {
       await lockKey(trx, key);
       for (const r of lapsed) {
-        if (await deleteSwitch(trx, r.name)) await insertAudit(trx, { user: "system", actor: "system", type: "killswitch.released", details: { name: r.name, key, reason: "ttl elapsed" } });
+        if (await deleteSwitch(trx, r.name))
+          await insertAudit(trx, {
+            user: "system",
+            actor: "system",
+            type: "killswitch.released",
+            details: { name: r.name, key, reason: "ttl elapsed" },
+          });
       }
       const s = await syncKey(trx, deps.kv, scope, target);
       // An unwritten key must not leave a lapsed switch's row deleted: roll back, retry next pass.

@@ -27,7 +27,12 @@ interface DrillFigures {
   draining_max_ms: number;
   stopped_max_ms: number;
   all_restarted: boolean;
-  per_bot: Array<{ task_id: string; draining_ms: number; stopped_ms: number | null; restarted: boolean }>;
+  per_bot: Array<{
+    task_id: string;
+    draining_ms: number;
+    stopped_ms: number | null;
+    restarted: boolean;
+  }>;
 }
 
 /**
@@ -36,22 +41,34 @@ interface DrillFigures {
  * figures (the compliance report embeds them).
  */
 export function createDrillHandlers(
-  deps: KeyDeps & { switches: Pick<ServiceImpl<typeof KillSwitchService>, "applyKillSwitch" | "deleteKillSwitch"> },
+  deps: KeyDeps & {
+    switches: Pick<ServiceImpl<typeof KillSwitchService>, "applyKillSwitch" | "deleteKillSwitch">;
+  },
 ): Pick<ServiceImpl<typeof KillSwitchService>, "runDrill" | "listDrills"> {
   const quietFor = async (lastEvent: () => number, maxMs: number) => {
     const start = Date.now();
-    while (Date.now() - start < maxMs && Date.now() - lastEvent() < 1_000) await new Promise((r) => setTimeout(r, 50));
+    while (Date.now() - start < maxMs && Date.now() - lastEvent() < 1_000)
+      await new Promise((r) => setTimeout(r, 50));
   };
   return {
     async runDrill(req, ctx) {
       const p = principalOf(ctx);
       if (await deps.kv.get(PLATFORM_KEY).catch(() => null)) {
-        throw svcError(Code.FailedPrecondition, "killswitch_engaged", "the platform kill switch is engaged for real: every bot is halted already, so a drill would measure nothing", { key: PLATFORM_KEY });
+        throw svcError(
+          Code.FailedPrecondition,
+          "killswitch_engaged",
+          "the platform kill switch is engaged for real: every bot is halted already, so a drill would measure nothing",
+          { key: PLATFORM_KEY },
+        );
       }
       const seen = new Map<string, { draining?: number; stopped?: number; running?: number }>();
       let last = Date.now();
       const listener = deps.bus.listen(PHASE_SUBJECT, (m) => {
-        const e = JSON.parse(new TextDecoder().decode(m.data)) as { task_id: string; phase: string; at: number };
+        const e = JSON.parse(new TextDecoder().decode(m.data)) as {
+          task_id: string;
+          phase: string;
+          at: number;
+        };
         const entry = seen.get(e.task_id) ?? {};
         if (e.phase === "Draining") entry.draining ??= e.at;
         if (e.phase === "Stopped") entry.stopped ??= e.at;
@@ -65,22 +82,42 @@ export function createDrillHandlers(
       const name = `drill-${id.slice(0, 8)}`;
       const t0 = Date.now();
       try {
-        await deps.switches.applyKillSwitch(create(ApplyKillSwitchRequestSchema, { name, spec: { scope: Scope.PLATFORM, target: "platform", mode: Mode.CANCEL, reason } }), ctx);
+        await deps.switches.applyKillSwitch(
+          create(ApplyKillSwitchRequestSchema, {
+            name,
+            spec: { scope: Scope.PLATFORM, target: "platform", mode: Mode.CANCEL, reason },
+          }),
+          ctx,
+        );
         last = Date.now();
         await quietFor(() => last, DRAIN_BOUND_MS);
       } finally {
         // A release the store refuses is retried by nobody: say so rather than leave the platform halted unnoticed.
-        await Promise.resolve(deps.switches.deleteKillSwitch(create(DeleteKillSwitchRequestSchema, { name }), ctx)).catch((err: unknown) => {
-          throw svcError(Code.Unavailable, "killswitch_store_unreachable", `the drill's switch ${name} could not be released: ${(err as Error).message}; release it with DELETE /kill-switches/${name}`, { name }, { cause: err });
+        await Promise.resolve(
+          deps.switches.deleteKillSwitch(create(DeleteKillSwitchRequestSchema, { name }), ctx),
+        ).catch((err: unknown) => {
+          throw svcError(
+            Code.Unavailable,
+            "killswitch_store_unreachable",
+            `the drill's switch ${name} could not be released: ${(err as Error).message}; release it with DELETE /kill-switches/${name}`,
+            { name },
+            { cause: err },
+          );
         });
       }
       last = Date.now();
       const halted = () => [...seen.values()].filter((e) => e.stopped);
       const restartDeadline = Date.now() + DRAIN_BOUND_MS;
-      while (Date.now() < restartDeadline && halted().some((e) => !e.running)) await new Promise((r) => setTimeout(r, 50));
+      while (Date.now() < restartDeadline && halted().some((e) => !e.running))
+        await new Promise((r) => setTimeout(r, 50));
       await listener.stop();
 
-      const perBot = [...seen.entries()].map(([task, e]) => ({ task_id: task, draining_ms: (e.draining ?? t0) - t0, stopped_ms: e.stopped ? e.stopped - t0 : null, restarted: e.running !== undefined }));
+      const perBot = [...seen.entries()].map(([task, e]) => ({
+        task_id: task,
+        draining_ms: (e.draining ?? t0) - t0,
+        stopped_ms: e.stopped ? e.stopped - t0 : null,
+        restarted: e.running !== undefined,
+      }));
       const drains = perBot.map((b) => b.draining_ms).sort((a, b) => a - b);
       const figures: DrillFigures = {
         bots: perBot.length,
@@ -90,14 +127,29 @@ export function createDrillHandlers(
         all_restarted: perBot.every((b) => b.restarted),
         per_bot: perBot,
       };
-      await deps.db.insertInto("drills").values({ id, started_by: p.sub, reason, result: JSON.stringify(figures) }).execute();
-      await insertAudit(deps.db, { user: p.onBehalfOfSub ?? p.sub, actor: p.sub, type: "killswitch.drill", details: { id, bots: figures.bots, all_restarted: figures.all_restarted } });
+      await deps.db
+        .insertInto("drills")
+        .values({ id, started_by: p.sub, reason, result: JSON.stringify(figures) })
+        .execute();
+      await insertAudit(deps.db, {
+        user: p.onBehalfOfSub ?? p.sub,
+        actor: p.sub,
+        type: "killswitch.drill",
+        details: { id, bots: figures.bots, all_restarted: figures.all_restarted },
+      });
       return toResult(id, new Date(t0), figures);
     },
 
     async listDrills() {
-      const rows = await deps.db.selectFrom("drills").selectAll().orderBy("started_at", "desc").limit(100).execute();
-      return create(ListDrillsResponseSchema, { items: rows.map((r) => toResult(r.id, new Date(r.started_at), r.result as DrillFigures)) });
+      const rows = await deps.db
+        .selectFrom("drills")
+        .selectAll()
+        .orderBy("started_at", "desc")
+        .limit(100)
+        .execute();
+      return create(ListDrillsResponseSchema, {
+        items: rows.map((r) => toResult(r.id, new Date(r.started_at), r.result as DrillFigures)),
+      });
     },
   };
 }

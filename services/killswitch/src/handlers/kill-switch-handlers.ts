@@ -16,17 +16,41 @@ import {
 import { principalOf, type Principal } from "@svc/lib/auth";
 import { Code, ConnectError, invalidField, svcError } from "@svc/lib/errors";
 import { MAX_TTL_SECONDS, readEngagers } from "../domain/key-engagers.js";
-import { KEY_PREFIX, keyOf, parseKey, parseKeyValue, ttlSeconds, type ModeName, type ScopeName } from "../domain/kill-switch-keys.js";
-import { broadcastKey, broadcastSync, syncKey, type KeyDeps, type KeySync } from "../engagement/key-sync.js";
+import {
+  KEY_PREFIX,
+  keyOf,
+  parseKey,
+  parseKeyValue,
+  ttlSeconds,
+  type ModeName,
+  type ScopeName,
+} from "../domain/kill-switch-keys.js";
+import {
+  broadcastKey,
+  broadcastSync,
+  syncKey,
+  type KeyDeps,
+  type KeySync,
+} from "../engagement/key-sync.js";
 import * as repo from "../store/killswitch.repository.js";
 import type { KillSwitchRow } from "../store/killswitch.table.js";
 
 type Handlers = Omit<ServiceImpl<typeof KillSwitchService>, "runDrill" | "listDrills">;
 
-const SCOPE: Record<ScopeName, Scope> = { bot: Scope.BOT, fleet: Scope.FLEET, platform: Scope.PLATFORM };
-const MODE: Record<ModeName, Mode> = { cancel: Mode.CANCEL, flatten: Mode.FLATTEN, freeze: Mode.FREEZE };
-const scopeName = (s: Scope): ScopeName => (s === Scope.PLATFORM ? "platform" : s === Scope.FLEET ? "fleet" : "bot");
-const modeName = (m: Mode): ModeName => (m === Mode.FLATTEN ? "flatten" : m === Mode.FREEZE ? "freeze" : "cancel");
+const SCOPE: Record<ScopeName, Scope> = {
+  bot: Scope.BOT,
+  fleet: Scope.FLEET,
+  platform: Scope.PLATFORM,
+};
+const MODE: Record<ModeName, Mode> = {
+  cancel: Mode.CANCEL,
+  flatten: Mode.FLATTEN,
+  freeze: Mode.FREEZE,
+};
+const scopeName = (s: Scope): ScopeName =>
+  s === Scope.PLATFORM ? "platform" : s === Scope.FLEET ? "fleet" : "bot";
+const modeName = (m: Mode): ModeName =>
+  m === Mode.FLATTEN ? "flatten" : m === Mode.FREEZE ? "freeze" : "cancel";
 
 /** Whether the key holds a switch: written, not yet written (the service keeps trying), or unknown (the store does not answer). */
 type KeyState = "written" | "pending" | "unknown";
@@ -47,12 +71,19 @@ export type BotExists = (slug: string) => Promise<boolean>;
 export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists }): Handlers {
   const { db, kv, bus } = deps;
 
-  const notDurable = (message: string, details: Record<string, string>, cause: unknown) => svcError(Code.Unavailable, "killswitch_not_durable", message, details, { cause });
+  const notDurable = (message: string, details: Record<string, string>, cause: unknown) =>
+    svcError(Code.Unavailable, "killswitch_not_durable", message, details, { cause });
 
   function toResource(row: KillSwitchRow, keyState: KeyState): KillSwitch {
     return create(KillSwitchSchema, {
       metadata: { name: row.name },
-      spec: { scope: SCOPE[row.scope], target: row.target, mode: MODE[row.mode], reason: row.reason, ttl: row.ttl },
+      spec: {
+        scope: SCOPE[row.scope],
+        target: row.target,
+        mode: MODE[row.mode],
+        reason: row.reason,
+        ttl: row.ttl,
+      },
       status: {
         engaged: true,
         keyState,
@@ -70,7 +101,11 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     return create(KillSwitchSchema, {
       metadata: { name: manualName(k.scope, k.target) },
       spec: { scope: SCOPE[k.scope], target: k.target, mode: MODE[v.mode], reason: v.reason },
-      status: { engaged: true, keyState: "written", engagedBy: v.by ?? "(set directly in the key-value store)" },
+      status: {
+        engaged: true,
+        keyState: "written",
+        engagedBy: v.by ?? "(set directly in the key-value store)",
+      },
     });
   }
 
@@ -84,25 +119,59 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     }
   }
 
-  const keyStateOf = (row: KillSwitchRow, keys: Map<string, ReturnType<typeof readEngagers>> | null): KeyState =>
-    keys === null ? "unknown" : keys.get(keyOf(row.scope, row.target))?.switches[row.name] ? "written" : "pending";
+  const keyStateOf = (
+    row: KillSwitchRow,
+    keys: Map<string, ReturnType<typeof readEngagers>> | null,
+  ): KeyState =>
+    keys === null
+      ? "unknown"
+      : keys.get(keyOf(row.scope, row.target))?.switches[row.name]
+        ? "written"
+        : "pending";
 
-  async function validate(name: string, spec: KillSwitchSpec): Promise<{ scope: ScopeName; mode: ModeName; ttl: number | null }> {
+  async function validate(
+    name: string,
+    spec: KillSwitchSpec,
+  ): Promise<{ scope: ScopeName; mode: ModeName; ttl: number | null }> {
     const scope = scopeName(spec.scope);
     const mode = modeName(spec.mode);
-    for (const [field, text] of [["name", name], ["spec.target", spec.target], ["spec.reason", spec.reason]] as const) {
-      if (text.includes("\u0000")) throw invalidField(field, `${field} must not contain a NUL character (U+0000)`);
+    for (const [field, text] of [
+      ["name", name],
+      ["spec.target", spec.target],
+      ["spec.reason", spec.reason],
+    ] as const) {
+      if (text.includes("\u0000"))
+        throw invalidField(field, `${field} must not contain a NUL character (U+0000)`);
     }
-    if (scope === "platform" && spec.target !== "platform") throw invalidField("spec.target", `the platform scope takes the target "platform", not "${spec.target}"`);
-    if (scope !== "platform" && spec.target === "platform") throw invalidField("spec.target", `"platform" is the target of the platform scope only`);
-    if (scope === "fleet" && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(spec.target)) throw invalidField("spec.target", `"${spec.target}" is not a fleet name`);
-    if (name.startsWith("kv-")) throw invalidField("metadata.name", `names starting with "kv-" are kept for keys set by hand in the key-value store`);
+    if (scope === "platform" && spec.target !== "platform")
+      throw invalidField(
+        "spec.target",
+        `the platform scope takes the target "platform", not "${spec.target}"`,
+      );
+    if (scope !== "platform" && spec.target === "platform")
+      throw invalidField("spec.target", `"platform" is the target of the platform scope only`);
+    if (scope === "fleet" && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(spec.target))
+      throw invalidField("spec.target", `"${spec.target}" is not a fleet name`);
+    if (name.startsWith("kv-"))
+      throw invalidField(
+        "metadata.name",
+        `names starting with "kv-" are kept for keys set by hand in the key-value store`,
+      );
     const ttl = spec.ttl ? ttlSeconds(spec.ttl) : null;
-    if (spec.ttl && ttl === null) throw invalidField("spec.ttl", `spec.ttl "${spec.ttl}" must be a positive duration such as 4h, 30m or 1h30m`);
+    if (spec.ttl && ttl === null)
+      throw invalidField(
+        "spec.ttl",
+        `spec.ttl "${spec.ttl}" must be a positive duration such as 4h, 30m or 1h30m`,
+      );
     if (ttl !== null && ttl > MAX_TTL_SECONDS) {
-      throw invalidField("spec.ttl", `spec.ttl "${spec.ttl}" is longer than the longest TTL, ${MAX_TTL_SECONDS / 86_400} days (720h); leave ttl empty to engage until released`, { max_seconds: MAX_TTL_SECONDS });
+      throw invalidField(
+        "spec.ttl",
+        `spec.ttl "${spec.ttl}" is longer than the longest TTL, ${MAX_TTL_SECONDS / 86_400} days (720h); leave ttl empty to engage until released`,
+        { max_seconds: MAX_TTL_SECONDS },
+      );
     }
-    if (scope === "bot" && !(await botKnown(spec.target))) throw invalidField("spec.target", `no bot with slug "${spec.target}"`);
+    if (scope === "bot" && !(await botKnown(spec.target)))
+      throw invalidField("spec.target", `no bot with slug "${spec.target}"`);
     return { scope, mode, ttl };
   }
 
@@ -113,7 +182,13 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     try {
       return await deps.botExists(slug);
     } catch (err) {
-      throw svcError(Code.Unavailable, "bot_unverifiable", `bot "${slug}" is not yet known to the killswitch service and the bots service did not answer; nothing was engaged, send it again or engage its fleet`, { field: "spec.target" }, { cause: err });
+      throw svcError(
+        Code.Unavailable,
+        "bot_unverifiable",
+        `bot "${slug}" is not yet known to the killswitch service and the bots service did not answer; nothing was engaged, send it again or engage its fleet`,
+        { field: "spec.target" },
+        { cause: err },
+      );
     }
   }
 
@@ -127,12 +202,32 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     try {
       row = await db.transaction().execute(async (trx) => {
         const previous = await repo.findSwitch(trx, name);
-        const keys = [key, ...(previous && keyOf(previous.scope, previous.target) !== key ? [keyOf(previous.scope, previous.target)] : [])].sort();
+        const keys = [
+          key,
+          ...(previous && keyOf(previous.scope, previous.target) !== key
+            ? [keyOf(previous.scope, previous.target)]
+            : []),
+        ].sort();
         for (const k of keys) await repo.lockKey(trx, k);
-        const saved = await repo.upsertSwitch(trx, { name, scope, target: spec.target, mode, reason: spec.reason, ttl: spec.ttl, engaged_by: p.sub, expires_at: ttl ? new Date(Date.now() + ttl * 1000) : null });
-        await repo.insertAudit(trx, { user: p.onBehalfOfSub ?? p.sub, actor: p.sub, type: "killswitch.engaged", details: { name, key, mode, reason: spec.reason, ttl: spec.ttl } });
+        const saved = await repo.upsertSwitch(trx, {
+          name,
+          scope,
+          target: spec.target,
+          mode,
+          reason: spec.reason,
+          ttl: spec.ttl,
+          engaged_by: p.sub,
+          expires_at: ttl ? new Date(Date.now() + ttl * 1000) : null,
+        });
+        await repo.insertAudit(trx, {
+          user: p.onBehalfOfSub ?? p.sub,
+          actor: p.sub,
+          type: "killswitch.engaged",
+          details: { name, key, mode, reason: spec.reason, ttl: spec.ttl },
+        });
         syncs = [await syncKey(trx, kv, scope, spec.target)];
-        if (previous && keyOf(previous.scope, previous.target) !== key) syncs.push(await syncKey(trx, kv, previous.scope, previous.target));
+        if (previous && keyOf(previous.scope, previous.target) !== key)
+          syncs.push(await syncKey(trx, kv, previous.scope, previous.target));
         return saved;
       });
     } catch (err) {
@@ -157,30 +252,53 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
   async function release(name: string, p: Principal): Promise<void> {
     const row = await repo.findSwitch(db, name);
     const manualKey = row ? undefined : await manualKeyNamed(name);
-    if (!row && !manualKey) throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${name}"`, { name });
+    if (!row && !manualKey)
+      throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${name}"`, {
+        name,
+      });
     const target = row ? { scope: row.scope, target: row.target } : parseKey(manualKey!)!;
     const key = keyOf(target.scope, target.target);
     let sync: KeySync;
     try {
       sync = await db.transaction().execute(async (trx) => {
         await repo.lockKey(trx, key);
-        if (row && !(await repo.deleteSwitch(trx, name))) throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${name}"`, { name });
+        if (row && !(await repo.deleteSwitch(trx, name)))
+          throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${name}"`, {
+            name,
+          });
         const s = await syncKey(trx, kv, target.scope, target.target, { dropManual: !row });
         // The key must say released before anything else does; otherwise nothing is released.
         if (s.error) throw s.error;
-        await repo.insertAudit(trx, { user: p.onBehalfOfSub ?? p.sub, actor: p.sub, type: "killswitch.released", details: { name, key } });
+        await repo.insertAudit(trx, {
+          user: p.onBehalfOfSub ?? p.sub,
+          actor: p.sub,
+          type: "killswitch.released",
+          details: { name, key },
+        });
         return s;
       });
     } catch (err) {
       if (err instanceof ConnectError && err.code === Code.NotFound) throw err;
-      throw svcError(Code.Unavailable, "killswitch_store_unreachable", `kill switch "${name}" was not released: ${(err as Error).message}; it stays engaged`, { name, key }, { cause: err });
+      throw svcError(
+        Code.Unavailable,
+        "killswitch_store_unreachable",
+        `kill switch "${name}" was not released: ${(err as Error).message}; it stays engaged`,
+        { name, key },
+        { cause: err },
+      );
     }
     await broadcastSync(bus, sync, "released");
   }
 
   async function manualKeyNamed(name: string): Promise<string | undefined> {
     const keys = await storedKeys();
-    if (keys === null) throw svcError(Code.Unavailable, "killswitch_store_unreachable", "the kill-switch key-value store did not answer; nothing was released", { name });
+    if (keys === null)
+      throw svcError(
+        Code.Unavailable,
+        "killswitch_store_unreachable",
+        "the kill-switch key-value store did not answer; nothing was released",
+        { name },
+      );
     for (const [key, e] of keys) {
       const k = parseKey(key);
       if (k && e.manual !== null && manualName(k.scope, k.target) === name) return key;
@@ -199,7 +317,9 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
         const r = e.manual !== null ? manualResource(key, e.manual) : null;
         if (r?.metadata?.name === req.name) return r;
       }
-      throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${req.name}"`, { name: req.name });
+      throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${req.name}"`, {
+        name: req.name,
+      });
     },
 
     async listKillSwitches() {
@@ -226,18 +346,37 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
       try {
         values = await Promise.all(keys.map((k) => kv.get(k)));
       } catch (err) {
-        throw svcError(Code.Unavailable, "killswitch_store_unreachable", "the kill-switch key-value store did not answer; whether a switch is engaged is unknown", {}, { cause: err });
+        throw svcError(
+          Code.Unavailable,
+          "killswitch_store_unreachable",
+          "the kill-switch key-value store did not answer; whether a switch is engaged is unknown",
+          {},
+          { cause: err },
+        );
       }
       const engaged = keys.filter((_, i) => values[i]);
-      return create(CheckEngagedResponseSchema, { engaged: engaged.length > 0, engagedKeys: engaged });
+      return create(CheckEngagedResponseSchema, {
+        engaged: engaged.length > 0,
+        engagedKeys: engaged,
+      });
     },
 
     async haltAgents() {
-      return create(HaltResponseSchema, { workClass: "agent sessions and delegated agent calls (none run on this platform: agent chat and MCP tools are not built)", halted: 0, ids: [] });
+      return create(HaltResponseSchema, {
+        workClass:
+          "agent sessions and delegated agent calls (none run on this platform: agent chat and MCP tools are not built)",
+        halted: 0,
+        ids: [],
+      });
     },
 
     async haltQuantAgents() {
-      return create(HaltResponseSchema, { workClass: "research-bot agents (none run on this platform: research-bot chat is not built)", halted: 0, ids: [] });
+      return create(HaltResponseSchema, {
+        workClass:
+          "research-bot agents (none run on this platform: research-bot chat is not built)",
+        halted: 0,
+        ids: [],
+      });
     },
   };
 }

@@ -13,10 +13,18 @@ export async function listSwitches(db: Db): Promise<KillSwitchRow[]> {
 
 /** The switches on one key (scope and target), the expired ones included until the sweep. */
 export async function switchesOn(db: Db, scope: string, target: string): Promise<KillSwitchRow[]> {
-  return db.selectFrom("kill_switches").selectAll().where("scope", "=", scope as KillSwitchRow["scope"]).where("target", "=", target).execute();
+  return db
+    .selectFrom("kill_switches")
+    .selectAll()
+    .where("scope", "=", scope as KillSwitchRow["scope"])
+    .where("target", "=", target)
+    .execute();
 }
 
-export async function upsertSwitch(db: Db, row: Omit<KillSwitchRow, "engaged_at">): Promise<KillSwitchRow> {
+export async function upsertSwitch(
+  db: Db,
+  row: Omit<KillSwitchRow, "engaged_at">,
+): Promise<KillSwitchRow> {
   return db
     .insertInto("kill_switches")
     .values(row)
@@ -30,18 +38,35 @@ export async function deleteSwitch(db: Db, name: string): Promise<boolean> {
   return Number(r.numDeletedRows) > 0;
 }
 
-
-
 export async function switchNames(db: Db): Promise<Set<string>> {
-  return new Set((await db.selectFrom("kill_switches").select("name").execute()).map((r) => r.name));
+  return new Set(
+    (await db.selectFrom("kill_switches").select("name").execute()).map((r) => r.name),
+  );
 }
 
 export async function isKnownBot(db: Db, slug: string): Promise<boolean> {
-  return (await db.selectFrom("known_bots").select("slug").where("slug", "=", slug).executeTakeFirst()) !== undefined;
+  return (
+    (await db
+      .selectFrom("known_bots")
+      .select("slug")
+      .where("slug", "=", slug)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
-export async function insertAudit(db: Db, e: { user: string; actor: string; type: string; details: object }): Promise<void> {
-  await db.insertInto("security_audit_events").values({ user_id: e.user, actor_user_id: e.actor, event_type: e.type, details: JSON.stringify(e.details) }).execute();
+export async function insertAudit(
+  db: Db,
+  e: { user: string; actor: string; type: string; details: object },
+): Promise<void> {
+  await db
+    .insertInto("security_audit_events")
+    .values({
+      user_id: e.user,
+      actor_user_id: e.actor,
+      event_type: e.type,
+      details: JSON.stringify(e.details),
+    })
+    .execute();
 }
 
 /**

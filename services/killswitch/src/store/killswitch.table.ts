@@ -34,4 +34,8 @@ export interface KillSwitchTable {
   expires_at: Date | null;
 }
 
-export type KillSwitchRow = { [K in keyof KillSwitchTable]: KillSwitchTable[K] extends ColumnType<infer S, unknown, unknown> ? S : KillSwitchTable[K] };
+export type KillSwitchRow = {
+  [K in keyof KillSwitchTable]: KillSwitchTable[K] extends ColumnType<infer S, unknown, unknown>
+    ? S
+    : KillSwitchTable[K];
+};

@@ -15,8 +15,16 @@ export interface Decider {
   isAgent: boolean;
 }
 
-const FROM: Record<HumanAction, PromotionStatusName> = { approve: "pending", reject: "pending", revoke: "promoted" };
-export const TO: Record<HumanAction, PromotionStatusName> = { approve: "approved", reject: "rejected", revoke: "revoked" };
+const FROM: Record<HumanAction, PromotionStatusName> = {
+  approve: "pending",
+  reject: "pending",
+  revoke: "promoted",
+};
+export const TO: Record<HumanAction, PromotionStatusName> = {
+  approve: "approved",
+  reject: "rejected",
+  revoke: "revoked",
+};
 
 /**
  * The human decisions of the spec's transition table. An expired request answers 410 to approve
@@ -24,14 +32,33 @@ export const TO: Record<HumanAction, PromotionStatusName> = { approve: "approved
  * other is left unchanged); an agent never decides; the approver is not the submitter, compared
  * in canonical form so case, invisible characters or look-alike forms do not make a second person.
  */
-export function decisionRefusal(action: HumanAction, status: PromotionStatusName, submitterSub: string, decider: Decider): DecisionRefusal | null {
-  if (decider.isAgent) return { code: "agent_not_allowed", message: `an agent cannot ${action} a promotion request; a person must` };
-  if (status === "expired" && action !== "revoke") return { code: "request_expired", message: `the request expired before a decision; it can no longer be ${action === "approve" ? "approved" : "rejected"}` };
+export function decisionRefusal(
+  action: HumanAction,
+  status: PromotionStatusName,
+  submitterSub: string,
+  decider: Decider,
+): DecisionRefusal | null {
+  if (decider.isAgent)
+    return {
+      code: "agent_not_allowed",
+      message: `an agent cannot ${action} a promotion request; a person must`,
+    };
+  if (status === "expired" && action !== "revoke")
+    return {
+      code: "request_expired",
+      message: `the request expired before a decision; it can no longer be ${action === "approve" ? "approved" : "rejected"}`,
+    };
   if (status !== FROM[action]) {
-    return { code: "invalid_transition", message: `only a ${FROM[action]} request can be ${TO[action]}; this one is ${status} and stays ${status}` };
+    return {
+      code: "invalid_transition",
+      message: `only a ${FROM[action]} request can be ${TO[action]}; this one is ${status} and stays ${status}`,
+    };
   }
   if (action === "approve" && sameSubject(decider.humanSub, submitterSub)) {
-    return { code: "four_eyes_violation", message: `four eyes: ${decider.humanSub} submitted this request and cannot approve it; another person must` };
+    return {
+      code: "four_eyes_violation",
+      message: `four eyes: ${decider.humanSub} submitted this request and cannot approve it; another person must`,
+    };
   }
   return null;
 }

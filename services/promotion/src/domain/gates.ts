@@ -1,5 +1,9 @@
 import { deflatedSharpeFromTrials, probabilityOfBacktestOverfitting } from "@svc/lib/quant";
-import type { GateOutcomeRow, KnownVersionRow, PromotionStatusName } from "../store/promotion.table.js";
+import type {
+  GateOutcomeRow,
+  KnownVersionRow,
+  PromotionStatusName,
+} from "../store/promotion.table.js";
 
 export type PromotionKindName = "strategy" | "drl_policy" | "allocation";
 
@@ -12,7 +16,12 @@ export interface GateInput {
   /** The bot version the artifact names, as the bots service announced it; null if unknown. */
   knownVersion: KnownVersionRow | null;
   killSwitch: { engagedKeys: string[] };
-  evidence?: { deflatedSharpeRatio: number; probabilityOfBacktestOverfitting: number; trialCount: number; trialLedgerRef: string };
+  evidence?: {
+    deflatedSharpeRatio: number;
+    probabilityOfBacktestOverfitting: number;
+    trialCount: number;
+    trialLedgerRef: string;
+  };
   policy: GatePolicy;
   requiresHumanApproval: boolean;
   /** The TrialLedger's trials of the artifact's bot (every version), oldest first. */
@@ -29,7 +38,12 @@ export interface GatePolicy {
   maxProbabilityOfOverfitting: number;
 }
 
-export const DEFAULT_GATE_POLICY: GatePolicy = { labEvidenceEnforce: false, trialLedgerEnforce: false, minDeflatedSharpe: 0.95, maxProbabilityOfOverfitting: 0.5 };
+export const DEFAULT_GATE_POLICY: GatePolicy = {
+  labEvidenceEnforce: false,
+  trialLedgerEnforce: false,
+  minDeflatedSharpe: 0.95,
+  maxProbabilityOfOverfitting: 0.5,
+};
 
 /**
  * The deterministic gates, always in this order, every outcome recorded:
@@ -43,9 +57,14 @@ export const DEFAULT_GATE_POLICY: GatePolicy = { labEvidenceEnforce: false, tria
  */
 export function runGates(i: GateInput): { gates: GateOutcomeRow[]; status: PromotionStatusName } {
   const gates: GateOutcomeRow[] = [];
-  const gate = (name: string, passed: boolean, detail: string) => gates.push({ name, passed, detail });
+  const gate = (name: string, passed: boolean, detail: string) =>
+    gates.push({ name, passed, detail });
 
-  gate("validation_not_fail", i.validationVerdict !== "FAIL", `validation verdict ${i.validationVerdict}`);
+  gate(
+    "validation_not_fail",
+    i.validationVerdict !== "FAIL",
+    `validation verdict ${i.validationVerdict}`,
+  );
   gate("risk_approved", i.riskDecision === "APPROVE", `risk decision ${i.riskDecision}`);
   if (i.artifact) {
     const k = i.knownVersion;
@@ -60,17 +79,38 @@ export function runGates(i: GateInput): { gates: GateOutcomeRow[]; status: Promo
           : `version ${k.version} of bot ${k.slug} has hash ${k.spec_hash}, not ${i.artifact.versionHash}`,
     );
   }
-  gate("kill_switch_clear", i.killSwitch.engagedKeys.length === 0, i.killSwitch.engagedKeys.length === 0 ? "no kill switch engaged" : `engaged: ${i.killSwitch.engagedKeys.join(", ")}`);
+  gate(
+    "kill_switch_clear",
+    i.killSwitch.engagedKeys.length === 0,
+    i.killSwitch.engagedKeys.length === 0
+      ? "no kill switch engaged"
+      : `engaged: ${i.killSwitch.engagedKeys.join(", ")}`,
+  );
   if (i.policy.labEvidenceEnforce) gates.push(labEvidenceGate(i));
   if (i.policy.trialLedgerEnforce) gates.push(trialLedgerGate(i));
-  const status: PromotionStatusName = gates.some((g) => !g.passed) ? "denied" : i.requiresHumanApproval ? "pending" : "approved";
+  const status: PromotionStatusName = gates.some((g) => !g.passed)
+    ? "denied"
+    : i.requiresHumanApproval
+      ? "pending"
+      : "approved";
   return { gates, status };
 }
 
 function labEvidenceGate(i: GateInput): GateOutcomeRow {
   const e = i.evidence;
-  if (!e || !(e.trialCount > 0) || !e.trialLedgerRef || !Number.isFinite(e.deflatedSharpeRatio) || !Number.isFinite(e.probabilityOfBacktestOverfitting)) {
-    return { name: "lab_evidence", passed: false, detail: "an EvidenceBundle with deflated_sharpe_ratio, probability_of_backtest_overfitting, trial_count and trial_ledger_ref is required" };
+  if (
+    !e ||
+    !(e.trialCount > 0) ||
+    !e.trialLedgerRef ||
+    !Number.isFinite(e.deflatedSharpeRatio) ||
+    !Number.isFinite(e.probabilityOfBacktestOverfitting)
+  ) {
+    return {
+      name: "lab_evidence",
+      passed: false,
+      detail:
+        "an EvidenceBundle with deflated_sharpe_ratio, probability_of_backtest_overfitting, trial_count and trial_ledger_ref is required",
+    };
   }
   const dsrOk = e.deflatedSharpeRatio >= i.policy.minDeflatedSharpe;
   const pboOk = e.probabilityOfBacktestOverfitting <= i.policy.maxProbabilityOfOverfitting;
@@ -95,20 +135,32 @@ export function killSwitchKeysFor(slug: string | undefined, fleet: string | unde
  * PBO runs CSCV over the trials of the same length (same data).
  */
 function trialLedgerGate(i: GateInput): GateOutcomeRow {
-  const fail = (detail: string): GateOutcomeRow => ({ name: "trial_ledger", passed: false, detail });
+  const fail = (detail: string): GateOutcomeRow => ({
+    name: "trial_ledger",
+    passed: false,
+    detail,
+  });
   const trials = i.ledger ?? [];
   if (!i.artifact) return allocationLedgerGate(i.allocationLedger ?? []);
   const selected = [...trials].reverse().find((t) => t.specHash === i.artifact!.versionHash);
-  if (!selected) return fail(`the TrialLedger has no backtest of version ${i.artifact.version}; run one first`);
-  if (trials.length < 2) return fail(`the TrialLedger has ${trials.length} trial of this bot; DSR needs at least 2`);
+  if (!selected)
+    return fail(`the TrialLedger has no backtest of version ${i.artifact.version}; run one first`);
+  if (trials.length < 2)
+    return fail(`the TrialLedger has ${trials.length} trial of this bot; DSR needs at least 2`);
   let dsr: number;
   let pbo: number | undefined;
   try {
-    dsr = deflatedSharpeFromTrials(selected.dailyReturns, trials.map((t) => t.dailyReturns)).dsr;
-    const aligned = trials.filter((t) => t.dailyReturns.length === selected.dailyReturns.length).map((t) => t.dailyReturns);
+    dsr = deflatedSharpeFromTrials(
+      selected.dailyReturns,
+      trials.map((t) => t.dailyReturns),
+    ).dsr;
+    const aligned = trials
+      .filter((t) => t.dailyReturns.length === selected.dailyReturns.length)
+      .map((t) => t.dailyReturns);
     const t = selected.dailyReturns.length;
     const blocks = Math.min(16, Math.floor(t / 2 / 2) * 2);
-    if (aligned.length >= 2 && blocks >= 2) pbo = probabilityOfBacktestOverfitting(aligned, blocks).pbo;
+    if (aligned.length >= 2 && blocks >= 2)
+      pbo = probabilityOfBacktestOverfitting(aligned, blocks).pbo;
   } catch (err) {
     return fail(`cannot compute the evidence from the ledger: ${(err as Error).message}`);
   }
@@ -132,9 +184,19 @@ function allocationLedgerGate(targets: NonNullable<GateInput["allocationLedger"]
   const problems: string[] = [];
   if (targets.length === 0) problems.push("the allocation names no target");
   for (const t of targets) {
-    if (t.bots.length === 0) problems.push(`${t.target} names no bot or fleet the live plane knows`);
-    for (const b of t.bots) if (b.trials === 0) problems.push(`bot ${b.slug} (${t.target}) has no backtest in the TrialLedger`);
+    if (t.bots.length === 0)
+      problems.push(`${t.target} names no bot or fleet the live plane knows`);
+    for (const b of t.bots)
+      if (b.trials === 0)
+        problems.push(`bot ${b.slug} (${t.target}) has no backtest in the TrialLedger`);
   }
   const funded = targets.flatMap((t) => t.bots.map((b) => `${b.slug} N ${b.trials}`));
-  return { name: "trial_ledger", passed: problems.length === 0, detail: problems.length > 0 ? problems.join("; ") : `every funded bot has backtests in the ledger: ${funded.join(", ")}` };
+  return {
+    name: "trial_ledger",
+    passed: problems.length === 0,
+    detail:
+      problems.length > 0
+        ? problems.join("; ")
+        : `every funded bot has backtests in the ledger: ${funded.join(", ")}`,
+  };
 }

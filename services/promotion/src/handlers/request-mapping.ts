@@ -28,11 +28,19 @@ export function statusName(s: PromotionStatus): PromotionStatusName | undefined 
 }
 
 export function kindName(k: PromotionKind): PromotionKindName {
-  return k === PromotionKind.ALLOCATION ? "allocation" : k === PromotionKind.DRL_POLICY ? "drl_policy" : "strategy";
+  return k === PromotionKind.ALLOCATION
+    ? "allocation"
+    : k === PromotionKind.DRL_POLICY
+      ? "drl_policy"
+      : "strategy";
 }
 
 export function verdictName(v: Verdict): "PASS" | "PASS_WITH_FINDINGS" | "FAIL" {
-  return v === Verdict.FAIL ? "FAIL" : v === Verdict.PASS_WITH_FINDINGS ? "PASS_WITH_FINDINGS" : "PASS";
+  return v === Verdict.FAIL
+    ? "FAIL"
+    : v === Verdict.PASS_WITH_FINDINGS
+      ? "PASS_WITH_FINDINGS"
+      : "PASS";
 }
 
 export function riskName(r: RiskOutcome): "APPROVE" | "REJECT" {
@@ -40,12 +48,20 @@ export function riskName(r: RiskOutcome): "APPROVE" | "REJECT" {
 }
 
 export function submittedToStored(req: CreatePromotionRequestRequest): JsonObject {
-  return toJson(CreatePromotionRequestRequestSchema, req, { useProtoFieldName: true }) as JsonObject;
+  return toJson(CreatePromotionRequestRequestSchema, req, {
+    useProtoFieldName: true,
+  }) as JsonObject;
 }
 
 /** The stored record as the API shows it: the submitted fields, status, gates, decisions, times. */
-export function rowToRequest(row: RequestRow, decisions: DecisionRow[], approvedPromotion = ""): PromotionRequest {
-  const submitted = fromJson(CreatePromotionRequestRequestSchema, row.body as JsonObject, { ignoreUnknownFields: true });
+export function rowToRequest(
+  row: RequestRow,
+  decisions: DecisionRow[],
+  approvedPromotion = "",
+): PromotionRequest {
+  const submitted = fromJson(CreatePromotionRequestRequestSchema, row.body as JsonObject, {
+    ignoreUnknownFields: true,
+  });
   return create(PromotionRequestSchema, {
     requestId: row.request_id,
     kind: submitted.kind,
@@ -58,7 +74,9 @@ export function rowToRequest(row: RequestRow, decisions: DecisionRow[], approved
     requiresHumanApproval: row.requires_human_approval,
     humanApproved: decisions.some((d) => d.action === "approve"),
     status: STATUS[row.status],
-    gates: (row.gates as unknown as Array<{ name: string; passed: boolean; detail: string }>).map((g) => ({ name: g.name, passed: g.passed, detail: g.detail })),
+    gates: (row.gates as unknown as Array<{ name: string; passed: boolean; detail: string }>).map(
+      (g) => ({ name: g.name, passed: g.passed, detail: g.detail }),
+    ),
     decisions: decisions.map((d) => ({
       actor: d.actor,
       at: timestampFromDate(new Date(d.at)),
@@ -74,4 +92,3 @@ export function rowToRequest(row: RequestRow, decisions: DecisionRow[], approved
     approvedPromotion,
   });
 }
-

@@ -1,20 +1,38 @@
 import { sql, type Kysely, type Transaction } from "kysely";
-import type { DecisionRow, KnownVersionRow, PromotionDatabase, PromotionStatusName, RequestRow } from "./promotion.table.js";
+import type {
+  DecisionRow,
+  KnownVersionRow,
+  PromotionDatabase,
+  PromotionStatusName,
+  RequestRow,
+} from "./promotion.table.js";
 
 type Db = Kysely<PromotionDatabase>;
 type Trx = Transaction<PromotionDatabase>;
 
 /** Only SQL lives here. */
 export function findRequest(db: Db | Trx, id: string): Promise<RequestRow | undefined> {
-  return db.selectFrom("promotion_requests").selectAll().where("request_id", "=", id).executeTakeFirst();
+  return db
+    .selectFrom("promotion_requests")
+    .selectAll()
+    .where("request_id", "=", id)
+    .executeTakeFirst();
 }
 
 /** Locks the request for the rest of the transaction: of concurrent decisions one wins. */
 export function lockRequest(trx: Trx, id: string): Promise<RequestRow | undefined> {
-  return trx.selectFrom("promotion_requests").selectAll().where("request_id", "=", id).forUpdate().executeTakeFirst();
+  return trx
+    .selectFrom("promotion_requests")
+    .selectAll()
+    .where("request_id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
-export function listRequests(db: Db, filter: { statuses?: PromotionStatusName[]; limit: number }): Promise<RequestRow[]> {
+export function listRequests(
+  db: Db,
+  filter: { statuses?: PromotionStatusName[]; limit: number },
+): Promise<RequestRow[]> {
   let q = db.selectFrom("promotion_requests").selectAll();
   if (filter.statuses) q = q.where("status", "in", filter.statuses);
   return q.orderBy("created_at", "desc").orderBy("request_id").limit(filter.limit).execute();
@@ -22,14 +40,30 @@ export function listRequests(db: Db, filter: { statuses?: PromotionStatusName[];
 
 export function decisionsOf(db: Db | Trx, ids: string[]): Promise<DecisionRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom("promotion_decisions").selectAll().where("request_id", "in", ids).orderBy("id").execute();
+  return db
+    .selectFrom("promotion_decisions")
+    .selectAll()
+    .where("request_id", "in", ids)
+    .orderBy("id")
+    .execute();
 }
 
-export async function insertRequest(trx: Trx, row: Parameters<ReturnType<Trx["insertInto"]>["values"]>[0] & object): Promise<void> {
-  await trx.insertInto("promotion_requests").values(row as never).execute();
+export async function insertRequest(
+  trx: Trx,
+  row: Parameters<ReturnType<Trx["insertInto"]>["values"]>[0] & object,
+): Promise<void> {
+  await trx
+    .insertInto("promotion_requests")
+    .values(row as never)
+    .execute();
 }
 
-export async function setStatus(trx: Trx, id: string, status: PromotionStatusName, gates?: string): Promise<void> {
+export async function setStatus(
+  trx: Trx,
+  id: string,
+  status: PromotionStatusName,
+  gates?: string,
+): Promise<void> {
   await trx
     .updateTable("promotion_requests")
     .set({ status, updated_at: sql<Date>`now()` as unknown as Date, ...(gates ? { gates } : {}) })
@@ -37,12 +71,30 @@ export async function setStatus(trx: Trx, id: string, status: PromotionStatusNam
     .execute();
 }
 
-export async function insertDecision(trx: Trx, d: { request_id: string; actor: string; action: string; note: string; acr: string; amr: string[]; auth_time: Date | null }): Promise<void> {
-  await trx.insertInto("promotion_decisions").values({ ...d, amr: JSON.stringify(d.amr) }).execute();
+export async function insertDecision(
+  trx: Trx,
+  d: {
+    request_id: string;
+    actor: string;
+    action: string;
+    note: string;
+    acr: string;
+    amr: string[];
+    auth_time: Date | null;
+  },
+): Promise<void> {
+  await trx
+    .insertInto("promotion_decisions")
+    .values({ ...d, amr: JSON.stringify(d.amr) })
+    .execute();
 }
 
 /** The bot version an artifact names: by bot id or slug, and version number. */
-export function findKnownVersion(db: Db, botRef: string, version: number): Promise<KnownVersionRow | undefined> {
+export function findKnownVersion(
+  db: Db,
+  botRef: string,
+  version: number,
+): Promise<KnownVersionRow | undefined> {
   return db
     .selectFrom("known_bot_versions")
     .selectAll()
@@ -55,7 +107,11 @@ export async function upsertKnownVersion(trx: Trx, row: KnownVersionRow): Promis
   await trx
     .insertInto("known_bot_versions")
     .values(row)
-    .onConflict((oc) => oc.columns(["bot_id", "version"]).doUpdateSet({ slug: row.slug, fleet: row.fleet, spec_hash: row.spec_hash }))
+    .onConflict((oc) =>
+      oc
+        .columns(["bot_id", "version"])
+        .doUpdateSet({ slug: row.slug, fleet: row.fleet, spec_hash: row.spec_hash }),
+    )
     .execute();
 }
 
@@ -77,7 +133,10 @@ export async function expireOverdue(db: Db): Promise<string[]> {
 }
 
 /** For each allocation target (a bot slug or a fleet name): the bots it funds and their backtest counts in the ledger. */
-export async function allocationLedger(db: Db, targets: string[]): Promise<Array<{ target: string; bots: Array<{ slug: string; trials: number }> }>> {
+export async function allocationLedger(
+  db: Db,
+  targets: string[],
+): Promise<Array<{ target: string; bots: Array<{ slug: string; trials: number }> }>> {
   const out = [];
   for (const target of targets) {
     const bots = await db
@@ -88,7 +147,11 @@ export async function allocationLedger(db: Db, targets: string[]): Promise<Array
       .execute();
     const counted = [];
     for (const b of bots) {
-      const { n } = await db.selectFrom("trials").select((eb) => eb.fn.countAll<string>().as("n")).where("bot_id", "=", b.bot_id).executeTakeFirstOrThrow();
+      const { n } = await db
+        .selectFrom("trials")
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .where("bot_id", "=", b.bot_id)
+        .executeTakeFirstOrThrow();
       counted.push({ slug: b.slug, trials: Number(n) });
     }
     out.push({ target, bots: counted });

@@ -3,7 +3,8 @@ import type { ColumnType, Selectable } from "kysely";
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
 
-export type PromotionStatusName = "pending" | "approved" | "promoted" | "rejected" | "denied" | "revoked" | "expired";
+export type PromotionStatusName =
+  "pending" | "approved" | "promoted" | "rejected" | "denied" | "revoked" | "expired";
 
 export interface GateOutcomeRow {
   name: string;

@@ -10,9 +10,20 @@ export const breakout: StrategyFamily = {
   family: "breakout",
   params: {
     lookback: { type: "int", min: 2, default: 20, doc: "bars whose highest high must be broken" },
-    exit_lookback: { type: "int", min: 1, default: 10, doc: "bars whose lowest low ends the trade" },
+    exit_lookback: {
+      type: "int",
+      min: 1,
+      default: 10,
+      doc: "bars whose lowest low ends the trade",
+    },
   },
-  check: (p) => ((p.exit_lookback as number) > (p.lookback as number) ? { param: "exit_lookback", message: `exit_lookback (${p.exit_lookback}) must not exceed lookback (${p.lookback})` } : null),
+  check: (p) =>
+    (p.exit_lookback as number) > (p.lookback as number)
+      ? {
+          param: "exit_lookback",
+          message: `exit_lookback (${p.exit_lookback}) must not exceed lookback (${p.lookback})`,
+        }
+      : null,
   create: (p) => new Breakout(p.lookback as number, p.exit_lookback as number),
   targets(bars: Bars, p) {
     const n = p.lookback as number;
@@ -51,7 +62,8 @@ class Breakout implements Strategy {
       let hi = -Infinity;
       for (let j = 0; j < n; j++) hi = Math.max(hi, this.highs[j]!);
       let lo = Infinity;
-      for (let j = 1; j <= this.exitLookback; j++) lo = Math.min(lo, this.lows[(this.count - j) % n]!);
+      for (let j = 1; j <= this.exitLookback; j++)
+        lo = Math.min(lo, this.lows[(this.count - j) % n]!);
       if (this.pos === 0 && close > hi) this.pos = 1;
       else if (this.pos === 1 && close < lo) this.pos = 0;
     }

@@ -9,7 +9,10 @@ export const maCrossover: StrategyFamily = {
     slow: { type: "int", min: 2, default: 30, doc: "bars in the slow average; more than fast" },
     allow_short: { type: "boolean", default: false, doc: "go short when fast < slow" },
   },
-  check: (p) => ((p.slow as number) <= (p.fast as number) ? { param: "slow", message: `slow (${p.slow}) must be greater than fast (${p.fast})` } : null),
+  check: (p) =>
+    (p.slow as number) <= (p.fast as number)
+      ? { param: "slow", message: `slow (${p.slow}) must be greater than fast (${p.fast})` }
+      : null,
   create: (p) => new MaCrossover(p.fast as number, p.slow as number, p.allow_short === true),
   targets(bars: Bars, p) {
     const fast = p.fast as number;

@@ -36,7 +36,14 @@ export const meanReversionBands: StrategyFamily = {
   },
 };
 
-function decide(pos: number, close: number, mean: number, sd: number, k: number, allowShort: boolean): number {
+function decide(
+  pos: number,
+  close: number,
+  mean: number,
+  sd: number,
+  k: number,
+  allowShort: boolean,
+): number {
   if (pos > 0 && close >= mean) pos = 0;
   else if (pos < 0 && close <= mean) pos = 0;
   if (pos === 0) {
