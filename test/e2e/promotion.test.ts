@@ -167,7 +167,7 @@ describe.each(BACKENDS)(
         ).toBe("engaged: svc:bots:killswitch:fleet:majors");
         const approve = await decide(duringReview, "approve", "bob");
         expect(approve.status).toBe(412);
-        expect(approve.body.error.code).toBe("kill_switch_engaged");
+        expect(approve.body.error.code).toBe("killswitch_engaged");
         expect((await get(duringReview)).body.status).toBe("denied");
       } finally {
         await p.platform.kv.delete("svc:bots:killswitch:fleet:majors");

@@ -8,8 +8,10 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorDetailSchema, type ErrorDetail } from "@svc/gen/svc/api/v1/errors_pb.js";
+import type { ErrorCode } from "./codes.js";
 
 export { Code, ConnectError };
+export { ERROR_CODES, type ErrorCode } from "./codes.js";
 
 export interface SvcErrorOptions {
   /** Extra response headers the spec names (WWW-Authenticate, X-Service-License-Status). */
@@ -21,7 +23,7 @@ export interface SvcErrorOptions {
 /** Builds a ConnectError carrying `code` (the machine code) and `details` in an ErrorDetail. */
 export function svcError(
   connectCode: Code,
-  code: string,
+  code: ErrorCode,
   message: string,
   details: JsonObject = {},
   options: SvcErrorOptions = {},

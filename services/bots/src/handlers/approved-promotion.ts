@@ -45,15 +45,13 @@ export async function assertApprovedPromotion(
     .executeTakeFirst();
   if (live && !live.live_eligible) throw refuse("its promotion was revoked");
   if (!live)
-    await deps.db
-      .transaction()
-      .execute((trx) =>
-        activateArtifact(trx, deps.schema, {
-          requestId,
-          botId: bot.id,
-          version,
-          versionHash: bot.specHash,
-        }),
-      );
+    await deps.db.transaction().execute((trx) =>
+      activateArtifact(trx, deps.schema, {
+        requestId,
+        botId: bot.id,
+        version,
+        versionHash: bot.specHash,
+      }),
+    );
   return { requestId, version };
 }

@@ -31,7 +31,7 @@ import { TaskCancelled, yieldToEventLoop, type TaskRunner } from "../runtime/tas
 import * as repo from "../store/bots.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import { storedToSpec } from "./bot-mapping.js";
-import { botNotFound } from "./bot-errors.js";
+import { botNotFound, engineInputRefused } from "./bot-errors.js";
 
 const SCHEMA = "bots";
 const CHUNK = 250_000;
@@ -110,20 +110,15 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
           end,
         );
       } catch (err) {
-        if (err instanceof EngineInputError)
-          throw svcError(Code.InvalidArgument, err.code, err.message, {
-            field: err.field ?? "",
-            ...(err.line ? { line: err.line } : {}),
-          });
+        if (err instanceof EngineInputError) throw engineInputRefused(err);
         throw err;
       }
       const settings = (() => {
         try {
           return engineSettingsFrom(spec.engine);
         } catch (err) {
-          throw svcError(Code.InvalidArgument, "invalid_parameter", (err as Error).message, {
-            field: (err as EngineInputError).field ?? "engine",
-          });
+          if (err instanceof EngineInputError) throw engineInputRefused(err, "engine");
+          throw err;
         }
       })();
       const id = randomUUID();

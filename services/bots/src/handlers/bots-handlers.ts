@@ -27,7 +27,7 @@ import { RESERVED_SLUGS, slugFromName } from "../domain/slug.js";
 import { EngineInputError, resolveStrategy } from "../engine/index.js";
 import * as repo from "../store/bots.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
-import { botNotFound } from "./bot-errors.js";
+import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { runtimeStatusOf } from "./runtime-status.js";
 import type { KeyValueStore } from "@svc/lib/kv";
 import {
@@ -267,9 +267,7 @@ function normalizeSpec(spec: BotSpec): BotSpec {
         err instanceof EngineInputError &&
         (spec.kind !== BotKind.RESEARCH || err.code !== "unknown_strategy")
       ) {
-        throw svcError(Code.InvalidArgument, err.code, err.message, {
-          field: err.field ?? "strategy",
-        });
+        throw engineInputRefused(err, "strategy");
       }
     }
   }

@@ -36,7 +36,7 @@ import { BOTS_SCHEMA } from "./bots-handlers.js";
 import { capitalFor } from "../store/allocations.repository.js";
 import { rowToDeployment } from "./backtest-handlers.js";
 import { storedToSpec } from "./bot-mapping.js";
-import { botNotFound } from "./bot-errors.js";
+import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { canonicalJson } from "../domain/canonical-json.js";
 
 type Handlers = Pick<
@@ -103,8 +103,7 @@ export function createRuntimeHandlers(deps: {
       );
       await loadBars(dataSource || DEFAULT_DATA_SOURCE);
     } catch (err) {
-      if (err instanceof EngineInputError)
-        throw svcError(Code.InvalidArgument, err.code, err.message, { field: err.field ?? "" });
+      if (err instanceof EngineInputError) throw engineInputRefused(err);
       throw err;
     }
     const allocation = await capitalFor(db, bot.slug, bot.fleet);

@@ -245,7 +245,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     if (killSwitchDenial) {
       throw svcError(
         Code.FailedPrecondition,
-        "kill_switch_engaged",
+        "killswitch_engaged",
         `a kill switch was engaged during review (${(killSwitchDenial as string[]).join(", ")}); the request is now denied`,
         { status: "denied", request_id: requestId },
       );

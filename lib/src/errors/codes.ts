@@ -1,0 +1,53 @@
+/**
+ * Every machine code the platform answers with, spelled once. Clients branch on these strings, so
+ * a new code is a contract change: add it here, and `svcError` refuses any spelling not listed.
+ */
+export const ERROR_CODES = [
+  // Input and state of the request
+  "invalid_argument",
+  "invalid_parameter",
+  "unknown_strategy",
+  "malformed_csv",
+  "empty_data",
+  "invalid_range",
+  "validation_failed",
+  "invalid_transition",
+  "slug_taken",
+  "session_running",
+  "request_exists",
+  "request_expired",
+  "four_eyes_violation",
+  "approved_promotion_required",
+  // Things that are not there
+  "bot_not_found",
+  "version_not_found",
+  "task_not_found",
+  "request_not_found",
+  "killswitch_not_found",
+  "bot_archived",
+  // Authentication and authorization
+  "unauthenticated",
+  "invalid_token",
+  "missing_scope",
+  "membership_required",
+  "user_token_required",
+  "machine_token_required",
+  "agent_not_allowed",
+  "agent_tokens_disabled",
+  "m2m_disabled",
+  "insufficient_user_authentication",
+  // Kill switch
+  "killswitch_engaged",
+  "killswitch_not_durable",
+  "killswitch_store_unreachable",
+  // A dependency could not answer
+  "jwks_unreachable",
+  "bot_unverifiable",
+  "artifact_unverifiable",
+  "kubernetes_unreachable",
+  "kubernetes_refused",
+  "kubernetes_not_configured",
+  "not_implemented",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
