@@ -37,28 +37,40 @@ export const DEFAULT_ALGORITHMS: readonly string[] = Object.freeze([
   "PS256",
 ]);
 
+/**
+ * The defaults, declared once: the kernel, the configuration loader and its documented defaults
+ * all read them from here (step-up window 180 s as the spec says, 5 s clock tolerance, 3 s JWKS
+ * timeout, 30 s cooldown, 10 000 cached tokens, strict enforcement).
+ */
+export const AUTH_DEFAULTS = Object.freeze({
+  claimsNamespace: "https://svc.example/claims/",
+  enforce: "strict",
+  m2mEnabled: false,
+  agentTokensEnabled: false,
+  algorithms: DEFAULT_ALGORITHMS,
+  stepUpMaxAgeSeconds: 180,
+  clockToleranceSeconds: 5,
+  jwksTimeoutMs: 3_000,
+  jwksCooldownMs: 30_000,
+  tokenCacheSize: 10_000,
+} as const satisfies Omit<
+  AuthSettings,
+  "provider" | "issuer" | "audience" | "jwksUri" | "m2mAudience" | "algorithms"
+> & { algorithms: readonly string[] });
+
 /** The settings a caller must name; every other one has a default. */
 export type AuthSettingsInput = Pick<AuthSettings, "provider"> &
   Partial<Omit<AuthSettings, "provider">>;
 
 /**
- * Fills the defaults (step-up window 180 s as the spec says, 5 s clock tolerance, 3 s JWKS
- * timeout, 30 s cooldown, 10 000 cached tokens, strict enforcement) and checks the result.
+ * Fills the defaults (`AUTH_DEFAULTS`) and checks the result.
  *
  * @example const settings = defineAuthSettings({ provider: "oidc", issuer, audience });
  */
 export function defineAuthSettings(input: AuthSettingsInput): AuthSettings {
   const settings: AuthSettings = {
-    claimsNamespace: "https://svc.example/claims/",
-    enforce: "strict",
-    m2mEnabled: false,
-    agentTokensEnabled: false,
-    algorithms: [...DEFAULT_ALGORITHMS],
-    stepUpMaxAgeSeconds: 180,
-    clockToleranceSeconds: 5,
-    jwksTimeoutMs: 3_000,
-    jwksCooldownMs: 30_000,
-    tokenCacheSize: 10_000,
+    ...AUTH_DEFAULTS,
+    algorithms: [...AUTH_DEFAULTS.algorithms],
     ...stripUndefined(input),
     provider: input.provider,
   };

@@ -1,3 +1,4 @@
+import { AUTH_DEFAULTS, type AuthSettings } from "../auth/settings.js";
 import { SETTINGS, type SettingDef, type SettingName } from "./settings.js";
 
 /** Raised once at start, listing every bad variable so an operator fixes them in one go. */
@@ -24,22 +25,10 @@ export interface Config {
   serviceUrls: Partial<
     Record<"bots" | "promotion" | "killswitch" | "compliance" | "identity", string>
   >;
-  auth: {
-    provider: "local" | "oidc";
-    issuer?: string;
-    audience?: string;
-    jwksUri?: string;
-    claimsNamespace: string;
-    enforce: "strict" | "permissive";
-    m2mEnabled: boolean;
-    m2mAudience?: string;
-    agentTokenExchangeEnabled: boolean;
-    agentBrokerClientId?: string;
-    agentBrokerClientSecret?: string;
-    agentDelegationTtlSeconds: number;
-    licenseLeasePrivateKeyPem?: string;
-    licenseLeasePrivateKeyPath?: string;
-  };
+  /** The auth kernel's settings, exactly as `createAuthInterceptor` takes them. */
+  auth: AuthSettings;
+  agentBroker: { clientId?: string; clientSecret?: string; delegationTtlSeconds: number };
+  licenseLease: { privateKeyPem?: string; privateKeyPath?: string };
   flags: {
     promotionLabEvidenceEnforce: boolean;
     trialLedgerNEnforce: boolean;
@@ -160,6 +149,8 @@ function assemble(r: Raw): Config {
       identity: s("SVC_IDENTITY_URL"),
     },
     auth: {
+      ...AUTH_DEFAULTS,
+      algorithms: [...AUTH_DEFAULTS.algorithms],
       provider: s("SVC_AUTH_PROVIDER") as "local" | "oidc",
       issuer: s("SVC_AUTH_OIDC_ISSUER"),
       audience,
@@ -168,12 +159,16 @@ function assemble(r: Raw): Config {
       enforce: s("SVC_AUTH_ENFORCE") as "strict" | "permissive",
       m2mEnabled: b("SVC_AUTH_M2M_ENABLED"),
       m2mAudience: s("SVC_AUTH_M2M_AUDIENCE") ?? audience,
-      agentTokenExchangeEnabled: b("SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED"),
-      agentBrokerClientId: s("SVC_AUTH_AGENT_BROKER_CLIENT_ID"),
-      agentBrokerClientSecret: s("SVC_AUTH_AGENT_BROKER_CLIENT_SECRET"),
-      agentDelegationTtlSeconds: i("SVC_AUTH_AGENT_DELEGATION_TTL_SECONDS"),
-      licenseLeasePrivateKeyPem: s("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM"),
-      licenseLeasePrivateKeyPath: s("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH"),
+      agentTokensEnabled: b("SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED"),
+    },
+    agentBroker: {
+      clientId: s("SVC_AUTH_AGENT_BROKER_CLIENT_ID"),
+      clientSecret: s("SVC_AUTH_AGENT_BROKER_CLIENT_SECRET"),
+      delegationTtlSeconds: i("SVC_AUTH_AGENT_DELEGATION_TTL_SECONDS"),
+    },
+    licenseLease: {
+      privateKeyPem: s("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM"),
+      privateKeyPath: s("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH"),
     },
     flags: {
       promotionLabEvidenceEnforce: b("SVC_PROMOTION_LAB_EVIDENCE_ENFORCE"),
@@ -229,7 +224,7 @@ function crossCheck(c: Config): string[] {
         `SVC_PROMOTION_SKIP_HUMAN_KINDS names "${kind}"; the kinds are strategy, drl_policy, allocation`,
       );
   }
-  if (c.auth.licenseLeasePrivateKeyPem && c.auth.licenseLeasePrivateKeyPath) {
+  if (c.licenseLease.privateKeyPem && c.licenseLease.privateKeyPath) {
     problems.push(
       "set only one of SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM and SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH",
     );

@@ -2,6 +2,8 @@
  * Every SVC_* setting: its kind, default and meaning. The one table that the parser, the README's
  * configuration section and the start-up error messages are all read from.
  */
+import { AUTH_DEFAULTS } from "../auth/settings.js";
+
 export type SettingKind =
   | { type: "string" }
   | { type: "url"; protocols: string[] }
@@ -104,12 +106,12 @@ export const SETTINGS = {
   },
   SVC_AUTH_CLAIMS_NAMESPACE: {
     kind: str,
-    default: "https://svc.example/claims/",
+    default: AUTH_DEFAULTS.claimsNamespace,
     doc: "URL-style prefix (ending in /) of the custom claims the sync hook adds.",
   },
   SVC_AUTH_ENFORCE: {
     kind: oneOf("strict", "permissive"),
-    default: "strict",
+    default: AUTH_DEFAULTS.enforce,
     doc: "strict: missing membership rows answer 403; permissive: emergency mitigation for read-only routes only.",
   },
   SVC_AUTH_M2M_ENABLED: {

@@ -44,25 +44,9 @@ export interface ServiceModule {
   stop(): Promise<void>;
 }
 
-/** Maps the parsed SVC_AUTH_* settings onto the auth kernel's settings. */
+/** The auth kernel's settings: the configuration declares them in the kernel's own shape. */
 export function authSettingsFrom(config: Config): AuthSettings {
-  return {
-    provider: config.auth.provider,
-    issuer: config.auth.issuer,
-    audience: config.auth.audience,
-    jwksUri: config.auth.jwksUri,
-    claimsNamespace: config.auth.claimsNamespace,
-    enforce: config.auth.enforce,
-    m2mEnabled: config.auth.m2mEnabled,
-    m2mAudience: config.auth.m2mAudience,
-    agentTokensEnabled: config.auth.agentTokenExchangeEnabled,
-    algorithms: ["RS256", "ES256", "EdDSA", "PS256"],
-    stepUpMaxAgeSeconds: 180,
-    clockToleranceSeconds: 5,
-    jwksTimeoutMs: 3_000,
-    jwksCooldownMs: 30_000,
-    tokenCacheSize: 10_000,
-  };
+  return config.auth;
 }
 
 /**
