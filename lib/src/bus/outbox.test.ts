@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql, type Kysely } from "kysely";
-import { migrateSchema, openDatabase, type Database } from "../db/index.js";
+import { migrateSchema, openDatabase, schemaDb, type Database } from "../db/index.js";
 import {
   createNatsBus,
   enqueueEvent,
@@ -25,20 +25,31 @@ const until = async (cond: () => boolean | Promise<boolean>, ms = 5_000) => {
 };
 
 // The transactional outbox against the real Postgres and NATS JetStream.
+interface TestTables {
+  outbox: {
+    id: string;
+    subject: string;
+    payload: Buffer;
+    headers: Record<string, string>;
+    published_at: Date | null;
+  };
+  effects: { event_id: string };
+}
+
 describe("transactional outbox on Postgres and NATS", () => {
   const tag = randomBytes(4).toString("hex");
   const schema = `outbox_test_${tag}`;
   const subjects = `o${tag}`;
   let database: Database;
-  let db: Kysely<any>;
+  let db: Kysely<TestTables>;
   let bus: EventBus;
   const received: BusMessage[] = [];
   const applied: string[] = [];
 
   beforeAll(async () => {
     database = await openDatabase({ url: dbUrl });
-    db = database.db;
-    await migrateSchema(db, schema, {
+    db = schemaDb<TestTables>(database.db, schema);
+    await migrateSchema(database.db, schema, {
       "1-outbox": outboxMigration,
       "2-processed": processedEventsMigration,
       "3-effects": {
@@ -87,15 +98,13 @@ describe("transactional outbox on Postgres and NATS", () => {
   });
 
   it("delivers a committed event once even when the relay dies between publishing and marking", async () => {
-    const id = await db
-      .transaction()
-      .execute((trx) =>
-        enqueueEvent(trx, schema, {
-          subject: `${subjects}.approved`,
-          type: "svc.events.v1.PromotionApproved",
-          payload: new Uint8Array([7]),
-        }),
-      );
+    const id = await db.transaction().execute((trx) =>
+      enqueueEvent(trx, schema, {
+        subject: `${subjects}.approved`,
+        type: "svc.events.v1.PromotionApproved",
+        payload: new Uint8Array([7]),
+      }),
+    );
     // The crash: the event reached the bus, the row was never marked published.
     const row = await db
       .withSchema(schema)

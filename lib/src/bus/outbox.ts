@@ -1,11 +1,32 @@
 import { randomUUID } from "node:crypto";
-import { sql, type Kysely, type Migration, type Transaction } from "kysely";
+import {
+  sql,
+  type ColumnType,
+  type Generated,
+  type Kysely,
+  type Migration,
+  type Transaction,
+} from "kysely";
 import type { EventBus } from "./event-bus.js";
 import { currentTraceHeaders } from "./trace-headers.js";
 
+/** The outbox as this module reads and writes it, in whichever service schema includes it. */
+interface OutboxTables {
+  outbox: {
+    seq: Generated<string>;
+    id: string;
+    subject: string;
+    type: string;
+    payload: Buffer;
+    headers: ColumnType<Record<string, string> | string, string, never>;
+    created_at: Generated<Date>;
+    published_at: Date | null;
+  };
+}
+
 /** The outbox table every service with events includes in its own migrations. Frozen. */
 export const outboxMigration: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db) {
     await db.schema
       .createTable("outbox")
       .addColumn("seq", "bigserial", (c) => c.primaryKey())
@@ -30,13 +51,14 @@ export const outboxMigration: Migration = {
  * Writes an event in the caller's transaction: it exists exactly when the state change does.
  * Returns the event id, which the relay publishes as the message id.
  */
-export async function enqueueEvent(
-  trx: Transaction<any>,
+export async function enqueueEvent<DB>(
+  trx: Transaction<DB>,
   schema: string,
   ev: { subject: string; type: string; payload: Uint8Array; headers?: Record<string, string> },
 ): Promise<string> {
   const id = randomUUID();
-  await trx
+  // The service's own database type does not name the outbox; the table is this module's.
+  await (trx as unknown as Transaction<OutboxTables>)
     .withSchema(schema)
     .insertInto("outbox")
     .values({
@@ -65,15 +87,15 @@ export interface OutboxRelay {
  * never publish the same row at once; a crash after publishing and before marking republishes
  * with the same message id, which the bus drops as a duplicate.
  */
-export function startOutboxRelay(opts: {
-  db: Kysely<any>;
+export function startOutboxRelay<DB>(opts: {
+  db: Kysely<DB>;
   schema: string;
   bus: EventBus;
   pollMs?: number;
   batch?: number;
   log?: (obj: object, msg: string) => void;
 }): OutboxRelay {
-  const db = opts.db.withSchema(opts.schema);
+  const db = (opts.db as unknown as Kysely<OutboxTables>).withSchema(opts.schema);
   const batch = opts.batch ?? 100;
   let stopped = false;
   let running: Promise<number> | null = null;

@@ -1,9 +1,13 @@
-import { sql, type Kysely, type Migration, type Transaction } from "kysely";
+import { sql, type Generated, type Kysely, type Migration, type Transaction } from "kysely";
 import { isUniqueViolation } from "../db/pg-errors.js";
+
+interface ProcessedEventsTables {
+  processed_events: { consumer: string; event_id: string; processed_at: Generated<Date> };
+}
 
 /** The table that makes consumers idempotent. Frozen. */
 export const processedEventsMigration: Migration = {
-  async up(db: Kysely<any>) {
+  async up(db) {
     await db.schema
       .createTable("processed_events")
       .addColumn("consumer", "text", (c) => c.notNull())
@@ -18,16 +22,17 @@ export const processedEventsMigration: Migration = {
  * Runs `fn` once per (consumer, event id), recording the event in the same transaction as its
  * effects: a redelivered event changes nothing. Returns false for a duplicate.
  */
-export async function processOnce(
-  db: Kysely<any>,
+export async function processOnce<DB>(
+  db: Kysely<DB>,
   schema: string,
   consumer: string,
   eventId: string,
-  fn: (trx: Transaction<any>) => Promise<void>,
+  fn: (trx: Transaction<DB>) => Promise<void>,
 ): Promise<boolean> {
   try {
     return await db.transaction().execute(async (trx) => {
-      const inserted = await trx
+      // The service's own database type does not name this module's table.
+      const inserted = await (trx as unknown as Transaction<ProcessedEventsTables>)
         .withSchema(schema)
         .insertInto("processed_events")
         .values({ consumer, event_id: eventId })

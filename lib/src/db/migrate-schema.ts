@@ -5,7 +5,7 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
  * the schema's own migration table: services never share or see each other's history.
  */
 export async function migrateSchema(
-  db: Kysely<any>,
+  db: Kysely<unknown>,
   schema: string,
   migrations: Record<string, Migration>,
 ): Promise<void> {

@@ -4,9 +4,12 @@ import { Kysely, PostgresDialect } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import pg from "pg";
 
-/** One database handle per process; every service works in its own schema of it. */
+/**
+ * One database handle per process; every service works in its own schema of it, typed by the
+ * service (`schemaDb`), so the shared handle itself names no table.
+ */
 export interface Database {
-  db: Kysely<any>;
+  db: Kysely<unknown>;
   kind: "postgres" | "pglite";
   close(): Promise<void>;
 }
@@ -42,18 +45,18 @@ export async function openDatabase(opts: {
     // A connection the server ends while it is checked out (the idle-in-transaction timeout after
     // a freeze) fails its query; without a listener its 'error' event would crash the process.
     pool.on("connect", (client) => client.on("error", () => {}));
-    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: "postgres", close: () => db.destroy() };
   }
   const inMemory = !opts.dataDir || opts.dataDir === "memory://";
   if (!inMemory) mkdirSync(opts.dataDir!, { recursive: true });
   const pglite = inMemory ? new PGlite() : new PGlite(opts.dataDir);
   await pglite.waitReady;
-  const db = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
   return { db, kind: "pglite", close: () => db.destroy() };
 }
 
 /** The same database seen through one schema: every table name resolves inside it. */
-export function schemaDb<DB>(db: Kysely<any>, schema: string): Kysely<DB> {
-  return db.withSchema(schema) as Kysely<DB>;
+export function schemaDb<DB>(db: Kysely<unknown>, schema: string): Kysely<DB> {
+  return db.withSchema(schema) as unknown as Kysely<DB>;
 }

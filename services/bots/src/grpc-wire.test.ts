@@ -14,6 +14,22 @@ import { createBotsModule } from "./index.js";
 
 const protoRoot = fileURLToPath(new URL("../../../proto", import.meta.url));
 
+/** A service constructor found by its dotted name in a package loaded from .proto files. */
+function serviceNamed(
+  definition: protoLoader.PackageDefinition,
+  name: string,
+): grpc.ServiceClientConstructor {
+  let node: unknown = grpc.loadPackageDefinition(definition);
+  for (const part of name.split(".")) node = (node as grpc.GrpcObject)[part];
+  return node as grpc.ServiceClientConstructor;
+}
+
+interface WireBot {
+  id: string;
+  slug: string;
+  spec: { name: string };
+}
+
 // Proof the wire is standard gRPC: a stock grpc-js client, built from the .proto files alone,
 // talks to the bots service as it runs in the distributed topology.
 describe("bots service over gRPC with a stock @grpc/grpc-js client", () => {
@@ -49,11 +65,11 @@ describe("bots service over gRPC with a stock @grpc/grpc-js client", () => {
       longs: String,
       defaults: true,
     });
-    const pkg = grpc.loadPackageDefinition(definition) as any;
-    client = new pkg.svc.bots.v1.BotsService(
+    const BotsService = serviceNamed(definition, "svc.bots.v1.BotsService");
+    client = new BotsService(
       `127.0.0.1:${server.port}`,
       grpc.credentials.createInsecure(),
-    );
+    ) as typeof client;
   });
   afterAll(async () => {
     client?.close();
@@ -67,7 +83,7 @@ describe("bots service over gRPC with a stock @grpc/grpc-js client", () => {
     );
 
   it("creates and reads a bot", async () => {
-    const created = await unary<any>("CreateBot", {
+    const created = await unary<WireBot>("CreateBot", {
       spec: { name: "Wire bot", kind: "BOT_KIND_RESEARCH" },
     });
     expect(created).toMatchObject({
@@ -76,7 +92,7 @@ describe("bots service over gRPC with a stock @grpc/grpc-js client", () => {
       status: "BOT_STATUS_DRAFT",
       current_version: 1,
     });
-    const read = await unary<any>("GetBot", { bot_ref: "wire-bot" });
+    const read = await unary<WireBot>("GetBot", { bot_ref: "wire-bot" });
     expect(read.id).toBe(created.id);
     expect(read.spec.name).toBe("Wire bot");
   });
@@ -100,11 +116,11 @@ describe("bots service over gRPC with a stock @grpc/grpc-js client", () => {
       includeDirs: [protoRoot],
       enums: String,
     });
-    const Health = (grpc.loadPackageDefinition(def) as any).grpc.health.v1.Health;
+    const Health = serviceNamed(def, "grpc.health.v1.Health");
     const health = new Health(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
     const check = (service: string) =>
-      new Promise<any>((resolve, reject) =>
-        health.Check({ service }, (err: Error | null, res: unknown) =>
+      new Promise<{ status: string }>((resolve, reject) =>
+        health.Check!({ service }, (err: Error | null, res: { status: string }) =>
           err ? reject(err) : resolve(res),
         ),
       );
