@@ -15,7 +15,7 @@ import {
 } from "@svc/lib/server";
 import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
-import { botVersionsFrom, createPromotionModule } from "@svc/promotion";
+import { botVersionsFrom, createPromotionModule, killSwitchFrom } from "@svc/promotion";
 import { botExistsFrom, createKillSwitchModule } from "@svc/killswitch";
 import { createComplianceModule } from "@svc/compliance";
 import { createIdentityModule } from "@svc/identity";
@@ -69,13 +69,7 @@ export async function startPlatform(
   );
   const botsClient = botsClientFor("promotion");
   const promotion = await createPromotionModule(platform, {
-    killSwitch: async (slug, fleet) =>
-      (
-        await killSwitchClient.checkEngaged(
-          { botSlug: slug ?? "", fleet: fleet ?? "" },
-          { timeoutMs: config.timeouts.kvMs * 3 },
-        )
-      ).engagedKeys,
+    killSwitch: killSwitchFrom(killSwitchClient, config.timeouts.kvMs * 3),
     botVersion: (botRef, version) =>
       botVersionsFrom(botsClient, config.timeouts.dbMs)(botRef, version),
   });

@@ -3,7 +3,13 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openEventBus } from "@svc/lib/bus";
 import { openKeyValueStore } from "@svc/lib/kv";
-import { BotRunner, generateBars, resolveStrategy, watchKillSwitch } from "@svc/bots/runtime";
+import {
+  BotRunner,
+  generateBars,
+  keysFor,
+  resolveStrategy,
+  watchKillSwitch,
+} from "@svc/bots/runtime";
 
 const { count, natsUrl, redisUrl, pollMs, offset } = workerData as {
   count: number;
@@ -35,11 +41,7 @@ for (let i = 0; i < count; i++) {
     watchKillSwitch({
       kv,
       bus,
-      keys: [
-        `svc:bots:killswitch:platform:platform`,
-        `svc:bots:killswitch:fleet:bench`,
-        `svc:bots:killswitch:bot:${slug}`,
-      ],
+      keys: keysFor(slug, "bench"),
       pollMs,
       onEngage: () => {
         const draining = now();

@@ -57,7 +57,7 @@ export async function createKillSwitchModule(
       router.service(KillSwitchService, completeService(KillSwitchService, handlers));
     },
     async start() {
-      consumer = await consumeBotsEvents({ bus: platform.bus, db: platform.db.db, schema: SCHEMA });
+      consumer = await consumeBotsEvents({ bus: platform.bus, db, schema: SCHEMA });
       sweeper = setInterval(() => void sweep(), 1_000);
       sweeper.unref();
       const { kubeApiUrl, kubeNamespace, kubeToken } = platform.config;

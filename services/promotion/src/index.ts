@@ -5,6 +5,7 @@ import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import { startOutboxRelay, type BusSubscription } from "@svc/lib/bus";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
+import { killSwitchOverNetwork } from "./clients/kill-switch.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
 import { DEFAULT_GATE_POLICY } from "./domain/gates.js";
 import {
@@ -15,6 +16,7 @@ import {
 } from "./handlers/promotion-handlers.js";
 export type { BotVersionLookup, KillSwitchCheck };
 export { botVersionsFrom } from "./clients/bot-versions.js";
+export { killSwitchFrom } from "./clients/kill-switch.js";
 import * as repo from "./store/promotion.repository.js";
 import type { PromotionDatabase } from "./store/promotion.table.js";
 
@@ -40,11 +42,11 @@ export async function createPromotionModule(
     );
   const handlers = createPromotionHandlers({
     db,
-    killSwitch: wiring.killSwitch,
+    // All-in-one wires an in-process Connect client; a standalone service reaches it by address.
+    killSwitch: wiring.killSwitch ?? killSwitchOverNetwork(platform.config, platform.log),
     botVersion: wiring.botVersion,
     skipHumanKinds: flags.skipHumanKinds,
     signingKey: statementKeysFromPem({ privateKeyPem: signingKeyPem }).privateKey!,
-    kv: platform.kv,
     policy: {
       ...DEFAULT_GATE_POLICY,
       labEvidenceEnforce: flags.promotionLabEvidenceEnforce,
@@ -75,11 +77,7 @@ export async function createPromotionModule(
         bus: platform.bus,
         log: (o: object, m: string) => platform.log.warn(o, m),
       });
-      consumer = await consumeBotsEvents({
-        bus: platform.bus,
-        db: platform.db.db,
-        schema: PROMOTION_SCHEMA,
-      });
+      consumer = await consumeBotsEvents({ bus: platform.bus, db, schema: PROMOTION_SCHEMA });
       if (flags.approvalExpiryEnforcementEnabled) {
         sweeper = setInterval(() => {
           repo.expireOverdue(db).then(
@@ -87,7 +85,7 @@ export async function createPromotionModule(
               ids.length && platform.log.info({ request_ids: ids }, "promotion requests expired"),
             (err) => platform.log.warn({ err }, "expiry sweep failed; will retry"),
           );
-        }, 5_000);
+        }, platform.config.promotionSweepIntervalMs);
         sweeper.unref();
       }
     },

@@ -1,38 +1,29 @@
 import type { EventBus } from "@svc/lib/bus";
+import {
+  killSwitchKeysCovering,
+  killSwitchModeName,
+  listenKillSwitchChanged,
+  readKillSwitchValue,
+  type KillSwitchModeName,
+} from "@svc/lib/contracts";
 import { withDeadline } from "@svc/lib/deadline";
 import type { KeyValueStore } from "@svc/lib/kv";
 
-export type HaltModeName = "cancel" | "flatten" | "freeze";
+export type HaltModeName = KillSwitchModeName;
 export interface Engagement {
   key: string;
   mode: HaltModeName;
   reason: string;
 }
 
-const CHANGED_SUBJECT = "svc.killswitch.changed";
-
 /** The three keys that cover a bot: the platform, its fleet, itself (most general first). */
 export function keysFor(slug: string, fleet: string | null): string[] {
-  return [
-    "svc:bots:killswitch:platform:platform",
-    ...(fleet ? [`svc:bots:killswitch:fleet:${fleet}`] : []),
-    `svc:bots:killswitch:bot:${slug}`,
-  ];
+  return killSwitchKeysCovering(slug, fleet);
 }
 
 function parseValue(key: string, value: string): Engagement {
-  try {
-    const v = JSON.parse(value) as { mode?: string; reason?: string };
-    if (v && typeof v === "object")
-      return {
-        key,
-        mode: v.mode === "flatten" || v.mode === "freeze" ? v.mode : "cancel",
-        reason: v.reason ?? "",
-      };
-  } catch {
-    // set by hand: the text is the reason
-  }
-  return { key, mode: "cancel", reason: value };
+  const { mode, reason } = readKillSwitchValue(value);
+  return { key, mode, reason };
 }
 
 /**
@@ -65,22 +56,14 @@ export function watchKillSwitch(o: {
     current = next;
   };
 
-  const listener = o.bus.listen(CHANGED_SUBJECT, (m) => {
-    try {
-      const e = JSON.parse(new TextDecoder().decode(m.data)) as {
-        key: string;
-        engaged: boolean;
-        mode: HaltModeName;
-        reason: string;
-      };
-      if (!o.keys.includes(e.key)) return;
-      touched.set(e.key, performance.now());
-      if (e.engaged) state.set(e.key, { key: e.key, mode: e.mode, reason: e.reason });
-      else state.delete(e.key);
-      settle();
-    } catch {
-      // a malformed broadcast changes nothing; the poll still runs
-    }
+  // A malformed broadcast never reaches here (the reader drops it); the poll still runs.
+  const listener = listenKillSwitchChanged(o.bus, (e) => {
+    if (!o.keys.includes(e.key)) return;
+    touched.set(e.key, performance.now());
+    if (e.engaged)
+      state.set(e.key, { key: e.key, mode: killSwitchModeName(e.mode), reason: e.reason });
+    else state.delete(e.key);
+    settle();
   });
 
   const poll = async () => {

@@ -6,34 +6,29 @@ import {
   BotVersionCreatedSchema,
 } from "@svc/gen/svc/events/v1/events_pb.js";
 import { processOnce, type BusSubscription, type EventBus } from "@svc/lib/bus";
+import { forgetKnownBot, upsertKnownBot } from "../store/killswitch.repository.js";
+import type { KillSwitchDatabase } from "../store/killswitch.table.js";
 
 const CONSUMER = "killswitch-bots-events";
 
 /** Keeps the bot slugs and fleets a bot-scope switch may name, from the bots service's events. */
 export function consumeBotsEvents(deps: {
   bus: EventBus;
-  db: Kysely<any>;
+  /** The killswitch schema's database (schemaDb). */
+  db: Kysely<KillSwitchDatabase>;
   schema: string;
 }): Promise<BusSubscription> {
   return deps.bus.subscribe("svc.bots.>", { durable: CONSUMER }, async (m) => {
-    await processOnce(deps.db, deps.schema, CONSUMER, m.id, async (raw) => {
-      const trx = raw.withSchema(deps.schema);
+    await processOnce(deps.db, deps.schema, CONSUMER, m.id, async (trx) => {
       const type = m.headers["svc-event-type"];
       if (type === BotCreatedSchema.typeName || type === BotVersionCreatedSchema.typeName) {
         const e =
           type === BotCreatedSchema.typeName
             ? fromBinary(BotCreatedSchema, m.data)
             : fromBinary(BotVersionCreatedSchema, m.data);
-        await trx
-          .insertInto("known_bots")
-          .values({ bot_id: e.botId, slug: e.slug, fleet: e.fleet })
-          .onConflict((oc) => oc.column("bot_id").doUpdateSet({ slug: e.slug, fleet: e.fleet }))
-          .execute();
+        await upsertKnownBot(trx, { bot_id: e.botId, slug: e.slug, fleet: e.fleet });
       } else if (type === BotDeletedSchema.typeName) {
-        await trx
-          .deleteFrom("known_bots")
-          .where("bot_id", "=", fromBinary(BotDeletedSchema, m.data).botId)
-          .execute();
+        await forgetKnownBot(trx, fromBinary(BotDeletedSchema, m.data).botId);
       }
     });
   });

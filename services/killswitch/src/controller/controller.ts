@@ -26,6 +26,13 @@ type Handlers = Pick<
   "applyKillSwitch" | "deleteKillSwitch" | "listKillSwitches"
 >;
 
+/** A custom resource as the API server lists it: what reconcile reads, under its metadata. */
+type KubeObject<R extends { spec: unknown; status?: unknown }> = {
+  metadata: { name: string; generation?: number };
+  spec: R["spec"];
+  status?: R["status"];
+};
+
 const SCOPES: Record<string, Scope> = {
   bot: Scope.BOT,
   fleet: Scope.FLEET,
@@ -65,8 +72,8 @@ export function startKillSwitchController(o: {
 
   async function tick(): Promise<Action[]> {
     const [crs, bots, list] = await Promise.all([
-      listResources<any>(o.kube, "killswitches"),
-      listResources<any>(o.kube, "bots"),
+      listResources<KubeObject<KillSwitchCR>>(o.kube, "killswitches"),
+      listResources<KubeObject<BotCR>>(o.kube, "bots"),
       o.handlers.listKillSwitches(
         create(ListKillSwitchesRequestSchema, {}),
         ctx,

@@ -1,8 +1,8 @@
-import { parseKeyValue, type ModeName } from "./kill-switch-keys.js";
+import { readKillSwitchValue, type KillSwitchModeName } from "@svc/lib/contracts";
 
 /** One switch holding a key engaged. */
 export interface Engager {
-  mode: ModeName;
+  mode: KillSwitchModeName;
   reason: string;
   by: string;
   /** Epoch milliseconds at which a timed switch lapses; null until released. */
@@ -19,18 +19,18 @@ export interface KeyEngagers {
 }
 
 /** Stricter modes win when several switches hold one key: freeze < cancel < flatten. */
-const STRICTNESS: Record<ModeName, number> = { freeze: 0, cancel: 1, flatten: 2 };
+const STRICTNESS: Record<KillSwitchModeName, number> = { freeze: 0, cancel: 1, flatten: 2 };
 export const MAX_TTL_SECONDS = 30 * 86_400;
 
-export function strictest(modes: ModeName[]): ModeName | null {
-  return modes.reduce<ModeName | null>(
+export function strictest(modes: KillSwitchModeName[]): KillSwitchModeName | null {
+  return modes.reduce<KillSwitchModeName | null>(
     (a, m) => (a === null || STRICTNESS[m] > STRICTNESS[a] ? m : a),
     null,
   );
 }
 
 interface StoredValue {
-  mode: ModeName;
+  mode: KillSwitchModeName;
   reason: string;
   name: string;
   by: string;
@@ -54,7 +54,7 @@ export function readEngagers(raw: string | null, knownNames: ReadonlySet<string>
           manual: typeof v.manual === "string" ? v.manual : null,
         };
       if (typeof v.name === "string" && knownNames.has(v.name)) {
-        const legacy = parseKeyValue(raw);
+        const legacy = readKillSwitchValue(raw);
         return {
           switches: {
             [v.name]: {
@@ -81,13 +81,13 @@ export function readEngagers(raw: string | null, knownNames: ReadonlySet<string>
 export function valueFor(e: KeyEngagers): { value: string; ttlSeconds?: number } | null {
   const names = Object.keys(e.switches).sort();
   if (names.length === 0 && e.manual === null) return null;
-  const manualMode = e.manual === null ? null : parseKeyValue(e.manual).mode;
+  const manualMode = e.manual === null ? null : readKillSwitchValue(e.manual).mode;
   const mode = strictest([
     ...names.map((n) => e.switches[n]!.mode),
     ...(manualMode ? [manualMode] : []),
   ])!;
   const winner = names.find((n) => e.switches[n]!.mode === mode);
-  const reason = winner ? e.switches[winner]!.reason : parseKeyValue(e.manual!).reason;
+  const reason = winner ? e.switches[winner]!.reason : readKillSwitchValue(e.manual!).reason;
   const stored: StoredValue = {
     mode,
     reason:

@@ -3,11 +3,11 @@ import type { EventBus } from "@svc/lib/bus";
 import type { KeyValueStore } from "@svc/lib/kv";
 import { readEngagers, valueFor, type Engager, type KeyEngagers } from "../domain/key-engagers.js";
 import {
-  CHANGED_SUBJECT,
-  keyOf,
-  type ModeName,
-  type ScopeName,
-} from "../domain/kill-switch-keys.js";
+  killSwitchKey,
+  publishKillSwitchChanged,
+  type KillSwitchModeName,
+  type KillSwitchScopeName,
+} from "@svc/lib/contracts";
 import { switchesOn, switchNames } from "../store/killswitch.repository.js";
 import type { KillSwitchDatabase, KillSwitchRow } from "../store/killswitch.table.js";
 
@@ -41,11 +41,11 @@ export const engagerOf = (row: KillSwitchRow): Engager => ({
 export async function syncKey(
   trx: Transaction<KillSwitchDatabase>,
   kv: KeyValueStore,
-  scope: ScopeName,
+  scope: KillSwitchScopeName,
   target: string,
   opts: { dropManual?: boolean } = {},
 ): Promise<KeySync> {
-  const key = keyOf(scope, target);
+  const key = killSwitchKey(scope, target);
   const now = Date.now();
   const rows = (await switchesOn(trx, scope, target)).filter(
     (r) => !r.expires_at || new Date(r.expires_at).getTime() > now,
@@ -73,17 +73,17 @@ export function broadcastKey(
   bus: EventBus,
   key: string,
   engaged: boolean,
-  mode: ModeName,
+  mode: KillSwitchModeName,
   reason: string,
 ): Promise<void> {
-  const body = new TextEncoder().encode(JSON.stringify({ key, engaged, mode, reason }));
-  return bus.broadcast(CHANGED_SUBJECT, body).catch(() => undefined);
+  return publishKillSwitchChanged(bus, { key, engaged, mode, reason });
 }
 
 /** Broadcasts what a sync changed: released when nothing holds the key any more, engaged otherwise. */
 export function broadcastSync(bus: EventBus, s: KeySync, why: string): Promise<void> {
   const next = valueFor(s.after);
-  if (next === null) return broadcastKey(bus, s.key, false, "cancel", why);
-  const v = JSON.parse(next.value) as { mode: ModeName; reason: string };
+  if (next === null)
+    return publishKillSwitchChanged(bus, { key: s.key, engaged: false, reason: why });
+  const v = JSON.parse(next.value) as { mode: KillSwitchModeName; reason: string };
   return broadcastKey(bus, s.key, true, v.mode, v.reason);
 }

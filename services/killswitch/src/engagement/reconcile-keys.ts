@@ -1,5 +1,10 @@
 import { readEngagers, sameEngagers, type KeyEngagers } from "../domain/key-engagers.js";
-import { KEY_PREFIX, parseKey, type ScopeName } from "../domain/kill-switch-keys.js";
+import {
+  KILL_SWITCH_KEY_PREFIX,
+  killSwitchKey,
+  parseKillSwitchKey,
+  type KillSwitchScopeName,
+} from "@svc/lib/contracts";
 import {
   deleteSwitch,
   insertAudit,
@@ -24,12 +29,12 @@ export async function reconcileKeys(deps: KeyDeps): Promise<string[]> {
     r.expires_at !== null && new Date(r.expires_at).getTime() <= now;
   const expired = rows.filter(lapsedAt);
   const names = new Set(rows.map((r) => r.name));
-  const stored = new Map((await deps.kv.scan(KEY_PREFIX)).map((e) => [e.key, e.value]));
-  const targets = new Map<string, { scope: ScopeName; target: string }>();
+  const stored = new Map((await deps.kv.scan(KILL_SWITCH_KEY_PREFIX)).map((e) => [e.key, e.value]));
+  const targets = new Map<string, { scope: KillSwitchScopeName; target: string }>();
   for (const r of rows)
-    targets.set(`${KEY_PREFIX}${r.scope}:${r.target}`, { scope: r.scope, target: r.target });
+    targets.set(killSwitchKey(r.scope, r.target), { scope: r.scope, target: r.target });
   for (const key of stored.keys()) {
-    const k = parseKey(key);
+    const k = parseKillSwitchKey(key);
     if (k) targets.set(key, k);
   }
   const rewritten: string[] = [];

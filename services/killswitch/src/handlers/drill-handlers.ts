@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import {
   ApplyKillSwitchRequestSchema,
@@ -12,28 +12,16 @@ import {
   Scope,
   type DrillResult,
 } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
+import { BotPhase } from "@svc/gen/svc/events/v1/events_pb.js";
 import { principalOf } from "@svc/lib/auth";
+import { listenBotPhaseChanged, PLATFORM_KILL_SWITCH_KEY } from "@svc/lib/contracts";
 import { Code, svcError } from "@svc/lib/errors";
-import { PLATFORM_KEY } from "../domain/kill-switch-keys.js";
 import type { KeyDeps } from "../engagement/key-sync.js";
+import { insertDrill, latestDrills } from "../store/drills.repository.js";
 import { insertAudit } from "../store/killswitch.repository.js";
+import type { DrillFigures } from "../store/killswitch.table.js";
 
-const PHASE_SUBJECT = "svc.bots.phase";
 const DRAIN_BOUND_MS = 10_000;
-
-interface DrillFigures {
-  bots: number;
-  draining_p50_ms: number;
-  draining_max_ms: number;
-  stopped_max_ms: number;
-  all_restarted: boolean;
-  per_bot: Array<{
-    task_id: string;
-    draining_ms: number;
-    stopped_ms: number | null;
-    restarted: boolean;
-  }>;
-}
 
 /**
  * The quarterly drill: engages the platform scope, times each running bot to Draining and to
@@ -53,27 +41,23 @@ export function createDrillHandlers(
   return {
     async runDrill(req, ctx) {
       const p = principalOf(ctx);
-      if (await deps.kv.get(PLATFORM_KEY).catch(() => null)) {
+      if (await deps.kv.get(PLATFORM_KILL_SWITCH_KEY).catch(() => null)) {
         throw svcError(
           Code.FailedPrecondition,
           "killswitch_engaged",
           "the platform kill switch is engaged for real: every bot is halted already, so a drill would measure nothing",
-          { key: PLATFORM_KEY },
+          { key: PLATFORM_KILL_SWITCH_KEY },
         );
       }
       const seen = new Map<string, { draining?: number; stopped?: number; running?: number }>();
       let last = Date.now();
-      const listener = deps.bus.listen(PHASE_SUBJECT, (m) => {
-        const e = JSON.parse(new TextDecoder().decode(m.data)) as {
-          task_id: string;
-          phase: string;
-          at: number;
-        };
-        const entry = seen.get(e.task_id) ?? {};
-        if (e.phase === "Draining") entry.draining ??= e.at;
-        if (e.phase === "Stopped") entry.stopped ??= e.at;
-        if (e.phase === "Running" && entry.stopped) entry.running ??= e.at;
-        seen.set(e.task_id, entry);
+      const listener = listenBotPhaseChanged(deps.bus, (e) => {
+        const at = e.at ? timestampDate(e.at).getTime() : Date.now();
+        const entry = seen.get(e.taskId) ?? {};
+        if (e.phase === BotPhase.DRAINING) entry.draining ??= at;
+        if (e.phase === BotPhase.STOPPED) entry.stopped ??= at;
+        if (e.phase === BotPhase.RUNNING && entry.stopped) entry.running ??= at;
+        seen.set(e.taskId, entry);
         last = Date.now();
       });
       const reason = req.reason || "kill-switch drill";
@@ -127,28 +111,22 @@ export function createDrillHandlers(
         all_restarted: perBot.every((b) => b.restarted),
         per_bot: perBot,
       };
-      await deps.db
-        .insertInto("drills")
-        .values({ id, started_by: p.sub, reason, result: JSON.stringify(figures) })
-        .execute();
-      await insertAudit(deps.db, {
-        user: p.onBehalfOfSub ?? p.sub,
-        actor: p.sub,
-        type: "killswitch.drill",
-        details: { id, bots: figures.bots, all_restarted: figures.all_restarted },
+      await deps.db.transaction().execute(async (trx) => {
+        await insertDrill(trx, { id, startedBy: p.sub, reason, figures });
+        await insertAudit(trx, {
+          user: p.onBehalfOfSub ?? p.sub,
+          actor: p.sub,
+          type: "killswitch.drill",
+          details: { id, bots: figures.bots, all_restarted: figures.all_restarted },
+        });
       });
       return toResult(id, new Date(t0), figures);
     },
 
     async listDrills() {
-      const rows = await deps.db
-        .selectFrom("drills")
-        .selectAll()
-        .orderBy("started_at", "desc")
-        .limit(100)
-        .execute();
+      const rows = await latestDrills(deps.db, 100);
       return create(ListDrillsResponseSchema, {
-        items: rows.map((r) => toResult(r.id, new Date(r.started_at), r.result as DrillFigures)),
+        items: rows.map((r) => toResult(r.id, new Date(r.started_at), r.result)),
       });
     },
   };

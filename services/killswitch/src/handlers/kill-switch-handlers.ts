@@ -8,8 +8,6 @@ import {
   KillSwitchSchema,
   KillSwitchService,
   ListKillSwitchesResponseSchema,
-  Mode,
-  Scope,
   type KillSwitch,
   type KillSwitchSpec,
 } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
@@ -17,14 +15,19 @@ import { principalOf, type Principal } from "@svc/lib/auth";
 import { Code, ConnectError, invalidField, svcError } from "@svc/lib/errors";
 import { MAX_TTL_SECONDS, readEngagers } from "../domain/key-engagers.js";
 import {
-  KEY_PREFIX,
-  keyOf,
-  parseKey,
-  parseKeyValue,
-  ttlSeconds,
-  type ModeName,
-  type ScopeName,
-} from "../domain/kill-switch-keys.js";
+  KILL_SWITCH_KEY_PREFIX,
+  killSwitchKey,
+  killSwitchKeysCovering,
+  killSwitchMode,
+  killSwitchModeName,
+  killSwitchScope,
+  killSwitchScopeName,
+  parseKillSwitchKey,
+  readKillSwitchValue,
+  type KillSwitchModeName,
+  type KillSwitchScopeName,
+} from "@svc/lib/contracts";
+import { ttlSeconds } from "../domain/ttl.js";
 import {
   broadcastKey,
   broadcastSync,
@@ -37,26 +40,11 @@ import type { KillSwitchRow } from "../store/killswitch.table.js";
 
 type Handlers = Omit<ServiceImpl<typeof KillSwitchService>, "runDrill" | "listDrills">;
 
-const SCOPE: Record<ScopeName, Scope> = {
-  bot: Scope.BOT,
-  fleet: Scope.FLEET,
-  platform: Scope.PLATFORM,
-};
-const MODE: Record<ModeName, Mode> = {
-  cancel: Mode.CANCEL,
-  flatten: Mode.FLATTEN,
-  freeze: Mode.FREEZE,
-};
-const scopeName = (s: Scope): ScopeName =>
-  s === Scope.PLATFORM ? "platform" : s === Scope.FLEET ? "fleet" : "bot";
-const modeName = (m: Mode): ModeName =>
-  m === Mode.FLATTEN ? "flatten" : m === Mode.FREEZE ? "freeze" : "cancel";
-
 /** Whether the key holds a switch: written, not yet written (the service keeps trying), or unknown (the store does not answer). */
 type KeyState = "written" | "pending" | "unknown";
 
 /** The name under which a key set by hand is listed, and released. */
-const manualName = (scope: ScopeName, target: string) => `kv-${scope}-${target}`;
+const manualName = (scope: KillSwitchScopeName, target: string) => `kv-${scope}-${target}`;
 
 /**
  * Kill-switch resources. A switch is a row (its audit trail beside it) and an engager in its
@@ -78,9 +66,9 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     return create(KillSwitchSchema, {
       metadata: { name: row.name },
       spec: {
-        scope: SCOPE[row.scope],
+        scope: killSwitchScope(row.scope),
         target: row.target,
-        mode: MODE[row.mode],
+        mode: killSwitchMode(row.mode),
         reason: row.reason,
         ttl: row.ttl,
       },
@@ -95,12 +83,17 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
   }
 
   function manualResource(key: string, manual: string): KillSwitch | null {
-    const k = parseKey(key);
+    const k = parseKillSwitchKey(key);
     if (!k) return null;
-    const v = parseKeyValue(manual);
+    const v = readKillSwitchValue(manual);
     return create(KillSwitchSchema, {
       metadata: { name: manualName(k.scope, k.target) },
-      spec: { scope: SCOPE[k.scope], target: k.target, mode: MODE[v.mode], reason: v.reason },
+      spec: {
+        scope: killSwitchScope(k.scope),
+        target: k.target,
+        mode: killSwitchMode(v.mode),
+        reason: v.reason,
+      },
       status: {
         engaged: true,
         keyState: "written",
@@ -113,7 +106,9 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
   async function storedKeys(): Promise<Map<string, ReturnType<typeof readEngagers>> | null> {
     try {
       const names = await repo.switchNames(db);
-      return new Map((await kv.scan(KEY_PREFIX)).map((e) => [e.key, readEngagers(e.value, names)]));
+      return new Map(
+        (await kv.scan(KILL_SWITCH_KEY_PREFIX)).map((e) => [e.key, readEngagers(e.value, names)]),
+      );
     } catch {
       return null;
     }
@@ -125,16 +120,16 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
   ): KeyState =>
     keys === null
       ? "unknown"
-      : keys.get(keyOf(row.scope, row.target))?.switches[row.name]
+      : keys.get(killSwitchKey(row.scope, row.target))?.switches[row.name]
         ? "written"
         : "pending";
 
   async function validate(
     name: string,
     spec: KillSwitchSpec,
-  ): Promise<{ scope: ScopeName; mode: ModeName; ttl: number | null }> {
-    const scope = scopeName(spec.scope);
-    const mode = modeName(spec.mode);
+  ): Promise<{ scope: KillSwitchScopeName; mode: KillSwitchModeName; ttl: number | null }> {
+    const scope = killSwitchScopeName(spec.scope);
+    const mode = killSwitchModeName(spec.mode);
     for (const [field, text] of [
       ["name", name],
       ["spec.target", spec.target],
@@ -194,7 +189,7 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
 
   async function engage(name: string, spec: KillSwitchSpec, p: Principal): Promise<KillSwitch> {
     const { scope, mode, ttl } = await validate(name, spec);
-    const key = keyOf(scope, spec.target);
+    const key = killSwitchKey(scope, spec.target);
     // Runners halt on the broadcast alone: nothing below may delay it.
     await broadcastKey(bus, key, true, mode, spec.reason);
     let syncs: KeySync[] = [];
@@ -204,8 +199,8 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
         const previous = await repo.findSwitch(trx, name);
         const keys = [
           key,
-          ...(previous && keyOf(previous.scope, previous.target) !== key
-            ? [keyOf(previous.scope, previous.target)]
+          ...(previous && killSwitchKey(previous.scope, previous.target) !== key
+            ? [killSwitchKey(previous.scope, previous.target)]
             : []),
         ].sort();
         for (const k of keys) await repo.lockKey(trx, k);
@@ -226,7 +221,7 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
           details: { name, key, mode, reason: spec.reason, ttl: spec.ttl },
         });
         syncs = [await syncKey(trx, kv, scope, spec.target)];
-        if (previous && keyOf(previous.scope, previous.target) !== key)
+        if (previous && killSwitchKey(previous.scope, previous.target) !== key)
           syncs.push(await syncKey(trx, kv, previous.scope, previous.target));
         return saved;
       });
@@ -256,8 +251,8 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
       throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${name}"`, {
         name,
       });
-    const target = row ? { scope: row.scope, target: row.target } : parseKey(manualKey!)!;
-    const key = keyOf(target.scope, target.target);
+    const target = row ? { scope: row.scope, target: row.target } : parseKillSwitchKey(manualKey!)!;
+    const key = killSwitchKey(target.scope, target.target);
     let sync: KeySync;
     try {
       sync = await db.transaction().execute(async (trx) => {
@@ -300,7 +295,7 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
         { name },
       );
     for (const [key, e] of keys) {
-      const k = parseKey(key);
+      const k = parseKillSwitchKey(key);
       if (k && e.manual !== null && manualName(k.scope, k.target) === name) return key;
     }
     return undefined;
@@ -339,9 +334,7 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     },
 
     async checkEngaged(req) {
-      const keys = [keyOf("platform", "platform")];
-      if (req.fleet) keys.push(keyOf("fleet", req.fleet));
-      if (req.botSlug) keys.push(keyOf("bot", req.botSlug));
+      const keys = killSwitchKeysCovering(req.botSlug, req.fleet);
       let values: Array<string | null>;
       try {
         values = await Promise.all(keys.map((k) => kv.get(k)));

@@ -77,3 +77,19 @@ export async function insertAudit(
 export async function lockKey(trx: Transaction<KillSwitchDatabase>, key: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
 }
+
+/** Records (or renames) a bot a bot-scope switch may name, as the bots service announced it. */
+export async function upsertKnownBot(
+  db: Db,
+  bot: { bot_id: string; slug: string; fleet: string },
+): Promise<void> {
+  await db
+    .insertInto("known_bots")
+    .values(bot)
+    .onConflict((oc) => oc.column("bot_id").doUpdateSet({ slug: bot.slug, fleet: bot.fleet }))
+    .execute();
+}
+
+export async function forgetKnownBot(db: Db, botId: string): Promise<void> {
+  await db.deleteFrom("known_bots").where("bot_id", "=", botId).execute();
+}

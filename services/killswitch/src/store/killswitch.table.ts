@@ -1,5 +1,5 @@
-import type { ColumnType, Generated } from "kysely";
-import type { ModeName, ScopeName } from "../domain/kill-switch-keys.js";
+import type { ColumnType, Generated, Selectable } from "kysely";
+import type { KillSwitchModeName, KillSwitchScopeName } from "@svc/lib/contracts";
 
 /** The killswitch schema, as its migrations build it. */
 export interface KillSwitchDatabase {
@@ -18,15 +18,32 @@ export interface KillSwitchDatabase {
     started_at: ColumnType<Date, never, never>;
     started_by: string;
     reason: string;
-    result: ColumnType<unknown, string, string>;
+    result: ColumnType<DrillFigures, string, string>;
   };
 }
 
+/** What a drill measured, kept as JSON beside it (the compliance report embeds it). */
+export interface DrillFigures {
+  bots: number;
+  draining_p50_ms: number;
+  draining_max_ms: number;
+  stopped_max_ms: number;
+  all_restarted: boolean;
+  per_bot: Array<{
+    task_id: string;
+    draining_ms: number;
+    stopped_ms: number | null;
+    restarted: boolean;
+  }>;
+}
+
+export type DrillRow = Selectable<KillSwitchDatabase["drills"]>;
+
 export interface KillSwitchTable {
   name: string;
-  scope: ScopeName;
+  scope: KillSwitchScopeName;
   target: string;
-  mode: ModeName;
+  mode: KillSwitchModeName;
   reason: string;
   ttl: string;
   engaged_by: string;

@@ -1,5 +1,5 @@
 import { fromBinary } from "@bufbuild/protobuf";
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import {
   ArtifactActivatedSchema,
   BotCreatedSchema,
@@ -19,12 +19,12 @@ const CONSUMER = "promotion-bots-events";
  */
 export function consumeBotsEvents(deps: {
   bus: EventBus;
-  db: Kysely<any>;
+  /** The promotion schema's database (schemaDb). */
+  db: Kysely<PromotionDatabase>;
   schema: string;
 }): Promise<BusSubscription> {
   return deps.bus.subscribe("svc.bots.>", { durable: CONSUMER }, async (m: BusMessage) => {
-    await processOnce(deps.db, deps.schema, CONSUMER, m.id, async (raw) => {
-      const trx = raw.withSchema(deps.schema) as unknown as Transaction<PromotionDatabase>;
+    await processOnce(deps.db, deps.schema, CONSUMER, m.id, async (trx) => {
       switch (m.headers["svc-event-type"]) {
         case BotCreatedSchema.typeName: {
           const e = fromBinary(BotCreatedSchema, m.data);
@@ -46,12 +46,7 @@ export function consumeBotsEvents(deps: {
             fleet: e.fleet,
             spec_hash: e.specHash,
           });
-          // Slug and fleet follow the newest version for every version of the bot.
-          await trx
-            .updateTable("known_bot_versions")
-            .set({ slug: e.slug, fleet: e.fleet })
-            .where("bot_id", "=", e.botId)
-            .execute();
+          await repo.renameBot(trx, e.botId, { slug: e.slug, fleet: e.fleet });
           return;
         }
         case BotDeletedSchema.typeName:
@@ -59,30 +54,19 @@ export function consumeBotsEvents(deps: {
           return;
         case TrialRecordedSchema.typeName: {
           const e = fromBinary(TrialRecordedSchema, m.data);
-          await trx
-            .insertInto("trials")
-            .values({
-              trial_id: e.trialId,
-              bot_id: e.botId,
-              version: e.version,
-              spec_hash: e.specHash,
-              strategy_family: e.strategyFamily,
-              daily_returns: JSON.stringify(e.dailyReturns),
-            })
-            .onConflict((oc) => oc.column("trial_id").doNothing())
-            .execute();
+          await repo.insertTrial(trx, {
+            trial_id: e.trialId,
+            bot_id: e.botId,
+            version: e.version,
+            spec_hash: e.specHash,
+            strategy_family: e.strategyFamily,
+            daily_returns: e.dailyReturns,
+          });
           return;
         }
-        case ArtifactActivatedSchema.typeName: {
-          const e = fromBinary(ArtifactActivatedSchema, m.data);
-          await trx
-            .updateTable("promotion_requests")
-            .set({ status: "promoted" })
-            .where("request_id", "=", e.requestId)
-            .where("status", "=", "approved")
-            .execute();
+        case ArtifactActivatedSchema.typeName:
+          await repo.markPromoted(trx, fromBinary(ArtifactActivatedSchema, m.data).requestId);
           return;
-        }
       }
     });
   });

@@ -121,14 +121,6 @@ function labEvidenceGate(i: GateInput): GateOutcomeRow {
   };
 }
 
-/** The kill-switch keys that cover a bot: the platform, its fleet, the bot itself. */
-export function killSwitchKeysFor(slug: string | undefined, fleet: string | undefined): string[] {
-  const keys = ["svc:bots:killswitch:platform:platform"];
-  if (fleet) keys.push(`svc:bots:killswitch:fleet:${fleet}`);
-  if (slug) keys.push(`svc:bots:killswitch:bot:${slug}`);
-  return keys;
-}
-
 /**
  * N, DSR and PBO recomputed from the TrialLedger, never taken from the request: N is the number
  * of backtests of the bot, the selected trial is the latest backtest of the artifact's version,

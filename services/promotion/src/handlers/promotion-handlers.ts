@@ -2,7 +2,6 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { KeyObject } from "node:crypto";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { signStatement } from "@svc/lib/signed-statement";
 import type { Kysely, Transaction } from "kysely";
 import {
   ListPromotionRequestsResponseSchema,
@@ -21,17 +20,24 @@ import { hasScope, principalOf, sameSubject, type Principal } from "@svc/lib/aut
 import { enqueueEvent } from "@svc/lib/bus";
 import { isUniqueViolation } from "@svc/lib/db";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
-import type { KeyValueStore } from "@svc/lib/kv";
-import { decisionRefusal, TO, type HumanAction } from "../domain/decisions.js";
-import { killSwitchKeysFor, runGates, type GatePolicy } from "../domain/gates.js";
+import {
+  decisionRefusal,
+  TO,
+  type Decider,
+  type DecisionRefusal,
+  type HumanAction,
+} from "../domain/decisions.js";
+import { runGates, type GatePolicy } from "../domain/gates.js";
 import { humanReview } from "../domain/human-review.js";
 import * as repo from "../store/promotion.repository.js";
 import type {
   GateOutcomeRow,
   KnownVersionRow,
   PromotionDatabase,
+  PromotionStatusName,
   RequestRow,
 } from "../store/promotion.table.js";
+import { signApprovedPromotion } from "../tokens/approved-promotion-token.js";
 import {
   kindName,
   riskName,
@@ -44,7 +50,7 @@ import {
 export const PROMOTION_SCHEMA = "promotion";
 const DEFAULT_LIMIT = 100;
 
-/** Which kill-switch keys cover a bot (platform, fleet, bot); throws when it cannot tell. */
+/** Which kill-switch keys engage a bot (platform, fleet, bot); throws when it cannot tell. */
 export type KillSwitchCheck = (
   slug: string | undefined,
   fleet: string | undefined,
@@ -61,21 +67,31 @@ const TOKEN_READER_SCOPES = ["run:bots", "deploy:bots"];
 
 export interface PromotionDeps {
   db: Kysely<PromotionDatabase>;
-  /** Asks the killswitch service; without one, the key-value keys are read directly. */
-  killSwitch?: KillSwitchCheck;
+  /** Asks the killswitch service (the owner of the switches), never its keys. */
+  killSwitch: KillSwitchCheck;
   /** Asks the bots service for a version the projection has not seen yet. */
   botVersion?: BotVersionLookup;
   /** Kinds whose submitter may waive human approval (SVC_PROMOTION_SKIP_HUMAN_KINDS). */
   skipHumanKinds: readonly string[];
   /** Signs ApprovedPromotion tokens; the bots service verifies them offline. */
   signingKey: KeyObject;
-  kv: KeyValueStore;
   policy: GatePolicy;
   /** Seconds a request may wait for a human when expiry is enforced; undefined: never expires. */
   approvalTtlSeconds?: number;
 }
 
 type Handlers = Omit<ServiceImpl<typeof PromotionService>, never>;
+
+/** How a decision's transaction ended; what it committed is final either way. */
+type Decided =
+  | { outcome: "decided"; row: RequestRow }
+  /** The request was pending past its expiry: now recorded as expired. */
+  | { outcome: "expired" }
+  /** A kill switch engaged the bot during review: the request is now denied. */
+  | { outcome: "kill_switch_engaged"; engagedKeys: string[] };
+
+/** What an approval settled before taking the row lock: the kill switch's answer and the token. */
+type ApprovalCheck = { clear: true; token: string } | { clear: false; engagedKeys: string[] };
 
 /**
  * Promotion requests: deterministic gates at submission, then human decisions with step-up
@@ -93,7 +109,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
       (d) => d.action === "approve" && sameSubject(d.actor, humanSubOf(viewer)),
     );
     const mayRead = approver || TOKEN_READER_SCOPES.some((s) => hasScope(viewer, s));
-    const token = issued && mayRead ? await approvedPromotionToken(deps.signingKey, row) : "";
+    const token = issued && mayRead ? (row.approved_promotion_token ?? "") : "";
     return create(PromotionRequestSchema, {
       ...rowToRequest(row, decisions, token),
       approvedPromotionIssued: issued,
@@ -148,21 +164,57 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     });
   }
 
+  /** The keys that engage a bot, asked of the killswitch service; a 503 when it cannot tell. */
   async function engagedKeys(
     slug: string | undefined,
     fleet: string | undefined,
   ): Promise<string[]> {
     try {
-      if (deps.killSwitch) return await deps.killSwitch(slug, fleet);
-      const keys = killSwitchKeysFor(slug, fleet);
-      const values = await Promise.all(keys.map((k) => deps.kv.get(k)));
-      return keys.filter((_, i) => values[i]);
-    } catch {
-      // Cannot tell whether a switch is engaged: fail closed.
-      return ["(kill-switch state unknown: the killswitch service or its store is unreachable)"];
+      return await deps.killSwitch(slug, fleet);
+    } catch (err) {
+      // Unknown is not clear: refuse to decide, record nothing, let the caller send it again.
+      throw svcError(
+        Code.Unavailable,
+        "killswitch_unverifiable",
+        `whether a kill switch is engaged cannot be told (${(err as Error).message}); nothing was recorded, send the request again in a moment`,
+        { ...(slug ? { bot_slug: slug } : {}), ...(fleet ? { fleet } : {}) },
+        { cause: err },
+      );
     }
   }
 
+  /** A pending request past its expiry reads as expired. */
+  function effectiveStatus(row: RequestRow): PromotionStatusName {
+    const lapsed =
+      row.status === "pending" &&
+      row.expires_at !== null &&
+      new Date(row.expires_at).getTime() <= Date.now();
+    return lapsed ? "expired" : row.status;
+  }
+
+  /**
+   * Everything an approval needs from outside the database, settled before the row is locked so
+   * a slow killswitch service never holds the lock: which switches engage the request's bot and,
+   * when none does, the token (signed once, stored with the approval). Null when the request
+   * would be refused anyway: the locked pass raises the refusal without asking anyone.
+   */
+  async function checkApproval(row: RequestRow, decider: Decider): Promise<ApprovalCheck | null> {
+    if (decisionRefusal("approve", effectiveStatus(row), row.submitter_sub, decider)) return null;
+    const bot =
+      row.bot_id && row.version !== null
+        ? await repo.findBotOfVersion(db, row.bot_id, row.version)
+        : undefined;
+    const engaged = await engagedKeys(bot?.slug, bot?.fleet);
+    return engaged.length > 0
+      ? { clear: false, engagedKeys: engaged }
+      : { clear: true, token: await signApprovedPromotion(deps.signingKey, row) };
+  }
+
+  /**
+   * One decision on one request. Outside calls come first (the kill switch, the token); under
+   * the row lock only what a concurrent decision may have changed is checked again: the status,
+   * its expiry, who may decide (the bot a request names never changes).
+   */
   async function decide(
     action: HumanAction,
     requestId: string,
@@ -170,54 +222,33 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     ctx: HandlerContext,
   ): Promise<PromotionRequest> {
     const p = principalOf(ctx);
-    const decider = { humanSub: humanSubOf(p), isAgent: p.actorType === "agent" };
-    let killSwitchDenial: string[] | null = null;
-    const row = await db.transaction().execute(async (trx) => {
+    const decider: Decider = { humanSub: humanSubOf(p), isAgent: p.actorType === "agent" };
+    const seen = await repo.findRequest(db, requestId);
+    if (!seen) throw notFound(requestId);
+    const approval = action === "approve" ? await checkApproval(seen, decider) : null;
+
+    const decided = await db.transaction().execute(async (trx): Promise<Decided> => {
       const current = await repo.lockRequest(trx, requestId);
       if (!current) throw notFound(requestId);
-      let status = current.status;
-      if (
-        status === "pending" &&
-        current.expires_at &&
-        new Date(current.expires_at).getTime() <= Date.now()
-      ) {
-        await repo.setStatus(trx, requestId, "expired");
-        status = "expired";
-      }
+      const status = effectiveStatus(current);
+      if (status !== current.status) await repo.setStatus(trx, requestId, status);
       const refusal = decisionRefusal(action, status, current.submitter_sub, decider);
-      if (refusal) {
-        if (refusal.code === "request_expired") return { ...current, status };
-        throw svcError(
-          refusal.code === "four_eyes_violation" || refusal.code === "agent_not_allowed"
-            ? Code.PermissionDenied
-            : Code.FailedPrecondition,
-          refusal.code,
-          refusal.message,
-          { status, request_id: requestId },
-        );
-      }
+      if (refusal?.code === "request_expired") return { outcome: "expired" };
+      if (refusal) throw refusalError(refusal, status, requestId);
       if (action === "approve") {
-        const known = current.bot_id
-          ? await trx
-              .selectFrom("known_bot_versions")
-              .select(["slug", "fleet"])
-              .where("bot_id", "=", current.bot_id)
-              .where("version", "=", current.version!)
-              .executeTakeFirst()
-          : undefined;
-        const engaged = await engagedKeys(known?.slug, known?.fleet);
-        if (engaged.length > 0) {
+        // Not refused before the lock means checked before it: the status only moves on.
+        if (!approval) throw new Error(`approval of ${requestId} reached the lock unchecked`);
+        if (!approval.clear) {
           const gates: GateOutcomeRow[] = [
-            ...(current.gates as unknown as GateOutcomeRow[]),
+            ...current.gates,
             {
               name: "kill_switch_clear_at_approval",
               passed: false,
-              detail: `engaged: ${engaged.join(", ")}`,
+              detail: `engaged: ${approval.engagedKeys.join(", ")}`,
             },
           ];
           await repo.setStatus(trx, requestId, "denied", JSON.stringify(gates));
-          killSwitchDenial = engaged;
-          return current;
+          return { outcome: "kill_switch_engaged", engagedKeys: approval.engagedKeys };
         }
       }
       await repo.setStatus(trx, requestId, TO[action]);
@@ -230,27 +261,32 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
         amr: p.amr,
         auth_time: p.authTime ? new Date(p.authTime * 1000) : null,
       });
-      if (action === "approve") await emitApproved(trx, current, decider.humanSub);
+      if (approval?.clear) {
+        await repo.storeApprovedPromotionToken(trx, requestId, approval.token);
+        await emitApproved(trx, current, decider.humanSub);
+      }
       if (action === "revoke") await emitRevoked(trx, current, decider.humanSub);
-      return (await repo.findRequest(trx, requestId))!;
+      return { outcome: "decided", row: (await repo.findRequest(trx, requestId))! };
     });
-    if (row.status === "expired") {
-      throw svcError(
-        Code.FailedPrecondition,
-        "request_expired",
-        `the request expired before a decision; it can no longer be ${action === "approve" ? "approved" : "rejected"}`,
-        { status: "expired", request_id: requestId },
-      );
+
+    switch (decided.outcome) {
+      case "expired":
+        throw svcError(
+          Code.FailedPrecondition,
+          "request_expired",
+          `the request expired before a decision; it can no longer be ${action === "approve" ? "approved" : "rejected"}`,
+          { status: "expired", request_id: requestId },
+        );
+      case "kill_switch_engaged":
+        throw svcError(
+          Code.FailedPrecondition,
+          "killswitch_engaged",
+          `a kill switch was engaged during review (${decided.engagedKeys.join(", ")}); the request is now denied`,
+          { status: "denied", request_id: requestId },
+        );
+      case "decided":
+        return withDecisions(decided.row, p);
     }
-    if (killSwitchDenial) {
-      throw svcError(
-        Code.FailedPrecondition,
-        "killswitch_engaged",
-        `a kill switch was engaged during review (${(killSwitchDenial as string[]).join(", ")}); the request is now denied`,
-        { status: "denied", request_id: requestId },
-      );
-    }
-    return withDecisions(row, p);
   }
 
   return {
@@ -310,18 +346,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
       const requiresHuman = review.required;
       const ledger =
         deps.policy.trialLedgerEnforce && known
-          ? (
-              await db
-                .selectFrom("trials")
-                .select(["spec_hash", "daily_returns"])
-                .where("bot_id", "=", known.bot_id)
-                .orderBy("recorded_at")
-                .orderBy("trial_id")
-                .execute()
-            ).map((t) => ({
-              specHash: t.spec_hash,
-              dailyReturns: t.daily_returns as unknown as number[],
-            }))
+          ? await repo.trialsOfBot(db, known.bot_id)
           : undefined;
       const allocationLedger =
         deps.policy.trialLedgerEnforce && kind === "allocation"
@@ -341,20 +366,27 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
         ledger,
       });
       const submitter = humanSubOf(p);
+      const stored = {
+        request_id: req.requestId,
+        kind,
+        bot_id: known?.bot_id ?? null,
+        version: known?.version ?? null,
+        version_hash: known?.spec_hash ?? null,
+      };
+      // Approved by policy: the token is signed now, once, and stored with the request.
+      const token =
+        status === "approved" ? await signApprovedPromotion(deps.signingKey, stored) : null;
       try {
         const row = await db.transaction().execute(async (trx) => {
           await repo.insertRequest(trx, {
-            request_id: req.requestId,
-            kind,
+            ...stored,
             status,
             body: JSON.stringify(submittedToStored(req)),
             gates: JSON.stringify(gates),
             requested_by: req.requestedBy || p.sub,
             submitter_sub: submitter,
             requires_human_approval: requiresHuman,
-            bot_id: known?.bot_id ?? null,
-            version: known?.version ?? null,
-            version_hash: known?.spec_hash ?? null,
+            approved_promotion_token: token,
             expires_at:
               deps.approvalTtlSeconds && status === "pending"
                 ? new Date(Date.now() + deps.approvalTtlSeconds * 1000)
@@ -434,7 +466,7 @@ async function emitApproved(
     approver,
     approvedAt: timestampFromDate(new Date()),
   });
-  await enqueueEvent(trx as unknown as Transaction<any>, PROMOTION_SCHEMA, {
+  await enqueueEvent(trx, PROMOTION_SCHEMA, {
     subject: "svc.promotion.approved",
     type: PromotionApprovedSchema.typeName,
     payload: toBinary(PromotionApprovedSchema, ev),
@@ -453,32 +485,11 @@ async function emitRevoked(
     version: row.version ?? 0,
     versionHash: row.version_hash ?? "",
   });
-  await enqueueEvent(trx as unknown as Transaction<any>, PROMOTION_SCHEMA, {
+  await enqueueEvent(trx, PROMOTION_SCHEMA, {
     subject: "svc.promotion.revoked",
     type: PromotionRevokedSchema.typeName,
     payload: toBinary(PromotionRevokedSchema, ev),
   });
-}
-
-/** Lifetime of an ApprovedPromotion token: long enough to start a session, short enough to not outlive a revocation by much. */
-export const APPROVED_PROMOTION_TTL_SECONDS = 600;
-
-/**
- * The ApprovedPromotion token: a signed, short-lived statement that this request approved this
- * bot version. Paper start and deploy present it; the bots service verifies it offline.
- */
-function approvedPromotionToken(key: KeyObject, row: RequestRow): Promise<string> {
-  return signStatement(
-    key,
-    {
-      request_id: row.request_id,
-      kind: row.kind,
-      bot_id: row.bot_id ?? "",
-      version: row.version ?? 0,
-      version_hash: row.version_hash ?? "",
-    },
-    { audience: "svc:bots", ttlSeconds: APPROVED_PROMOTION_TTL_SECONDS },
-  );
 }
 
 function notFound(id: string) {
@@ -487,5 +498,17 @@ function notFound(id: string) {
     "request_not_found",
     `no promotion request with request_id "${id}"`,
     { request_id: id },
+  );
+}
+
+/** A refused decision as the caller sees it: who may not decide is a 403, a wrong state a 412. */
+function refusalError(refusal: DecisionRefusal, status: PromotionStatusName, requestId: string) {
+  return svcError(
+    refusal.code === "four_eyes_violation" || refusal.code === "agent_not_allowed"
+      ? Code.PermissionDenied
+      : Code.FailedPrecondition,
+    refusal.code,
+    refusal.message,
+    { status, request_id: requestId },
   );
 }

@@ -158,3 +158,83 @@ export async function allocationLedger(
   }
   return out;
 }
+
+/** The slug and fleet of one bot version, as projected: what the kill-switch keys are named by. */
+export function findBotOfVersion(
+  db: Db | Trx,
+  botId: string,
+  version: number,
+): Promise<{ slug: string; fleet: string } | undefined> {
+  return db
+    .selectFrom("known_bot_versions")
+    .select(["slug", "fleet"])
+    .where("bot_id", "=", botId)
+    .where("version", "=", version)
+    .executeTakeFirst();
+}
+
+/** The TrialLedger's trials of one bot (every version), oldest first. */
+export async function trialsOfBot(
+  db: Db,
+  botId: string,
+): Promise<Array<{ specHash: string; dailyReturns: number[] }>> {
+  const rows = await db
+    .selectFrom("trials")
+    .select(["spec_hash", "daily_returns"])
+    .where("bot_id", "=", botId)
+    .orderBy("recorded_at")
+    .orderBy("trial_id")
+    .execute();
+  return rows.map((t) => ({ specHash: t.spec_hash, dailyReturns: t.daily_returns }));
+}
+
+/** Keeps the ApprovedPromotion token signed at approval; reads return it as stored. */
+export async function storeApprovedPromotionToken(
+  trx: Trx,
+  id: string,
+  token: string,
+): Promise<void> {
+  await trx
+    .updateTable("promotion_requests")
+    .set({ approved_promotion_token: token })
+    .where("request_id", "=", id)
+    .execute();
+}
+
+/** Slug and fleet follow the newest version for every version of the bot. */
+export async function renameBot(
+  trx: Trx,
+  botId: string,
+  names: { slug: string; fleet: string },
+): Promise<void> {
+  await trx.updateTable("known_bot_versions").set(names).where("bot_id", "=", botId).execute();
+}
+
+/** Records one TrialLedger entry once (a redelivered event changes nothing). */
+export async function insertTrial(
+  trx: Trx,
+  t: {
+    trial_id: string;
+    bot_id: string;
+    version: number;
+    spec_hash: string;
+    strategy_family: string;
+    daily_returns: number[];
+  },
+): Promise<void> {
+  await trx
+    .insertInto("trials")
+    .values({ ...t, daily_returns: JSON.stringify(t.daily_returns) })
+    .onConflict((oc) => oc.column("trial_id").doNothing())
+    .execute();
+}
+
+/** The live plane activated the artifact: an approved request is now promoted. */
+export async function markPromoted(trx: Trx, id: string): Promise<void> {
+  await trx
+    .updateTable("promotion_requests")
+    .set({ status: "promoted" })
+    .where("request_id", "=", id)
+    .where("status", "=", "approved")
+    .execute();
+}

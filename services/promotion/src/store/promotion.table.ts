@@ -29,6 +29,8 @@ export interface PromotionDatabase {
     expires_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
     created_at: Timestamp;
     updated_at: Timestamp;
+    /** The ApprovedPromotion token, signed once at approval; null before approval. */
+    approved_promotion_token: ColumnType<string | null, string | null | undefined, string | null>;
   };
   promotion_decisions: {
     id: ColumnType<string, never, never>;

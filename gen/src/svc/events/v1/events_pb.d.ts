@@ -2,11 +2,13 @@
 // @generated from file svc/events/v1/events.proto (package svc.events.v1, syntax proto3)
 /* eslint-disable */
 
-// Domain events that leave a service through its transactional outbox.
+// Domain events that leave a service through its transactional outbox, and the broadcasts
+// (core NATS, not persisted) that runners and drills react to.
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
-import type { StructJson, Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
+import type { MessageOptions, StructJson, Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
+import type { Mode, ModeJson } from "../../killswitch/v1/killswitch_pb.js";
 
 /**
  * Describes the file svc/events/v1/events.proto.
@@ -614,4 +616,189 @@ export declare type TrialRecordedJson = {
  * Use `create(TrialRecordedSchema)` to create a new message.
  */
 export declare const TrialRecordedSchema: GenMessage<TrialRecorded, {jsonType: TrialRecordedJson}>;
+
+/**
+ * A kill-switch key was engaged or released: every runner watching the key reacts at once; the
+ * key itself stays the truth their polls fall back on.
+ *
+ * @generated from message svc.events.v1.KillSwitchChanged
+ */
+export declare type KillSwitchChanged = Message<"svc.events.v1.KillSwitchChanged"> & {
+  /**
+   * The key-value key, as svc.killswitch.v1.Scope's key_pattern names it.
+   *
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: bool engaged = 2;
+   */
+  engaged: boolean;
+
+  /**
+   * The strictest mode of the switches holding the key; unspecified on release.
+   *
+   * @generated from field: svc.killswitch.v1.Mode mode = 3;
+   */
+  mode: Mode;
+
+  /**
+   * Why: the reason of the switch whose mode wins, or why the key was released.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+};
+
+/**
+ * A kill-switch key was engaged or released: every runner watching the key reacts at once; the
+ * key itself stays the truth their polls fall back on.
+ *
+ * @generated from message svc.events.v1.KillSwitchChanged
+ */
+export declare type KillSwitchChangedJson = {
+  /**
+   * The key-value key, as svc.killswitch.v1.Scope's key_pattern names it.
+   *
+   * @generated from field: string key = 1;
+   */
+  key?: string;
+
+  /**
+   * @generated from field: bool engaged = 2;
+   */
+  engaged?: boolean;
+
+  /**
+   * The strictest mode of the switches holding the key; unspecified on release.
+   *
+   * @generated from field: svc.killswitch.v1.Mode mode = 3;
+   */
+  mode?: ModeJson;
+
+  /**
+   * Why: the reason of the switch whose mode wins, or why the key was released.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason?: string;
+};
+
+/**
+ * Describes the message svc.events.v1.KillSwitchChanged.
+ * Use `create(KillSwitchChangedSchema)` to create a new message.
+ */
+export declare const KillSwitchChangedSchema: GenMessage<KillSwitchChanged, {jsonType: KillSwitchChangedJson}>;
+
+/**
+ * A runner announces a phase change: drills time halts from these; bot_events stays the record.
+ *
+ * @generated from message svc.events.v1.BotPhaseChanged
+ */
+export declare type BotPhaseChanged = Message<"svc.events.v1.BotPhaseChanged"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * @generated from field: string bot_id = 2;
+   */
+  botId: string;
+
+  /**
+   * @generated from field: svc.events.v1.BotPhase phase = 3;
+   */
+  phase: BotPhase;
+
+  /**
+   * When the runner entered the phase (millisecond precision).
+   *
+   * @generated from field: google.protobuf.Timestamp at = 4;
+   */
+  at?: Timestamp | undefined;
+};
+
+/**
+ * A runner announces a phase change: drills time halts from these; bot_events stays the record.
+ *
+ * @generated from message svc.events.v1.BotPhaseChanged
+ */
+export declare type BotPhaseChangedJson = {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId?: string;
+
+  /**
+   * @generated from field: string bot_id = 2;
+   */
+  botId?: string;
+
+  /**
+   * @generated from field: svc.events.v1.BotPhase phase = 3;
+   */
+  phase?: BotPhaseJson;
+
+  /**
+   * When the runner entered the phase (millisecond precision).
+   *
+   * @generated from field: google.protobuf.Timestamp at = 4;
+   */
+  at?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.events.v1.BotPhaseChanged.
+ * Use `create(BotPhaseChangedSchema)` to create a new message.
+ */
+export declare const BotPhaseChangedSchema: GenMessage<BotPhaseChanged, {jsonType: BotPhaseChangedJson}>;
+
+/**
+ * The phases a running paper session goes through when a kill switch halts it and releases it.
+ *
+ * @generated from enum svc.events.v1.BotPhase
+ */
+export enum BotPhase {
+  /**
+   * @generated from enum value: BOT_PHASE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: BOT_PHASE_RUNNING = 1;
+   */
+  RUNNING = 1,
+
+  /**
+   * @generated from enum value: BOT_PHASE_DRAINING = 2;
+   */
+  DRAINING = 2,
+
+  /**
+   * @generated from enum value: BOT_PHASE_STOPPED = 3;
+   */
+  STOPPED = 3,
+}
+
+/**
+ * The phases a running paper session goes through when a kill switch halts it and releases it.
+ *
+ * @generated from enum svc.events.v1.BotPhase
+ */
+export declare type BotPhaseJson = "BOT_PHASE_UNSPECIFIED" | "BOT_PHASE_RUNNING" | "BOT_PHASE_DRAINING" | "BOT_PHASE_STOPPED";
+
+/**
+ * Describes the enum svc.events.v1.BotPhase.
+ */
+export declare const BotPhaseSchema: GenEnum<BotPhase, BotPhaseJson>;
+
+/**
+ * The subject a broadcast message travels on (under the bus's namespace). Publishers and
+ * readers take it from here (lib/src/contracts), so the two sides cannot disagree.
+ *
+ * @generated from extension: string broadcast_subject = 51040;
+ */
+export declare const broadcast_subject: GenExtension<MessageOptions, string>;
 

@@ -2,16 +2,18 @@
 // @generated from file svc/events/v1/events.proto (package svc.events.v1, syntax proto3)
 /* eslint-disable */
 
-// Domain events that leave a service through its transactional outbox.
+// Domain events that leave a service through its transactional outbox, and the broadcasts
+// (core NATS, not persisted) that runners and drills react to.
 
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { enumDesc, extDesc, fileDesc, messageDesc, tsEnum } from "@bufbuild/protobuf/codegenv2";
+import { file_google_protobuf_descriptor, file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_svc_killswitch_v1_killswitch } from "../../killswitch/v1/killswitch_pb.js";
 
 /**
  * Describes the file svc/events/v1/events.proto.
  */
 export const file_svc_events_v1_events = /*@__PURE__*/
-  fileDesc("ChpzdmMvZXZlbnRzL3YxL2V2ZW50cy5wcm90bxINc3ZjLmV2ZW50cy52MSJsCgpCb3RDcmVhdGVkEg4KBmJvdF9pZBgBIAEoCRIMCgRzbHVnGAIgASgJEg8KB3ZlcnNpb24YAyABKAUSEQoJc3BlY19oYXNoGAQgASgJEg0KBWFjdG9yGAUgASgJEg0KBWZsZWV0GAYgASgJInMKEUJvdFZlcnNpb25DcmVhdGVkEg4KBmJvdF9pZBgBIAEoCRIMCgRzbHVnGAIgASgJEg8KB3ZlcnNpb24YAyABKAUSEQoJc3BlY19oYXNoGAQgASgJEg0KBWFjdG9yGAUgASgJEg0KBWZsZWV0GAYgASgJImcKEEJvdFN0YXR1c0NoYW5nZWQSDgoGYm90X2lkGAEgASgJEgwKBHNsdWcYAiABKAkSEwoLZnJvbV9zdGF0dXMYAyABKAkSEQoJdG9fc3RhdHVzGAQgASgJEg0KBWFjdG9yGAUgASgJIjkKCkJvdERlbGV0ZWQSDgoGYm90X2lkGAEgASgJEgwKBHNsdWcYAiABKAkSDQoFYWN0b3IYAyABKAkiuwIKEVByb21vdGlvbkFwcHJvdmVkEhIKCnJlcXVlc3RfaWQYASABKAkSDwoHYm90X3JlZhgCIAEoCRIPCgd2ZXJzaW9uGAMgASgFEhQKDHZlcnNpb25faGFzaBgEIAEoCRIQCghhcHByb3ZlchgFIAEoCRIvCgthcHByb3ZlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASPgoHY2FwaXRhbBgHIAMoCzItLnN2Yy5ldmVudHMudjEuUHJvbW90aW9uQXBwcm92ZWQuQ2FwaXRhbEVudHJ5EicKBmxpbWl0cxgIIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QaLgoMQ2FwaXRhbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAToCOAEibQoQUHJvbW90aW9uUmV2b2tlZBISCgpyZXF1ZXN0X2lkGAEgASgJEg8KB2JvdF9yZWYYAiABKAkSDQoFYWN0b3IYAyABKAkSDwoHdmVyc2lvbhgEIAEoBRIUCgx2ZXJzaW9uX2hhc2gYBSABKAkiXgoRQXJ0aWZhY3RBY3RpdmF0ZWQSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZib3RfaWQYAiABKAkSDwoHdmVyc2lvbhgDIAEoBRIUCgx2ZXJzaW9uX2hhc2gYBCABKAkiwwEKDVRyaWFsUmVjb3JkZWQSEAoIdHJpYWxfaWQYASABKAkSDgoGYm90X2lkGAIgASgJEg8KB3ZlcnNpb24YAyABKAUSEQoJc3BlY19oYXNoGAQgASgJEhcKD3N0cmF0ZWd5X2ZhbWlseRgFIAEoCRIXCg9wYXJhbWV0ZXJzX2pzb24YBiABKAkSEwoLZGF0YV9zb3VyY2UYByABKAkSFQoNZGFpbHlfcmV0dXJucxgIIAMoARIOCgZzaGFycGUYCSABKAFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChpzdmMvZXZlbnRzL3YxL2V2ZW50cy5wcm90bxINc3ZjLmV2ZW50cy52MSJsCgpCb3RDcmVhdGVkEg4KBmJvdF9pZBgBIAEoCRIMCgRzbHVnGAIgASgJEg8KB3ZlcnNpb24YAyABKAUSEQoJc3BlY19oYXNoGAQgASgJEg0KBWFjdG9yGAUgASgJEg0KBWZsZWV0GAYgASgJInMKEUJvdFZlcnNpb25DcmVhdGVkEg4KBmJvdF9pZBgBIAEoCRIMCgRzbHVnGAIgASgJEg8KB3ZlcnNpb24YAyABKAUSEQoJc3BlY19oYXNoGAQgASgJEg0KBWFjdG9yGAUgASgJEg0KBWZsZWV0GAYgASgJImcKEEJvdFN0YXR1c0NoYW5nZWQSDgoGYm90X2lkGAEgASgJEgwKBHNsdWcYAiABKAkSEwoLZnJvbV9zdGF0dXMYAyABKAkSEQoJdG9fc3RhdHVzGAQgASgJEg0KBWFjdG9yGAUgASgJIjkKCkJvdERlbGV0ZWQSDgoGYm90X2lkGAEgASgJEgwKBHNsdWcYAiABKAkSDQoFYWN0b3IYAyABKAkiuwIKEVByb21vdGlvbkFwcHJvdmVkEhIKCnJlcXVlc3RfaWQYASABKAkSDwoHYm90X3JlZhgCIAEoCRIPCgd2ZXJzaW9uGAMgASgFEhQKDHZlcnNpb25faGFzaBgEIAEoCRIQCghhcHByb3ZlchgFIAEoCRIvCgthcHByb3ZlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASPgoHY2FwaXRhbBgHIAMoCzItLnN2Yy5ldmVudHMudjEuUHJvbW90aW9uQXBwcm92ZWQuQ2FwaXRhbEVudHJ5EicKBmxpbWl0cxgIIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QaLgoMQ2FwaXRhbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAToCOAEibQoQUHJvbW90aW9uUmV2b2tlZBISCgpyZXF1ZXN0X2lkGAEgASgJEg8KB2JvdF9yZWYYAiABKAkSDQoFYWN0b3IYAyABKAkSDwoHdmVyc2lvbhgEIAEoBRIUCgx2ZXJzaW9uX2hhc2gYBSABKAkiXgoRQXJ0aWZhY3RBY3RpdmF0ZWQSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZib3RfaWQYAiABKAkSDwoHdmVyc2lvbhgDIAEoBRIUCgx2ZXJzaW9uX2hhc2gYBCABKAkiwwEKDVRyaWFsUmVjb3JkZWQSEAoIdHJpYWxfaWQYASABKAkSDgoGYm90X2lkGAIgASgJEg8KB3ZlcnNpb24YAyABKAUSEQoJc3BlY19oYXNoGAQgASgJEhcKD3N0cmF0ZWd5X2ZhbWlseRgFIAEoCRIXCg9wYXJhbWV0ZXJzX2pzb24YBiABKAkSEwoLZGF0YV9zb3VyY2UYByABKAkSFQoNZGFpbHlfcmV0dXJucxgIIAMoARIOCgZzaGFycGUYCSABKAEihAEKEUtpbGxTd2l0Y2hDaGFuZ2VkEgsKA2tleRgBIAEoCRIPCgdlbmdhZ2VkGAIgASgIEiUKBG1vZGUYAyABKA4yFy5zdmMua2lsbHN3aXRjaC52MS5Nb2RlEg4KBnJlYXNvbhgEIAEoCToagvYYFnN2Yy5raWxsc3dpdGNoLmNoYW5nZWQilgEKD0JvdFBoYXNlQ2hhbmdlZBIPCgd0YXNrX2lkGAEgASgJEg4KBmJvdF9pZBgCIAEoCRImCgVwaGFzZRgDIAEoDjIXLnN2Yy5ldmVudHMudjEuQm90UGhhc2USJgoCYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wOhKC9hgOc3ZjLmJvdHMucGhhc2UqawoIQm90UGhhc2USGQoVQk9UX1BIQVNFX1VOU1BFQ0lGSUVEEAASFQoRQk9UX1BIQVNFX1JVTk5JTkcQARIWChJCT1RfUEhBU0VfRFJBSU5JTkcQAhIVChFCT1RfUEhBU0VfU1RPUFBFRBADOk4KEWJyb2FkY2FzdF9zdWJqZWN0Eh8uZ29vZ2xlLnByb3RvYnVmLk1lc3NhZ2VPcHRpb25zGOCOAyABKAlSEGJyb2FkY2FzdFN1YmplY3RiBnByb3RvMw", [file_google_protobuf_descriptor, file_google_protobuf_struct, file_google_protobuf_timestamp, file_svc_killswitch_v1_killswitch]);
 
 /**
  * Describes the message svc.events.v1.BotCreated.
@@ -68,4 +70,41 @@ export const ArtifactActivatedSchema = /*@__PURE__*/
  */
 export const TrialRecordedSchema = /*@__PURE__*/
   messageDesc(file_svc_events_v1_events, 7);
+
+/**
+ * Describes the message svc.events.v1.KillSwitchChanged.
+ * Use `create(KillSwitchChangedSchema)` to create a new message.
+ */
+export const KillSwitchChangedSchema = /*@__PURE__*/
+  messageDesc(file_svc_events_v1_events, 8);
+
+/**
+ * Describes the message svc.events.v1.BotPhaseChanged.
+ * Use `create(BotPhaseChangedSchema)` to create a new message.
+ */
+export const BotPhaseChangedSchema = /*@__PURE__*/
+  messageDesc(file_svc_events_v1_events, 9);
+
+/**
+ * Describes the enum svc.events.v1.BotPhase.
+ */
+export const BotPhaseSchema = /*@__PURE__*/
+  enumDesc(file_svc_events_v1_events, 0);
+
+/**
+ * The phases a running paper session goes through when a kill switch halts it and releases it.
+ *
+ * @generated from enum svc.events.v1.BotPhase
+ */
+export const BotPhase = /*@__PURE__*/
+  tsEnum(BotPhaseSchema);
+
+/**
+ * The subject a broadcast message travels on (under the bus's namespace). Publishers and
+ * readers take it from here (lib/src/contracts), so the two sides cannot disagree.
+ *
+ * @generated from extension: string broadcast_subject = 51040;
+ */
+export const broadcast_subject = /*@__PURE__*/
+  extDesc(file_svc_events_v1_events, 0);
 

@@ -4,9 +4,9 @@
 
 // The kill-switch service: three scopes, three ways in, one state.
 
-import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenExtension, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
+import type { EnumValueOptions, Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file svc/killswitch/v1/killswitch.proto.
@@ -741,6 +741,8 @@ export enum Scope {
   FLEET = 2,
 
   /**
+   * The target of the platform scope is always the word platform.
+   *
    * @generated from enum value: SCOPE_PLATFORM = 3;
    */
   PLATFORM = 3,
@@ -868,4 +870,13 @@ export declare const KillSwitchService: GenService<{
     output: typeof ListDrillsResponseSchema;
   },
 }>;
+
+/**
+ * The key-value key a switch of this scope is written to, {target} standing for its target.
+ * Runners watch these keys, the killswitch service writes them, operators may set them by
+ * hand: every service reads the scheme from here (lib/src/contracts), none restates it.
+ *
+ * @generated from extension: string key_pattern = 51030;
+ */
+export declare const key_pattern: GenExtension<EnumValueOptions, string>;
 

@@ -1,0 +1,61 @@
+import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
+import { LOCAL_USER_HEADER } from "@svc/lib/auth";
+import type { Config } from "@svc/lib/config";
+import type { Logger } from "@svc/lib/telemetry";
+import type { KillSwitchCheck } from "../handlers/promotion-handlers.js";
+
+/**
+ * Asks the killswitch service (the owner of the switches) over Connect, with a deadline, which
+ * keys engage a bot; throws when it cannot be asked, and the gates then answer 503.
+ */
+export function killSwitchFrom(
+  client: Client<typeof KillSwitchService>,
+  timeoutMs: number,
+): KillSwitchCheck {
+  return async (slug, fleet) =>
+    (await client.checkEngaged({ botSlug: slug ?? "", fleet: fleet ?? "" }, { timeoutMs }))
+      .engagedKeys;
+}
+
+/** The check of a promotion service that has no killswitch service to ask: it always throws. */
+export function killSwitchUnwired(why: string): KillSwitchCheck {
+  return () => Promise.reject(new Error(why));
+}
+
+/**
+ * The standalone promotion service's way to the killswitch service: Connect over gRPC to
+ * SVC_KILLSWITCH_URL. Under local auth (loopback only) the call carries no token and names the
+ * caller with the local-user header; under OIDC a service has no machine token to present yet
+ * (no client-credentials grant is built), so the gate fails closed, and says so at start-up.
+ */
+export function killSwitchOverNetwork(
+  config: Pick<Config, "serviceUrls" | "auth" | "timeouts">,
+  log: Logger,
+): KillSwitchCheck {
+  const url = config.serviceUrls.killswitch;
+  if (!url) {
+    log.warn(
+      "SVC_KILLSWITCH_URL is not set: the promotion service cannot ask the killswitch service, so its kill-switch gate fails closed (submissions and approvals answer 503 killswitch_unverifiable)",
+    );
+    return killSwitchUnwired("no killswitch service is configured (SVC_KILLSWITCH_URL)");
+  }
+  if (config.auth.provider !== "local") {
+    log.error(
+      { url },
+      "the promotion service has no machine credentials to call the killswitch service under SVC_AUTH_PROVIDER=oidc: its kill-switch gate fails closed (submissions and approvals answer 503 killswitch_unverifiable)",
+    );
+    return killSwitchUnwired("the promotion service cannot authenticate to the killswitch service");
+  }
+  const asPromotion: Interceptor = (next) => (req) => {
+    req.header.set(LOCAL_USER_HEADER, "promotion");
+    return next(req);
+  };
+  log.info({ url }, "the kill-switch gate asks the killswitch service over Connect");
+  const client = createClient(
+    KillSwitchService,
+    createGrpcTransport({ baseUrl: url, interceptors: [asPromotion] }),
+  );
+  return killSwitchFrom(client, config.timeouts.kvMs * 3);
+}
