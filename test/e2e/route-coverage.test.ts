@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ephemeralStatementKeyPem } from "@svc/lib/signed-statement";
 import { call, startTestPlatform } from "../support/test-platform.js";
 import type { RunningPlatform } from "@svc/all-in-one";
 
@@ -57,7 +58,10 @@ const SPEC_ROUTES: Array<[string, string]> = [
 describe("every route of the spec answers: a real answer or 501, never 404 or 405", () => {
   let p: RunningPlatform;
   beforeAll(async () => {
-    p = await startTestPlatform("pglite");
+    // A lease-signing key, else the license routes rightly answer 503 license_lease_unavailable.
+    p = await startTestPlatform("pglite", {
+      SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: ephemeralStatementKeyPem().privateKeyPem,
+    });
     await call(p.url, "POST", "/bots", { name: "Route bot", kind: "research" });
   });
   afterAll(async () => {

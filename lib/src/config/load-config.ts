@@ -28,7 +28,15 @@ export interface Config {
   /** The auth kernel's settings, exactly as `createAuthInterceptor` takes them. */
   auth: AuthSettings;
   agentBroker: { clientId?: string; clientSecret?: string; delegationTtlSeconds: number };
-  licenseLease: { privateKeyPem?: string; privateKeyPath?: string };
+  licenseLease: { privateKeyPem?: string; privateKeyPath?: string; retiredPublicKeysPem?: string };
+  /** The holder side: what the license daemon of a self-hosted install needs. */
+  licenseHolder: {
+    serverUrl?: string;
+    deploymentId?: string;
+    dir: string;
+    pinnedKeyIds: string[];
+    checkIntervalS: number;
+  };
   flags: {
     promotionLabEvidenceEnforce: boolean;
     trialLedgerNEnforce: boolean;
@@ -41,6 +49,8 @@ export interface Config {
   };
   killSwitchPollIntervalS: number;
   runnerLeaseS: number;
+  /** Milliseconds between two sweeps of overdue promotion requests (SVC_PROMOTION_SWEEP_INTERVAL_MS). */
+  promotionSweepIntervalMs: number;
   /** Deadlines of the calls to each store, in milliseconds. */
   timeouts: { kvMs: number; dbMs: number; busMs: number };
   promotionTokens: { signingKeyPem?: string; publicKeyPem?: string };
@@ -169,6 +179,17 @@ function assemble(r: Raw): Config {
     licenseLease: {
       privateKeyPem: s("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM"),
       privateKeyPath: s("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH"),
+      retiredPublicKeysPem: s("SVC_AUTH_LICENSE_LEASE_RETIRED_PUBLIC_KEYS_PEM"),
+    },
+    licenseHolder: {
+      serverUrl: s("SVC_LICENSE_SERVER_URL"),
+      deploymentId: s("SVC_LICENSE_DEPLOYMENT_ID"),
+      dir: s("SVC_LICENSE_DIR")!,
+      pinnedKeyIds: (s("SVC_LICENSE_PINNED_KEY_IDS") ?? "")
+        .split(",")
+        .map((k) => k.trim())
+        .filter(Boolean),
+      checkIntervalS: i("SVC_LICENSE_CHECK_INTERVAL_S"),
     },
     flags: {
       promotionLabEvidenceEnforce: b("SVC_PROMOTION_LAB_EVIDENCE_ENFORCE"),
@@ -184,6 +205,7 @@ function assemble(r: Raw): Config {
     },
     killSwitchPollIntervalS: i("SVC_KILLSWITCH_POLL_INTERVAL_S"),
     runnerLeaseS: i("SVC_RUNNER_LEASE_S"),
+    promotionSweepIntervalMs: i("SVC_PROMOTION_SWEEP_INTERVAL_MS"),
     timeouts: {
       kvMs: i("SVC_KV_TIMEOUT_MS"),
       dbMs: i("SVC_DB_TIMEOUT_MS"),

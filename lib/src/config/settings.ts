@@ -79,7 +79,7 @@ export const SETTINGS = {
   },
   SVC_KILLSWITCH_URL: {
     kind: url("http:", "https:"),
-    doc: "Gateway: address of the killswitch service.",
+    doc: "Address of the killswitch service, for the gateway and for the standalone promotion service's kill-switch gate (unset there: the gate fails closed with 503).",
   },
   SVC_COMPLIANCE_URL: {
     kind: url("http:", "https:"),
@@ -148,6 +148,10 @@ export const SETTINGS = {
     kind: str,
     doc: "Path of a file holding that key, mounted from a secrets platform.",
   },
+  SVC_AUTH_LICENSE_LEASE_RETIRED_PUBLIC_KEYS_PEM: {
+    kind: str,
+    doc: "Earlier lease-signing public keys after a rotation (SPKI PEM blocks, concatenated): each stays served at /auth/license/public-key until every lease it signed has left its grace period.",
+  },
 
   SVC_PROMOTION_LAB_EVIDENCE_ENFORCE: {
     kind: bool,
@@ -173,6 +177,11 @@ export const SETTINGS = {
     default: "604800",
     doc: "Time a promotion request may wait for a human when expiry is enforced.",
   },
+  SVC_PROMOTION_SWEEP_INTERVAL_MS: {
+    kind: int(100, 3_600_000),
+    default: "5000",
+    doc: "Milliseconds between two sweeps that move pending promotion requests past expires_at to expired, when expiry is enforced.",
+  },
   SVC_LICENSE_ENFORCEMENT_ENABLED: {
     kind: bool,
     default: "false",
@@ -182,6 +191,28 @@ export const SETTINGS = {
     kind: bool,
     default: "false",
     doc: "Renewals consult the lease registry (revocation denies renewal).",
+  },
+  SVC_LICENSE_SERVER_URL: {
+    kind: url("http:", "https:"),
+    doc: "License daemon: base URL of the vendor's API that renews this install's lease (POST /auth/license/leases).",
+  },
+  SVC_LICENSE_DEPLOYMENT_ID: {
+    kind: str,
+    doc: "License daemon: this install's deployment id; a lease for any other deployment is refused.",
+  },
+  SVC_LICENSE_DIR: {
+    kind: str,
+    default: ".data/license",
+    doc: "License daemon: folder of the lease file (lease.json), its status (status.json), its memory (state.json) and the device key.",
+  },
+  SVC_LICENSE_PINNED_KEY_IDS: {
+    kind: str,
+    doc: "License daemon: comma-separated public_key_id values (RFC 7638 thumbprints) it trusts; a lease signed by any other key is refused.",
+  },
+  SVC_LICENSE_CHECK_INTERVAL_S: {
+    kind: int(1, 86_400),
+    default: "900",
+    doc: "License daemon: seconds between two checks of the lease file; it renews when under 24 hours of validity remain.",
   },
   SVC_PROMOTION_SIGNING_KEY_PEM: {
     kind: str,

@@ -40,10 +40,18 @@ export const ERROR_CODES = [
   "killswitch_engaged",
   "killswitch_not_durable",
   "killswitch_store_unreachable",
+  // Licensing
+  "license_lease_unavailable",
+  "license_revoked",
+  "license_invalid",
+  "license_deployment_not_found",
+  "device_credential_invalid",
+  "renewal_replayed",
   // A dependency could not answer
   "jwks_unreachable",
   "bot_unverifiable",
   "artifact_unverifiable",
+  "killswitch_unverifiable",
   "kubernetes_unreachable",
   "kubernetes_refused",
   "kubernetes_not_configured",

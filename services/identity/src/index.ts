@@ -1,23 +1,71 @@
+import type { Kysely } from "kysely";
 import {
   IdentityService,
   LicenseService,
   McpService,
   TenancyService,
 } from "@svc/gen/svc/identity/v1/identity_pb.js";
+import { migrateSchema, schemaDb } from "@svc/lib/db";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
+import { migrations } from "../migrations/index.js";
+import { createLicenseHandlers } from "./handlers/license-handlers.js";
 import { whoAmI } from "./handlers/whoami.js";
+import { createLeaseRegistry } from "./licensing/lease-registry.js";
+import { loadSigningKeys } from "./licensing/signing-keys.js";
+import type { IdentityDatabase } from "./store/identity.table.js";
+
+/** The identity service's schema. */
+export const IDENTITY_SCHEMA = "identity";
 
 /**
  * The identity service: principals, login sync hooks, tenancy mappings, license leases, MCP.
- * WhoAmI is built; the rest answer 501 naming the capability until their issue is built.
+ * WhoAmI and the license routes are built; the rest answer 501 naming the capability.
  */
-export async function createIdentityModule(_platform: Platform): Promise<ServiceModule> {
+export async function createIdentityModule(
+  platform: Platform,
+  wiring: { now?: () => number } = {},
+): Promise<ServiceModule> {
+  await migrateSchema(platform.db.db, IDENTITY_SCHEMA, migrations);
+  const db = schemaDb<IdentityDatabase>(
+    platform.db.db,
+    IDENTITY_SCHEMA,
+  ) as Kysely<IdentityDatabase>;
+  const keys = loadSigningKeys(platform.config.licenseLease);
+  const registryEnforced = platform.config.flags.licenseRegistryEnforced;
+  if (keys.on)
+    platform.log.info(
+      {
+        public_key_id: keys.active.publicKeyId,
+        retired_public_key_ids: keys.retired.map((k) => k.publicKeyId),
+        registry_enforced: registryEnforced,
+      },
+      "licensing is on: leases are signed with the active key",
+    );
+  else
+    platform.log.warn(
+      { why: keys.why },
+      `licensing is off: ${keys.why}; lease issuance, renewal and the public key answer 503 license_lease_unavailable`,
+    );
+  if (!registryEnforced)
+    platform.log.warn(
+      "SVC_LICENSE_REGISTRY_ENFORCED=false: revocations are recorded but do not deny renewals",
+    );
+  const registry = createLeaseRegistry({
+    db,
+    keys,
+    registryEnforced,
+    now: wiring.now ?? Date.now,
+    log: platform.log,
+  });
   return {
     name: "identity",
     services: [IdentityService, LicenseService, TenancyService, McpService],
     routes(router) {
       router.service(IdentityService, completeService(IdentityService, { whoAmI }));
-      router.service(LicenseService, completeService(LicenseService, {}));
+      router.service(
+        LicenseService,
+        completeService(LicenseService, createLicenseHandlers(registry)),
+      );
       router.service(TenancyService, completeService(TenancyService, {}));
       router.service(McpService, completeService(McpService, {}));
     },

@@ -574,6 +574,9 @@ export declare type LoginResponseJson = {
 export declare const LoginResponseSchema: GenMessage<LoginResponse, {jsonType: LoginResponseJson}>;
 
 /**
+ * An issuance (a person with issue:license names the deployment and its terms) or a renewal (the
+ * holder proves its device key: renew_lease_id and device_credential, no bearer token).
+ *
  * @generated from message svc.identity.v1.IssueLeaseRequest
  */
 export declare type IssueLeaseRequest = Message<"svc.identity.v1.IssueLeaseRequest"> & {
@@ -583,11 +586,15 @@ export declare type IssueLeaseRequest = Message<"svc.identity.v1.IssueLeaseReque
   deploymentId: string;
 
   /**
+   * The resolved entitlements (plan united with contract overrides); issuance only.
+   *
    * @generated from field: google.protobuf.Struct entitlements = 2;
    */
   entitlements?: JsonObject | undefined;
 
   /**
+   * Default 7 days; clamped to contract_ends_at.
+   *
    * @generated from field: int64 ttl_seconds = 3;
    */
   ttlSeconds: bigint;
@@ -598,7 +605,8 @@ export declare type IssueLeaseRequest = Message<"svc.identity.v1.IssueLeaseReque
   customerId: string;
 
   /**
-   * Renewal by a holder: the lease being renewed and its device credential.
+   * Renewal by a holder: the lease being renewed and its device credential, a renewal request
+   * signed with the device key registered at issuance (format in docs/licensing.md).
    *
    * @generated from field: string renew_lease_id = 5;
    */
@@ -608,9 +616,26 @@ export declare type IssueLeaseRequest = Message<"svc.identity.v1.IssueLeaseReque
    * @generated from field: string device_credential = 6;
    */
   deviceCredential: string;
+
+  /**
+   * Issuance: the holder's device Ed25519 public key (raw, base64url) that signs its renewals.
+   *
+   * @generated from field: string device_public_key = 7;
+   */
+  devicePublicKey: string;
+
+  /**
+   * Issuance: the end of the customer's contract; no lease (nor renewal) outlives it.
+   *
+   * @generated from field: google.protobuf.Timestamp contract_ends_at = 8;
+   */
+  contractEndsAt?: Timestamp | undefined;
 };
 
 /**
+ * An issuance (a person with issue:license names the deployment and its terms) or a renewal (the
+ * holder proves its device key: renew_lease_id and device_credential, no bearer token).
+ *
  * @generated from message svc.identity.v1.IssueLeaseRequest
  */
 export declare type IssueLeaseRequestJson = {
@@ -620,11 +645,15 @@ export declare type IssueLeaseRequestJson = {
   deploymentId?: string;
 
   /**
+   * The resolved entitlements (plan united with contract overrides); issuance only.
+   *
    * @generated from field: google.protobuf.Struct entitlements = 2;
    */
   entitlements?: StructJson;
 
   /**
+   * Default 7 days; clamped to contract_ends_at.
+   *
    * @generated from field: int64 ttl_seconds = 3;
    */
   ttlSeconds?: string;
@@ -635,7 +664,8 @@ export declare type IssueLeaseRequestJson = {
   customerId?: string;
 
   /**
-   * Renewal by a holder: the lease being renewed and its device credential.
+   * Renewal by a holder: the lease being renewed and its device credential, a renewal request
+   * signed with the device key registered at issuance (format in docs/licensing.md).
    *
    * @generated from field: string renew_lease_id = 5;
    */
@@ -645,6 +675,20 @@ export declare type IssueLeaseRequestJson = {
    * @generated from field: string device_credential = 6;
    */
   deviceCredential?: string;
+
+  /**
+   * Issuance: the holder's device Ed25519 public key (raw, base64url) that signs its renewals.
+   *
+   * @generated from field: string device_public_key = 7;
+   */
+  devicePublicKey?: string;
+
+  /**
+   * Issuance: the end of the customer's contract; no lease (nor renewal) outlives it.
+   *
+   * @generated from field: google.protobuf.Timestamp contract_ends_at = 8;
+   */
+  contractEndsAt?: TimestampJson;
 };
 
 /**
@@ -683,6 +727,11 @@ export declare type IssueLeaseResponse = Message<"svc.identity.v1.IssueLeaseResp
    * @generated from field: int64 grace_period_seconds = 5;
    */
   gracePeriodSeconds: bigint;
+
+  /**
+   * @generated from field: int64 serial = 6;
+   */
+  serial: bigint;
 };
 
 /**
@@ -715,6 +764,11 @@ export declare type IssueLeaseResponseJson = {
    * @generated from field: int64 grace_period_seconds = 5;
    */
   gracePeriodSeconds?: string;
+
+  /**
+   * @generated from field: int64 serial = 6;
+   */
+  serial?: string;
 };
 
 /**
@@ -742,6 +796,88 @@ export declare type GetLicensePublicKeyRequestJson = {
 export declare const GetLicensePublicKeyRequestSchema: GenMessage<GetLicensePublicKeyRequest, {jsonType: GetLicensePublicKeyRequestJson}>;
 
 /**
+ * One lease-signing public key; public_key_id is its RFC 7638 JWK thumbprint.
+ *
+ * @generated from message svc.identity.v1.LicensePublicKey
+ */
+export declare type LicensePublicKey = Message<"svc.identity.v1.LicensePublicKey"> & {
+  /**
+   * @generated from field: string public_key_id = 1;
+   */
+  publicKeyId: string;
+
+  /**
+   * Raw Ed25519 public key, base64url.
+   *
+   * @generated from field: string public_key = 2;
+   */
+  publicKey: string;
+
+  /**
+   * The same key as SPKI PEM (for openssl and node:crypto).
+   *
+   * @generated from field: string public_key_pem = 3;
+   */
+  publicKeyPem: string;
+
+  /**
+   * @generated from field: bool active = 4;
+   */
+  active: boolean;
+
+  /**
+   * A retired key: served until every lease it signed has left its grace period.
+   *
+   * @generated from field: google.protobuf.Timestamp served_until = 5;
+   */
+  servedUntil?: Timestamp | undefined;
+};
+
+/**
+ * One lease-signing public key; public_key_id is its RFC 7638 JWK thumbprint.
+ *
+ * @generated from message svc.identity.v1.LicensePublicKey
+ */
+export declare type LicensePublicKeyJson = {
+  /**
+   * @generated from field: string public_key_id = 1;
+   */
+  publicKeyId?: string;
+
+  /**
+   * Raw Ed25519 public key, base64url.
+   *
+   * @generated from field: string public_key = 2;
+   */
+  publicKey?: string;
+
+  /**
+   * The same key as SPKI PEM (for openssl and node:crypto).
+   *
+   * @generated from field: string public_key_pem = 3;
+   */
+  publicKeyPem?: string;
+
+  /**
+   * @generated from field: bool active = 4;
+   */
+  active?: boolean;
+
+  /**
+   * A retired key: served until every lease it signed has left its grace period.
+   *
+   * @generated from field: google.protobuf.Timestamp served_until = 5;
+   */
+  servedUntil?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.LicensePublicKey.
+ * Use `create(LicensePublicKeySchema)` to create a new message.
+ */
+export declare const LicensePublicKeySchema: GenMessage<LicensePublicKey, {jsonType: LicensePublicKeyJson}>;
+
+/**
  * @generated from message svc.identity.v1.GetLicensePublicKeyResponse
  */
 export declare type GetLicensePublicKeyResponse = Message<"svc.identity.v1.GetLicensePublicKeyResponse"> & {
@@ -761,6 +897,13 @@ export declare type GetLicensePublicKeyResponse = Message<"svc.identity.v1.GetLi
    * @generated from field: repeated string retired_public_key_ids = 3;
    */
   retiredPublicKeyIds: string[];
+
+  /**
+   * The active key first, then every retired key still served.
+   *
+   * @generated from field: repeated svc.identity.v1.LicensePublicKey keys = 4;
+   */
+  keys: LicensePublicKey[];
 };
 
 /**
@@ -783,6 +926,13 @@ export declare type GetLicensePublicKeyResponseJson = {
    * @generated from field: repeated string retired_public_key_ids = 3;
    */
   retiredPublicKeyIds?: string[];
+
+  /**
+   * The active key first, then every retired key still served.
+   *
+   * @generated from field: repeated svc.identity.v1.LicensePublicKey keys = 4;
+   */
+  keys?: LicensePublicKeyJson[];
 };
 
 /**
@@ -1300,6 +1450,10 @@ export declare const IdentityService: GenService<{
  */
 export declare const LicenseService: GenService<{
   /**
+   * Public at the interceptor because a renewal's credential is the device signature in the body
+   * (a holder keeps no bearer secret); an issuance needs a user token holding these scopes, which
+   * the handler checks through this same policy.
+   *
    * @generated from rpc svc.identity.v1.LicenseService.IssueLease
    */
   issueLease: {

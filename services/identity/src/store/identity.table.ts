@@ -1,0 +1,59 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { ColumnType, Selectable } from "kysely";
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null, Date | string | null>;
+type Json<T> = ColumnType<T, string, string>;
+
+/** The identity schema, as far as licensing and its audit need it. */
+export interface IdentityDatabase {
+  license_deployments: {
+    deployment_id: string;
+    customer_id: string | null;
+    entitlements: Json<JsonObject>;
+    ttl_seconds: number;
+    grace_period_seconds: number;
+    contract_ends_at: NullableTimestamp;
+    device_public_key: string | null;
+    last_serial: number;
+    revoked_at: NullableTimestamp;
+    revoked_by: string | null;
+    revoke_reason: string | null;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  license_leases: {
+    lease_id: string;
+    deployment_id: string;
+    serial: number;
+    public_key_id: string;
+    customer_id: string | null;
+    entitlements: Json<JsonObject>;
+    issued_at: Timestamp;
+    expires_at: Timestamp;
+    grace_period_seconds: number;
+    issued_by: string;
+    renewal_of: string | null;
+    revoked_at: NullableTimestamp;
+    revoked_by: string | null;
+    revoke_reason: string | null;
+  };
+  license_renewal_nonces: {
+    deployment_id: string;
+    nonce: string;
+    seen_at: Timestamp;
+  };
+  audit_events: {
+    id: ColumnType<string, never, never>;
+    created_at: Timestamp;
+    event_type: string;
+    actor_sub: string;
+    actor_type: string;
+    target: string;
+    details: Json<JsonObject>;
+  };
+}
+
+export type DeploymentRow = Selectable<IdentityDatabase["license_deployments"]>;
+export type LeaseRow = Selectable<IdentityDatabase["license_leases"]>;
+export type AuditEventRow = Selectable<IdentityDatabase["audit_events"]>;
