@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { ephemeralStatementKeyPem } from "@svc/lib/signed-statement";
-import { until } from "../support/until.js";
+import { eventually } from "../support/until.js";
 import { call, createTestDatabase, startTestPlatform } from "../support/test-platform.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
@@ -18,7 +18,8 @@ const spec = (slug: string) => ({
 /** Creates a bot and walks it through an approved promotion; returns the ApprovedPromotion token. */
 async function approvedBot(p: RunningPlatform, slug: string): Promise<string> {
   const bot = (await call(p.url, "POST", "/bots", spec(slug), as("alice"))).body;
-  await until(
+  await eventually(
+    "the promotion service learns of the bot",
     () =>
       sql<{
         n: number;
@@ -47,7 +48,8 @@ async function approvedBot(p: RunningPlatform, slug: string): Promise<string> {
     {},
     as("bob"),
   );
-  await until(
+  await eventually(
+    "the promotion request is promoted",
     () => call(p.url, "GET", `/promotion/requests/promo-${slug}`),
     (r) => r.body.status === "promoted",
   );
@@ -78,7 +80,8 @@ describe("paper trading, event-sourced state, halt and replay", () => {
     });
     expect([again.status, again.body.error.code]).toEqual([409, "session_running"]);
 
-    const events = await until(
+    const events = await eventually(
+      "the session fills an order",
       () => call(p.url, "GET", "/bots/paper-bot/state/events?limit=500"),
       (r) => r.body.items.some((e: { type: string }) => e.type === "order_filled"),
     );
@@ -167,7 +170,8 @@ describe("paper trading, event-sourced state, halt and replay", () => {
       { reason: "model risk" },
       as("bob"),
     );
-    const after = await until(
+    const after = await eventually(
+      "the session halts on revocation",
       () => call(p.url, "GET", "/bots/revoked-bot/deployments"),
       (r) => r.body.items[0].status === "halted",
     );
@@ -209,12 +213,13 @@ describe("paper trading, event-sourced state, halt and replay", () => {
     expect((await call(p.url, "GET", "/bots/many-events/state/snapshot")).body.metrics.bars).toBe(
       2500,
     );
+    // Written as the events were appended, one every 500; reading added none.
     const checkpoints = await sql<{
-      n: number;
-    }>`select count(*)::int as n from bots.bot_checkpoints where bot_id = ${bot.id}`.execute(
+      seq: number;
+    }>`select seq::int as seq from bots.bot_checkpoints where bot_id = ${bot.id} order by seq`.execute(
       p.platform.db.db,
     );
-    expect(checkpoints.rows[0]!.n).toBe(1);
+    expect(checkpoints.rows.map((r) => r.seq)).toEqual([500, 1000, 1500, 2000, 2500]);
   });
 });
 
@@ -242,14 +247,16 @@ describe("a paper session survives a restart of its service (Postgres)", () => {
             platform.platform.db.db,
           )
         ).rows.map((r) => r.i);
-      await until(
+      await eventually(
+        "the session records 20 bars",
         () => barsSeen(p),
         (b) => b.length >= 20,
       );
       await p.close();
       p = await startTestPlatform("postgres", env);
       const before = (await barsSeen(p)).length;
-      const bars = await until(
+      const bars = await eventually(
+        "the resumed session records 20 more bars",
         () => barsSeen(p),
         (b) => b.length >= before + 20,
       );

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 
 // Frozen in time: imports no app code.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   // Artifacts the live plane may run, each from one approved promotion request.
   await db.schema
     .createTable("live_artifacts")

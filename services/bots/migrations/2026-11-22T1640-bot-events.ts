@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 
 // Frozen in time: imports no app code.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   // Everything a running bot did, in order: the source of truth its state is folded from.
   await db.schema
     .createTable("bot_events")

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 
 // Frozen in time: imports no app code.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   // Which process hosts a paper session, and when it last said so: a lease, so that two runner
   // processes never run one session and a dead one's sessions are taken over.
   await db.schema.alterTable("bot_deployments").addColumn("host", "text").execute();

@@ -94,7 +94,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
       });
       consumer = await consumePromotionEvents({
         bus: platform.bus,
-        db: platform.db.db,
+        db,
         schema: BOTS_SCHEMA,
         onRevoked: async (botId, requestId) =>
           void (await control.haltBot(botId, `promotion ${requestId} revoked`)),

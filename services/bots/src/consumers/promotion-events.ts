@@ -1,5 +1,5 @@
 import { fromBinary } from "@bufbuild/protobuf";
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import {
   PromotionApprovedSchema,
   PromotionRevokedSchema,
@@ -11,7 +11,11 @@ import {
   revokeAllocation,
 } from "../store/allocations.repository.js";
 import type { BotsDatabase } from "../store/bots.table.js";
-import { activateArtifact, announceActivated } from "../store/live-artifacts.repository.js";
+import {
+  activateArtifact,
+  announceActivated,
+  revokeArtifact,
+} from "../store/live-artifacts.repository.js";
 
 const CONSUMER = "bots-promotion-events";
 
@@ -23,14 +27,14 @@ const CONSUMER = "bots-promotion-events";
  */
 export function consumePromotionEvents(deps: {
   bus: EventBus;
-  db: Kysely<any>;
+  /** The bots schema's database (schemaDb), so the consumer's transaction is scoped to it. */
+  db: Kysely<BotsDatabase>;
   schema: string;
   onRevoked: (botId: string, requestId: string) => Promise<void>;
 }): Promise<BusSubscription> {
   return deps.bus.subscribe("svc.promotion.>", { durable: CONSUMER }, async (m: BusMessage) => {
     let revoked: { botIds: string[]; requestId: string } | undefined;
-    await processOnce(deps.db, deps.schema, CONSUMER, m.id, async (raw: Transaction<any>) => {
-      const trx = raw.withSchema(deps.schema) as unknown as Transaction<BotsDatabase>;
+    await processOnce(deps.db, deps.schema, CONSUMER, m.id, async (trx) => {
       switch (m.headers["svc-event-type"]) {
         case PromotionApprovedSchema.typeName: {
           const e = fromBinary(PromotionApprovedSchema, m.data);
@@ -55,11 +59,7 @@ export function consumePromotionEvents(deps: {
         case PromotionRevokedSchema.typeName: {
           const e = fromBinary(PromotionRevokedSchema, m.data);
           if (e.botRef) {
-            await trx
-              .updateTable("live_artifacts")
-              .set({ live_eligible: false, revoked_at: new Date() })
-              .where("request_id", "=", e.requestId)
-              .execute();
+            await revokeArtifact(trx, e.requestId);
             revoked = { botIds: [e.botRef], requestId: e.requestId };
           } else if (await revokeAllocation(trx, e.requestId)) {
             revoked = {

@@ -2,7 +2,7 @@ import type { KeyObject } from "node:crypto";
 import type { Kysely } from "kysely";
 import { Code, svcError } from "@svc/lib/errors";
 import { StatementError, verifyStatement } from "@svc/lib/signed-statement";
-import { activateArtifact } from "../store/live-artifacts.repository.js";
+import { activateArtifact, liveEligible } from "../store/live-artifacts.repository.js";
 import type { BotsDatabase } from "../store/bots.table.js";
 
 /**
@@ -38,13 +38,9 @@ export async function assertApprovedPromotion(
   if (claims.version_hash !== bot.specHash) throw refuse("it approves another version of this bot");
   const requestId = String(claims.request_id);
   const version = Number(claims.version);
-  const live = await deps.db
-    .selectFrom("live_artifacts")
-    .select(["live_eligible"])
-    .where("request_id", "=", requestId)
-    .executeTakeFirst();
-  if (live && !live.live_eligible) throw refuse("its promotion was revoked");
-  if (!live)
+  const eligible = await liveEligible(deps.db, requestId);
+  if (eligible === false) throw refuse("its promotion was revoked");
+  if (eligible === undefined)
     await deps.db.transaction().execute((trx) =>
       activateArtifact(trx, deps.schema, {
         requestId,

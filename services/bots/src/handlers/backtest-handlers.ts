@@ -1,16 +1,11 @@
-import { randomUUID } from "node:crypto";
 import { create, toBinary, type JsonObject } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { sql, type Kysely, type Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import {
-  BotDeploymentSchema,
   BotsService,
   type BotSpec,
-  DeploymentStatus,
-  DeploymentTarget,
   ListBotDeploymentsResponseSchema,
-  type BotDeployment,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { enqueueEvent } from "@svc/lib/bus";
@@ -26,18 +21,20 @@ import {
   type EngineSettings,
   type RunMetrics,
 } from "../engine/index.js";
-import { stillHeld } from "../runtime/backtest-recovery.js";
 import { TaskCancelled, yieldToEventLoop, type TaskRunner } from "../runtime/task-runner.js";
+import * as backtests from "../store/backtests.repository.js";
 import * as repo from "../store/bots.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
+import { listDeployments } from "../store/deployments.repository.js";
+import { recordTrial } from "../store/trials.repository.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
+import { rowToDeployment } from "./deployment-mapping.js";
 
 const SCHEMA = "bots";
 const CHUNK = 250_000;
 /** How often a long run reads its row between slices, for a halt or takeover by another process. */
 const LOOK_EVERY_MS = 1_000;
-const now = () => sql<Date>`now()` as unknown as Date;
 
 type Handlers = Pick<ServiceImpl<typeof BotsService>, "backtestBot" | "listBotDeployments">;
 
@@ -83,12 +80,7 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
           { status: "archived" },
         );
       const version = req.version || bot.current_version;
-      const versionRow = await db
-        .selectFrom("bot_versions")
-        .selectAll()
-        .where("bot_id", "=", bot.id)
-        .where("version", "=", version)
-        .executeTakeFirst();
+      const versionRow = await repo.findVersion(db, bot.id, version);
       if (!versionRow)
         throw svcError(
           Code.NotFound,
@@ -121,27 +113,15 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
           throw err;
         }
       })();
-      const id = randomUUID();
-      const taskId = `bt-${id.slice(0, 8)}`;
-      const row = await db
-        .insertInto("bot_deployments")
-        .values({
-          id,
-          bot_id: bot.id,
-          version,
-          target: "backtest",
-          status: "pending",
-          task_id: taskId,
-          request: JSON.stringify({ data_source: dataSource, start, end }),
-          host: deps.hostId,
-          host_seen_at: now(),
-          attempts: 1,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await backtests.insertBacktest(db, {
+        botId: bot.id,
+        version,
+        request: { data_source: dataSource, start, end },
+        hostId: deps.hostId,
+      });
       submitRun(deps, {
-        id,
-        taskId,
+        id: row.id,
+        taskId: row.task_id,
         botId: bot.id,
         version,
         specHash: versionRow.spec_hash,
@@ -155,13 +135,7 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
     async listBotDeployments(req) {
       const bot = await repo.findBot(db, req.botRef);
       if (!bot) throw botNotFound(req.botRef);
-      const rows = await db
-        .selectFrom("bot_deployments")
-        .selectAll()
-        .where("bot_id", "=", bot.id)
-        .orderBy("created_at", "desc")
-        .orderBy("id")
-        .execute();
+      const rows = await listDeployments(db, bot.id);
       return create(ListBotDeploymentsResponseSchema, { items: rows.map(rowToDeployment) });
     },
   };
@@ -194,12 +168,16 @@ async function loadInputs(
  * that died. Inputs that no longer load end it failed; any other error is the caller's to handle.
  */
 export async function resumeBacktest(deps: BacktestDeps, row: DeploymentRow): Promise<void> {
-  const versionRow = await deps.db
-    .selectFrom("bot_versions")
-    .selectAll()
-    .where("bot_id", "=", row.bot_id)
-    .where("version", "=", row.version)
-    .executeTakeFirstOrThrow();
+  const versionRow = await repo.findVersion(deps.db, row.bot_id, row.version);
+  if (!versionRow) {
+    await failDeployment(
+      deps.db,
+      deps.hostId,
+      row.task_id,
+      new Error(`version ${row.version} of its bot no longer exists`),
+    );
+    return;
+  }
   const spec = storedToSpec(versionRow.spec);
   const request = row.request as {
     data_source?: string;
@@ -237,22 +215,11 @@ export async function resumeBacktest(deps: BacktestDeps, row: DeploymentRow): Pr
 
 function submitRun(deps: BacktestDeps, run: Run): void {
   deps.tasks.submit(run.taskId, async () => {
-    if (!(await markRunning(deps, run.id))) return;
+    // Halted or taken over before it started: the row is no longer this process's to run.
+    if (!(await backtests.markBacktestRunning(deps.db, run.id, deps.hostId))) return;
     const metrics = await simulate(deps, run);
     if (metrics) await recordSuccess(deps, run, metrics);
   });
-}
-
-/** Halted or taken over before it started: the row is no longer this process's to run. */
-async function markRunning(deps: BacktestDeps, id: string): Promise<boolean> {
-  const updated = await deps.db
-    .updateTable("bot_deployments")
-    .set({ status: "running", updated_at: now() })
-    .where("id", "=", id)
-    .where("host", "=", deps.hostId)
-    .where("status", "in", ["pending", "running"])
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) > 0;
 }
 
 /** The metrics of the whole run, or undefined when the row was halted or taken over meanwhile. */
@@ -274,7 +241,7 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<RunMetrics | unde
     await yieldToEventLoop();
     if (deps.tasks.cancelled(run.taskId)) throw new TaskCancelled();
     if (Date.now() - lookedAt < LOOK_EVERY_MS) continue;
-    if (!(await stillHeld(deps.db, run.id, deps.hostId))) return undefined;
+    if (!(await backtests.backtestHeldBy(deps.db, run.id, deps.hostId))) return undefined;
     lookedAt = Date.now();
   }
   return engine.finish();
@@ -286,19 +253,9 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<RunMetrics | unde
  */
 async function recordSuccess(deps: BacktestDeps, run: Run, metrics: RunMetrics): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
-    const done = await trx
-      .updateTable("bot_deployments")
-      .set({
-        status: "success",
-        result_summary: JSON.stringify(summaryOf(metrics, run.dataSource)),
-        updated_at: now(),
-      })
-      .where("id", "=", run.id)
-      .where("status", "=", "running")
-      .where("host", "=", deps.hostId)
-      .executeTakeFirst();
-    if (Number(done.numUpdatedRows) === 0) return;
-    await recordTrial(trx, run, metrics);
+    const summary = summaryOf(metrics, run.dataSource);
+    if (await backtests.finishBacktest(trx, run.id, deps.hostId, summary))
+      await recordAndAnnounceTrial(trx, run, metrics);
   });
 }
 
@@ -312,17 +269,8 @@ export async function failDeployment(
   taskId: string,
   err: unknown,
 ): Promise<void> {
-  await db
-    .updateTable("bot_deployments")
-    .set({
-      status: err instanceof TaskCancelled ? "halted" : "failed",
-      error: (err as Error)?.message ?? String(err),
-      updated_at: now(),
-    })
-    .where("task_id", "=", taskId)
-    .where("host", "=", hostId)
-    .where("status", "in", ["pending", "running"])
-    .execute();
+  const status = err instanceof TaskCancelled ? "halted" : "failed";
+  await backtests.endBacktest(db, hostId, taskId, status, (err as Error)?.message ?? String(err));
 }
 
 function summaryOf(m: RunMetrics, dataSource: string): JsonObject {
@@ -344,7 +292,8 @@ function summaryOf(m: RunMetrics, dataSource: string): JsonObject {
   };
 }
 
-async function recordTrial(
+/** The trial of a successful run in the TrialLedger, announced once (its id is the run's). */
+async function recordAndAnnounceTrial(
   trx: Transaction<BotsDatabase>,
   run: Run,
   metrics: RunMetrics,
@@ -352,23 +301,18 @@ async function recordTrial(
   const family = run.strategy.family.family;
   const params = run.strategy.params;
   const returns = [...metrics.dailyReturns];
-  const inserted = await trx
-    .insertInto("trial_ledger")
-    .values({
-      trial_id: run.id,
-      bot_id: run.botId,
-      version: run.version,
-      spec_hash: run.specHash,
-      strategy_family: family,
-      parameters: JSON.stringify(params),
-      data_source: run.dataSource,
-      daily_returns: JSON.stringify(returns),
-      sharpe: metrics.sharpe,
-    })
-    .onConflict((oc) => oc.column("trial_id").doNothing())
-    .returning("trial_id")
-    .executeTakeFirst();
-  if (!inserted) return;
+  const recorded = await recordTrial(trx, {
+    trial_id: run.id,
+    bot_id: run.botId,
+    version: run.version,
+    spec_hash: run.specHash,
+    strategy_family: family,
+    parameters: JSON.stringify(params),
+    data_source: run.dataSource,
+    daily_returns: JSON.stringify(returns),
+    sharpe: metrics.sharpe,
+  });
+  if (!recorded) return;
   const ev = create(TrialRecordedSchema, {
     trialId: run.id,
     botId: run.botId,
@@ -380,36 +324,9 @@ async function recordTrial(
     dailyReturns: returns,
     sharpe: metrics.sharpe,
   });
-  await enqueueEvent(trx as unknown as Parameters<typeof enqueueEvent>[0], SCHEMA, {
+  await enqueueEvent(trx, SCHEMA, {
     subject: "svc.bots.trial_recorded",
     type: TrialRecordedSchema.typeName,
     payload: toBinary(TrialRecordedSchema, ev),
-  });
-}
-
-const STATUS: Record<DeploymentRow["status"], DeploymentStatus> = {
-  pending: DeploymentStatus.PENDING,
-  running: DeploymentStatus.RUNNING,
-  success: DeploymentStatus.SUCCESS,
-  failed: DeploymentStatus.FAILED,
-  halted: DeploymentStatus.HALTED,
-};
-const TARGET: Record<DeploymentRow["target"], DeploymentTarget> = {
-  backtest: DeploymentTarget.BACKTEST,
-  paper: DeploymentTarget.PAPER,
-  k8s: DeploymentTarget.K8S,
-};
-
-export function rowToDeployment(row: DeploymentRow): BotDeployment {
-  return create(BotDeploymentSchema, {
-    id: row.id,
-    target: TARGET[row.target],
-    status: STATUS[row.status],
-    taskId: row.task_id,
-    resultSummary: (row.result_summary ?? (row.error ? { error: row.error } : undefined)) as
-      JsonObject | undefined,
-    version: row.version,
-    createdAt: timestampFromDate(new Date(row.created_at)),
-    updatedAt: timestampFromDate(new Date(row.updated_at)),
   });
 }

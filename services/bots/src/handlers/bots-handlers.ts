@@ -282,7 +282,7 @@ async function emit(
   init: object,
 ): Promise<void> {
   const payload = toBinary(schema, create(schema, init as never));
-  await enqueueEvent(trx as unknown as Transaction<any>, BOTS_SCHEMA, {
+  await enqueueEvent(trx, BOTS_SCHEMA, {
     subject: `svc.bots.${type}`,
     type: schema.typeName,
     payload,

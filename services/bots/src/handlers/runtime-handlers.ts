@@ -25,7 +25,6 @@ import type { RunnerEvent, StoredEvent } from "../runner/events.js";
 import { snapshotOf } from "../runner/state.js";
 import type { SessionControl } from "../runtime/session-control.js";
 import { applyBotResource, type KubeTarget } from "../runtime/kubernetes.js";
-import { randomUUID } from "node:crypto";
 import type { TaskRunner } from "../runtime/task-runner.js";
 import { haltBacktests } from "../runtime/backtest-recovery.js";
 import * as repo from "../store/bots.repository.js";
@@ -34,7 +33,12 @@ import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { assertApprovedPromotion } from "./approved-promotion.js";
 import { BOTS_SCHEMA } from "./bots-handlers.js";
 import { capitalFor } from "../store/allocations.repository.js";
-import { rowToDeployment } from "./backtest-handlers.js";
+import {
+  findDeployment,
+  findPaperSession,
+  insertK8sDeployment,
+} from "../store/deployments.repository.js";
+import { rowToDeployment } from "./deployment-mapping.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { canonicalJson } from "../domain/canonical-json.js";
@@ -123,13 +127,7 @@ export function createRuntimeHandlers(deps: {
 
     async stopPaper(req) {
       const bot = await mustFind(req.botRef);
-      const row = await db
-        .selectFrom("bot_deployments")
-        .selectAll()
-        .where("task_id", "=", req.taskId)
-        .where("bot_id", "=", bot.id)
-        .where("target", "=", "paper")
-        .executeTakeFirst();
+      const row = await findPaperSession(db, bot.id, req.taskId);
       if (!row)
         throw svcError(
           Code.NotFound,
@@ -145,13 +143,8 @@ export function createRuntimeHandlers(deps: {
           { status: row.status },
         );
       }
-      return rowToDeployment(
-        await db
-          .selectFrom("bot_deployments")
-          .selectAll()
-          .where("task_id", "=", req.taskId)
-          .executeTakeFirstOrThrow(),
-      );
+      const stopped = await findDeployment(db, req.taskId);
+      return rowToDeployment(stopped ?? row);
     },
 
     async haltBot(req) {
@@ -285,24 +278,15 @@ export function createRuntimeHandlers(deps: {
         specHash: bot.spec_hash,
         approvedPromotion: req.approvedPromotion,
       });
-      const id = randomUUID();
-      const row = await db
-        .insertInto("bot_deployments")
-        .values({
-          id,
-          bot_id: bot.id,
-          version: bot.current_version,
-          target: "k8s",
-          status: "pending",
-          task_id: `k8s-${id.slice(0, 8)}`,
-          request: JSON.stringify({
-            namespace: deps.kube.namespace,
-            uid: applied.uid,
-            resource_version: applied.resourceVersion,
-          }),
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await insertK8sDeployment(db, {
+        botId: bot.id,
+        version: bot.current_version,
+        request: {
+          namespace: deps.kube.namespace,
+          uid: applied.uid,
+          resource_version: applied.resourceVersion,
+        },
+      });
       return rowToDeployment(row);
     },
   };
@@ -319,12 +303,7 @@ async function rerun(db: Kysely<BotsDatabase>, botId: string, uptoSeq: number): 
   const recorded = (await taskEvents(db, String(lastStart.data.task_id))).filter(
     (e) => e.seq <= uptoSeq,
   );
-  const version = await db
-    .selectFrom("bot_versions")
-    .select("spec")
-    .where("bot_id", "=", botId)
-    .where("version", "=", Number(lastStart.data.version))
-    .executeTakeFirst();
+  const version = await repo.findVersion(db, botId, Number(lastStart.data.version));
   if (!version) return false;
   const spec = storedToSpec(version.spec);
   const { family, params } = resolveStrategy(

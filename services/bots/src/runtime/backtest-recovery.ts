@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
+import type { Kysely } from "kysely";
 import type { Logger } from "@svc/lib/telemetry";
+import {
+  claimOrphanedBacktests,
+  failExhaustedBacktests,
+  haltLiveBacktests,
+  releaseBacktest,
+  renewBacktestLeases,
+} from "../store/backtests.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import type { TaskRunner } from "./task-runner.js";
 
@@ -9,81 +16,18 @@ import type { TaskRunner } from "./task-runner.js";
  * Backtests survive the death of the process that runs them. Each backtest row names the process
  * that holds it (`host`) and when that process last said so (`host_seen_at`), as paper sessions
  * do: the holder renews the lease every few seconds; a row whose holder fell silent for the lease
- * (SVC_RUNNER_LEASE_S, shared with paper sessions) or that names none (rows from before leases) is claimed by one live process, in one conditional
- * UPDATE, and re-run from scratch, which is correct because a backtest is deterministic. A run
+ * (SVC_RUNNER_LEASE_S, shared with paper sessions) or that names none (rows from before leases)
+ * is claimed by one live process, in one conditional UPDATE, and re-run from scratch, which is
+ * correct because a backtest is deterministic. A run
  * whose process died MAX_ATTEMPTS times ends failed with error `interrupted`, so that a backtest
  * that kills its process cannot loop forever.
  */
 const MAX_ATTEMPTS = 3;
 const INTERRUPTED = "interrupted";
 
-const now = () => sql<Date>`now()` as unknown as Date;
-const LIVE: DeploymentRow["status"][] = ["pending", "running"];
-
 /** This process's name on the backtest rows it holds. */
 export function backtestHostId(): string {
   return `${hostname()}:${process.pid}:bt-${randomUUID().slice(0, 8)}`;
-}
-
-/** Keeps the lease of every backtest this process still runs. */
-async function renewLeases(
-  db: Kysely<BotsDatabase>,
-  hostId: string,
-  taskIds: string[],
-): Promise<void> {
-  if (taskIds.length === 0) return;
-  await db
-    .updateTable("bot_deployments")
-    .set({ host_seen_at: now() })
-    .where("host", "=", hostId)
-    .where("task_id", "in", taskIds)
-    .execute();
-}
-
-/** Ends the orphans that already died with their process too often. */
-async function failExhausted(db: Kysely<BotsDatabase>, leaseSeconds: number): Promise<string[]> {
-  const rows = await db
-    .updateTable("bot_deployments")
-    .set({ status: "failed", error: INTERRUPTED, host: null, updated_at: now() })
-    .where(orphaned(leaseSeconds))
-    .where("attempts", ">=", MAX_ATTEMPTS)
-    .returning("task_id")
-    .execute();
-  return rows.map((r) => r.task_id);
-}
-
-/**
- * Takes the orphaned backtests for this process. Two processes claiming at once cannot both win a
- * row: the second UPDATE re-reads the row after the first commits and finds a fresh lease.
- */
-async function claimOrphans(
-  db: Kysely<BotsDatabase>,
-  hostId: string,
-  runningHere: string[],
-  leaseSeconds: number,
-): Promise<DeploymentRow[]> {
-  let q = db
-    .updateTable("bot_deployments")
-    .set((eb) => ({ host: hostId, host_seen_at: now(), attempts: eb("attempts", "+", 1) }))
-    .where(orphaned(leaseSeconds))
-    .where("attempts", "<", MAX_ATTEMPTS);
-  // A lease of ours that lapsed while the run goes on here (a slow database) is renewed, not re-run.
-  if (runningHere.length > 0) q = q.where("task_id", "not in", runningHere);
-  return q.returningAll().execute();
-}
-
-/** A backtest not finished whose holder is silent, or that names none (rows from before leases). */
-function orphaned(leaseSeconds: number) {
-  return (eb: ExpressionBuilder<BotsDatabase, "bot_deployments">): Expression<SqlBool> =>
-    eb.and([
-      eb("target", "=", "backtest"),
-      eb("status", "in", LIVE),
-      eb.or([
-        eb("host", "is", null),
-        eb("host_seen_at", "is", null),
-        eb("host_seen_at", "<", sql<Date>`now() - make_interval(secs => ${leaseSeconds})`),
-      ]),
-    ]);
 }
 
 /**
@@ -96,30 +40,9 @@ export async function haltBacktests(
   tasks: TaskRunner,
   reason: string,
 ): Promise<string[]> {
-  const rows = await db
-    .updateTable("bot_deployments")
-    .set({ status: "halted", error: reason, updated_at: now() })
-    .where("target", "=", "backtest")
-    .where("status", "in", LIVE)
-    .returning("task_id")
-    .execute();
-  const ids = rows.map((r) => r.task_id);
+  const ids = await haltLiveBacktests(db, reason);
   tasks.cancel(ids);
   return ids;
-}
-
-/** Whether this process still holds a running backtest: not halted, not taken over. */
-export async function stillHeld(
-  db: Kysely<BotsDatabase>,
-  id: string,
-  hostId: string,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom("bot_deployments")
-    .select(["status", "host"])
-    .where("id", "=", id)
-    .executeTakeFirst();
-  return row?.status === "running" && row.host === hostId;
 }
 
 export interface RecoveryDeps {
@@ -165,16 +88,26 @@ export function backtestRecovery(deps: RecoveryDeps): {
 
 async function pass(deps: RecoveryDeps): Promise<void> {
   const { db, tasks, hostId, log } = deps;
-  await renewLeases(db, hostId, tasks.ids());
+  await renewBacktestLeases(db, hostId, tasks.ids());
   // Shutting down: keep the leases of the runs that finish, take on nothing new.
   if (!tasks.accepting()) return;
-  const given = await failExhausted(db, deps.leaseSeconds);
+  const given = await failExhaustedBacktests(db, {
+    leaseSeconds: deps.leaseSeconds,
+    maxAttempts: MAX_ATTEMPTS,
+    error: INTERRUPTED,
+  });
   if (given.length > 0)
     log.warn(
       { task_ids: given, attempts: MAX_ATTEMPTS },
       "backtests interrupted too often; marked failed",
     );
-  const claimed = await claimOrphans(db, hostId, tasks.ids(), deps.leaseSeconds);
+  // A lease of ours that lapsed while the run goes on here (a slow database) is renewed, not re-run.
+  const claimed = await claimOrphanedBacktests(db, {
+    hostId,
+    runningHere: tasks.ids(),
+    leaseSeconds: deps.leaseSeconds,
+    maxAttempts: MAX_ATTEMPTS,
+  });
   for (const row of claimed) await resumeOne(deps, row);
   if (claimed.length > 0)
     log.info(
@@ -189,11 +122,6 @@ async function resumeOne(deps: RecoveryDeps, row: DeploymentRow): Promise<void> 
   } catch (err) {
     // Not run here after all (shutdown began, or the database failed): hand the row back at once.
     deps.log.warn({ err, task_id: row.task_id }, "could not resume a backtest; released");
-    await deps.db
-      .updateTable("bot_deployments")
-      .set({ host: null })
-      .where("id", "=", row.id)
-      .where("host", "=", deps.hostId)
-      .execute();
+    await releaseBacktest(deps.db, row.id, deps.hostId);
   }
 }

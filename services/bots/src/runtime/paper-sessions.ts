@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { EventBus } from "@svc/lib/bus";
+import { publishBotPhaseChanged } from "@svc/lib/contracts";
 import type { KeyValueStore } from "@svc/lib/kv";
 import type { Logger } from "@svc/lib/telemetry";
 import { engineSettingsFrom, loadBars, resolveStrategy } from "../engine/index.js";
@@ -9,8 +10,11 @@ import { storedToSpec } from "../handlers/bot-mapping.js";
 import { BotRunner, type HaltMode } from "../runner/bot-runner.js";
 import type { RunnerEvent } from "../runner/events.js";
 import { keysFor, watchKillSwitch } from "../runner/kill-switch-watcher.js";
+import { isLiveSession } from "../domain/deployment-status.js";
 import { appendEvents, LeaseLost, stateAsOf, taskEvents } from "../store/events.repository.js";
+import { findBot, findVersion } from "../store/bots.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
+import * as sessionStore from "../store/paper-sessions.repository.js";
 
 export interface NewSession {
   botId: string;
@@ -28,32 +32,15 @@ export async function insertPaperDeployment(
   p: NewSession,
   host: string | null = null,
 ): Promise<DeploymentRow> {
-  const id = randomUUID();
-  return db
-    .insertInto("bot_deployments")
-    .values({
-      id,
-      bot_id: p.botId,
-      version: p.version,
-      target: "paper",
-      status: "running",
-      task_id: `paper-${id.slice(0, 8)}`,
-      request: JSON.stringify({
-        data_source: p.dataSource,
-        speed: p.speed,
-        ...(p.allocation
-          ? { allocation_request_id: p.allocation.requestId, initial_cash: p.allocation.capital }
-          : {}),
-      }),
-      host,
-      host_seen_at: host ? new Date() : null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const request: sessionStore.PaperRequest = {
+    data_source: p.dataSource,
+    speed: p.speed,
+    ...(p.allocation
+      ? { allocation_request_id: p.allocation.requestId, initial_cash: p.allocation.capital }
+      : {}),
+  };
+  return sessionStore.insertPaperSession(db, { botId: p.botId, version: p.version, request }, host);
 }
-
-/** Where runners announce their phase changes. */
-export const PHASE_SUBJECT = "svc.bots.phase";
 
 interface Session {
   row: DeploymentRow;
@@ -78,19 +65,15 @@ export interface SessionDeps {
 
 /**
  * The paper sessions this bots service runs. A session's history is its events; on start the
- * service resumes every session still marked running from them, so a restart loses nothing.
- * Each session watches its kill-switch keys: engaged, it drains and stops (status halted);
- * released, it restarts where it stopped (status running).
+ * service resumes every live session (running or parked) from them, so a restart loses nothing.
+ * Each session watches its kill-switch keys: engaged, it drains, stops and is parked (the API
+ * shows halted with parked: true); released, it restarts where it stopped (status running).
  */
 export class PaperSessions {
   private readonly sessions = new Map<string, Session>();
   /** This process's name on the deployment rows it hosts. */
   readonly hostId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   constructor(private readonly deps: SessionDeps) {}
-
-  runningFor(botId: string): string | undefined {
-    return [...this.sessions.values()].find((s) => s.row.bot_id === botId)?.row.task_id;
-  }
 
   /** The runner of a task (tests and drills read its phase). */
   runnerOf(taskId: string): BotRunner | undefined {
@@ -103,8 +86,9 @@ export class PaperSessions {
     return row;
   }
 
+  /** The bot's live session (running or parked), wherever it runs. */
   async runningTaskOf(botId: string): Promise<string | undefined> {
-    return this.runningFor(botId);
+    return (await sessionStore.liveSessions(this.deps.db, botId))[0];
   }
 
   /**
@@ -115,58 +99,19 @@ export class PaperSessions {
   async pickUp(): Promise<number> {
     await this.dropEnded();
     // Renew this host's lease, then claim what nobody holds or a silent host held.
-    await this.deps.db
-      .updateTable("bot_deployments")
-      .set({ host_seen_at: sql<Date>`now()` as unknown as Date })
-      .where("host", "=", this.hostId)
-      .execute();
-    // A claim from another host bumps the lease epoch: the previous holder's appends are refused from then on.
-    const leaseSeconds = this.deps.leaseSeconds ?? 15;
-    const rows = await this.deps.db
-      .updateTable("bot_deployments")
-      .set({
-        host: this.hostId,
-        host_seen_at: sql<Date>`now()` as unknown as Date,
-        lease_epoch:
-          sql<string>`case when host = ${this.hostId} then lease_epoch else lease_epoch + 1 end` as unknown as string,
-      })
-      // A row locked by a holder that froze mid-append is skipped, not waited on: the server ends
-      // that holder's transaction (idle_in_transaction_session_timeout) and the next pass claims it.
-      .where("task_id", "in", (eb) =>
-        eb
-          .selectFrom("bot_deployments")
-          .select("task_id")
-          .where("target", "=", "paper")
-          .where((w) =>
-            w.or([
-              w("status", "=", "running"),
-              w.and([w("status", "=", "halted"), w("error", "=", "kill switch")]),
-            ]),
-          )
-          .where((w) =>
-            w.or([
-              w("host", "is", null),
-              w("host", "=", this.hostId),
-              w("host_seen_at", "<", sql<Date>`now() - make_interval(secs => ${leaseSeconds})`),
-            ]),
-          )
-          .forUpdate()
-          .skipLocked(),
-      )
-      .returningAll()
-      .execute();
+    await sessionStore.renewSessionLeases(this.deps.db, this.hostId);
+    const rows = await sessionStore.claimSessions(
+      this.deps.db,
+      this.hostId,
+      this.deps.leaseSeconds ?? 15,
+    );
     let taken = 0;
     for (const row of rows) {
       if (this.sessions.has(row.task_id)) continue;
-      const version = await this.deps.db
-        .selectFrom("bot_versions")
-        .select("spec")
-        .where("bot_id", "=", row.bot_id)
-        .where("version", "=", row.version)
-        .executeTakeFirst();
+      const version = await findVersion(this.deps.db, row.bot_id, row.version);
       if (!version) continue;
       const fresh = (await taskEvents(this.deps.db, row.task_id)).length === 0;
-      await this.attach(row, version.spec, fresh, row.status === "halted").then(
+      await this.attach(row, version.spec, fresh, row.status === "parked").then(
         () => taken++,
         (err) =>
           this.deps.log.error({ err, task_id: row.task_id }, "could not take on a paper session"),
@@ -182,19 +127,14 @@ export class PaperSessions {
    */
   private async dropEnded(): Promise<void> {
     if (this.sessions.size === 0) return;
-    const rows = await this.deps.db
-      .selectFrom("bot_deployments")
-      .select(["task_id", "status", "error", "host", "lease_epoch"])
-      .where("task_id", "in", [...this.sessions.keys()])
-      .execute();
-    for (const r of rows) {
+    const leases = await sessionStore.sessionLeases(this.deps.db, [...this.sessions.keys()]);
+    for (const r of leases) {
       const s = this.sessions.get(r.task_id);
       if (s && (r.host !== this.hostId || String(r.lease_epoch) !== String(s.row.lease_epoch))) {
         await this.abandon(r.task_id);
         continue;
       }
-      const live = r.status === "running" || (r.status === "halted" && r.error === "kill switch");
-      if (!live)
+      if (!isLiveSession(r.status))
         await this.stop(
           r.task_id,
           r.status === "success" ? "success" : "halted",
@@ -232,11 +172,8 @@ export class PaperSessions {
     fresh: boolean,
     parked = false,
   ): Promise<void> {
-    const bot = await this.deps.db
-      .selectFrom("bots")
-      .select(["slug", "fleet"])
-      .where("id", "=", row.bot_id)
-      .executeTakeFirstOrThrow();
+    const bot = await findBot(this.deps.db, row.bot_id);
+    if (!bot) throw new Error(`bot ${row.bot_id} of session ${row.task_id} no longer exists`);
     const session: Session = {
       row,
       spec,
@@ -359,7 +296,7 @@ export class PaperSessions {
     this.announce(s, "Draining");
     await runner?.halt(reason, mode);
     this.announce(s, "Stopped");
-    await this.setStatus(taskId, "halted", "kill switch");
+    await this.setStatus(taskId, "parked", null);
   }
 
   private async unpark(taskId: string): Promise<void> {
@@ -373,15 +310,11 @@ export class PaperSessions {
 
   /** Phase changes on the bus, for drills and dashboards; bot_events stays the record. */
   private announce(s: Session, phase: "Draining" | "Stopped" | "Running"): void {
-    const body = JSON.stringify({
-      task_id: s.row.task_id,
-      bot_id: s.row.bot_id,
+    void publishBotPhaseChanged(this.deps.bus, {
+      taskId: s.row.task_id,
+      botId: s.row.bot_id,
       phase,
-      at: Date.now(),
     });
-    void this.deps.bus
-      .broadcast(PHASE_SUBJECT, new TextEncoder().encode(body))
-      .catch(() => undefined);
   }
 
   private async end(taskId: string): Promise<Session | undefined> {
@@ -425,18 +358,12 @@ export class PaperSessions {
     const all = [...this.sessions.values()];
     this.sessions.clear();
     // Hand the sessions back at once: the next host resumes them without waiting for the lease to lapse.
-    if (all.length > 0) {
-      await this.deps.db
-        .updateTable("bot_deployments")
-        .set({ host: null })
-        .where(
-          "task_id",
-          "in",
-          all.map((s) => s.row.task_id),
-        )
-        .execute()
-        .catch(() => undefined);
-    }
+    await sessionStore
+      .releaseSessions(
+        this.deps.db,
+        all.map((s) => s.row.task_id),
+      )
+      .catch(() => undefined);
     for (const s of all) {
       await s.watcher.stop();
       if (s.runner) s.runner.phase = "Stopped";
@@ -449,16 +376,7 @@ export class PaperSessions {
     status: DeploymentRow["status"],
     error?: string | null,
   ): Promise<void> {
-    await this.deps.db
-      .updateTable("bot_deployments")
-      .set({
-        status,
-        ...(error !== undefined ? { error } : {}),
-        updated_at: sql<Date>`now()` as unknown as Date,
-      })
-      .where("task_id", "=", taskId)
-      // Only the lease holder decides a session's status: a host that lost it writes nothing.
-      .where("host", "=", this.hostId)
-      .execute();
+    // Only the lease holder decides a session's status: a host that lost it writes nothing.
+    await sessionStore.setSessionStatus(this.deps.db, taskId, this.hostId, status, error);
   }
 }

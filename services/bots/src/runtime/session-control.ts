@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import { sql } from "kysely";
 import type { EventBus } from "@svc/lib/bus";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
+import { endLiveSession, liveSessions } from "../store/paper-sessions.repository.js";
 import { insertPaperDeployment, type NewSession, type PaperSessions } from "./paper-sessions.js";
 
 /** What the bots routes ask of the paper sessions, wherever the runners run. */
@@ -33,39 +33,19 @@ export function externalControl(deps: { db: Kysely<BotsDatabase>; bus: EventBus 
     deps.bus
       .broadcast(CONTROL_SUBJECT, new TextEncoder().encode(JSON.stringify(c)))
       .catch(() => undefined);
-  const liveRows = (botId?: string) => {
-    let q = deps.db
-      .selectFrom("bot_deployments")
-      .select(["task_id"])
-      .where("target", "=", "paper")
-      .where((eb) =>
-        eb.or([
-          eb("status", "=", "running"),
-          eb.and([eb("status", "=", "halted"), eb("error", "=", "kill switch")]),
-        ]),
-      );
-    if (botId) q = q.where("bot_id", "=", botId);
-    return q.execute();
-  };
   const stop = async (taskId: string, status: "success" | "halted", reason: string) => {
-    const updated = await deps.db
-      .updateTable("bot_deployments")
-      .set({ status, error: null, updated_at: sql<Date>`now()` as unknown as Date })
-      .where("task_id", "=", taskId)
-      .where((eb) =>
-        eb.or([
-          eb("status", "=", "running"),
-          eb.and([eb("status", "=", "halted"), eb("error", "=", "kill switch")]),
-        ]),
-      )
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) return false;
+    if (!(await endLiveSession(deps.db, taskId, status))) return false;
     await tell({ op: "stop", task_id: taskId, status, reason });
     return true;
   };
+  const haltAll = async (reason: string, botId?: string) => {
+    const ids = await liveSessions(deps.db, botId);
+    for (const id of ids) await stop(id, "halted", reason);
+    return ids;
+  };
   return {
     async runningTaskOf(botId) {
-      return (await liveRows(botId))[0]?.task_id;
+      return (await liveSessions(deps.db, botId))[0];
     },
     async start(p) {
       const row = await insertPaperDeployment(deps.db, p);
@@ -73,15 +53,7 @@ export function externalControl(deps: { db: Kysely<BotsDatabase>; bus: EventBus 
       return row;
     },
     stop,
-    async haltBot(botId, reason) {
-      const ids = (await liveRows(botId)).map((r) => r.task_id);
-      for (const id of ids) await stop(id, "halted", reason);
-      return ids;
-    },
-    async haltAll(reason) {
-      const ids = (await liveRows()).map((r) => r.task_id);
-      for (const id of ids) await stop(id, "halted", reason);
-      return ids;
-    },
+    haltBot: (botId, reason) => haltAll(reason, botId),
+    haltAll: (reason) => haltAll(reason),
   };
 }

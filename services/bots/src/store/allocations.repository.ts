@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from "kysely";
+import { LIVE_SESSION_STATES } from "../domain/deployment-status.js";
 import type { BotsDatabase } from "./bots.table.js";
 
 type Db = Kysely<BotsDatabase> | Transaction<BotsDatabase>;
@@ -67,7 +68,7 @@ export async function botsTradingAllocation(db: Db, requestId: string): Promise<
     .select("bot_id")
     .distinct()
     .where("target", "=", "paper")
-    .where("status", "in", ["running", "halted"])
+    .where("status", "in", LIVE_SESSION_STATES)
     .where((eb) =>
       eb(eb.ref("request", "->>").key("allocation_request_id" as never), "=", requestId),
     )

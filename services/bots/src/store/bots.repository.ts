@@ -54,6 +54,20 @@ export async function insertVersion(
   await trx.insertInto("bot_versions").values(row).execute();
 }
 
+/** One version of a bot, or undefined when the bot has no such version. */
+export function findVersion(
+  db: Db | Trx,
+  botId: string,
+  version: number,
+): Promise<BotVersionRow | undefined> {
+  return db
+    .selectFrom("bot_versions")
+    .selectAll()
+    .where("bot_id", "=", botId)
+    .where("version", "=", version)
+    .executeTakeFirst();
+}
+
 export function listVersions(db: Db, botId: string): Promise<BotVersionRow[]> {
   return db
     .selectFrom("bot_versions")

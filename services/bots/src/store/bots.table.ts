@@ -1,4 +1,5 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from "kysely";
+import type { DeploymentState } from "../domain/deployment-status.js";
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -56,7 +57,7 @@ export interface BotDeploymentsTable {
   bot_id: string;
   version: number;
   target: "backtest" | "paper" | "k8s";
-  status: "pending" | "running" | "success" | "failed" | "halted";
+  status: DeploymentState;
   task_id: string;
   request: ColumnType<Record<string, unknown>, string, string>;
   result_summary: ColumnType<Record<string, unknown> | null, string | null, string | null>;
@@ -85,6 +86,8 @@ export interface TrialLedgerTable {
 }
 
 export type DeploymentRow = Selectable<BotDeploymentsTable>;
+export type NewDeploymentRow = Insertable<BotDeploymentsTable>;
+export type NewTrialRow = Insertable<TrialLedgerTable>;
 
 export interface BotsTable {
   id: string;

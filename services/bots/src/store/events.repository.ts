@@ -1,9 +1,10 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { RunnerEvent, StoredEvent } from "../runner/events.js";
 import { emptyState, foldEvents, type BotState } from "../runner/state.js";
 import type { BotsDatabase } from "./bots.table.js";
 
 type Db = Kysely<BotsDatabase>;
+/** Every so many events a bot's folded state is written down, as the events are appended. */
 const CHECKPOINT_EVERY = 500;
 
 /** The lease a session's holder claimed: its host name and the epoch the claim set. */
@@ -29,7 +30,9 @@ export class LeaseLost extends Error {
  * Appends events with the bot's next sequence numbers. The bot row is locked meanwhile, so two
  * writers of one bot never take the same number; a deleted bot takes no more events. With a
  * fence, the append is refused unless the session's lease is still the one the writer claimed:
- * a runner paused past its lease and resumed cannot write a bar or an order twice.
+ * a runner paused past its lease and resumed cannot write a bar or an order twice. An append that
+ * crosses a multiple of CHECKPOINT_EVERY writes the folded state there, in the same transaction,
+ * so that reads stay short and never write.
  */
 export async function appendEvents(
   db: Db,
@@ -81,7 +84,24 @@ export async function appendEvents(
         })),
       )
       .execute();
+    const last = base + events.length;
+    if (Math.floor(last / CHECKPOINT_EVERY) > Math.floor(base / CHECKPOINT_EVERY))
+      await writeCheckpoint(trx, botId, last);
   });
+}
+
+/** The bot's state folded up to `seq` (events up to it are all committed or in `trx`). */
+async function writeCheckpoint(
+  trx: Transaction<BotsDatabase>,
+  botId: string,
+  seq: number,
+): Promise<void> {
+  const state = await stateAsOf(trx, botId, { seq });
+  await trx
+    .insertInto("bot_checkpoints")
+    .values({ bot_id: botId, seq: state.seq, state: JSON.stringify(state) })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 function toStored(r: {
@@ -127,11 +147,11 @@ export async function taskEvents(db: Db, taskId: string): Promise<StoredEvent[]>
 
 /**
  * The bot's state as of `asOf` (a sequence number or a time; now by default): the latest
- * checkpoint before it plus the events after it. Reading far past the last checkpoint writes a
- * new one, so the next read is short.
+ * checkpoint before it plus the events after it. A read only: checkpoints are written by
+ * appendEvents, where the state changes.
  */
 export async function stateAsOf(
-  db: Db,
+  db: Db | Transaction<BotsDatabase>,
   botId: string,
   asOf: { seq?: number; time?: Date } = {},
 ): Promise<BotState> {
@@ -140,22 +160,14 @@ export async function stateAsOf(
   const checkpoint = asOf.time
     ? undefined
     : await cq.orderBy("seq", "desc").limit(1).executeTakeFirst();
-  let state = checkpoint ? (checkpoint.state as unknown as BotState) : emptyState();
+  const from = checkpoint ? (checkpoint.state as unknown as BotState) : emptyState();
   let eq = db
     .selectFrom("bot_events")
     .select(["seq", "type", "occurred_at", "data"])
     .where("bot_id", "=", botId)
-    .where("seq", ">", String(state.seq));
+    .where("seq", ">", String(from.seq));
   if (asOf.seq !== undefined) eq = eq.where("seq", "<=", String(asOf.seq));
   if (asOf.time) eq = eq.where("occurred_at", "<=", asOf.time);
   const events = (await eq.orderBy("seq").execute()).map(toStored);
-  state = foldEvents(events, state);
-  if (!asOf.time && events.length >= CHECKPOINT_EVERY) {
-    await db
-      .insertInto("bot_checkpoints")
-      .values({ bot_id: botId, seq: state.seq, state: JSON.stringify(state) })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  }
-  return state;
+  return foldEvents(events, from);
 }

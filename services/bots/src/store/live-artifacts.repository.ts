@@ -1,5 +1,5 @@
 import { create, toBinary } from "@bufbuild/protobuf";
-import type { Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import { ArtifactActivatedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { enqueueEvent } from "@svc/lib/bus";
 import type { BotsDatabase } from "./bots.table.js";
@@ -51,9 +51,34 @@ export async function announceActivated(
     version: a.version,
     versionHash: a.versionHash,
   });
-  await enqueueEvent(trx as unknown as Parameters<typeof enqueueEvent>[0], schema, {
+  await enqueueEvent(trx, schema, {
     subject: "svc.bots.artifact_activated",
     type: ArtifactActivatedSchema.typeName,
     payload: toBinary(ArtifactActivatedSchema, activated),
   });
+}
+
+/** Whether the live plane holds the request's artifact live eligible; undefined when it has not seen it. */
+export async function liveEligible(
+  db: Kysely<BotsDatabase> | Transaction<BotsDatabase>,
+  requestId: string,
+): Promise<boolean | undefined> {
+  const row = await db
+    .selectFrom("live_artifacts")
+    .select("live_eligible")
+    .where("request_id", "=", requestId)
+    .executeTakeFirst();
+  return row?.live_eligible;
+}
+
+/** Makes a revoked request's artifact not live eligible (again, on a redelivery: no harm). */
+export async function revokeArtifact(
+  trx: Transaction<BotsDatabase>,
+  requestId: string,
+): Promise<void> {
+  await trx
+    .updateTable("live_artifacts")
+    .set({ live_eligible: false, revoked_at: new Date() })
+    .where("request_id", "=", requestId)
+    .execute();
 }

@@ -790,6 +790,15 @@ export declare type BotDeployment = Message<"svc.bots.v1.BotDeployment"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 8;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * A paper session halted by a kill switch: status is halted (the spec's value for it), and the
+   * session restarts by itself, status running again, when the switch is released. False for a
+   * halt by request, which is final.
+   *
+   * @generated from field: bool parked = 9;
+   */
+  parked: boolean;
 };
 
 /**
@@ -835,6 +844,15 @@ export declare type BotDeploymentJson = {
    * @generated from field: google.protobuf.Timestamp updated_at = 8;
    */
   updatedAt?: TimestampJson;
+
+  /**
+   * A paper session halted by a kill switch: status is halted (the spec's value for it), and the
+   * session restarts by itself, status running again, when the switch is released. False for a
+   * halt by request, which is final.
+   *
+   * @generated from field: bool parked = 9;
+   */
+  parked?: boolean;
 };
 
 /**

@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SqlBool,
+  type Transaction,
+} from "kysely";
+import { LIVE_BACKTEST_STATES } from "../domain/deployment-status.js";
+import type { BotsDatabase, DeploymentRow } from "./bots.table.js";
+
+type Db = Kysely<BotsDatabase>;
+const now = () => sql<Date>`now()` as unknown as Date;
+
+/**
+ * Only SQL lives here: backtest rows of bot_deployments. Each names the process that holds it
+ * (`host`) and when that process last said so (`host_seen_at`): a lease, so that a live process
+ * re-runs the backtest of one that died (runtime/backtest-recovery.ts).
+ */
+export function insertBacktest(
+  db: Db,
+  b: { botId: string; version: number; request: Record<string, unknown>; hostId: string },
+): Promise<DeploymentRow> {
+  const id = randomUUID();
+  return db
+    .insertInto("bot_deployments")
+    .values({
+      id,
+      bot_id: b.botId,
+      version: b.version,
+      target: "backtest",
+      status: "pending",
+      task_id: `bt-${id.slice(0, 8)}`,
+      request: JSON.stringify(b.request),
+      host: b.hostId,
+      host_seen_at: now(),
+      attempts: 1,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Running, if still this host's and not halted before it started; false otherwise. */
+export async function markBacktestRunning(db: Db, id: string, hostId: string): Promise<boolean> {
+  const updated = await db
+    .updateTable("bot_deployments")
+    .set({ status: "running", updated_at: now() })
+    .where("id", "=", id)
+    .where("host", "=", hostId)
+    .where("status", "in", LIVE_BACKTEST_STATES)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+/** The result, only onto a row still running and held here; false when a halt or takeover won. */
+export async function finishBacktest(
+  trx: Transaction<BotsDatabase>,
+  id: string,
+  hostId: string,
+  summary: Record<string, unknown>,
+): Promise<boolean> {
+  const done = await trx
+    .updateTable("bot_deployments")
+    .set({ status: "success", result_summary: JSON.stringify(summary), updated_at: now() })
+    .where("id", "=", id)
+    .where("status", "=", "running")
+    .where("host", "=", hostId)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) > 0;
+}
+
+/** Ends a backtest still live and held here (a halt or a takeover decided already otherwise). */
+export async function endBacktest(
+  db: Db,
+  hostId: string,
+  taskId: string,
+  status: "failed" | "halted",
+  error: string,
+): Promise<void> {
+  await db
+    .updateTable("bot_deployments")
+    .set({ status, error, updated_at: now() })
+    .where("task_id", "=", taskId)
+    .where("host", "=", hostId)
+    .where("status", "in", LIVE_BACKTEST_STATES)
+    .execute();
+}
+
+/** Whether this process still holds a running backtest: not halted, not taken over. */
+export async function backtestHeldBy(db: Db, id: string, hostId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("bot_deployments")
+    .select(["status", "host"])
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return row?.status === "running" && row.host === hostId;
+}
+
+/** Halts every live backtest wherever it runs; returns their task ids. */
+export async function haltLiveBacktests(db: Db, reason: string): Promise<string[]> {
+  const rows = await db
+    .updateTable("bot_deployments")
+    .set({ status: "halted", error: reason, updated_at: now() })
+    .where("target", "=", "backtest")
+    .where("status", "in", LIVE_BACKTEST_STATES)
+    .returning("task_id")
+    .execute();
+  return rows.map((r) => r.task_id);
+}
+
+/** Keeps the lease of every backtest this process still runs. */
+export async function renewBacktestLeases(
+  db: Db,
+  hostId: string,
+  taskIds: string[],
+): Promise<void> {
+  if (taskIds.length === 0) return;
+  await db
+    .updateTable("bot_deployments")
+    .set({ host_seen_at: now() })
+    .where("host", "=", hostId)
+    .where("task_id", "in", taskIds)
+    .execute();
+}
+
+/** Ends, failed with `error`, the orphans already started `maxAttempts` times. */
+export async function failExhaustedBacktests(
+  db: Db,
+  o: { leaseSeconds: number; maxAttempts: number; error: string },
+): Promise<string[]> {
+  const rows = await db
+    .updateTable("bot_deployments")
+    .set({ status: "failed", error: o.error, host: null, updated_at: now() })
+    .where(orphaned(o.leaseSeconds))
+    .where("attempts", ">=", o.maxAttempts)
+    .returning("task_id")
+    .execute();
+  return rows.map((r) => r.task_id);
+}
+
+/**
+ * Takes the orphaned backtests for this process, counting one more attempt each. Two processes
+ * claiming at once cannot both win a row: the second UPDATE re-reads it after the first commits
+ * and finds a fresh lease. `runningHere` are runs of this process whose lease merely lapsed.
+ */
+export function claimOrphanedBacktests(
+  db: Db,
+  o: { hostId: string; runningHere: string[]; leaseSeconds: number; maxAttempts: number },
+): Promise<DeploymentRow[]> {
+  let q = db
+    .updateTable("bot_deployments")
+    .set((eb) => ({ host: o.hostId, host_seen_at: now(), attempts: eb("attempts", "+", 1) }))
+    .where(orphaned(o.leaseSeconds))
+    .where("attempts", "<", o.maxAttempts);
+  if (o.runningHere.length > 0) q = q.where("task_id", "not in", o.runningHere);
+  return q.returningAll().execute();
+}
+
+/** Hands a claimed backtest back at once, for another process to take. */
+export async function releaseBacktest(db: Db, id: string, hostId: string): Promise<void> {
+  await db
+    .updateTable("bot_deployments")
+    .set({ host: null })
+    .where("id", "=", id)
+    .where("host", "=", hostId)
+    .execute();
+}
+
+/** A live backtest whose holder is silent, or that names none (rows from before leases). */
+function orphaned(leaseSeconds: number) {
+  return (eb: ExpressionBuilder<BotsDatabase, "bot_deployments">): Expression<SqlBool> =>
+    eb.and([
+      eb("target", "=", "backtest"),
+      eb("status", "in", LIVE_BACKTEST_STATES),
+      eb.or([
+        eb("host", "is", null),
+        eb("host_seen_at", "is", null),
+        eb("host_seen_at", "<", sql<Date>`now() - make_interval(secs => ${leaseSeconds})`),
+      ]),
+    ]);
+}
