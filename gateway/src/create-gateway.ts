@@ -180,13 +180,11 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
       [...new Set(transports.values())].map((t) => backendServing(t)),
     );
     const ready = results.every(Boolean);
-    return reply
-      .code(ready ? 200 : 503)
-      .send({
-        status: ready ? "ready" : "not_ready",
-        backends: results.length,
-        serving: results.filter(Boolean).length,
-      });
+    return reply.code(ready ? 200 : 503).send({
+      status: ready ? "ready" : "not_ready",
+      backends: results.length,
+      serving: results.filter(Boolean).length,
+    });
   });
   return app;
 }

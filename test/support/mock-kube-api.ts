@@ -8,8 +8,25 @@ import type { AddressInfo } from "node:net";
  * types, keeps the objects, and answers like the API server (objects with uid and
  * resourceVersion, or a Status on error).
  */
+/** A stored object as the API server keeps it: metadata it manages, a free-form spec and status. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+    [field: string]: unknown;
+  };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
 export async function startMockKubeApi(token: string) {
-  const objects = new Map<string, any>();
+  const objects = new Map<string, KubeObject>();
   const requests: Array<{ method: string; path: string; contentType?: string }> = [];
   let version = 1;
   const server = http.createServer((req, res) => {
@@ -96,7 +113,7 @@ export async function startMockKubeApi(token: string) {
     objects,
     requests,
     /** Creates or replaces an object directly, as kubectl apply by an operator would. */
-    put(ns: string, plural: string, obj: any) {
+    put(ns: string, plural: string, obj: KubeObject) {
       const key = `${ns}/${plural}/${obj.metadata.name}`;
       objects.set(key, {
         ...obj,

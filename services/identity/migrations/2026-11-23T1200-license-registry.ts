@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 
 // Frozen in time: imports no app code.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   // One row per customer install: its terms, its device key, its serial counter, its revocation.
   await db.schema
     .createTable("license_deployments")

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 
 // Frozen in time: imports no app code.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable("promotion_requests")
     .addColumn("request_id", "text", (c) => c.primaryKey())

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 
 // Frozen in time: imports no app code.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   // The TrialLedger as the bots service announces it; the gates count and recompute from it.
   await db.schema
     .createTable("trials")
