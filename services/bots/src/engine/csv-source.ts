@@ -1,43 +1,143 @@
+import { open } from "node:fs/promises";
+import { createInterface } from "node:readline";
 import { allocateBars, type Bars } from "./bars.js";
 import { EngineInputError } from "./engine-error.js";
 
 const HEADER = ["timestamp", "open", "high", "low", "close", "volume"];
 
+/** Bars per chunk a CSV stream yields: 64k bars are 3 MiB of columns. */
+export const CSV_CHUNK_BARS = 65_536;
+
 /**
- * Parses OHLCV bars from CSV, the format most vendors export: a header
+ * Reads OHLCV bars from a CSV file line by line, in chunks of `chunkBars`: the file is never
+ * held as text and, if the consumer runs each chunk and lets it go, never as bars either.
+ * `keep` chooses the bars to yield (a date range); every line is checked all the same, so a
+ * file is refused for the same line whatever the range. See `CsvBarParser` for the format.
+ */
+export async function* streamCsvBars(
+  path: string,
+  keep: (time: number) => boolean = () => true,
+  chunkBars = CSV_CHUNK_BARS,
+): AsyncGenerator<Bars> {
+  const file = await open(path);
+  try {
+    let chunk = allocateBars(chunkBars);
+    let n = 0;
+    const parser = new CsvBarParser((time, o, h, l, c, v) => {
+      if (!keep(time)) return;
+      chunk.time[n] = time;
+      chunk.open[n] = o;
+      chunk.high[n] = h;
+      chunk.low[n] = l;
+      chunk.close[n] = c;
+      chunk.volume[n] = v;
+      n++;
+    });
+    const lines = createInterface({ input: file.createReadStream(), crlfDelay: Infinity });
+    for await (const line of lines) {
+      parser.push(line);
+      if (n === chunkBars) {
+        yield chunk;
+        chunk = allocateBars(chunkBars);
+        n = 0;
+      }
+    }
+    parser.end();
+    if (n > 0) yield headOf(chunk, n);
+  } finally {
+    await file.close();
+  }
+}
+
+/** Parses CSV text already in memory (small inputs, tests); same rules and errors as a file. */
+export function parseCsvBars(text: string): Bars {
+  const columns: number[][] = [[], [], [], [], [], []];
+  const parser = new CsvBarParser((...bar) => bar.forEach((v, i) => columns[i]!.push(v)));
+  for (const line of text.split(/\r?\n/)) parser.push(line);
+  parser.end();
+  const [time, open, high, low, close, volume] = columns.map((c) => Float64Array.from(c));
+  return {
+    length: time!.length,
+    time: time!,
+    open: open!,
+    high: high!,
+    low: low!,
+    close: close!,
+    volume: volume!,
+  };
+}
+
+/**
+ * The CSV format most vendors export, one line at a time: a header
  * `timestamp,open,high,low,close,volume`, then one bar per line. A timestamp is ISO 8601 (UTC
  * when it carries no offset) or epoch seconds or milliseconds. Bars must be strictly increasing
- * in time, with low <= min(open, close) and high >= max(open, close). Any problem names its line.
+ * in time, with low <= min(open, close) and high >= max(open, close). Any problem names its
+ * line; blank lines are allowed only at the end.
  */
-export function parseCsvBars(text: string): Bars {
-  const lines = text.split(/\r?\n/);
-  while (lines.length > 0 && lines[lines.length - 1]!.trim() === "") lines.pop();
-  if (lines.length === 0)
-    throw new EngineInputError(
-      "empty_data",
-      "the CSV file is empty; it needs a header and at least one bar",
-    );
-  const header = lines[0]!
-    .trim()
-    .toLowerCase()
-    .split(",")
-    .map((h) => h.trim());
-  if (header.join(",") !== HEADER.join(",")) {
-    throw new EngineInputError(
-      "malformed_csv",
-      `line 1: the header must be ${HEADER.join(",")}; got ${lines[0]!.trim()}`,
-      "data",
-      1,
-    );
+export class CsvBarParser {
+  private lineNo = 0;
+  private headerSeen = false;
+  /** The first of the blank lines read since the last bar: an error if a bar follows. */
+  private blankSince = 0;
+  private lastTime = -Infinity;
+  private count = 0;
+
+  constructor(
+    private readonly onBar: (
+      time: number,
+      open: number,
+      high: number,
+      low: number,
+      close: number,
+      volume: number,
+    ) => void,
+  ) {}
+
+  push(line: string): void {
+    this.lineNo++;
+    if (line.trim() === "") {
+      if (this.blankSince === 0) this.blankSince = this.lineNo;
+      return;
+    }
+    if (this.blankSince !== 0) {
+      const at = this.blankSince;
+      this.blankSince = 0;
+      this.parse("", at);
+    }
+    this.parse(line, this.lineNo);
   }
-  if (lines.length === 1)
-    throw new EngineInputError("empty_data", "the CSV file has a header but no bars");
-  const bars = allocateBars(lines.length - 1);
-  for (let i = 1; i < lines.length; i++) {
-    const lineNo = i + 1;
+
+  /** The end of the input: refuses a file with no header or no bar. */
+  end(): void {
+    if (!this.headerSeen)
+      throw new EngineInputError(
+        "empty_data",
+        "the CSV file is empty; it needs a header and at least one bar",
+      );
+    if (this.count === 0)
+      throw new EngineInputError("empty_data", "the CSV file has a header but no bars");
+  }
+
+  private parse(line: string, lineNo: number): void {
+    if (!this.headerSeen) {
+      const header = line
+        .trim()
+        .toLowerCase()
+        .split(",")
+        .map((h) => h.trim());
+      if (header.join(",") !== HEADER.join(","))
+        throw new EngineInputError(
+          "malformed_csv",
+          `line ${lineNo}: the header must be ${HEADER.join(",")}; got ${line.trim()}`,
+          "data",
+          lineNo,
+        );
+      this.headerSeen = true;
+      return;
+    }
     const bad = (why: string) =>
       new EngineInputError("malformed_csv", `line ${lineNo}: ${why}`, "data", lineNo);
-    const cells = lines[i]!.split(",");
+    const cells = line.split(",");
     if (cells.length !== 6) throw bad(`expected 6 columns, got ${cells.length}`);
     const time = parseTime(cells[0]!.trim());
     if (Number.isNaN(time))
@@ -61,16 +161,24 @@ export function parseCsvBars(text: string): Bars {
     if (volume! < 0) throw bad("volume must not be negative");
     if (high! < Math.max(open!, close!) || low! > Math.min(open!, close!))
       throw bad(`high ${high} and low ${low} must bracket open ${open} and close ${close}`);
-    const k = i - 1;
-    if (k > 0 && time <= bars.time[k - 1]!) throw bad("timestamps must be strictly increasing");
-    bars.time[k] = time;
-    bars.open[k] = open!;
-    bars.high[k] = high!;
-    bars.low[k] = low!;
-    bars.close[k] = close!;
-    bars.volume[k] = volume!;
+    if (time <= this.lastTime) throw bad("timestamps must be strictly increasing");
+    this.lastTime = time;
+    this.count++;
+    this.onBar(time, open!, high!, low!, close!, volume!);
   }
-  return bars;
+}
+
+/** The first `n` bars of a chunk, as views. */
+function headOf(b: Bars, n: number): Bars {
+  return {
+    length: n,
+    time: b.time.subarray(0, n),
+    open: b.open.subarray(0, n),
+    high: b.high.subarray(0, n),
+    low: b.low.subarray(0, n),
+    close: b.close.subarray(0, n),
+    volume: b.volume.subarray(0, n),
+  };
 }
 
 function parseTime(s: string): number {

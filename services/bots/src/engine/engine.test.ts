@@ -1,10 +1,15 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   allocateBars,
   BacktestRun,
   EngineInputError,
   generateBars,
+  loadBars,
   parseCsvBars,
+  streamCsvBars,
   resolveStrategy,
   runBacktest,
   STRATEGY_FAMILIES,
@@ -222,6 +227,64 @@ describe("market data", () => {
       expect((err as EngineInputError).line).toBe(line);
       if (line) expect((err as Error).message).toMatch(new RegExp(`^line ${line}: `));
     }
+  });
+
+  it("streams a CSV file in chunks, and names the bad line of a file even past the first chunk", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "bars-"));
+    try {
+      const rows = Array.from(
+        { length: 10 },
+        (_, i) => `${Date.UTC(2024, 0, 1 + i) / 1000},10,12,9,11,${i}`,
+      );
+      const text = ["timestamp,open,high,low,close,volume", ...rows, "", ""].join("\r\n");
+      const good = join(dir, "good.csv");
+      await writeFile(good, text);
+      const chunks: Bars[] = [];
+      for await (const c of streamCsvBars(good, () => true, 3)) chunks.push(c);
+      expect(chunks.map((c) => c.length)).toEqual([3, 3, 3, 1]);
+      expect(chunks.flatMap((c) => [...c.volume])).toEqual([...parseCsvBars(text).volume]);
+      const ranged: number[] = [];
+      for await (const c of streamCsvBars(good, (t) => t >= Date.UTC(2024, 0, 4), 4))
+        ranged.push(...c.time);
+      expect(ranged).toEqual(Array.from({ length: 7 }, (_, i) => Date.UTC(2024, 0, 4 + i)));
+
+      const bad = join(dir, "bad.csv");
+      await writeFile(bad, `${text.trimEnd()}\n\n${rows[0]}\n`);
+      const seen: number[] = [];
+      const err = await (async () => {
+        for await (const c of streamCsvBars(bad, () => true, 3)) seen.push(c.length);
+      })().catch((e: unknown) => e);
+      // The chunks before the bad line were handed out before it was read: nothing waits for the whole file.
+      expect(seen).toEqual([3, 3, 3]);
+      expect(err).toBeInstanceOf(EngineInputError);
+      expect((err as EngineInputError).line).toBe(12);
+      expect((err as Error).message).toBe("line 12: expected 6 columns, got 1");
+    } finally {
+      await rm(dir, { recursive: true });
+    }
+  });
+
+  it("loads a bundled dataset or refuses the source and the range with the field to fix", async () => {
+    expect((await loadBars("csv:sample-btc-usd-1d")).length).toBe(1000);
+    const year = await loadBars(
+      "csv:sample-btc-usd-1d",
+      Date.UTC(2022, 5, 1),
+      Date.UTC(2023, 5, 1),
+    );
+    expect([year.length, year.time[0]]).toEqual([365, Date.UTC(2022, 5, 1)]);
+    const refusal = (p: Promise<unknown>) =>
+      p.then(
+        () => expect.unreachable(),
+        (e: EngineInputError) => [e.code, e.field],
+      );
+    expect(await refusal(loadBars("csv:nope"))).toEqual(["invalid_parameter", "data_source"]);
+    expect(await refusal(loadBars("csv:sample-btc-usd-1d", 2, 1))).toEqual([
+      "invalid_range",
+      "start",
+    ]);
+    expect(
+      await refusal(loadBars("csv:sample-btc-usd-1d", Date.UTC(2030, 0, 1), Date.UTC(2031, 0, 1))),
+    ).toEqual(["empty_data", "start"]);
   });
 
   it("generates the same bars for the same seed, valid OHLC", () => {

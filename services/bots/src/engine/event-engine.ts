@@ -1,41 +1,48 @@
+import type { ExecutionEvent } from "../execution/events.js";
+import { OrderPipeline } from "../execution/order-pipeline.js";
+import type { PreTradeCheck } from "../execution/pre-trade.js";
+import { SimulatedBroker } from "../execution/simulated-broker.js";
 import type { Bars } from "./bars.js";
 import { riskAdjusted, type RunMetrics } from "./metrics.js";
 import type { EngineSettings } from "./settings.js";
 import type { Strategy } from "./strategies/strategy.js";
 
-/** What the engine tells an observer (the runtime event-sources these). */
-export type EngineEvent =
-  | {
-      type: "order_filled";
-      time: number;
-      side: "buy" | "sell";
-      units: number;
-      price: number;
-      fee: number;
-    }
-  | { type: "position_changed"; time: number; units: number; target: number };
+export interface BacktestOptions {
+  /** Every order, fill and position change, in order: the records a paper session stores. */
+  onEvent?: (e: ExecutionEvent) => void;
+  /** Pre-trade checks on every order (none by default). */
+  checks?: readonly PreTradeCheck[];
+  /** The symbol traded (the BotSpec's first universe symbol), named in position records. */
+  symbol?: string;
+}
 
 const DAY_MS = 86_400_000;
 
 /**
  * The event-driven backtest engine. Bars arrive one at a time (in chunks, so 50 million bars
- * never sit in memory at once). No look-ahead: the target a strategy answers at bar t's close is
- * filled at bar t+1's open, with slippage against the trader and a fee on the notional.
+ * never sit in memory at once) and go through the order path of a paper session: the target a
+ * strategy answers at bar t's close is sized at that close (`OrderPipeline`) and filled by the
+ * simulated broker at bar t+1's open, with slippage against the trader and a fee on the notional.
  */
 export class BacktestRun {
+  private readonly broker: SimulatedBroker;
+  private readonly pipeline: OrderPipeline;
+  // The books as of the last fill, kept here so the per-bar loop reads its own fields only.
   private cash: number;
   private units = 0;
+  /** Orders went out at the last close: the next bar's open fills them. */
+  private sent = false;
+  /** The target of the bar `scan` stopped at. */
   private target = 0;
-  private pendingTarget = 0;
-  private readonly slip: number;
-  private readonly feeRate: number;
   private bars = 0;
   private barsInMarket = 0;
   private fees = 0;
   private peak: number;
+  private trough: number;
   private maxDrawdown = 0;
   private lastEquity: number;
   private day = NaN;
+  private nextDay = -Infinity;
   private dayStartEquity: number;
   private readonly daily: number[] = [];
   private trades = 0;
@@ -45,79 +52,88 @@ export class BacktestRun {
   constructor(
     private readonly strategy: Strategy,
     private readonly settings: EngineSettings,
-    private readonly onEvent?: (e: EngineEvent) => void,
+    options: BacktestOptions = {},
   ) {
+    const { onEvent } = options;
+    const account = { cash: settings.initialCash, units: 0 };
+    this.broker = new SimulatedBroker(options.symbol ?? "ASSET", account, settings, {
+      ...(onEvent ? { event: onEvent } : {}),
+      fill: (signed, price, fee) => this.booked(signed, price, fee),
+    });
+    this.pipeline = new OrderPipeline(this.broker, settings, options.checks ?? [], onEvent);
     this.cash = settings.initialCash;
-    this.slip = settings.slippageBps / 10_000;
-    this.feeRate = settings.feeBps / 10_000;
-    this.peak = settings.initialCash;
+    this.peak = this.trough = settings.initialCash;
     this.lastEquity = settings.initialCash;
     this.dayStartEquity = settings.initialCash;
   }
 
   /** Runs the next chunk of bars, continuing where the previous chunk ended. */
   feed(b: Bars): void {
-    const { time, open, high, low, close } = b;
-    const strategy = this.strategy;
-    for (let t = 0, n = b.length; t < n; t++) {
-      if (this.pendingTarget !== this.target) this.rebalance(open[t]!, time[t]!);
-      const c = close[t]!;
-      const equity = this.cash + this.units * c;
-      if (equity > this.peak) this.peak = equity;
-      else {
-        const dd = (this.peak - equity) / this.peak;
-        if (dd > this.maxDrawdown) this.maxDrawdown = dd;
+    const { broker, pipeline } = this;
+    for (let t = 0, n = b.length; t < n;) {
+      if (this.sent) {
+        this.sent = false;
+        broker.onBar(b.open[t]!, b.high[t]!, b.low[t]!);
       }
-      const d = Math.floor(time[t]! / DAY_MS);
-      if (d !== this.day) {
-        if (!Number.isNaN(this.day)) {
-          this.daily.push(this.lastEquity / this.dayStartEquity - 1);
-          this.dayStartEquity = this.lastEquity;
-        }
-        this.day = d;
-      }
-      this.lastEquity = equity;
-      if (this.units !== 0) this.barsInMarket++;
-      this.pendingTarget = strategy.onBar(c, high[t]!, low[t]!);
+      // Orders are rare (one bar in hundreds): the bars between them run in `scan`, a loop
+      // small enough for the JIT to compile at once, while the order path stays outside it.
+      const decided = this.scan(b, t);
+      if (decided < 0) break;
+      pipeline.decide(this.target, b.close[decided]!);
+      this.sent = broker.openOrders.length > 0;
+      t = decided + 1;
     }
     this.bars += b.length;
   }
 
-  private rebalance(price: number, time: number): void {
-    const next = this.pendingTarget;
-    // A flip closes the old position first, so each round trip is counted on its own.
-    if (this.units !== 0 && (next === 0 || Math.sign(next) !== Math.sign(this.units))) {
-      this.fill(-this.units, price, time);
+  /**
+   * Marks bars to market from `from` on and asks the strategy, until a bar whose target would
+   * move the position: returns its index (the target in `this.target`), or -1 at the chunk's end.
+   */
+  private scan(b: Bars, from: number): number {
+    const { time, high, low, close } = b;
+    const { strategy, pipeline } = this;
+    for (let t = from, n = b.length; t < n; t++) {
+      const c = close[t]!;
+      const equity = this.cash + this.units * c;
+      if (equity > this.peak) this.peak = this.trough = equity;
+      else if (equity < this.trough) {
+        // Only a new low under the same peak can deepen the drawdown.
+        this.trough = equity;
+        const dd = (this.peak - equity) / this.peak;
+        if (dd > this.maxDrawdown) this.maxDrawdown = dd;
+      }
+      // Bar times only increase: a bar at or past the next midnight starts a new day.
+      if (time[t]! >= this.nextDay) {
+        if (!Number.isNaN(this.day)) {
+          this.daily.push(this.lastEquity / this.dayStartEquity - 1);
+          this.dayStartEquity = this.lastEquity;
+        }
+        this.day = Math.floor(time[t]! / DAY_MS);
+        this.nextDay = (this.day + 1) * DAY_MS;
+      }
+      this.lastEquity = equity;
+      if (this.units !== 0) this.barsInMarket++;
+      const target = strategy.onBar(c, high[t]!, low[t]!);
+      if (pipeline.wouldMove(target)) {
+        this.target = target;
+        return t;
+      }
+    }
+    return -1;
+  }
+
+  /** The portfolio side of a fill: the books, fees, and round trips (one ends when flat). */
+  private booked(signed: number, price: number, fee: number): void {
+    this.cash = this.broker.cash;
+    this.units = this.broker.units;
+    this.fees += fee;
+    this.tradeCash += -signed * price - fee;
+    if (this.units === 0) {
       this.trades++;
       if (this.tradeCash > 0) this.wins++;
       this.tradeCash = 0;
     }
-    if (next !== 0) {
-      const equity = this.cash + this.units * price;
-      const desired = (next * this.settings.positionSize * equity) / price;
-      this.fill(desired - this.units, price, time);
-    }
-    this.target = next;
-    this.onEvent?.({ type: "position_changed", time, units: this.units, target: next });
-  }
-
-  private fill(delta: number, open: number, time: number): void {
-    if (delta === 0) return;
-    const price = open * (delta > 0 ? 1 + this.slip : 1 - this.slip);
-    const fee = Math.abs(delta) * price * this.feeRate;
-    const flow = -delta * price - fee;
-    this.cash += flow;
-    this.tradeCash += flow;
-    this.units += delta;
-    this.fees += fee;
-    this.onEvent?.({
-      type: "order_filled",
-      time,
-      side: delta > 0 ? "buy" : "sell",
-      units: Math.abs(delta),
-      price,
-      fee,
-    });
   }
 
   /** Closes the books: the open position is marked at the last close, not sold. */
@@ -154,9 +170,9 @@ export function runBacktest(
   bars: Bars,
   strategy: Strategy,
   settings: EngineSettings,
-  onEvent?: (e: EngineEvent) => void,
+  options?: BacktestOptions,
 ): RunMetrics {
-  const run = new BacktestRun(strategy, settings, onEvent);
+  const run = new BacktestRun(strategy, settings, options);
   run.feed(bars);
   return run.finish();
 }

@@ -1,11 +1,13 @@
 export { EngineInputError, type EngineErrorCode } from "./engine-error.js";
 export { allocateBars, sliceBars, type Bars } from "./bars.js";
-export { parseCsvBars } from "./csv-source.js";
+export { CsvBarParser, parseCsvBars, streamCsvBars } from "./csv-source.js";
 export { generateBars, type SyntheticOptions } from "./synthetic-source.js";
 export { DEFAULT_ENGINE_SETTINGS, engineSettingsFrom, type EngineSettings } from "./settings.js";
-export { BacktestRun, runBacktest, type EngineEvent } from "./event-engine.js";
+export { BacktestRun, runBacktest, type BacktestOptions } from "./event-engine.js";
 export { riskAdjusted, type RunMetrics } from "./metrics.js";
 export { vectorisedEquity } from "./vectorised.js";
-export { loadBars, DEFAULT_DATA_SOURCE } from "./data-source.js";
+export { loadBars, streamBars, DEFAULT_DATA_SOURCE } from "./data-source.js";
 export { STRATEGY_FAMILIES, resolveStrategy } from "./strategies/registry.js";
 export type { Strategy, StrategyFamily, ParamValue } from "./strategies/strategy.js";
+// The order path backtests share with paper sessions (and stress and conformance runs).
+export * from "../execution/index.js";

@@ -1,38 +1,44 @@
+import { feeOf, slipped } from "../execution/costs.js";
+import { ordersForTarget, type OrderIntent } from "../execution/sizing.js";
 import type { Bars } from "./bars.js";
 import type { EngineSettings } from "./settings.js";
 
+const NONE: readonly OrderIntent[] = [];
+
 /**
  * The same accounting over whole arrays, from a precomputed target array (the strategy
- * family's `targets`): position held during bar t is the target of bar t-1, changed at t's
- * open. An independent computation to cross-check the event-driven engine, and the fast path for
- * parameter sweeps.
+ * family's `targets`): the fast path for parameter sweeps, and a cross-check of the event-driven
+ * engine that shares only the execution rules (sizing, dust, slippage and fees): the target of
+ * bar t is sized at t's close and filled at t+1's open; an unchanged target sends nothing.
  */
 export function vectorisedEquity(
   bars: Bars,
   targets: Float64Array,
   s: EngineSettings,
 ): { finalEquity: number; fees: number } {
-  const slip = s.slippageBps / 10_000;
-  const feeRate = s.feeBps / 10_000;
   let cash = s.initialCash;
   let units = 0;
   let fees = 0;
-  let held = 0;
+  let held = NaN;
+  let sent: readonly OrderIntent[] = NONE;
   const n = bars.length;
-  for (let t = 1; t < n; t++) {
-    const want = targets[t - 1]!;
+  for (let t = 0; t < n; t++) {
+    if (sent.length > 0) {
+      for (const order of sent) {
+        const price = slipped(order.side, bars.open[t]!, s.slippageBps);
+        const fee = feeOf(order.units, price, s.feeBps);
+        const signed = order.side === "buy" ? order.units : -order.units;
+        cash -= signed * price + fee;
+        units += signed;
+        fees += fee;
+      }
+      sent = NONE;
+    }
+    const want = targets[t]!;
     if (want === held) continue;
-    const o = bars.open[t]!;
-    const trade = (delta: number) => {
-      const px = delta > 0 ? o * (1 + slip) : o * (1 - slip);
-      const fee = Math.abs(delta) * px * feeRate;
-      cash -= delta * px + fee;
-      fees += fee;
-      units += delta;
-    };
-    if (units !== 0 && (want === 0 || Math.sign(want) !== Math.sign(units))) trade(-units);
-    if (want !== 0) trade((want * s.positionSize * (cash + units * o)) / o - units);
     held = want;
+    const close = bars.close[t]!;
+    sent = ordersForTarget(want, units, cash + units * close, close, s);
   }
   return { finalEquity: cash + units * bars.close[n - 1]!, fees };
 }

@@ -1,7 +1,11 @@
 import type { Bars } from "../engine/bars.js";
 import type { Strategy } from "../engine/strategies/strategy.js";
+import type { Costs } from "../execution/costs.js";
+import { OrderPipeline } from "../execution/order-pipeline.js";
+import type { PreTradeCheck } from "../execution/pre-trade.js";
+import { SimulatedBroker, type Account } from "../execution/simulated-broker.js";
+import type { Sizing } from "../execution/sizing.js";
 import type { Phase, RunnerEvent } from "./events.js";
-import { PaperBroker, type Order } from "./paper-broker.js";
 
 export type HaltMode = "cancel" | "flatten" | "freeze";
 
@@ -10,31 +14,33 @@ export interface RunnerOptions {
   bars: Bars;
   /** Index of the first bar to trade (a resumed session continues where it stopped). */
   startIndex: number;
-  /** Bars per second; 0 runs as fast as the sink takes events. */
+  /**
+   * Bars per second; 0, or more than a timer can pace (over 1000), runs at full speed: as fast
+   * as the sink takes events.
+   */
   speed: number;
   strategy: Strategy;
-  costs: { feeBps: number; slippageBps: number; positionSize: number };
-  broker: {
-    cash: number;
-    units: number;
-    nextOrderId?: number;
-    openOrders?: Order[];
-    idPrefix?: string;
-  };
+  costs: Costs & Sizing;
+  broker: Account;
+  /** Pre-trade checks on every order (none by default). */
+  checks?: readonly PreTradeCheck[];
   /** Persists a batch of events in order (bot_events); the runner waits for it. */
   sink: (events: RunnerEvent[]) => Promise<void>;
 }
 
 /**
  * Runs one bot session (paper, and live with a real broker behind the same seam): one bar at a
- * time, it records the bar, lets the broker fill, asks the strategy and places the order that
- * moves the position to the target. Its phase is Running -> Draining -> Stopped; `halt` applies a
- * mode (cancel open orders; flatten: cancel and close; freeze: no new orders, positions kept).
+ * time, it records the bar, lets the broker fill, asks the strategy and sends its target down
+ * the order path a backtest uses (sizing, pre-trade checks, the simulated broker), so a paper
+ * session and a backtest over the same bars place the same orders. Its phase is Running ->
+ * Draining -> Stopped; `halt` applies a mode (cancel open orders; flatten: cancel and close;
+ * freeze: no new orders, positions kept).
  * The kill-switch watcher drives `halt` and `release`.
  */
 export class BotRunner {
   phase: Phase = "Running";
-  private readonly broker: PaperBroker;
+  private readonly broker: SimulatedBroker;
+  private readonly pipeline: OrderPipeline;
   private pending: RunnerEvent[] = [];
   private frozen = false;
   private index: number;
@@ -43,12 +49,18 @@ export class BotRunner {
   private wake: (() => void) | null = null;
 
   constructor(private readonly o: RunnerOptions) {
-    this.broker = new PaperBroker(o.symbol, o.broker, o.costs, (e) => this.pending.push(e));
+    const record = (e: RunnerEvent) => this.pending.push(e);
+    this.broker = new SimulatedBroker(o.symbol, o.broker, o.costs, { event: record });
+    this.pipeline = new OrderPipeline(this.broker, o.costs, o.checks ?? [], record);
     this.index = o.startIndex;
     // A resumed session's strategy relearns its indicators from the bars it already saw.
+    let target = NaN;
     for (let i = 0; i < o.startIndex; i++)
-      o.strategy.onBar(o.bars.close[i]!, o.bars.high[i]!, o.bars.low[i]!);
-    if (o.startIndex > 0) this.lastClose = o.bars.close[o.startIndex - 1]!;
+      target = o.strategy.onBar(o.bars.close[i]!, o.bars.high[i]!, o.bars.low[i]!);
+    if (o.startIndex > 0) {
+      this.lastClose = o.bars.close[o.startIndex - 1]!;
+      this.pipeline.resumeAt(target);
+    }
     this.done = this.loop();
   }
 
@@ -77,32 +89,15 @@ export class BotRunner {
           close: bars.close[i]!,
         },
       });
-      this.broker.onBar({ open: bars.open[i]!, high: bars.high[i]!, low: bars.low[i]! });
+      this.broker.onBar(bars.open[i]!, bars.high[i]!, bars.low[i]!);
       const close = bars.close[i]!;
       this.lastClose = close;
       const target = this.o.strategy.onBar(close, bars.high[i]!, bars.low[i]!);
-      if (!this.frozen) this.rebalance(target, close);
+      if (!this.frozen) this.pipeline.decide(target, close);
       await this.flush();
       await this.pace();
     }
     return "finished";
-  }
-
-  private rebalance(target: number, close: number): void {
-    if (this.broker.open.size > 0) return; // the last order has not filled yet
-    const equity = this.broker.cash + this.broker.units * close;
-    const desired = (target * this.o.costs.positionSize * equity) / close;
-    const delta = desired - this.broker.units;
-    // Ignore dust: re-sizing by a fraction of a percent is churn, not a decision.
-    if (
-      Math.abs(delta) * close < Math.max(1e-9, Math.abs(equity) * 1e-3) &&
-      !(target === 0 && this.broker.units !== 0)
-    )
-      return;
-    this.broker.place(
-      delta > 0 ? "buy" : "sell",
-      Math.abs(target === 0 ? this.broker.units : delta),
-    );
   }
 
   private async flush(): Promise<void> {
@@ -115,14 +110,25 @@ export class BotRunner {
   private pace(): Promise<void> {
     const ms = this.o.speed > 0 ? 1000 / this.o.speed : 0;
     return new Promise((resolve) => {
-      const t = setTimeout(() => {
+      const done = () => {
         this.wake = null;
         resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(t);
-        resolve();
       };
+      // A timer waits at least a millisecond: under that, only yield to the event loop (a halt
+      // or a stop gets its turn) and run at full speed.
+      if (ms < 1) {
+        const t = setImmediate(done);
+        this.wake = () => {
+          clearImmediate(t);
+          resolve();
+        };
+      } else {
+        const t = setTimeout(done, ms);
+        this.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      }
     });
   }
 

@@ -1,6 +1,9 @@
+import type { ExecutionEvent } from "../execution/events.js";
+
 /**
- * What a running bot records, in order, in bot_events. `data` is plain JSON so the history
- * stays readable by people and by other tools.
+ * What a running bot records, in order, in bot_events: the order path's records (the same a
+ * backtest reports) and the session's own. `data` is plain JSON so the history stays readable by
+ * people and by other tools.
  */
 export type RunnerEvent =
   | {
@@ -17,22 +20,7 @@ export type RunnerEvent =
       type: "bar_received";
       data: { index: number; time: number; open: number; high: number; low: number; close: number };
     }
-  | {
-      type: "order_placed";
-      data: {
-        order_id: string;
-        side: "buy" | "sell";
-        kind: "market" | "limit";
-        units: number;
-        limit_price?: number;
-      };
-    }
-  | {
-      type: "order_filled";
-      data: { order_id: string; side: "buy" | "sell"; units: number; price: number; fee: number };
-    }
-  | { type: "order_cancelled"; data: { order_id: string; reason: string } }
-  | { type: "position_changed"; data: { symbol: string; units: number } }
+  | ExecutionEvent
   | { type: "phase_changed"; data: { phase: Phase; reason: string } }
   | { type: "halted"; data: { reason: string } }
   | { type: "fail_safe"; data: { frozen: boolean; reason: string } };

@@ -1,0 +1,38 @@
+/**
+ * What the order path reports, in order: the same records for a backtest, a paper session and a
+ * stress or conformance run, so their histories can be compared record by record. A runner
+ * stores them in bot_events; `data` is plain JSON so the history stays readable.
+ */
+export type ExecutionEvent =
+  | {
+      type: "order_placed";
+      data: {
+        order_id: string;
+        side: Side;
+        kind: OrderKind;
+        units: number;
+        limit_price?: number;
+      };
+    }
+  | {
+      type: "order_filled";
+      data: { order_id: string; side: Side; units: number; price: number; fee: number };
+    }
+  | { type: "order_cancelled"; data: { order_id: string; reason: string } }
+  | {
+      type: "order_rejected";
+      data: { side: Side; units: number; check: string; reason: string };
+    }
+  | { type: "position_changed"; data: { symbol: string; units: number } };
+
+export type Side = "buy" | "sell";
+export type OrderKind = "market" | "limit";
+
+/** An order the broker holds until a bar fills it or it is cancelled. */
+export interface Order {
+  id: string;
+  side: Side;
+  kind: OrderKind;
+  units: number;
+  limitPrice?: number;
+}

@@ -1,0 +1,76 @@
+import type { ExecutionEvent } from "./events.js";
+import { firstRefusal, type PreTradeCheck } from "./pre-trade.js";
+import type { SimulatedBroker } from "./simulated-broker.js";
+import { ordersForTarget, type Sizing } from "./sizing.js";
+
+/**
+ * The one order path of every simulated run: strategy target -> sizing -> pre-trade checks ->
+ * broker. The backtest engine and the bot runner both drive it the same way, bar by bar:
+ * `broker.onBar` at the open fills what was sent, `decide` at the close turns the strategy's
+ * answer into orders. An order moves the position when the target changes; a target that stays
+ * put sends nothing, so a held position is not re-sized as prices move.
+ */
+export class OrderPipeline {
+  /**
+   * The target the position was last moved to. NaN until the first decision, which brings the
+   * position in line whatever it was; a resumed session restores it (see `resumeAt`).
+   */
+  private held = NaN;
+
+  constructor(
+    private readonly broker: SimulatedBroker,
+    private readonly sizing: Sizing,
+    private readonly checks: readonly PreTradeCheck[],
+    /** Where a refused order is recorded (the broker's records go to the same place). */
+    private readonly emit?: (e: ExecutionEvent) => void,
+  ) {}
+
+  /**
+   * A session resumed mid-way continues as if never stopped: the target its strategy relearned
+   * at the last bar it saw is the one its position already follows. (After a kill switch halt it
+   * therefore trades on the strategy's next change of mind, not on the decision the halt undid.)
+   */
+  resumeAt(target: number): void {
+    this.held = target;
+  }
+
+  /** Whether `decide(target)` has anything to do: the target is not the one the position follows. */
+  wouldMove(target: number): boolean {
+    return target !== this.held;
+  }
+
+  /** At a bar's close: sends the orders that move the position to `target`, priced at `close`. */
+  decide(target: number, close: number): void {
+    if (target === this.held) return;
+    const broker = this.broker;
+    // An order still working (a limit not reached) decides first; the target is tried again next bar.
+    if (broker.openOrders.length > 0) return;
+    this.held = target;
+    const equity = broker.cash + broker.units * close;
+    const orders = ordersForTarget(target, broker.units, equity, close, this.sizing);
+    let accepted = 0;
+    for (const order of orders) {
+      const refusal =
+        this.checks.length === 0
+          ? null
+          : firstRefusal(this.checks, order, {
+              symbol: broker.symbol,
+              price: close,
+              equity,
+              cash: broker.cash,
+              position: broker.units,
+              accepted,
+            });
+      // A refused order is recorded and not retried: the strategy's next change of target decides anew.
+      if (refusal) {
+        this.emit?.({
+          type: "order_rejected",
+          data: { side: order.side, units: order.units, ...refusal },
+        });
+        continue;
+      }
+      broker.place(order.side, order.units);
+      accepted += order.side === "buy" ? order.units : -order.units;
+    }
+  }
+}

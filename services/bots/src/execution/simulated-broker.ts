@@ -1,0 +1,153 @@
+import { feeOf, slipped, type Costs } from "./costs.js";
+import type { ExecutionEvent, Order, OrderKind, Side } from "./events.js";
+
+/** Where a broker starts: a new run's cash, or a resumed session's account and working orders. */
+export interface Account {
+  cash: number;
+  units: number;
+  nextOrderId?: number;
+  openOrders?: Order[];
+  /** Prefix of order ids (a paper session's task id), so ids stay unique per bot. */
+  idPrefix?: string;
+}
+
+type OrderPlaced = Extract<ExecutionEvent, { type: "order_placed" }>["data"];
+
+/** Who hears what a broker does. */
+export interface BrokerReport {
+  /** Every record, in order. Without it none is built: a backtest that wants only its metrics. */
+  event?: (e: ExecutionEvent) => void;
+  /** Every fill as it is booked (signed units: a sell is negative): a portfolio keeps its books. */
+  fill?: (signedUnits: number, price: number, fee: number) => void;
+}
+
+/**
+ * The one simulated broker of backtests, paper sessions and stress runs: market orders fill at
+ * the next bar's open with slippage against the trader, limit orders when the bar trades through
+ * their price (at the open when it gaps through); a fee on every fill's notional; cancels; one
+ * position per symbol; cash. Every change is reported, in order, to `report`.
+ */
+export class SimulatedBroker {
+  cash: number;
+  units: number;
+  /** Working orders in placement order: a handful at most, so an array beats a map. */
+  private readonly working: Order[];
+  private nextId: number;
+  private readonly prefix: string;
+
+  constructor(
+    readonly symbol: string,
+    account: Account,
+    private readonly costs: Costs,
+    private readonly report: BrokerReport,
+  ) {
+    this.cash = account.cash;
+    this.units = account.units;
+    this.nextId = account.nextOrderId ?? 1;
+    this.prefix = account.idPrefix ?? "";
+    this.working = [...(account.openOrders ?? [])];
+  }
+
+  /** Orders placed and neither filled nor cancelled yet. */
+  get openOrders(): readonly Order[] {
+    return this.working;
+  }
+
+  place(side: Side, units: number, kind: OrderKind = "market", limitPrice?: number): Order {
+    const order = new PlacedOrder(this.prefix, this.nextId++, side, kind, units, limitPrice);
+    this.working.push(order);
+    if (this.report.event) {
+      const placed: OrderPlaced = { order_id: order.id, side, kind, units };
+      if (limitPrice !== undefined) placed.limit_price = limitPrice;
+      this.report.event({ type: "order_placed", data: placed });
+    }
+    return order;
+  }
+
+  cancel(id: string, reason: string): void {
+    const at = this.working.findIndex((o) => o.id === id);
+    if (at < 0) return;
+    this.working.splice(at, 1);
+    this.report.event?.({ type: "order_cancelled", data: { order_id: id, reason } });
+  }
+
+  cancelAll(reason: string): void {
+    for (const o of [...this.working]) this.cancel(o.id, reason);
+  }
+
+  /** Fills what a new bar allows, in placement order. */
+  onBar(open: number, high: number, low: number): void {
+    // Called on every bar; kept this small so the engine's hot loop inlines it.
+    if (this.working.length !== 0) this.fillWorking(open, high, low);
+  }
+
+  private fillWorking(open: number, high: number, low: number): void {
+    const orders = this.working;
+    let kept = 0;
+    for (let i = 0, n = orders.length; i < n; i++) {
+      const order = orders[i]!;
+      const price = fillPrice(order, open, high, low, this.costs.slippageBps);
+      if (Number.isNaN(price)) orders[kept++] = order;
+      else this.fill(order, price);
+    }
+    // pop, not `length = kept`: shrinking an array by its length goes through the runtime.
+    while (orders.length > kept) orders.pop();
+  }
+
+  /** Closes the position at once at `price` (a flatten on a kill switch cannot wait a bar). */
+  flattenAt(price: number): void {
+    if (this.units === 0) return;
+    const order = this.place(this.units > 0 ? "sell" : "buy", Math.abs(this.units));
+    this.working.pop(); // the order just placed: it fills now, not at the next bar
+    this.fill(order, slipped(order.side, price, this.costs.slippageBps));
+  }
+
+  /** Books a fill of an order already taken off the working list. */
+  private fill(order: Order, price: number): void {
+    const fee = feeOf(order.units, price, this.costs.feeBps);
+    const signed = order.side === "buy" ? order.units : -order.units;
+    this.cash -= signed * price + fee;
+    this.units += signed;
+    this.report.fill?.(signed, price, fee);
+    const event = this.report.event;
+    if (!event) return;
+    event({
+      type: "order_filled",
+      data: { order_id: order.id, side: order.side, units: order.units, price, fee },
+    });
+    event({ type: "position_changed", data: { symbol: this.symbol, units: this.units } });
+  }
+
+  get nextOrderId(): number {
+    return this.nextId;
+  }
+}
+
+/** The price a bar fills `order` at, or NaN when the bar does not reach a limit order's price. */
+function fillPrice(
+  order: Order,
+  open: number,
+  high: number,
+  low: number,
+  slippageBps: number,
+): number {
+  if (order.kind === "market") return slipped(order.side, open, slippageBps);
+  const limit = order.limitPrice!;
+  if (order.side === "buy") return low <= limit ? Math.min(open, limit) : NaN;
+  return high >= limit ? Math.max(open, limit) : NaN;
+}
+
+/** An order this broker placed. Its id is spelled out only when asked: a backtest never asks. */
+class PlacedOrder implements Order {
+  constructor(
+    private readonly prefix: string,
+    private readonly seq: number,
+    readonly side: Side,
+    readonly kind: OrderKind,
+    readonly units: number,
+    readonly limitPrice: number | undefined,
+  ) {}
+  get id(): string {
+    return `${this.prefix}o${this.seq}`;
+  }
+}
