@@ -67,13 +67,28 @@ export async function loadBars(source: string, startMs?: number, endMs?: number)
   const chunks: Bars[] = [];
   for await (const chunk of streamBars(source, startMs, endMs)) chunks.push(chunk);
   const bars = chunks.length === 1 ? chunks[0]! : concatBars(chunks);
-  if (bars.length < 2)
+  assertEnoughBars(bars.length);
+  return bars;
+}
+
+/**
+ * Reads the source through once, keeping no bar, so that a request can be refused (malformed
+ * line, empty range) before it is accepted; the run then streams the bars again.
+ */
+export async function checkBars(source: string, startMs?: number, endMs?: number): Promise<number> {
+  let count = 0;
+  for await (const chunk of streamBars(source, startMs, endMs)) count += chunk.length;
+  assertEnoughBars(count);
+  return count;
+}
+
+function assertEnoughBars(count: number): void {
+  if (count < 2)
     throw new EngineInputError(
       "empty_data",
-      `the data source has ${bars.length} bar(s) in the requested range; a backtest needs at least 2`,
+      `the data source has ${count} bar(s) in the requested range; a backtest needs at least 2`,
       "start",
     );
-  return bars;
 }
 
 function concatBars(chunks: Bars[]): Bars {

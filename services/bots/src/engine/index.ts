@@ -6,7 +6,7 @@ export { DEFAULT_ENGINE_SETTINGS, engineSettingsFrom, type EngineSettings } from
 export { BacktestRun, runBacktest, type BacktestOptions } from "./event-engine.js";
 export { riskAdjusted, type RunMetrics } from "./metrics.js";
 export { vectorisedEquity } from "./vectorised.js";
-export { loadBars, streamBars, DEFAULT_DATA_SOURCE } from "./data-source.js";
+export { checkBars, loadBars, streamBars, DEFAULT_DATA_SOURCE } from "./data-source.js";
 export { STRATEGY_FAMILIES, resolveStrategy } from "./strategies/registry.js";
 export type { Strategy, StrategyFamily, ParamValue } from "./strategies/strategy.js";
 // The order path backtests share with paper sessions (and stress and conformance runs).

@@ -15,9 +15,9 @@ import {
   DEFAULT_DATA_SOURCE,
   EngineInputError,
   engineSettingsFrom,
-  loadBars,
+  checkBars,
+  streamBars,
   resolveStrategy,
-  type Bars,
   type EngineSettings,
   type RunMetrics,
 } from "../engine/index.js";
@@ -54,7 +54,8 @@ interface Run {
   specHash: string;
   strategy: ReturnType<typeof resolveStrategy>;
   settings: EngineSettings;
-  bars: Bars;
+  /** Where the bars come from; the run streams them, they never sit in memory whole. */
+  bars: { dataSource: string; startMs?: number; endMs?: number };
   dataSource: string;
 }
 
@@ -148,7 +149,7 @@ async function loadInputs(
   dataSource: string,
   start: Date | null,
   end: Date | null,
-): Promise<{ strategy: Run["strategy"]; bars: Bars }> {
+): Promise<{ strategy: Run["strategy"]; bars: Run["bars"] }> {
   if (!spec.strategy?.family)
     throw new EngineInputError(
       "invalid_parameter",
@@ -159,7 +160,8 @@ async function loadInputs(
     spec.strategy.family,
     spec.strategy.parameters as Record<string, unknown> | undefined,
   );
-  const bars = await loadBars(dataSource, start?.getTime(), end?.getTime());
+  const bars = { dataSource, startMs: start?.getTime(), endMs: end?.getTime() };
+  await checkBars(bars.dataSource, bars.startMs, bars.endMs);
   return { strategy, bars };
 }
 
@@ -225,24 +227,26 @@ function submitRun(deps: BacktestDeps, run: Run): void {
 /** The metrics of the whole run, or undefined when the row was halted or taken over meanwhile. */
 async function simulate(deps: BacktestDeps, run: Run): Promise<RunMetrics | undefined> {
   const engine = new BacktestRun(run.strategy.family.create(run.strategy.params), run.settings);
-  const { bars } = run;
+  const { dataSource, startMs, endMs } = run.bars;
   let lookedAt = Date.now();
-  for (let from = 0; from < bars.length; from += CHUNK) {
-    const to = Math.min(from + CHUNK, bars.length);
-    engine.feed({
-      length: to - from,
-      time: bars.time.subarray(from, to),
-      open: bars.open.subarray(from, to),
-      high: bars.high.subarray(from, to),
-      low: bars.low.subarray(from, to),
-      close: bars.close.subarray(from, to),
-      volume: bars.volume.subarray(from, to),
-    });
-    await yieldToEventLoop();
-    if (deps.tasks.cancelled(run.taskId)) throw new TaskCancelled();
-    if (Date.now() - lookedAt < LOOK_EVERY_MS) continue;
-    if (!(await backtests.backtestHeldBy(deps.db, run.id, deps.hostId))) return undefined;
-    lookedAt = Date.now();
+  for await (const bars of streamBars(dataSource, startMs, endMs)) {
+    for (let from = 0; from < bars.length; from += CHUNK) {
+      const to = Math.min(from + CHUNK, bars.length);
+      engine.feed({
+        length: to - from,
+        time: bars.time.subarray(from, to),
+        open: bars.open.subarray(from, to),
+        high: bars.high.subarray(from, to),
+        low: bars.low.subarray(from, to),
+        close: bars.close.subarray(from, to),
+        volume: bars.volume.subarray(from, to),
+      });
+      await yieldToEventLoop();
+      if (deps.tasks.cancelled(run.taskId)) throw new TaskCancelled();
+      if (Date.now() - lookedAt < LOOK_EVERY_MS) continue;
+      if (!(await backtests.backtestHeldBy(deps.db, run.id, deps.hostId))) return undefined;
+      lookedAt = Date.now();
+    }
   }
   return engine.finish();
 }
