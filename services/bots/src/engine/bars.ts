@@ -28,6 +28,11 @@ export function sliceBars(bars: Bars, startMs = -Infinity, endMs = Infinity): Ba
   while (from < bars.length && bars.time[from]! < startMs) from++;
   let to = from;
   while (to < bars.length && bars.time[to]! < endMs) to++;
+  return barsAt(bars, from, to);
+}
+
+/** The bars at positions [from, to), as views (no copy). */
+export function barsAt(bars: Bars, from: number, to: number): Bars {
   return {
     length: to - from,
     time: bars.time.subarray(from, to),

@@ -15,6 +15,7 @@ import {
   DEFAULT_DATA_SOURCE,
   EngineInputError,
   engineSettingsFrom,
+  barsAt,
   checkBars,
   streamBars,
   resolveStrategy,
@@ -232,15 +233,7 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<RunMetrics | unde
   for await (const bars of streamBars(dataSource, startMs, endMs)) {
     for (let from = 0; from < bars.length; from += CHUNK) {
       const to = Math.min(from + CHUNK, bars.length);
-      engine.feed({
-        length: to - from,
-        time: bars.time.subarray(from, to),
-        open: bars.open.subarray(from, to),
-        high: bars.high.subarray(from, to),
-        low: bars.low.subarray(from, to),
-        close: bars.close.subarray(from, to),
-        volume: bars.volume.subarray(from, to),
-      });
+      engine.feed(barsAt(bars, from, to));
       await yieldToEventLoop();
       if (deps.tasks.cancelled(run.taskId)) throw new TaskCancelled();
       if (Date.now() - lookedAt < LOOK_EVERY_MS) continue;
