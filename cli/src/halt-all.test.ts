@@ -1,9 +1,11 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningPlatform } from "@svc/all-in-one";
-import { startTestPlatform } from "../../test/support/test-platform.js";
+import { approvedSession } from "../../test/support/paper.js";
+import { call, startTestPlatform } from "../../test/support/test-platform.js";
 
 const run = promisify(execFile);
 
@@ -16,7 +18,14 @@ describe("svc halt-all", () => {
     await p?.close();
   });
 
-  it("calls every halt route in parallel and prints each result", async () => {
+  it("calls every halt route in parallel, prints each result, and what ran is halted", async () => {
+    // Running work of two classes: a paper session here, and a backtest another process holds.
+    const session = await approvedSession(p, "drill-bot", "drill");
+    const botId = (await call(p.url, "GET", "/bots/drill-bot")).body.id as string;
+    await sql`insert into bots.bot_deployments (id, bot_id, version, target, status, task_id, request, host, host_seen_at)
+      values (gen_random_uuid(), ${botId}, 1, 'backtest', 'running', 'bt-drill',
+              ${JSON.stringify({ data_source: "synthetic:3", start: null, end: null })},
+              'elsewhere:7:bt-live', now())`.execute(p.platform.db.db);
     const main = fileURLToPath(new URL("./main.ts", import.meta.url));
     const { stdout } = await run(
       process.execPath,
@@ -35,6 +44,17 @@ describe("svc halt-all", () => {
     ]) {
       expect(lines.find((l) => l.includes(route))).toMatch(/^ok {3}200 /);
     }
+    // The routes overlap (paper sessions, backtests), so which one halts a task varies.
+    const halted = lines.map((l) => Number(/ halted (\d+) /.exec(l)?.[1] ?? 0));
+    expect(halted.reduce((a, b) => a + b, 0)).toBe(2);
+    const rows = await sql<{
+      task_id: string;
+      status: string;
+    }>`select task_id, status from bots.bot_deployments order by task_id`.execute(p.platform.db.db);
+    expect(rows.rows).toEqual([
+      { task_id: "bt-drill", status: "halted" },
+      { task_id: session, status: "halted" },
+    ]);
   });
 
   it("exits non-zero and says why when the platform cannot be reached", async () => {

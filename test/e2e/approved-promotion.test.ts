@@ -7,6 +7,7 @@ import { errorDetailOf } from "@svc/lib/errors";
 import { signStatement, statementKeysFromPem } from "@svc/lib/signed-statement";
 import { assertApprovedPromotion } from "@svc/bots/approved-promotion";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
 
@@ -40,13 +41,16 @@ describe("the ApprovedPromotion token: issued on approval, verified offline by t
     p = await startTestPlatform("pglite");
     bot = (await call(p.url, "POST", "/bots", { name: "Token bot", kind: "trading" }, as("alice")))
       .body;
-    for (let i = 0; i < 200; i++) {
-      const r = await sql<{
-        n: number;
-      }>`select count(*)::int as n from promotion.known_bot_versions`.execute(p.platform.db.db);
-      if (r.rows[0]!.n > 0) break;
-      await new Promise((res) => setTimeout(res, 25));
-    }
+    await eventually(
+      "the promotion service learns of the bot",
+      async () =>
+        (
+          await sql<{
+            n: number;
+          }>`select count(*)::int as n from promotion.known_bot_versions`.execute(p.platform.db.db)
+        ).rows[0]!.n,
+      (n) => n > 0,
+    );
   });
   afterAll(async () => {
     await p?.close();
@@ -69,8 +73,11 @@ describe("the ApprovedPromotion token: issued on approval, verified offline by t
     const approved = await call(p.url, "POST", "/promotion/requests/tok-1/approve", {}, as("bob"));
     const token: string = approved.body.approved_promotion;
     expect(token.split(".")).toHaveLength(3);
-    for (let i = 0; i < 200 && (await status("tok-1")).status !== "promoted"; i++)
-      await new Promise((r) => setTimeout(r, 25));
+    await eventually(
+      "the live plane activates the artifact (request promoted)",
+      () => status("tok-1"),
+      (r) => r.status === "promoted",
+    );
     expect(await verify(token)).toEqual({ requestId: "tok-1", version: 1 });
 
     expect(await refusal(verify(token, { id: "another-bot", specHash: bot.spec_hash }))).toMatch(
@@ -100,12 +107,11 @@ describe("the ApprovedPromotion token: issued on approval, verified offline by t
       { reason: "limit breach" },
       as("bob"),
     );
-    let outcome = "";
-    for (let i = 0; i < 200; i++) {
-      outcome = await refusal(verify(token));
-      if (outcome !== "accepted") break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    const outcome = await eventually(
+      "the bots service learns of the revocation",
+      () => refusal(verify(token)),
+      (o) => o !== "accepted",
+    );
     expect(outcome).toMatch(/was revoked/);
   });
 });

@@ -6,6 +6,7 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, createTestDatabase, startTestPlatform } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
 
 // Backtests outlive the process that runs them: a bots service that dies (SIGKILL) leaves rows
 // pending or running; a live process re-runs them once each, never one a live process still holds,
@@ -36,23 +37,6 @@ interface Row {
   attempts: number;
 }
 const TERMINAL = ["success", "failed", "halted"];
-
-/** Polls until `ok` holds; past the deadline it fails with what it saw last. */
-async function eventually<T>(
-  what: string,
-  read: () => Promise<T>,
-  ok: (v: T) => boolean,
-  ms: number,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end)
-      throw new Error(`${what}: not reached within ${ms} ms; last saw ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A fresh database, a pool on it for the test's own reads and writes, and a way to start platforms on it. */
 async function testBed() {

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
 import { startMockKubeApi } from "../support/mock-kube-api.js";
-import { until } from "../support/until.js";
+import { eventually } from "../support/until.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
 
@@ -39,7 +39,8 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
         as("alice"),
       )
     ).body;
-    await until(
+    await eventually(
+      "the promotion service learns of the bot",
       () =>
         sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(
           p.platform.db.db,
@@ -61,7 +62,8 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
     );
     const token = (await call(p.url, "POST", "/promotion/requests/k8s-1/approve", {}, as("bob")))
       .body.approved_promotion;
-    await until(
+    await eventually(
+      "k8s-1 is promoted",
       () => call(p.url, "GET", "/promotion/requests/k8s-1"),
       (r) => r.body.status === "promoted",
     );
@@ -122,7 +124,8 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
           as("alice"),
         )
       ).body;
-      await until(
+      await eventually(
+        "the promotion service learns of the bot",
         () =>
           sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(
             other.platform.db.db,
@@ -145,7 +148,8 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
       const token = (
         await call(other.url, "POST", "/promotion/requests/x-1/approve", {}, as("bob"))
       ).body.approved_promotion;
-      await until(
+      await eventually(
+        "x-1 is promoted",
         () => call(other.url, "GET", "/promotion/requests/x-1"),
         (r) => r.body.status === "promoted",
       );

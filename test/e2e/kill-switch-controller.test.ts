@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
 import { startMockKubeApi } from "../support/mock-kube-api.js";
-import { until } from "../support/until.js";
+import { eventually } from "../support/until.js";
 
 // The KillSwitch controller against a stand-in Kubernetes API server.
 describe("KillSwitch custom resources mirrored by the controller", () => {
@@ -22,7 +22,8 @@ describe("KillSwitch custom resources mirrored by the controller", () => {
       kind: "trading",
       fleet: "alpha",
     });
-    await until(
+    await eventually(
+      "the killswitch service learns of the bot",
       () =>
         sql<{ n: number }>`select count(*)::int as n from killswitch.known_bots`.execute(
           p.platform.db.db,
@@ -48,7 +49,8 @@ describe("KillSwitch custom resources mirrored by the controller", () => {
       metadata: { name: "alpha-halt" },
       spec: { scope: "fleet", target: "alpha", mode: "flatten", reason: "risk desk" },
     });
-    const engaged = await until(
+    const engaged = await eventually(
+      "the controller engages k8s-alpha-halt",
       () => call(p.url, "GET", "/kill-switches/k8s-alpha-halt"),
       (r) => r.status === 200,
       8_000,
@@ -58,16 +60,17 @@ describe("KillSwitch custom resources mirrored by the controller", () => {
       status: { engaged: true, engaged_by: "system:k8s-controller" },
     });
     expect(await p.platform.kv.get("svc:bots:killswitch:fleet:alpha")).toContain("flatten");
-    await until(
+    await eventually(
+      "the Bot resource shows the switch engaged",
       async () => kube.objects.get("svc/bots/cr-bot")?.status?.killSwitchEngaged,
       (v) => v === true,
       8_000,
     );
-    expect(kube.objects.get("svc/killswitches/alpha-halt").status).toMatchObject({
+    expect(kube.objects.get("svc/killswitches/alpha-halt")?.status).toMatchObject({
       engaged: true,
       observedGeneration: 1,
     });
-    expect(kube.objects.get("svc/bots/cr-bot").status).toEqual({
+    expect(kube.objects.get("svc/bots/cr-bot")?.status).toEqual({
       phase: "Stopped",
       killSwitchEngaged: true,
       killSwitchReason: "k8s-alpha-halt: risk desk",
@@ -82,18 +85,20 @@ describe("KillSwitch custom resources mirrored by the controller", () => {
     ).toBe(true);
 
     kube.remove("svc", "killswitches", "alpha-halt");
-    await until(
+    await eventually(
+      "the controller releases k8s-alpha-halt",
       () => call(p.url, "GET", "/kill-switches/k8s-alpha-halt"),
       (r) => r.status === 404,
       8_000,
     );
     expect(await p.platform.kv.get("svc:bots:killswitch:fleet:alpha")).toBeNull();
-    await until(
+    await eventually(
+      "the Bot resource shows the switch released",
       async () => kube.objects.get("svc/bots/cr-bot")?.status?.killSwitchEngaged,
       (v) => v === false,
       8_000,
     );
-    expect(kube.objects.get("svc/bots/cr-bot").status).toEqual({
+    expect(kube.objects.get("svc/bots/cr-bot")?.status).toEqual({
       phase: "Running",
       killSwitchEngaged: false,
       killSwitchReason: "",

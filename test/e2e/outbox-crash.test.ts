@@ -10,15 +10,9 @@ import {
   testNatsNamespace,
   testNatsUrl,
 } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
-const until = async (cond: () => Promise<boolean>, ms = 8_000) => {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 // The promotion service dies after committing an approval and before relaying it; after the
 // restart the event is delivered once and the live plane activates the artifact exactly once.
@@ -50,9 +44,10 @@ describe("outbox across a crash, on the real Postgres and NATS JetStream", () =>
     const bot = (
       await call(first.url, "POST", "/bots", { name: "Crash", kind: "trading" }, as("alice"))
     ).body;
-    await until(
-      async () =>
-        (await count(sql`select count(*)::int as n from promotion.known_bot_versions`)) > 0,
+    await eventually(
+      "the promotion service learns of the bot",
+      () => count(sql`select count(*)::int as n from promotion.known_bot_versions`),
+      (n) => n > 0,
     );
     await call(
       first.url,
@@ -85,10 +80,10 @@ describe("outbox across a crash, on the real Postgres and NATS JetStream", () =>
 
     platform = await start();
     const db2 = platform.platform.db.db;
-    await until(
-      async () =>
-        (await call(platform!.url, "GET", "/promotion/requests/crash-1")).body.status ===
-        "promoted",
+    await eventually(
+      "after the restart, crash-1 is relayed and promoted",
+      () => call(platform!.url, "GET", "/promotion/requests/crash-1"),
+      (r) => r.body.status === "promoted",
     );
     const activations = await sql<{
       n: number;

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
 
 const now = () => Math.floor(Date.now() / 1000);
 const SCOPES = [
@@ -56,17 +57,16 @@ describe("promotion decisions with OIDC tokens", () => {
     hash = (
       await call(p.url, "POST", "/bots", { name: "Evidence bot", kind: "trading" }, await alice())
     ).body.spec_hash;
-    for (let i = 0; i < 200; i++) {
-      if (
+    await eventually(
+      "the promotion service learns of the bot",
+      async () =>
         (
           await sql<{
             n: number;
           }>`select count(*)::int as n from promotion.known_bot_versions`.execute(p.platform.db.db)
-        ).rows[0]!.n > 0
-      )
-        break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+        ).rows[0]!.n,
+      (n) => n > 0,
+    );
   });
   afterAll(async () => {
     await p?.close();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
 
 const spec = (fast: number) => ({
   name: "Ledger bot",
@@ -23,9 +24,6 @@ describe("the trial-ledger gate", () => {
         p.platform.db.db,
       )
     ).rows[0]!.n;
-  const until = async (cond: () => Promise<boolean>) => {
-    for (let i = 0; i < 400 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 25));
-  };
 
   beforeAll(async () => {
     p = await startTestPlatform("pglite", { SVC_TRIAL_LEDGER_N_ENFORCE: "true" });
@@ -37,8 +35,10 @@ describe("the trial-ledger gate", () => {
     // Versions 1 and 3 are backtested; version 2 never is.
     for (const version of [1, 3])
       await call(p.url, "POST", "/bots/ledger-bot/backtest", { version });
-    await until(
-      async () => (await count("trials")) === 2 && (await count("known_bot_versions")) === 3,
+    await eventually(
+      "the promotion service records both backtests and knows all three versions",
+      async () => ({ trials: await count("trials"), versions: await count("known_bot_versions") }),
+      (c) => c.trials === 2 && c.versions === 3,
     );
   });
   afterAll(async () => {

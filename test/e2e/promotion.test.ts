@@ -2,18 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { BACKENDS, call, startTestPlatform } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
 const PLATFORM_KEY = "svc:bots:killswitch:platform:platform";
-
-async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 5_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe.each(BACKENDS)(
   "promotion gates and human decisions through the gateway on %s",
@@ -52,6 +44,7 @@ describe.each(BACKENDS)(
       );
       hash = bot.body.spec_hash;
       await eventually(
+        "the promotion service learns of the bot",
         () =>
           sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(
             p.platform.db.db,
@@ -99,6 +92,7 @@ describe.each(BACKENDS)(
         amr: ["mfa"],
       });
       const promoted = await eventually(
+        "the live plane activates the artifact (request promoted)",
         () => get(id),
         (r) => r.body.status === "promoted",
       );
@@ -118,6 +112,7 @@ describe.each(BACKENDS)(
         "only a promoted request can be revoked; this one is revoked and stays revoked",
       );
       await eventually(
+        "the live plane drops the revoked artifact",
         () =>
           sql<{
             live_eligible: boolean;
@@ -249,6 +244,7 @@ describe("concurrent decisions on the real Postgres: exactly one wins", () => {
     hash = (await call(p.url, "POST", "/bots", { name: "Race", kind: "trading" }, as("alice"))).body
       .spec_hash;
     await eventually(
+      "the promotion service learns of the bot",
       () =>
         sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(
           p.platform.db.db,
@@ -324,6 +320,7 @@ describe("concurrent decisions on the real Postgres: exactly one wins", () => {
     await submit("race-rr");
     await call(p.url, "POST", "/promotion/requests/race-rr/approve", {}, as("bob"));
     await eventually(
+      "race-rr is promoted",
       () => call(p.url, "GET", "/promotion/requests/race-rr"),
       (res) => res.body.status === "promoted",
     );
@@ -347,6 +344,7 @@ describe("the approval-expiry sweeper", () => {
     const p = await startTestPlatform("pglite", {
       SVC_APPROVAL_EXPIRY_ENFORCEMENT_ENABLED: "true",
       SVC_APPROVAL_TTL_SECONDS: "600",
+      SVC_PROMOTION_SWEEP_INTERVAL_MS: "100",
     });
     try {
       const created = await call(
@@ -367,12 +365,20 @@ describe("the approval-expiry sweeper", () => {
       await sql`update promotion.promotion_requests set expires_at = now() - interval '1 second' where request_id = 'sweep-1'`.execute(
         p.platform.db.db,
       );
-      const swept = await eventually(
-        () => call(p.url, "GET", "/promotion/requests/sweep-1"),
-        (r) => r.body.status === "expired",
-        8_000,
+      // A read already shows a lapsed request as expired; the sweep is what records it.
+      await eventually(
+        "the sweep records sweep-1 as expired",
+        async () =>
+          (
+            await sql<{
+              status: string;
+            }>`select status from promotion.promotion_requests where request_id = 'sweep-1'`.execute(
+              p.platform.db.db,
+            )
+          ).rows[0]?.status,
+        (s) => s === "expired",
       );
-      expect(swept.body.status).toBe("expired");
+      expect((await call(p.url, "GET", "/promotion/requests/sweep-1")).body.status).toBe("expired");
     } finally {
       await p.close();
     }

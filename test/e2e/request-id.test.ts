@@ -4,6 +4,7 @@ import { loadConfig } from "@svc/lib/config";
 import { createLogger } from "@svc/lib/telemetry";
 import { startPlatform, type RunningPlatform } from "@svc/all-in-one";
 import { call } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -40,13 +41,16 @@ describe("x-request-id at the gateway", () => {
     await p?.close();
   });
 
-  const logged = async (id: string) => {
-    await new Promise((r) => setTimeout(r, 20));
-    return {
-      http: lines.filter((l) => l.msg === "http" && l.request_id === id),
-      rpc: lines.filter((l) => l.msg === "rpc" && l.request_id === id),
-    };
-  };
+  /** The gateway's and (unless the gateway answered alone) the service's log lines of one request. */
+  const logged = (id: string, { reachesService = true } = {}) =>
+    eventually(
+      `the log lines of request ${id.slice(0, 40)}`,
+      () => ({
+        http: lines.filter((l) => l.msg === "http" && l.request_id === id),
+        rpc: lines.filter((l) => l.msg === "rpc" && l.request_id === id),
+      }),
+      (l) => l.http.length > 0 && (l.rpc.length > 0 || !reachesService),
+    );
 
   it("echoes a well-formed id, and logs it at the gateway and in the service", async () => {
     const id = "client-7.retry:2_a";
@@ -95,7 +99,7 @@ describe("x-request-id at the gateway", () => {
     expect(res.status).toBe(404);
     const id = res.headers.get("x-request-id")!;
     expect(id).toMatch(UUID);
-    expect((await logged(id)).http).toHaveLength(1);
+    expect((await logged(id, { reachesService: false })).http).toHaveLength(1);
     const plain = await call(p.url, "GET", "/bots");
     expect(plain.headers.get("x-request-id")).toMatch(UUID);
   });

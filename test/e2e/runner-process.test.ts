@@ -10,7 +10,7 @@ import {
   startPrivateRedis,
   type PrivateServer,
 } from "../support/private-servers.js";
-import { until } from "../support/until.js";
+import { eventually } from "../support/until.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
 
@@ -71,7 +71,8 @@ describe("paper sessions in a separate runner process", () => {
         as("alice"),
       )
     ).body;
-    await until(
+    await eventually(
+      "the promotion service learns of the bot",
       () =>
         sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(
           p.platform.db.db,
@@ -93,7 +94,8 @@ describe("paper sessions in a separate runner process", () => {
     );
     const token = (await call(p.url, "POST", "/promotion/requests/remote-1/approve", {}, as("bob")))
       .body.approved_promotion;
-    await until(
+    await eventually(
+      "remote-1 is promoted",
       () => call(p.url, "GET", "/promotion/requests/remote-1"),
       (r) => r.body.status === "promoted",
     );
@@ -104,7 +106,9 @@ describe("paper sessions in a separate runner process", () => {
       speed: 100,
     });
     expect(started.status).toBe(202);
-    expect((await until(bars, (b) => b.length >= 10)).length).toBeGreaterThanOrEqual(10);
+    expect(
+      (await eventually("the runner process records 10 bars", bars, (b) => b.length >= 10)).length,
+    ).toBeGreaterThanOrEqual(10);
     const host = await sql<{
       host: string;
     }>`select host from bots.bot_deployments where task_id = ${started.body.task_id}`.execute(
@@ -121,7 +125,8 @@ describe("paper sessions in a separate runner process", () => {
     });
     expect(
       (
-        await until(
+        await eventually(
+          "the remote session halts",
           () => call(p.url, "GET", "/bots/remote/deployments"),
           (r) => r.body.items[0].status === "halted",
         )
@@ -130,7 +135,8 @@ describe("paper sessions in a separate runner process", () => {
     await call(p.url, "DELETE", "/kill-switches/far");
     expect(
       (
-        await until(
+        await eventually(
+          "the remote session restarts",
           () => call(p.url, "GET", "/bots/remote/deployments"),
           (r) => r.body.items[0].status === "running",
         )
@@ -142,12 +148,17 @@ describe("paper sessions in a separate runner process", () => {
     await once(first, "exit");
     const before = (await bars()).length;
     await startRunner();
-    const after = await until(bars, (b) => b.length >= before + 10);
+    const after = await eventually(
+      "the new runner process records 10 more bars",
+      bars,
+      (b) => b.length >= before + 10,
+    );
     expect(after).toEqual(Array.from({ length: after.length }, (_, i) => i));
 
     const halted = await call(p.url, "POST", "/bots/remote/halt", { reason: "end" });
     expect(halted.body.task_ids).toEqual([started.body.task_id]);
-    const phases = await until(
+    const phases = await eventually(
+      "the last phase recorded is Stopped",
       async () =>
         (
           await sql<{

@@ -10,6 +10,7 @@ import {
 import type { RunningPlatform } from "@svc/all-in-one";
 import type { BusMessage } from "@svc/lib/bus";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
 
 describe("one trace from the gateway through the service to the bus", () => {
   const exporter = new InMemorySpanExporter();
@@ -46,10 +47,11 @@ describe("one trace from the gateway through the service to the bus", () => {
       { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
     );
     expect(res.status).toBe(201);
-    const deadline = Date.now() + 5_000;
-    while (!events.some((e) => e.subject === "svc.bots.bot_created") && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
-    const created = events.find((e) => e.subject === "svc.bots.bot_created");
+    const created = await eventually(
+      "the bot_created event is delivered",
+      () => events.find((e) => e.subject === "svc.bots.bot_created"),
+      (e) => e !== undefined,
+    );
     expect(created?.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-`));
     const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
     expect(spans.map((s) => s.name)).toEqual(

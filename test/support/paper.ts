@@ -2,11 +2,15 @@ import { sql } from "kysely";
 import { expect } from "vitest";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call } from "./test-platform.js";
-import { until } from "./until.js";
+import { eventually } from "./until.js";
 
 export const as = (user: string) => ({ "x-svc-local-user": user });
 
-/** A bot through promotion (alice submits, bob approves) into a running paper session; returns its task id. */
+/**
+ * A bot through promotion (alice submits, bob approves) into a running paper session; returns its
+ * task id. It waits for what each step needs: the promotion and killswitch services to know the
+ * bot (from the bots service's events), and the live plane to activate the artifact.
+ */
 export async function approvedSession(
   p: RunningPlatform,
   slug: string,
@@ -28,14 +32,19 @@ export async function approvedSession(
       as("alice"),
     )
   ).body;
-  await until(
-    () =>
-      sql<{
-        n: number;
-      }>`select count(*)::int as n from killswitch.known_bots where slug = ${slug}`.execute(
-        p.platform.db.db,
-      ),
-    (r) => r.rows[0]!.n > 0,
+  await eventually(
+    `the promotion and killswitch services learn of bot ${slug}`,
+    async () =>
+      (
+        await sql<{
+          versions: number;
+          bots: number;
+        }>`select (select count(*)::int from promotion.known_bot_versions where slug = ${slug}) as versions,
+                  (select count(*)::int from killswitch.known_bots where slug = ${slug}) as bots`.execute(
+          p.platform.db.db,
+        )
+      ).rows[0]!,
+    (r) => r.versions > 0 && r.bots > 0,
   );
   const submitted = await call(
     p.url,
@@ -53,6 +62,11 @@ export async function approvedSession(
   expect(submitted.body.status).toBe("pending");
   const token = (await call(p.url, "POST", `/promotion/requests/ks-${slug}/approve`, {}, as("bob")))
     .body.approved_promotion;
+  await eventually(
+    `promotion request ks-${slug} is promoted`,
+    () => call(p.url, "GET", `/promotion/requests/ks-${slug}`),
+    (r) => r.body.status === "promoted",
+  );
   const started = await call(p.url, "POST", `/bots/${slug}/paper/start`, {
     approved_promotion: token,
     speed,

@@ -1,6 +1,7 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql, type Kysely } from "kysely";
+import { eventually } from "../../../test/support/until.js";
 import { migrateSchema, openDatabase, schemaDb, type Database } from "../db/index.js";
 import {
   createNatsBus,
@@ -16,13 +17,6 @@ import { deleteTestStream } from "./testing-streams.js";
 
 const natsUrl = process.env.SVC_TEST_NATS_URL ?? "nats://127.0.0.1:4222";
 const dbUrl = process.env.SVC_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const until = async (cond: () => boolean | Promise<boolean>, ms = 5_000) => {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 // The transactional outbox against the real Postgres and NATS JetStream.
 interface TestTables {
@@ -120,8 +114,15 @@ describe("transactional outbox on Postgres and NATS", () => {
     const relay = startOutboxRelay({ db, schema, bus, pollMs: 20 });
     await relay.flush();
     await relay.stop();
-    await until(() => applied.includes(id));
-    await new Promise((r) => setTimeout(r, 300));
+    // The consumer gets the stream in order: a second copy kept by the server would come before
+    // a message published after the relay's.
+    const after = randomUUID();
+    await bus.publish(`${subjects}.after`, new Uint8Array([8]), { msgId: after });
+    await eventually(
+      "the consumer gets the message published after the relay's",
+      () => applied,
+      (a) => a.includes(after),
+    );
     expect(received.filter((m) => m.id === id)).toHaveLength(1);
     expect(applied.filter((x) => x === id)).toHaveLength(1);
     const effects = await db
