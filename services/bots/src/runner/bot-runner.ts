@@ -108,6 +108,9 @@ export class BotRunner {
   }
 
   private pace(): Promise<void> {
+    // A halt that came while the bar's events were being written found no wait to cut short:
+    // do not start one, or the halt would wait a whole bar interval more.
+    if (this.phase !== "Running") return Promise.resolve();
     const ms = this.o.speed > 0 ? 1000 / this.o.speed : 0;
     return new Promise((resolve) => {
       const done = () => {
