@@ -10,9 +10,6 @@ import {
 import { broadcast_subject } from "@svc/gen/svc/events/v1/events_pb.js";
 import type { BusSubscription, EventBus } from "../bus/index.js";
 
-/** The header naming a message's type, as on outbox events. */
-const TYPE_HEADER = "svc-event-type";
-
 /** The subject a broadcast message travels on, from its `broadcast_subject` option. */
 export function subjectOf(schema: DescMessage): string {
   const subject = getOption(schema, broadcast_subject);
@@ -21,7 +18,9 @@ export function subjectOf(schema: DescMessage): string {
 }
 
 /**
- * Broadcasts one typed message (binary, with its type in a header) on its declared subject.
+ * Broadcasts one typed message (binary) on its declared subject. The subject names the type (one
+ * message per subject, by the proto's option), so no header travels: a kill-switch broadcast
+ * fans out to every runner, and each header would be parsed once per subscriber.
  * A broadcast is best effort: the bus being down must never stop the caller.
  */
 export async function broadcastMessage<Desc extends DescMessage>(
@@ -30,14 +29,12 @@ export async function broadcastMessage<Desc extends DescMessage>(
   init: MessageInitShape<Desc>,
 ): Promise<void> {
   const data = toBinary(schema, create(schema, init));
-  await bus
-    .broadcast(subjectOf(schema), data, { [TYPE_HEADER]: schema.typeName })
-    .catch(() => undefined);
+  await bus.broadcast(subjectOf(schema), data).catch(() => undefined);
 }
 
 /**
- * Listens to one typed broadcast. A message of another type or one that does not decode is
- * dropped: a broadcast only hastens what the listener would learn anyway.
+ * Listens to one typed broadcast. A message that does not decode is dropped: a broadcast only
+ * hastens what the listener would learn anyway.
  */
 export function listenMessage<Desc extends DescMessage>(
   bus: EventBus,
@@ -45,7 +42,6 @@ export function listenMessage<Desc extends DescMessage>(
   handler: (message: MessageShape<Desc>) => void,
 ): BusSubscription {
   return bus.listen(subjectOf(schema), (m) => {
-    if (m.headers[TYPE_HEADER] !== schema.typeName) return;
     let message: MessageShape<Desc>;
     try {
       message = fromBinary(schema, m.data);
