@@ -282,6 +282,9 @@ describe("the auth interceptor with OIDC tokens", () => {
     await h.license.getLicensePublicKey({});
     expect(h.seen.at(-1)).toBeUndefined();
     await h.license.getLicensePublicKey({}, withBearer("not.a.token"));
+    // The route runs anonymously, and a handler that needs a caller can still say why not.
+    expect(h.seen.at(-1)).toBeUndefined();
+    expect(h.rejected.at(-1)).toMatchObject({ code: Code.Unauthenticated });
     await h.license.getLicensePublicKey({}, { headers: { authorization: "Basic x" } });
     expect(h.seen.at(-1)).toBeUndefined();
     await h.license.getLicensePublicKey({}, withBearer(await tokens.user("user|carol", [])));

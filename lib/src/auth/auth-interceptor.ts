@@ -4,7 +4,7 @@ import { Code, svcError } from "../errors/index.js";
 import { createPolicyLookup } from "./auth-policy.js";
 import { bearerOf, missingBearer } from "./bearer.js";
 import { localPrincipal } from "./local-provider.js";
-import { hasScope, principalKey, type Principal } from "./principal.js";
+import { bearerRejectionKey, hasScope, principalKey, type Principal } from "./principal.js";
 import type { AuthSettings } from "./settings.js";
 import { assertSteppedUp } from "./step-up.js";
 import type { TokenVerifier } from "./token-verifier.js";
@@ -63,7 +63,10 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
       if (token)
         req.contextValues.set(
           principalKey,
-          await verifier.verify(token, "user").catch(() => undefined),
+          await verifier.verify(token, "user").catch((err: unknown) => {
+            req.contextValues.set(bearerRejectionKey, err);
+            return undefined;
+          }),
         );
       return next(req);
     }

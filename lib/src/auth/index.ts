@@ -7,7 +7,13 @@ export {
   type AuthSettings,
   type AuthSettingsInput,
 } from "./settings.js";
-export { principalKey, principalOf, hasScope, type Principal } from "./principal.js";
+export {
+  bearerRejectionKey,
+  principalKey,
+  principalOf,
+  hasScope,
+  type Principal,
+} from "./principal.js";
 export { principalFromClaims } from "./claims.js";
 export { canonicalSubject, sameSubject } from "./canonical-subject.js";
 export { createTokenVerifier, type TokenVerifier, type TokenKind } from "./token-verifier.js";

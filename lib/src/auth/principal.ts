@@ -32,6 +32,15 @@ export const principalKey = createContextKey<Principal | undefined>(undefined, {
   description: "principal",
 });
 
+/**
+ * Why a bearer token sent to a public route was not taken (invalid, or the key set unreachable).
+ * The route still runs; a handler that needs a caller after all answers with this error, so an
+ * outage of the provider reads as 503 jwks_unreachable rather than as a missing token.
+ */
+export const bearerRejectionKey = createContextKey<unknown>(undefined, {
+  description: "bearer rejection",
+});
+
 /** The caller of the current RPC; a handler reached without one is a wiring bug, answered 401. */
 export function principalOf(ctx: HandlerContext): Principal {
   const p = ctx.values.get(principalKey);

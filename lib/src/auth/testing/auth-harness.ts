@@ -11,7 +11,7 @@ import { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { IdentityService, LicenseService } from "@svc/gen/svc/identity/v1/identity_pb.js";
 import { errorDetailOf } from "../../errors/index.js";
 import { createAuthInterceptor, type MembershipLookup } from "../auth-interceptor.js";
-import { principalKey, type Principal } from "../principal.js";
+import { bearerRejectionKey, principalKey, type Principal } from "../principal.js";
 import type { AuthSettings } from "../settings.js";
 import { createTokenVerifier, type TokenVerifier } from "../token-verifier.js";
 
@@ -23,6 +23,8 @@ export interface AuthHarness {
   verifier: TokenVerifier;
   /** The principal each handler saw, in call order (undefined on an anonymous public call). */
   seen: (Principal | undefined)[];
+  /** Why a token sent to a public route was not taken, per call (undefined: none refused). */
+  rejected: unknown[];
 }
 
 /**
@@ -37,7 +39,11 @@ export function createAuthHarness(
   hasMembership?: MembershipLookup,
 ): AuthHarness {
   const seen: (Principal | undefined)[] = [];
-  const record = (ctx: HandlerContext) => void seen.push(ctx.values.get(principalKey));
+  const rejected: unknown[] = [];
+  const record = (ctx: HandlerContext) => {
+    seen.push(ctx.values.get(principalKey));
+    rejected.push(ctx.values.get(bearerRejectionKey));
+  };
   const routes = (router: ConnectRouter) => {
     router.service(BotsService, {
       getBot: (_req, ctx) => (record(ctx), {}),
@@ -61,6 +67,7 @@ export function createAuthHarness(
     license: createClient(LicenseService, transport),
     verifier,
     seen,
+    rejected,
   };
 }
 

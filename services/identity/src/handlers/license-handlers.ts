@@ -9,7 +9,14 @@ import {
   RevokeDeploymentLeasesResponseSchema,
   type IssueLeaseRequest,
 } from "@svc/gen/svc/identity/v1/identity_pb.js";
-import { hasScope, policyOf, principalKey, principalOf, type Principal } from "@svc/lib/auth";
+import {
+  bearerRejectionKey,
+  hasScope,
+  policyOf,
+  principalKey,
+  principalOf,
+  type Principal,
+} from "@svc/lib/auth";
 import { Code, svcError } from "@svc/lib/errors";
 import type { LeasePublicKey } from "../lease/index.js";
 import { LicenseError, type LicenseErrorCode } from "../licensing/license-error.js";
@@ -96,6 +103,9 @@ export function createLicenseHandlers(
 /** The person issuing: the route is public for holders, so the issuer's policy is checked here. */
 function issuer(ctx: HandlerContext): Principal {
   const p = ctx.values.get(principalKey);
+  // A token was sent and refused (invalid, or the provider's keys unreachable): say that.
+  const rejection = ctx.values.get(bearerRejectionKey);
+  if (!p && rejection) throw rejection;
   if (!p)
     throw svcError(
       Code.Unauthenticated,
