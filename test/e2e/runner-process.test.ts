@@ -11,6 +11,7 @@ import {
   type PrivateServer,
 } from "../support/private-servers.js";
 import { eventually } from "../support/until.js";
+import { withDeadline } from "@svc/lib/deadline";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
 
@@ -145,7 +146,7 @@ describe("paper sessions in a separate runner process", () => {
 
     // A graceful shutdown hands the session to the next runner, which continues from the next bar.
     first.kill("SIGTERM");
-    await once(first, "exit");
+    await withDeadline(once(first, "exit"), 15_000, "the first runner's graceful shutdown");
     const before = (await bars()).length;
     await startRunner();
     const after = await eventually(
@@ -170,5 +171,7 @@ describe("paper sessions in a separate runner process", () => {
       (ph) => ph === "Stopped",
     );
     expect(phases).toBe("Stopped");
-  });
+    // Its own time limit: two runner processes start here (tsx compiles each, up to ~10 s on a
+    // loaded 2-core machine) besides the waits above, each with a deadline naming what it awaits.
+  }, 60_000);
 });
