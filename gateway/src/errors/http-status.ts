@@ -1,4 +1,5 @@
 import { Code } from "@connectrpc/connect";
+import type { ErrorCode } from "@svc/lib/errors";
 
 /**
  * The one table from RPC codes to HTTP statuses (as grpc-gateway does it), so every service's
@@ -27,11 +28,11 @@ export const HTTP_STATUS_OF_CODE: Record<Code, number> = {
  * Machine codes whose HTTP status the spec fixes differently from their RPC code's default:
  * a state conflict is 409 rather than 412, an expired promotion request is 410 Gone.
  */
-export const HTTP_STATUS_OF_MACHINE_CODE: Record<string, number> = {
+export const HTTP_STATUS_OF_MACHINE_CODE: Partial<Record<ErrorCode, number>> = {
   invalid_transition: 409,
   request_expired: 410,
 };
 
 export function httpStatusFor(code: Code, machineCode: string): number {
-  return HTTP_STATUS_OF_MACHINE_CODE[machineCode] ?? HTTP_STATUS_OF_CODE[code] ?? 500;
+  return HTTP_STATUS_OF_MACHINE_CODE[machineCode as ErrorCode] ?? HTTP_STATUS_OF_CODE[code] ?? 500;
 }
