@@ -16,8 +16,15 @@ try {
   throw err;
 }
 // npm runs this in the all-in-one folder; a relative data folder means the one npm was run from.
+const launchDir = process.env.INIT_CWD ?? process.cwd();
 if (!config.databaseUrl && config.dataDir !== "memory://" && !isAbsolute(config.dataDir)) {
-  config = { ...config, dataDir: resolve(process.env.INIT_CWD ?? process.cwd(), config.dataDir) };
+  config = { ...config, dataDir: resolve(launchDir, config.dataDir) };
+}
+if (!isAbsolute(config.licenseHolder.dir)) {
+  config = {
+    ...config,
+    licenseHolder: { ...config.licenseHolder, dir: resolve(launchDir, config.licenseHolder.dir) },
+  };
 }
 const running = await startPlatform(config);
 const ms = Math.round(performance.now() - started);

@@ -17,6 +17,7 @@ export function testDatabaseUrl(): string {
 export async function startTestPlatform(
   backend: Backend,
   env: Record<string, string> = {},
+  overrides: Parameters<typeof startPlatform>[1] = {},
 ): Promise<RunningPlatform> {
   let databaseUrl: string | undefined;
   let drop = async () => {};
@@ -32,7 +33,7 @@ export async function startTestPlatform(
     ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}),
     ...env,
   });
-  const running = await startPlatform(config);
+  const running = await startPlatform(config, overrides);
   return {
     ...running,
     async close() {

@@ -29,13 +29,15 @@ export interface Config {
   auth: AuthSettings;
   agentBroker: { clientId?: string; clientSecret?: string; delegationTtlSeconds: number };
   licenseLease: { privateKeyPem?: string; privateKeyPath?: string; retiredPublicKeysPem?: string };
-  /** The holder side: what the license daemon of a self-hosted install needs. */
+  /** The holder side: what the license daemon and the license gate of a self-hosted install need. */
   licenseHolder: {
     serverUrl?: string;
     deploymentId?: string;
     dir: string;
     pinnedKeyIds: string[];
     checkIntervalS: number;
+    /** How often the license gate re-reads the lease folder (SVC_LICENSE_REFRESH_MS). */
+    refreshMs: number;
   };
   flags: {
     promotionLabEvidenceEnforce: boolean;
@@ -190,6 +192,7 @@ function assemble(r: Raw): Config {
         .map((k) => k.trim())
         .filter(Boolean),
       checkIntervalS: i("SVC_LICENSE_CHECK_INTERVAL_S"),
+      refreshMs: i("SVC_LICENSE_REFRESH_MS"),
     },
     flags: {
       promotionLabEvidenceEnforce: b("SVC_PROMOTION_LAB_EVIDENCE_ENFORCE"),
@@ -244,6 +247,18 @@ function crossCheck(c: Config): string[] {
     if (!["strategy", "drl_policy", "allocation"].includes(kind))
       problems.push(
         `SVC_PROMOTION_SKIP_HUMAN_KINDS names "${kind}"; the kinds are strategy, drl_policy, allocation`,
+      );
+  }
+  if (c.flags.licenseEnforcementEnabled) {
+    // Enforcement with nothing to verify against would refuse every licensed route for a reason
+    // the operator can only find in a log: refuse to start instead, naming what is missing.
+    if (!c.licenseHolder.deploymentId)
+      problems.push(
+        "SVC_LICENSE_DEPLOYMENT_ID is required when SVC_LICENSE_ENFORCEMENT_ENABLED=true (the gate refuses a lease for another deployment)",
+      );
+    if (c.licenseHolder.pinnedKeyIds.length === 0)
+      problems.push(
+        "SVC_LICENSE_PINNED_KEY_IDS is required when SVC_LICENSE_ENFORCEMENT_ENABLED=true (the gate trusts only pinned signing keys)",
       );
   }
   if (c.licenseLease.privateKeyPem && c.licenseLease.privateKeyPath) {

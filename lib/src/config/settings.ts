@@ -185,7 +185,7 @@ export const SETTINGS = {
   SVC_LICENSE_ENFORCEMENT_ENABLED: {
     kind: bool,
     default: "false",
-    doc: "Gate byoc_deployments, kb_federation and live_trading on a verified lease.",
+    doc: "Gate byoc_deployments, kb_federation and live_trading on the verified lease in SVC_LICENSE_DIR (needs SVC_LICENSE_DEPLOYMENT_ID and SVC_LICENSE_PINNED_KEY_IDS): in grace routes pass with X-Service-License-Status: grace, after it they answer 403 license_invalid and trading bots are reduce-only.",
   },
   SVC_LICENSE_REGISTRY_ENFORCED: {
     kind: bool,
@@ -198,16 +198,21 @@ export const SETTINGS = {
   },
   SVC_LICENSE_DEPLOYMENT_ID: {
     kind: str,
-    doc: "License daemon: this install's deployment id; a lease for any other deployment is refused.",
+    doc: "License daemon and gate: this install's deployment id; a lease for any other deployment is refused.",
   },
   SVC_LICENSE_DIR: {
     kind: str,
     default: ".data/license",
-    doc: "License daemon: folder of the lease file (lease.json), its status (status.json), its memory (state.json) and the device key.",
+    doc: "License daemon and gate: folder of the lease file (lease.json), its status (status.json), its memory (state.json) and the device key.",
   },
   SVC_LICENSE_PINNED_KEY_IDS: {
     kind: str,
-    doc: "License daemon: comma-separated public_key_id values (RFC 7638 thumbprints) it trusts; a lease signed by any other key is refused.",
+    doc: "License daemon and gate: comma-separated public_key_id values (RFC 7638 thumbprints) trusted; a lease signed by any other key is refused.",
+  },
+  SVC_LICENSE_REFRESH_MS: {
+    kind: int(100, 3_600_000),
+    default: "1000",
+    doc: "License gate: milliseconds between two reads of the lease folder (a renewed lease takes effect within this); the lease is judged against the clock at every request.",
   },
   SVC_LICENSE_CHECK_INTERVAL_S: {
     kind: int(1, 86_400),

@@ -19,6 +19,7 @@ import {
   type AuthSettings,
 } from "../auth/index.js";
 import { createValidationInterceptor } from "../validate/index.js";
+import { createLicenseInterceptor, openLicenseGate, type LicenseGate } from "../license/index.js";
 
 /** The shared infrastructure one process hands to each service it hosts. */
 export interface Platform {
@@ -27,6 +28,8 @@ export interface Platform {
   bus: EventBus;
   kv: KeyValueStore;
   log: Logger;
+  /** The install's license (SVC_LICENSE_ENFORCEMENT_ENABLED): licensed routes and trading bots ask it. */
+  license: LicenseGate;
   /** The server interceptor chain every service mounts, outermost first. */
   interceptors: Interceptor[];
   /** Whether every store answers within its deadline (a hung one fails it, not only a refusing one). */
@@ -54,14 +57,20 @@ export function authSettingsFrom(config: Config): AuthSettings {
  * 1. logging: request id and one log line, and hides internal errors, so it wraps everything;
  * 2. tracing: a server span that continues the caller's trace;
  * 3. auth: the proto's policy (token, scopes, step-up) before any handler code or validation;
- * 4. validation: the proto's field rules, so handlers only ever see valid input.
+ * 4. license: the proto's licensed feature, after auth so only a known caller learns the license;
+ * 5. validation: the proto's field rules, so handlers only ever see valid input.
  */
-export function standardInterceptors(config: Config, log: Logger): Interceptor[] {
+export function standardInterceptors(
+  config: Config,
+  log: Logger,
+  license: LicenseGate,
+): Interceptor[] {
   const settings = authSettingsFrom(config);
   return [
     createLoggingInterceptor(log),
     createTracingInterceptor(),
     exceptHealth(createAuthInterceptor({ settings, verifier: createTokenVerifier(settings) })),
+    createLicenseInterceptor(license),
     createValidationInterceptor(),
   ];
 }
@@ -86,7 +95,7 @@ export function internalInterceptors(log: Logger, caller: string): Interceptor[]
 export async function openPlatform(
   config: Config,
   name: string,
-  overrides: Partial<Pick<Platform, "db" | "bus" | "kv" | "log">> = {},
+  overrides: Partial<Pick<Platform, "db" | "bus" | "kv" | "log" | "license">> = {},
 ): Promise<Platform> {
   const log = overrides.log ?? createLogger({ name, level: config.logLevel });
   const dataDir = config.dataDir === "memory://" ? undefined : config.dataDir;
@@ -103,13 +112,29 @@ export async function openPlatform(
   const kv =
     overrides.kv ??
     (await openKeyValueStore({ url: config.redisUrl, timeoutMs: config.timeouts.kvMs }));
+  const holder = config.licenseHolder;
+  const license =
+    overrides.license ??
+    (await openLicenseGate({
+      enforced: config.flags.licenseEnforcementEnabled,
+      dir: holder.dir,
+      deploymentId: holder.deploymentId ?? "",
+      pinnedIds: holder.pinnedKeyIds,
+      refreshMs: holder.refreshMs,
+      log,
+    }));
+  if (!license.enforced)
+    log.info(
+      "license enforcement is off (SVC_LICENSE_ENFORCEMENT_ENABLED=false): licensed features are open",
+    );
   return {
     config,
     db,
     bus,
     kv,
     log,
-    interceptors: standardInterceptors(config, log),
+    license,
+    interceptors: standardInterceptors(config, log, license),
     async ready() {
       const probes = [
         withDeadline(sql`select 1`.execute(db.db), config.timeouts.dbMs, "database"),
@@ -126,6 +151,7 @@ export async function openPlatform(
       return failed.length === 0;
     },
     async close() {
+      if (!overrides.license) license.close();
       if (!overrides.bus) await bus.close();
       if (!overrides.kv) await kv.close();
       if (!overrides.db) await db.close();

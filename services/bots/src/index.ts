@@ -53,6 +53,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     bus: platform.bus,
     pollIntervalMs: platform.config.killSwitchPollIntervalS * 1000,
     leaseSeconds: platform.config.runnerLeaseS,
+    license: platform.license,
   });
   const { publicKeyPem } = platform.config.promotionTokens;
   const external = platform.config.runners === "external";

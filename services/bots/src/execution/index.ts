@@ -10,3 +10,4 @@ export {
   type PreTradeVerdict,
 } from "./pre-trade.js";
 export { OrderPipeline } from "./order-pipeline.js";
+export { onlyReduces, reduceOnlyWhile, REDUCE_ONLY_CHECK } from "./reduce-only.js";

@@ -3,6 +3,7 @@ import type { Strategy } from "../engine/strategies/strategy.js";
 import type { Costs } from "../execution/costs.js";
 import { OrderPipeline } from "../execution/order-pipeline.js";
 import type { PreTradeCheck } from "../execution/pre-trade.js";
+import { reduceOnlyWhile } from "../execution/reduce-only.js";
 import { SimulatedBroker, type Account } from "../execution/simulated-broker.js";
 import type { Sizing } from "../execution/sizing.js";
 import type { Phase, RunnerEvent } from "./events.js";
@@ -24,6 +25,11 @@ export interface RunnerOptions {
   broker: Account;
   /** Pre-trade checks on every order (none by default). */
   checks?: readonly PreTradeCheck[];
+  /**
+   * Why the session may only reduce its position now (a lapsed license), or undefined while it
+   * trades freely; asked at every bar, and each change is recorded as a reduce_only event.
+   */
+  reduceOnly?: () => string | undefined;
   /** Persists a batch of events in order (bot_events); the runner waits for it. */
   sink: (events: RunnerEvent[]) => Promise<void>;
 }
@@ -45,13 +51,17 @@ export class BotRunner {
   private frozen = false;
   private index: number;
   private lastClose = NaN;
+  private reduceOnlyReason: string | undefined;
   private done: Promise<"finished" | "stopped">;
   private wake: (() => void) | null = null;
 
   constructor(private readonly o: RunnerOptions) {
     const record = (e: RunnerEvent) => this.pending.push(e);
     this.broker = new SimulatedBroker(o.symbol, o.broker, o.costs, { event: record });
-    this.pipeline = new OrderPipeline(this.broker, o.costs, o.checks ?? [], record);
+    const checks = o.reduceOnly
+      ? [...(o.checks ?? []), reduceOnlyWhile(() => this.reduceOnlyReason)]
+      : (o.checks ?? []);
+    this.pipeline = new OrderPipeline(this.broker, o.costs, checks, record);
     this.index = o.startIndex;
     // A resumed session's strategy relearns its indicators from the bars it already saw.
     let target = NaN;
@@ -93,11 +103,28 @@ export class BotRunner {
       const close = bars.close[i]!;
       this.lastClose = close;
       const target = this.o.strategy.onBar(close, bars.high[i]!, bars.low[i]!);
+      this.noteReduceOnly();
       if (!this.frozen) this.pipeline.decide(target, close);
       await this.flush();
       await this.pace();
     }
     return "finished";
+  }
+
+  /** Asks once per bar, so every order of a decision is judged alike, and records each change. */
+  private noteReduceOnly(): void {
+    if (!this.o.reduceOnly) return;
+    const why = this.o.reduceOnly();
+    if (why === this.reduceOnlyReason) return;
+    const was = this.reduceOnlyReason;
+    this.reduceOnlyReason = why;
+    this.pending.push({
+      type: "reduce_only",
+      data:
+        why === undefined
+          ? { on: false, reason: `lifted: orders adding exposure are accepted again (was: ${was})` }
+          : { on: true, reason: why },
+    });
   }
 
   private async flush(): Promise<void> {

@@ -23,7 +23,8 @@ export type RunnerEvent =
   | ExecutionEvent
   | { type: "phase_changed"; data: { phase: Phase; reason: string } }
   | { type: "halted"; data: { reason: string } }
-  | { type: "fail_safe"; data: { frozen: boolean; reason: string } };
+  | { type: "fail_safe"; data: { frozen: boolean; reason: string } }
+  | { type: "reduce_only"; data: { on: boolean; reason: string } };
 
 export type Phase = "Running" | "Draining" | "Stopped";
 

@@ -22,6 +22,7 @@ const sessions = new PaperSessions({
   bus: platform.bus,
   pollIntervalMs: config.killSwitchPollIntervalS * 1000,
   leaseSeconds: config.runnerLeaseS,
+  license: platform.license,
 });
 
 let picking = Promise.resolve(0);

@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import type { EventBus } from "@svc/lib/bus";
 import { publishBotPhaseChanged } from "@svc/lib/contracts";
 import type { KeyValueStore } from "@svc/lib/kv";
+import type { LicenseGate } from "@svc/lib/license";
 import type { Logger } from "@svc/lib/telemetry";
 import { engineSettingsFrom, loadBars, resolveStrategy } from "../engine/index.js";
 import { storedToSpec } from "../handlers/bot-mapping.js";
@@ -61,6 +62,8 @@ export interface SessionDeps {
   pollIntervalMs: number;
   /** Seconds without renewal after which another host may take a session over (SVC_RUNNER_LEASE_S). */
   leaseSeconds?: number;
+  /** The install's license: while it does not admit live_trading, sessions are reduce-only. */
+  license?: LicenseGate;
 }
 
 /**
@@ -74,6 +77,18 @@ export class PaperSessions {
   /** This process's name on the deployment rows it hosts. */
   readonly hostId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   constructor(private readonly deps: SessionDeps) {}
+
+  /**
+   * Why sessions may only reduce their positions now: the license does not admit live_trading
+   * (lapsed past grace, refused, or not entitled). A session already trading then closes what it
+   * holds instead of being stranded, and trades freely again once a renewed lease is read.
+   */
+  private reduceOnlyReason(): string | undefined {
+    const license = this.deps.license;
+    if (!license?.enforced) return undefined;
+    const verdict = license.admits("live_trading");
+    return verdict.admitted ? undefined : `license ${verdict.standing.state}: ${verdict.reason}`;
+  }
 
   /** The runner of a task (tests and drills read its phase). */
   runnerOf(taskId: string): BotRunner | undefined {
@@ -269,6 +284,7 @@ export class PaperSessions {
           units: o.units,
         })),
       },
+      reduceOnly: () => this.reduceOnlyReason(),
       sink,
     });
     session.runner = runner;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { leaseStateAt, leaseWindow, LeaseTermsError, renewalDue } from "./lease-terms.js";
+import { leaseStateAt, renewalDue } from "@svc/lib/license";
+import { leaseWindow, LeaseTermsError } from "./lease-terms.js";
 
 const NOW = Date.parse("2026-11-23T12:00:00.400Z");
 const DAY = 86_400_000;

@@ -1,7 +1,6 @@
-/** The spec's default posture: 7-day leases, 3 days of grace, renewal under 24 hours left. */
+/** The spec's default posture: 7-day leases, 3 days of grace. */
 export const DEFAULT_TTL_SECONDS = 7 * 86_400;
 export const DEFAULT_GRACE_SECONDS = 3 * 86_400;
-export const RENEW_BEFORE_SECONDS = 86_400;
 
 /** Why terms cannot be granted; the handler turns it into the spec's answer. */
 export class LeaseTermsError extends Error {
@@ -43,29 +42,4 @@ export function leaseWindow(opts: {
     ttlSeconds,
     clamped: ttlSeconds < requested,
   };
-}
-
-/** Where a lease is in its lifecycle at `nowMs`, offline. */
-export type LeaseState = "valid" | "grace" | "expired";
-
-/**
- * The state of a lease and the seconds until that state ends (0 once expired).
- *
- * @example leaseStateAt({ expiresAtMs, graceSeconds: 259200, nowMs }) // { state: "grace", secondsLeft: 3600 }
- */
-export function leaseStateAt(opts: { expiresAtMs: number; graceSeconds: number; nowMs: number }): {
-  state: LeaseState;
-  secondsLeft: number;
-} {
-  const graceEndsMs = opts.expiresAtMs + opts.graceSeconds * 1000;
-  if (opts.nowMs < opts.expiresAtMs)
-    return { state: "valid", secondsLeft: Math.floor((opts.expiresAtMs - opts.nowMs) / 1000) };
-  if (opts.nowMs < graceEndsMs)
-    return { state: "grace", secondsLeft: Math.floor((graceEndsMs - opts.nowMs) / 1000) };
-  return { state: "expired", secondsLeft: 0 };
-}
-
-/** True when a holder should renew: under 24 hours of validity left (or already past it). */
-export function renewalDue(expiresAtMs: number, nowMs: number): boolean {
-  return expiresAtMs - nowMs < RENEW_BEFORE_SECONDS * 1000;
 }

@@ -1,24 +1,8 @@
-// The lease format shared by the issuer (identity service) and the holder (license daemon).
-export { canonicalBytes } from "./canonical.js";
-export { toBase64Url, fromBase64Url } from "./encoding.js";
-export {
-  leasePublicKey,
-  publicKeyIdOf,
-  publicKeysFromPem,
-  signingKeyFromPem,
-  type LeasePublicKey,
-  type LeaseSigningKey,
-} from "./keys.js";
-export {
-  LEASE_FORMAT,
-  LeaseFormatError,
-  leaseTime,
-  parseLease,
-  type LeasePayload,
-  type SignedLease,
-} from "./lease-document.js";
+// The issuer's side of leases (signing, the signing key, renewal credentials); the format itself,
+// shared with every holder and the license gate, is @svc/lib/license, re-exported for the tests.
+export * from "@svc/lib/license";
+export { signingKeyFromPem, type LeaseSigningKey } from "./keys.js";
 export { signBytes, signLease } from "./sign-lease.js";
-export { verifyLeaseSignature, type LeaseRefusal } from "./verify-lease.js";
 export {
   parseRenewal,
   renewalSignedBy,

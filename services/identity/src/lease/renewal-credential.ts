@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { signAsync, verifyAsync } from "@noble/ed25519";
-import { fromBase64Url, toBase64Url } from "./encoding.js";
-import { leaseTime } from "./lease-document.js";
+import { fromBase64Url, leaseTime, toBase64Url } from "@svc/lib/license";
 
 export const RENEWAL_FORMAT = "svc-license-renewal/v1";
 

@@ -1,10 +1,14 @@
 import { createHash, createPublicKey, generateKeyPairSync, verify } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { canonicalBytes } from "./canonical.js";
+import {
+  canonicalBytes,
+  LEASE_FORMAT,
+  parseLease,
+  verifyLeaseSignature,
+  type LeasePayload,
+} from "@svc/lib/license";
 import { signingKeyFromPem } from "./keys.js";
-import { LEASE_FORMAT, parseLease, type LeasePayload } from "./lease-document.js";
 import { signBytes, signLease } from "./sign-lease.js";
-import { verifyLeaseSignature } from "./verify-lease.js";
 
 /** RFC 8032 §7.1 (Ed25519): secret key, public key, message, signature, all hex. */
 const RFC8032_VECTORS = [

@@ -1,7 +1,5 @@
 import { signAsync } from "@noble/ed25519";
-import { canonicalBytes } from "./canonical.js";
-import { toBase64Url } from "./encoding.js";
-import type { LeasePayload, SignedLease } from "./lease-document.js";
+import { canonicalBytes, toBase64Url, type LeasePayload, type SignedLease } from "@svc/lib/license";
 import type { LeaseSigningKey } from "./keys.js";
 
 /**

@@ -42,13 +42,3 @@ export async function removeLeftoverTemps(folder: string): Promise<string[]> {
   await Promise.all(names.map((n) => fs.rm(join(folder, n), { force: true })));
   return names;
 }
-
-/** The file's text, or undefined when it does not exist. */
-export async function readIfExists(path: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
-}

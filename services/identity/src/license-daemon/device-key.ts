@@ -1,8 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import { getPublicKeyAsync, utils } from "@noble/ed25519";
-import { fromBase64Url, toBase64Url } from "../lease/index.js";
-import { readIfExists, writeFileAtomic } from "./atomic-file.js";
-import type { HolderPaths } from "./holder-files.js";
+import { fromBase64Url, toBase64Url } from "@svc/lib/license";
+import { readIfExists, type HolderPaths } from "@svc/lib/license";
+import { writeFileAtomic } from "./atomic-file.js";
 
 /** The holder's device key: its private half never leaves the machine, only signatures do. */
 export interface DeviceKey {

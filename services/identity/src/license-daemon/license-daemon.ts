@@ -1,13 +1,26 @@
 import { mkdir } from "node:fs/promises";
 import type { Logger } from "@svc/lib/telemetry";
-import { renewalDue, type LeaseState } from "../domain/lease-terms.js";
-import { parseLease, signRenewal, type LeasePublicKey } from "../lease/index.js";
-import { readIfExists, removeLeftoverTemps, writeFileAtomic } from "./atomic-file.js";
+import {
+  checkLease,
+  CLOCK_SLACK_MS,
+  holderPaths,
+  parseLease,
+  readIfExists,
+  readMemory,
+  readPinnedKeys,
+  renewalDue,
+  type HolderMemory,
+  type LeaseCheck,
+  type LeasePublicKey,
+  type LeaseState,
+  type Refusal,
+} from "@svc/lib/license";
+import { signRenewal } from "../lease/index.js";
+import { removeLeftoverTemps, writeFileAtomic } from "./atomic-file.js";
 import { backoffMs } from "./backoff.js";
-import { checkLease, type LeaseCheck, type Refusal } from "./check-lease.js";
 import { readDeviceKey } from "./device-key.js";
-import { holderPaths, readMemory, writeMemory, type HolderMemory } from "./holder-files.js";
-import { readPinnedKeys, rememberServedKeys } from "./pinned-keys.js";
+import { writeMemory } from "./holder-files.js";
+import { rememberServedKeys } from "./pinned-keys.js";
 import { createVendorClient } from "./vendor-client.js";
 
 /** What the daemon exports in status.json: the gate of a self-hosted install reads it. */
@@ -36,9 +49,6 @@ export interface DaemonOptions {
   log: Logger;
   now?: () => number;
 }
-
-/** How much earlier than its last run the clock may read (NTP steps) before it counts as rolled back. */
-const CLOCK_SLACK_MS = 60_000;
 
 /**
  * The holder side of licensing: one `tick` checks the lease file offline, renews it when under 24

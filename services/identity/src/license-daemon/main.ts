@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { loadConfig } from "@svc/lib/config";
 import { createLogger } from "@svc/lib/telemetry";
 import { ensureDeviceKey } from "./device-key.js";
-import { holderPaths } from "./holder-files.js";
+import { holderPaths } from "@svc/lib/license";
 import { createLicenseDaemon } from "./license-daemon.js";
 
 const config = loadConfig(process.env);

@@ -350,6 +350,49 @@ export declare type AuthModeJson = "AUTH_MODE_UNSPECIFIED" | "AUTH_MODE_PUBLIC" 
 export declare const AuthModeSchema: GenEnum<AuthMode, AuthModeJson>;
 
 /**
+ * A licensed feature of a self-hosted install (spec: "the features byoc_deployments, kb_federation
+ * and live_trading are gated on a verified lease"). Its entitlement name is the value's name in
+ * lower case without the prefix (LICENSE_FEATURE_LIVE_TRADING is "live_trading").
+ *
+ * @generated from enum svc.api.v1.LicenseFeature
+ */
+export enum LicenseFeature {
+  /**
+   * @generated from enum value: LICENSE_FEATURE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: LICENSE_FEATURE_BYOC_DEPLOYMENTS = 1;
+   */
+  BYOC_DEPLOYMENTS = 1,
+
+  /**
+   * @generated from enum value: LICENSE_FEATURE_KB_FEDERATION = 2;
+   */
+  KB_FEDERATION = 2,
+
+  /**
+   * @generated from enum value: LICENSE_FEATURE_LIVE_TRADING = 3;
+   */
+  LIVE_TRADING = 3,
+}
+
+/**
+ * A licensed feature of a self-hosted install (spec: "the features byoc_deployments, kb_federation
+ * and live_trading are gated on a verified lease"). Its entitlement name is the value's name in
+ * lower case without the prefix (LICENSE_FEATURE_LIVE_TRADING is "live_trading").
+ *
+ * @generated from enum svc.api.v1.LicenseFeature
+ */
+export declare type LicenseFeatureJson = "LICENSE_FEATURE_UNSPECIFIED" | "LICENSE_FEATURE_BYOC_DEPLOYMENTS" | "LICENSE_FEATURE_KB_FEDERATION" | "LICENSE_FEATURE_LIVE_TRADING";
+
+/**
+ * Describes the enum svc.api.v1.LicenseFeature.
+ */
+export declare const LicenseFeatureSchema: GenEnum<LicenseFeature, LicenseFeatureJson>;
+
+/**
  * @generated from extension: svc.api.v1.HttpRule http = 51001;
  */
 export declare const http: GenExtension<MethodOptions, HttpRule>;
@@ -365,6 +408,14 @@ export declare const auth: GenExtension<MethodOptions, AuthPolicy>;
  * @generated from extension: string capability = 51003;
  */
 export declare const capability: GenExtension<MethodOptions, string>;
+
+/**
+ * With SVC_LICENSE_ENFORCEMENT_ENABLED, the RPC answers only while the install's lease is valid
+ * (or in grace, with X-Service-License-Status: grace) and entitles this feature.
+ *
+ * @generated from extension: svc.api.v1.LicenseFeature license_feature = 51004;
+ */
+export declare const license_feature: GenExtension<MethodOptions, LicenseFeature>;
 
 /**
  * @generated from extension: svc.api.v1.FieldRules rules = 51010;

@@ -12,7 +12,7 @@ import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
  * Describes the file svc/api/v1/annotations.proto.
  */
 export const file_svc_api_v1_annotations = /*@__PURE__*/
-  fileDesc("ChxzdmMvYXBpL3YxL2Fubm90YXRpb25zLnByb3RvEgpzdmMuYXBpLnYxIrYBCghIdHRwUnVsZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIMCgRib2R5GAMgASgJEhgKEGFkZGl0aW9uYWxfcGF0aHMYBCADKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIdChVyZXNwb25zZV9jb250ZW50X3R5cGUYBiABKAkSFgoOcmVkaXJlY3RfZmllbGQYByABKAkSFgoOc3VjY2Vzc19zdGF0dXMYCCABKA0ieQoKQXV0aFBvbGljeRIiCgRtb2RlGAEgASgOMhQuc3ZjLmFwaS52MS5BdXRoTW9kZRIOCgZzY29wZXMYAiADKAkSDwoHc3RlcF91cBgDIAEoCBITCgthbGxvd19hZ2VudBgEIAEoCBIRCglyZWFkX29ubHkYBSABKAgidAoKRmllbGRSdWxlcxIQCghyZXF1aXJlZBgBIAEoCBIPCgdwYXR0ZXJuGAIgASgJEg8KB21heF9sZW4YAyABKA0SEAoDbWluGAQgASgBSACIAQESEAoDbWF4GAUgASgBSAGIAQFCBgoEX21pbkIGCgRfbWF4KmYKCEF1dGhNb2RlEhkKFUFVVEhfTU9ERV9VTlNQRUNJRklFRBAAEhQKEEFVVEhfTU9ERV9QVUJMSUMQARISCg5BVVRIX01PREVfVVNFUhACEhUKEUFVVEhfTU9ERV9NQUNISU5FEAM6SgoEaHR0cBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLmOAyABKAsyFC5zdmMuYXBpLnYxLkh0dHBSdWxlUgRodHRwOkwKBGF1dGgSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi6jgMgASgLMhYuc3ZjLmFwaS52MS5BdXRoUG9saWN5UgRhdXRoOkAKCmNhcGFiaWxpdHkSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi7jgMgASgJUgpjYXBhYmlsaXR5Ok0KBXJ1bGVzEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjCjgMgASgLMhYuc3ZjLmFwaS52MS5GaWVsZFJ1bGVzUgVydWxlczpGCg93aXJlX3VwcGVyX2Nhc2USHC5nb29nbGUucHJvdG9idWYuRW51bU9wdGlvbnMYzI4DIAEoCFINd2lyZVVwcGVyQ2FzZWIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("ChxzdmMvYXBpL3YxL2Fubm90YXRpb25zLnByb3RvEgpzdmMuYXBpLnYxIrYBCghIdHRwUnVsZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIMCgRib2R5GAMgASgJEhgKEGFkZGl0aW9uYWxfcGF0aHMYBCADKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIdChVyZXNwb25zZV9jb250ZW50X3R5cGUYBiABKAkSFgoOcmVkaXJlY3RfZmllbGQYByABKAkSFgoOc3VjY2Vzc19zdGF0dXMYCCABKA0ieQoKQXV0aFBvbGljeRIiCgRtb2RlGAEgASgOMhQuc3ZjLmFwaS52MS5BdXRoTW9kZRIOCgZzY29wZXMYAiADKAkSDwoHc3RlcF91cBgDIAEoCBITCgthbGxvd19hZ2VudBgEIAEoCBIRCglyZWFkX29ubHkYBSABKAgidAoKRmllbGRSdWxlcxIQCghyZXF1aXJlZBgBIAEoCBIPCgdwYXR0ZXJuGAIgASgJEg8KB21heF9sZW4YAyABKA0SEAoDbWluGAQgASgBSACIAQESEAoDbWF4GAUgASgBSAGIAQFCBgoEX21pbkIGCgRfbWF4KmYKCEF1dGhNb2RlEhkKFUFVVEhfTU9ERV9VTlNQRUNJRklFRBAAEhQKEEFVVEhfTU9ERV9QVUJMSUMQARISCg5BVVRIX01PREVfVVNFUhACEhUKEUFVVEhfTU9ERV9NQUNISU5FEAMqnAEKDkxpY2Vuc2VGZWF0dXJlEh8KG0xJQ0VOU0VfRkVBVFVSRV9VTlNQRUNJRklFRBAAEiQKIExJQ0VOU0VfRkVBVFVSRV9CWU9DX0RFUExPWU1FTlRTEAESIQodTElDRU5TRV9GRUFUVVJFX0tCX0ZFREVSQVRJT04QAhIgChxMSUNFTlNFX0ZFQVRVUkVfTElWRV9UUkFESU5HEAM6SgoEaHR0cBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLmOAyABKAsyFC5zdmMuYXBpLnYxLkh0dHBSdWxlUgRodHRwOkwKBGF1dGgSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi6jgMgASgLMhYuc3ZjLmFwaS52MS5BdXRoUG9saWN5UgRhdXRoOkAKCmNhcGFiaWxpdHkSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi7jgMgASgJUgpjYXBhYmlsaXR5OmUKD2xpY2Vuc2VfZmVhdHVyZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLyOAyABKA4yGi5zdmMuYXBpLnYxLkxpY2Vuc2VGZWF0dXJlUg5saWNlbnNlRmVhdHVyZTpNCgVydWxlcxIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYwo4DIAEoCzIWLnN2Yy5hcGkudjEuRmllbGRSdWxlc1IFcnVsZXM6RgoPd2lyZV91cHBlcl9jYXNlEhwuZ29vZ2xlLnByb3RvYnVmLkVudW1PcHRpb25zGMyOAyABKAhSDXdpcmVVcHBlckNhc2ViBnByb3RvMw", [file_google_protobuf_descriptor]);
 
 /**
  * Describes the message svc.api.v1.HttpRule.
@@ -50,6 +50,22 @@ export const AuthMode = /*@__PURE__*/
   tsEnum(AuthModeSchema);
 
 /**
+ * Describes the enum svc.api.v1.LicenseFeature.
+ */
+export const LicenseFeatureSchema = /*@__PURE__*/
+  enumDesc(file_svc_api_v1_annotations, 1);
+
+/**
+ * A licensed feature of a self-hosted install (spec: "the features byoc_deployments, kb_federation
+ * and live_trading are gated on a verified lease"). Its entitlement name is the value's name in
+ * lower case without the prefix (LICENSE_FEATURE_LIVE_TRADING is "live_trading").
+ *
+ * @generated from enum svc.api.v1.LicenseFeature
+ */
+export const LicenseFeature = /*@__PURE__*/
+  tsEnum(LicenseFeatureSchema);
+
+/**
  * @generated from extension: svc.api.v1.HttpRule http = 51001;
  */
 export const http = /*@__PURE__*/
@@ -70,10 +86,19 @@ export const capability = /*@__PURE__*/
   extDesc(file_svc_api_v1_annotations, 2);
 
 /**
+ * With SVC_LICENSE_ENFORCEMENT_ENABLED, the RPC answers only while the install's lease is valid
+ * (or in grace, with X-Service-License-Status: grace) and entitles this feature.
+ *
+ * @generated from extension: svc.api.v1.LicenseFeature license_feature = 51004;
+ */
+export const license_feature = /*@__PURE__*/
+  extDesc(file_svc_api_v1_annotations, 3);
+
+/**
  * @generated from extension: svc.api.v1.FieldRules rules = 51010;
  */
 export const rules = /*@__PURE__*/
-  extDesc(file_svc_api_v1_annotations, 3);
+  extDesc(file_svc_api_v1_annotations, 4);
 
 /**
  * Wire spelling of the values: lower (default: "trading") or upper ("PASS_WITH_FINDINGS").
@@ -81,5 +106,5 @@ export const rules = /*@__PURE__*/
  * @generated from extension: bool wire_upper_case = 51020;
  */
 export const wire_upper_case = /*@__PURE__*/
-  extDesc(file_svc_api_v1_annotations, 4);
+  extDesc(file_svc_api_v1_annotations, 5);
 

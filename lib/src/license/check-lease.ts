@@ -1,11 +1,7 @@
-import { leaseStateAt, type LeaseState } from "../domain/lease-terms.js";
-import {
-  LeaseFormatError,
-  parseLease,
-  verifyLeaseSignature,
-  type LeasePublicKey,
-  type SignedLease,
-} from "../lease/index.js";
+import { LeaseFormatError, parseLease, type SignedLease } from "./lease-document.js";
+import { leaseStateAt, type LeaseState } from "./lease-state.js";
+import type { LeasePublicKey } from "./public-keys.js";
+import { verifyLeaseSignature } from "./verify-lease.js";
 
 /** Why the holder refused a lease file; each has its own log line. */
 export type Refusal =

@@ -1,7 +1,7 @@
 import { verifyAsync } from "@noble/ed25519";
 import { canonicalBytes } from "./canonical.js";
 import { fromBase64Url } from "./encoding.js";
-import type { LeasePublicKey } from "./keys.js";
+import type { LeasePublicKey } from "./public-keys.js";
 import type { SignedLease } from "./lease-document.js";
 
 /** Why a lease failed verification. */
