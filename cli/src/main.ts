@@ -3,8 +3,10 @@
 //   svc halt-all [--reason "..."]      pull the platform switch: every halt route in parallel
 //   svc approvals                      promotion requests waiting for a human
 //   svc kill-switches                  engaged kill switches
+//   svc audit verify                   recompute the audit trail's hash chain; name the first broken row
 // Environment: SVC_API_URL (default http://127.0.0.1:8080), SVC_TOKEN (a bearer token, with a
 // fresh MFA step-up for halt-all; not needed against a local-auth platform).
+import { verifyAuditTrail } from "./audit-verify.js";
 import { haltAll } from "./halt-all.js";
 
 const base = (process.env.SVC_API_URL ?? "http://127.0.0.1:8080").replace(/\/$/, "");
@@ -40,9 +42,22 @@ switch (command) {
   case "kill-switches":
     console.log(JSON.stringify(await get("/kill-switches"), null, 2));
     break;
+  case "audit": {
+    if (args[0] !== "verify") {
+      console.error("usage: svc audit verify");
+      process.exit(2);
+    }
+    const v = await verifyAuditTrail(base, headers);
+    if (v.broken) {
+      console.log(`audit trail BROKEN at seq ${v.broken.seq} (id ${v.broken.id}): ${v.broken.why}`);
+      process.exit(1);
+    }
+    console.log(`audit trail intact: ${v.rows} rows, head hash ${v.headHash ?? "(empty chain)"}`);
+    break;
+  }
   default:
     console.error(
-      "usage: svc halt-all [--reason TEXT] | svc approvals | svc kill-switches   (SVC_API_URL, SVC_TOKEN)",
+      "usage: svc halt-all [--reason TEXT] | svc approvals | svc kill-switches | svc audit verify   (SVC_API_URL, SVC_TOKEN)",
     );
     process.exit(2);
 }

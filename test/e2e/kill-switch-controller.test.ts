@@ -103,9 +103,13 @@ describe("KillSwitch custom resources mirrored by the controller", () => {
       killSwitchEngaged: false,
       killSwitchReason: "",
     });
-    const audit = await sql<{
-      actor_user_id: string;
-    }>`select actor_user_id from killswitch.security_audit_events`.execute(p.platform.db.db);
-    expect(audit.rows.map((r) => r.actor_user_id)).toContain("system:k8s-controller");
+    await eventually(
+      "the platform's audit trail names the controller",
+      async () =>
+        (await call(p.url, "GET", "/admin/audit-events?action=killswitch.engaged")).body.items.map(
+          (e: { actor: { subject: string } }) => e.actor.subject,
+        ) as string[],
+      (subjects) => subjects.includes("system:k8s-controller"),
+    );
   });
 });

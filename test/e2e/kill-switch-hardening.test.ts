@@ -132,14 +132,17 @@ describe("kill switches sharing a key: one never releases another", () => {
     const after = await keyValue("svc:bots:killswitch:bot:shared");
     expect(after).toMatchObject({ mode: "cancel", reason: "investigation" });
     expect(Object.keys(after!.switches)).toEqual(["hold"]);
-    const audit = await sql<{
-      details: { name: string; reason?: string };
-    }>`select details from killswitch.security_audit_events where event_type = 'killswitch.released'`.execute(
-      p.platform.db.db,
+    const released = await eventually(
+      "the lapse reaches the platform's audit trail",
+      async () =>
+        (await call(p.url, "GET", "/admin/audit-events?action=killswitch.released")).body
+          .items as Array<{ actor: { subject: string }; details: Record<string, unknown> }>,
+      (items) => items.some((e) => e.details.name === "brief"),
     );
-    expect(audit.rows.map((r) => r.details)).toContainEqual(
-      expect.objectContaining({ name: "brief", reason: "ttl elapsed" }),
-    );
+    expect(released.find((e) => e.details.name === "brief")).toMatchObject({
+      actor: { subject: "system:ttl-sweep" },
+      details: { reason: "ttl elapsed" },
+    });
     await call(p.url, "DELETE", "/kill-switches/hold");
     expect(await rawGet("svc:bots:killswitch:bot:shared")).toBeNull();
   });
@@ -177,7 +180,7 @@ describe("kill switches sharing a key: one never releases another", () => {
       (
         await sql<{
           n: number;
-        }>`select count(*)::int as n from killswitch.security_audit_events`.execute(
+        }>`select count(*)::int as n from killswitch.outbox where type = 'svc.events.v1.AuditRecorded'`.execute(
           p.platform.db.db,
         )
       ).rows[0]!.n;

@@ -102,12 +102,13 @@ describe("the kill switch against a real Redis and NATS", () => {
       mode: "cancel",
       reason: "drill",
     });
-    const audit = await sql<{
-      event_type: string;
-    }>`select event_type from killswitch.security_audit_events order by id`.execute(
-      p.platform.db.db,
+    await eventually(
+      "the engagement reaches the platform's audit trail",
+      async () =>
+        (await call(p.url, "GET", "/admin/audit-events?resource=kill_switch%2Falpha-drill")).body
+          .items as Array<{ action: string }>,
+      (items) => items.some((e) => e.action === "killswitch.engaged"),
     );
-    expect(audit.rows.map((r) => r.event_type)).toContain("killswitch.engaged");
 
     expect((await call(p.url, "DELETE", "/kill-switches/alpha-drill")).body).toEqual({
       name: "alpha-drill",

@@ -1,6 +1,5 @@
 import { createPublicKey, verify } from "node:crypto";
 import { Writable } from "node:stream";
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import { loadConfig } from "@svc/lib/config";
@@ -174,12 +173,17 @@ describe.each(BACKENDS)("license leases on %s", (backend) => {
     });
     expect(revoke.status, revoke.text).toBe(200);
     expect(revoke.body.revoked).toBe(2);
-    const audit = await sql<{ event_type: string; target: string; details: { reason: string } }>`
-      select event_type, target, details from identity.audit_events`.execute(p.platform.db.db);
-    expect(audit.rows).toEqual([
+    // Written in the revoke's own transaction, so it is in the chain when the answer comes.
+    const audit = await call(
+      p.url,
+      "GET",
+      "/admin/audit-events?action=admin.identity.license.revoke",
+    );
+    expect(audit.body.items).toEqual([
       expect.objectContaining({
-        event_type: "admin.identity.license.revoke",
-        target: "license_deployment:acme-renew",
+        service: "identity",
+        resource: "license_deployment/acme-renew",
+        outcome: "succeeded",
         details: expect.objectContaining({ reason: "contract terminated" }),
       }),
     ]);

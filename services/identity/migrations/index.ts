@@ -1,7 +1,9 @@
 import type { Migration } from "kysely";
 import * as licenseRegistry from "./2026-11-23T1200-license-registry.js";
+import * as securityAuditEvents from "./2026-11-24T0400-security-audit-events.js";
 
 /** Every migration of the identity schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
   "2026-11-23T1200-license-registry": licenseRegistry,
+  "2026-11-24T0400-security-audit-events": securityAuditEvents,
 };

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import {
+  AuditService,
   IdentityService,
   LicenseService,
   McpService,
@@ -8,6 +9,9 @@ import {
 import { migrateSchema, schemaDb } from "@svc/lib/db";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
+import type { BusSubscription } from "@svc/lib/bus";
+import { consumeAuditEvents } from "./consumers/audit-events.js";
+import { createAuditHandlers } from "./handlers/audit-handlers.js";
 import { createLicenseHandlers } from "./handlers/license-handlers.js";
 import { whoAmI } from "./handlers/whoami.js";
 import { createLeaseRegistry } from "./licensing/lease-registry.js";
@@ -57,9 +61,10 @@ export async function createIdentityModule(
     now: wiring.now ?? Date.now,
     log: platform.log,
   });
+  let auditTrail: BusSubscription | undefined;
   return {
     name: "identity",
-    services: [IdentityService, LicenseService, TenancyService, McpService],
+    services: [IdentityService, LicenseService, TenancyService, McpService, AuditService],
     routes(router) {
       router.service(IdentityService, completeService(IdentityService, { whoAmI }));
       router.service(
@@ -68,8 +73,17 @@ export async function createIdentityModule(
       );
       router.service(TenancyService, completeService(TenancyService, {}));
       router.service(McpService, completeService(McpService, {}));
+      router.service(AuditService, completeService(AuditService, createAuditHandlers(db)));
     },
-    async start() {},
-    async stop() {},
+    async start() {
+      auditTrail = await consumeAuditEvents({
+        bus: platform.bus,
+        db,
+        timeoutMs: platform.config.timeouts.dbMs,
+      });
+    },
+    async stop() {
+      await auditTrail?.stop();
+    },
   };
 }

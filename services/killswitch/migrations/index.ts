@@ -1,5 +1,5 @@
 import type { Migration } from "kysely";
-import { processedEventsMigration } from "@svc/lib/bus";
+import { outboxMigration, processedEventsMigration } from "@svc/lib/bus";
 import * as killSwitches from "./2026-11-22T1700-kill-switches.js";
 import * as drills from "./2026-11-22T1710-drills.js";
 
@@ -8,4 +8,6 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T1659-processed-events": processedEventsMigration,
   "2026-11-22T1700-kill-switches": killSwitches,
   "2026-11-22T1710-drills": drills,
+  // Audit events leave through it to the identity service's chain.
+  "2026-11-24T0400-outbox": outboxMigration,
 };

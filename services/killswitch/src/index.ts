@@ -1,16 +1,14 @@
 import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import { migrateSchema, schemaDb } from "@svc/lib/db";
-import type { BusSubscription } from "@svc/lib/bus";
+import { startOutboxRelay, type BusSubscription } from "@svc/lib/bus";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
 import { createKillSwitchHandlers, type BotExists } from "./handlers/kill-switch-handlers.js";
 import { reconcileKeys } from "./engagement/reconcile-keys.js";
-import type { KillSwitchDatabase } from "./store/killswitch.table.js";
+import { KILLSWITCH_SCHEMA as SCHEMA, type KillSwitchDatabase } from "./store/killswitch.table.js";
 import { createDrillHandlers } from "./handlers/drill-handlers.js";
 import { startKillSwitchController } from "./controller/controller.js";
-
-const SCHEMA = "killswitch";
 
 export { botExistsFrom } from "./clients/bot-exists.js";
 
@@ -48,6 +46,7 @@ export async function createKillSwitchModule(
     }
   };
   let consumer: BusSubscription | undefined;
+  let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let controller: ReturnType<typeof startKillSwitchController> | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   return {
@@ -57,6 +56,13 @@ export async function createKillSwitchModule(
       router.service(KillSwitchService, completeService(KillSwitchService, handlers));
     },
     async start() {
+      // The outbox carries this service's audit events to the identity service's chain.
+      relay = startOutboxRelay({
+        db: platform.db.db,
+        schema: SCHEMA,
+        bus: platform.bus,
+        log: (o: object, m: string) => platform.log.warn(o, m),
+      });
       consumer = await consumeBotsEvents({ bus: platform.bus, db, schema: SCHEMA });
       sweeper = setInterval(() => void sweep(), 1_000);
       sweeper.unref();
@@ -72,6 +78,7 @@ export async function createKillSwitchModule(
       if (sweeper) clearInterval(sweeper);
       controller?.stop();
       await consumer?.stop();
+      await relay?.stop();
     },
   };
 }

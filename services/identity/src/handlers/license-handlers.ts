@@ -1,3 +1,4 @@
+import { requestIdKey } from "@svc/lib/telemetry";
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
@@ -86,13 +87,7 @@ export function createLicenseHandlers(
         registry.revoke({
           deploymentId: req.deploymentId,
           reason: req.reason,
-          actor: {
-            sub: p.sub,
-            actorType: p.actorType,
-            acr: p.acr ?? "",
-            amr: p.amr,
-            authTime: p.authTime,
-          },
+          origin: { principal: p, requestId: ctx.values.get(requestIdKey) },
         }),
       );
       return create(RevokeDeploymentLeasesResponseSchema, { revoked });

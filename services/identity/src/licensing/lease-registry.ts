@@ -16,7 +16,9 @@ import {
   type LeasePublicKey,
   type LeaseSigningKey,
 } from "../lease/index.js";
-import { insertAuditEvent } from "../store/audit.repository.js";
+import { auditActorOf, currentTraceId } from "@svc/lib/audit";
+import type { Principal } from "@svc/lib/auth";
+import { appendAuditEvent } from "../store/audit-trail.repository.js";
 import type { DeploymentRow, IdentityDatabase } from "../store/identity.table.js";
 import * as repo from "../store/license.repository.js";
 import { LicenseError } from "./license-error.js";
@@ -53,7 +55,8 @@ export interface IssueInput {
 export interface RevokeInput {
   deploymentId: string;
   reason: string;
-  actor: { sub: string; actorType: string; acr: string; amr: string[]; authTime?: number };
+  /** Who revokes, and which request: the audit row names them. */
+  origin: { principal: Principal; requestId?: string };
 }
 
 /**
@@ -234,23 +237,30 @@ export function createLeaseRegistry(deps: LeaseRegistryDeps) {
       return db.transaction().execute(async (trx) => {
         const d = await repo.lockDeployment(trx, input.deploymentId);
         if (!d) throw deploymentNotFound(input.deploymentId);
-        await insertAuditEvent(trx, {
-          eventType: "admin.identity.license.revoke",
-          actorSub: input.actor.sub,
-          actorType: input.actor.actorType,
-          target: `license_deployment:${d.deployment_id}`,
+        const who = input.origin.principal;
+        // The identity service keeps the chain: its own act goes straight in, in this transaction.
+        await appendAuditEvent(trx, {
+          id: randomUUID(),
+          occurred_at: new Date(deps.now()).toISOString(),
+          service: "identity",
+          action: "admin.identity.license.revoke",
+          outcome: "succeeded",
+          resource: `license_deployment/${d.deployment_id}`,
+          actor: auditActorOf(who),
+          request_id: input.origin.requestId ?? "",
+          trace_id: currentTraceId(),
           details: {
             deployment_id: d.deployment_id,
             reason: input.reason,
             already_revoked: d.revoked_at !== null,
-            acr: input.actor.acr,
-            amr: input.actor.amr,
-            ...(input.actor.authTime !== undefined ? { auth_time: input.actor.authTime } : {}),
+            acr: who.acr ?? "",
+            amr: who.amr,
+            ...(who.authTime !== undefined ? { auth_time: who.authTime } : {}),
           },
         });
         return repo.revokeDeployment(trx, {
           deploymentId: d.deployment_id,
-          by: input.actor.sub,
+          by: who.sub,
           reason: input.reason,
         });
       });

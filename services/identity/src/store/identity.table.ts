@@ -5,7 +5,7 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null, Date | string | null>;
 type Json<T> = ColumnType<T, string, string>;
 
-/** The identity schema, as far as licensing and its audit need it. */
+/** The identity schema, as far as licensing and the audit trail need it. */
 export interface IdentityDatabase {
   license_deployments: {
     deployment_id: string;
@@ -43,6 +43,28 @@ export interface IdentityDatabase {
     nonce: string;
     seen_at: Timestamp;
   };
+  security_audit_events: {
+    seq: string;
+    id: string;
+    occurred_at: Timestamp;
+    service: string;
+    action: string;
+    outcome: string;
+    resource: string;
+    actor_subject: string;
+    actor_type: string;
+    internal_user_id: string;
+    agent_subject: string;
+    on_behalf_of: string;
+    request_id: string;
+    trace_id: string;
+    /** Canonical JSON text, exactly what the hash covers. */
+    details: string;
+    prev_hash: string;
+    hash: string;
+    recorded_at: ColumnType<Date, never, never>;
+  };
+  /** Before the chain; no longer written. */
   audit_events: {
     id: ColumnType<string, never, never>;
     created_at: Timestamp;
@@ -56,4 +78,4 @@ export interface IdentityDatabase {
 
 export type DeploymentRow = Selectable<IdentityDatabase["license_deployments"]>;
 export type LeaseRow = Selectable<IdentityDatabase["license_leases"]>;
-export type AuditEventRow = Selectable<IdentityDatabase["audit_events"]>;
+export type SecurityAuditRow = Selectable<IdentityDatabase["security_audit_events"]>;

@@ -7,7 +7,7 @@ import {
 } from "@svc/lib/contracts";
 import {
   deleteSwitch,
-  insertAudit,
+  recordAudit,
   listSwitches,
   lockKey,
 } from "../store/killswitch.repository.js";
@@ -55,12 +55,16 @@ export async function reconcileKeys(deps: KeyDeps): Promise<string[]> {
       await lockKey(trx, key);
       for (const r of lapsed) {
         if (await deleteSwitch(trx, r.name))
-          await insertAudit(trx, {
-            user: "system",
-            actor: "system",
-            type: "killswitch.released",
-            details: { name: r.name, key, reason: "ttl elapsed" },
-          });
+          await recordAudit(
+            trx,
+            { system: "system:ttl-sweep" },
+            {
+              action: "killswitch.released",
+              outcome: "succeeded",
+              resource: `kill_switch/${r.name}`,
+              details: { name: r.name, key, reason: "ttl elapsed" },
+            },
+          );
       }
       const s = await syncKey(trx, deps.kv, scope, target);
       // An unwritten key must not leave a lapsed switch's row deleted: roll back, retry next pass.

@@ -13,12 +13,13 @@ import {
   type DrillResult,
 } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import { BotPhase } from "@svc/gen/svc/events/v1/events_pb.js";
+import { auditOriginOf } from "@svc/lib/audit";
 import { principalOf } from "@svc/lib/auth";
 import { listenBotPhaseChanged, PLATFORM_KILL_SWITCH_KEY } from "@svc/lib/contracts";
 import { Code, svcError } from "@svc/lib/errors";
 import type { KeyDeps } from "../engagement/key-sync.js";
 import { insertDrill, latestDrills } from "../store/drills.repository.js";
-import { insertAudit } from "../store/killswitch.repository.js";
+import { recordAudit } from "../store/killswitch.repository.js";
 import type { DrillFigures } from "../store/killswitch.table.js";
 
 const DRAIN_BOUND_MS = 10_000;
@@ -113,10 +114,10 @@ export function createDrillHandlers(
       };
       await deps.db.transaction().execute(async (trx) => {
         await insertDrill(trx, { id, startedBy: p.sub, reason, figures });
-        await insertAudit(trx, {
-          user: p.onBehalfOfSub ?? p.sub,
-          actor: p.sub,
-          type: "killswitch.drill",
+        await recordAudit(trx, auditOriginOf(ctx), {
+          action: "killswitch.drill",
+          outcome: "succeeded",
+          resource: `drill/${id}`,
           details: { id, bots: figures.bots, all_restarted: figures.all_restarted },
         });
       });

@@ -11,6 +11,7 @@ import {
   type KillSwitch,
   type KillSwitchSpec,
 } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
+import { auditOriginOf, type AuditOrigin } from "@svc/lib/audit";
 import { principalOf, type Principal } from "@svc/lib/auth";
 import { Code, ConnectError, invalidField, svcError } from "@svc/lib/errors";
 import { MAX_TTL_SECONDS, readEngagers } from "../domain/key-engagers.js";
@@ -187,7 +188,12 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     }
   }
 
-  async function engage(name: string, spec: KillSwitchSpec, p: Principal): Promise<KillSwitch> {
+  async function engage(
+    name: string,
+    spec: KillSwitchSpec,
+    p: Principal,
+    origin: AuditOrigin,
+  ): Promise<KillSwitch> {
     const { scope, mode, ttl } = await validate(name, spec);
     const key = killSwitchKey(scope, spec.target);
     // Runners halt on the broadcast alone: nothing below may delay it.
@@ -214,10 +220,10 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
           engaged_by: p.sub,
           expires_at: ttl ? new Date(Date.now() + ttl * 1000) : null,
         });
-        await repo.insertAudit(trx, {
-          user: p.onBehalfOfSub ?? p.sub,
-          actor: p.sub,
-          type: "killswitch.engaged",
+        await repo.recordAudit(trx, origin, {
+          action: "killswitch.engaged",
+          outcome: "succeeded",
+          resource: `kill_switch/${name}`,
           details: { name, key, mode, reason: spec.reason, ttl: spec.ttl },
         });
         syncs = [await syncKey(trx, kv, scope, spec.target)];
@@ -244,7 +250,7 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     return toResource(row, "written");
   }
 
-  async function release(name: string, p: Principal): Promise<void> {
+  async function release(name: string, origin: AuditOrigin): Promise<void> {
     const row = await repo.findSwitch(db, name);
     const manualKey = row ? undefined : await manualKeyNamed(name);
     if (!row && !manualKey)
@@ -264,10 +270,10 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
         const s = await syncKey(trx, kv, target.scope, target.target, { dropManual: !row });
         // The key must say released before anything else does; otherwise nothing is released.
         if (s.error) throw s.error;
-        await repo.insertAudit(trx, {
-          user: p.onBehalfOfSub ?? p.sub,
-          actor: p.sub,
-          type: "killswitch.released",
+        await repo.recordAudit(trx, origin, {
+          action: "killswitch.released",
+          outcome: "succeeded",
+          resource: `kill_switch/${name}`,
           details: { name, key },
         });
         return s;
@@ -302,7 +308,8 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
   }
 
   return {
-    applyKillSwitch: (req, ctx: HandlerContext) => engage(req.name, req.spec!, principalOf(ctx)),
+    applyKillSwitch: (req, ctx: HandlerContext) =>
+      engage(req.name, req.spec!, principalOf(ctx), auditOriginOf(ctx)),
 
     async getKillSwitch(req) {
       const row = await repo.findSwitch(db, req.name);
@@ -329,7 +336,8 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     },
 
     async deleteKillSwitch(req, ctx) {
-      await release(req.name, principalOf(ctx));
+      principalOf(ctx);
+      await release(req.name, auditOriginOf(ctx));
       return create(DeleteKillSwitchResponseSchema, { name: req.name, released: true });
     },
 

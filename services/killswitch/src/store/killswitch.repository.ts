@@ -1,5 +1,14 @@
+import {
+  recordAudit as recordPlatformAudit,
+  type AuditEntry,
+  type AuditOrigin,
+} from "@svc/lib/audit";
 import { sql, type Kysely, type Transaction } from "kysely";
-import type { KillSwitchDatabase, KillSwitchRow } from "./killswitch.table.js";
+import {
+  KILLSWITCH_SCHEMA,
+  type KillSwitchDatabase,
+  type KillSwitchRow,
+} from "./killswitch.table.js";
 
 type Db = Kysely<KillSwitchDatabase> | Transaction<KillSwitchDatabase>;
 
@@ -54,19 +63,13 @@ export async function isKnownBot(db: Db, slug: string): Promise<boolean> {
   );
 }
 
-export async function insertAudit(
-  db: Db,
-  e: { user: string; actor: string; type: string; details: object },
+/** A security-relevant act, into this service's outbox in the caller's transaction (lib/audit). */
+export async function recordAudit(
+  trx: Transaction<KillSwitchDatabase>,
+  origin: AuditOrigin,
+  entry: AuditEntry,
 ): Promise<void> {
-  await db
-    .insertInto("security_audit_events")
-    .values({
-      user_id: e.user,
-      actor_user_id: e.actor,
-      event_type: e.type,
-      details: JSON.stringify(e.details),
-    })
-    .execute();
+  await recordPlatformAudit(trx, KILLSWITCH_SCHEMA, "killswitch", origin, entry);
 }
 
 /**

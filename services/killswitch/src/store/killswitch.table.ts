@@ -1,18 +1,16 @@
-import type { ColumnType, Generated, Selectable } from "kysely";
+import type { ColumnType, Selectable } from "kysely";
 import type { KillSwitchModeName, KillSwitchScopeName } from "@svc/lib/contracts";
 
-/** The killswitch schema, as its migrations build it. */
+/** The killswitch service's schema name. */
+export const KILLSWITCH_SCHEMA = "killswitch";
+
+/**
+ * The killswitch schema, as its migrations build it. (Its old security_audit_events table is no
+ * longer written: audit events leave through the outbox to the identity service's chain.)
+ */
 export interface KillSwitchDatabase {
   kill_switches: KillSwitchTable;
   known_bots: { bot_id: string; slug: string; fleet: string };
-  security_audit_events: {
-    id: Generated<string>;
-    created_at: ColumnType<Date, never, never>;
-    user_id: string;
-    actor_user_id: string;
-    event_type: string;
-    details: ColumnType<unknown, string, string>;
-  };
   drills: {
     id: string;
     started_at: ColumnType<Date, never, never>;

@@ -1,4 +1,4 @@
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, toBinary, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { KeyObject } from "node:crypto";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
@@ -16,6 +16,7 @@ import {
   PromotionApprovedSchema,
   PromotionRevokedSchema,
 } from "@svc/gen/svc/events/v1/events_pb.js";
+import { auditOriginOf, recordAudit, type AuditOutcome } from "@svc/lib/audit";
 import { hasScope, principalOf, sameSubject, type Principal } from "@svc/lib/auth";
 import { enqueueEvent } from "@svc/lib/bus";
 import { isUniqueViolation } from "@svc/lib/db";
@@ -88,7 +89,9 @@ type Decided =
   /** The request was pending past its expiry: now recorded as expired. */
   | { outcome: "expired" }
   /** A kill switch engaged the bot during review: the request is now denied. */
-  | { outcome: "kill_switch_engaged"; engagedKeys: string[] };
+  | { outcome: "kill_switch_engaged"; engagedKeys: string[] }
+  /** Who may not decide tried to (four eyes, an agent): refused, and the attempt audited. */
+  | { outcome: "refused"; refusal: DecisionRefusal; status: PromotionStatusName };
 
 /** What an approval settled before taking the row lock: the kill switch's answer and the token. */
 type ApprovalCheck = { clear: true; token: string } | { clear: false; engagedKeys: string[] };
@@ -221,6 +224,19 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     note: string,
     ctx: HandlerContext,
   ): Promise<PromotionRequest> {
+    const audit = (
+      trx: Transaction<PromotionDatabase>,
+      act: HumanAction,
+      outcome: AuditOutcome,
+      id: string,
+      details: JsonObject,
+    ) =>
+      recordAudit(trx, PROMOTION_SCHEMA, "promotion", auditOriginOf(ctx), {
+        action: `promotion.${act}`,
+        outcome,
+        resource: `promotion_request/${id}`,
+        details,
+      });
     const p = principalOf(ctx);
     const decider: Decider = { humanSub: humanSubOf(p), isAgent: p.actorType === "agent" };
     const seen = await repo.findRequest(db, requestId);
@@ -234,6 +250,11 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
       if (status !== current.status) await repo.setStatus(trx, requestId, status);
       const refusal = decisionRefusal(action, status, current.submitter_sub, decider);
       if (refusal?.code === "request_expired") return { outcome: "expired" };
+      if (refusal?.code === "four_eyes_violation" || refusal?.code === "agent_not_allowed") {
+        // A refused attempt to decide is itself a security event: it commits, the decision not.
+        await audit(trx, action, "denied", requestId, { reason: refusal.code, status });
+        return { outcome: "refused", refusal, status };
+      }
       if (refusal) throw refusalError(refusal, status, requestId);
       if (action === "approve") {
         // Not refused before the lock means checked before it: the status only moves on.
@@ -248,6 +269,10 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
             },
           ];
           await repo.setStatus(trx, requestId, "denied", JSON.stringify(gates));
+          await audit(trx, action, "denied", requestId, {
+            reason: "killswitch_engaged",
+            engaged_keys: approval.engagedKeys,
+          });
           return { outcome: "kill_switch_engaged", engagedKeys: approval.engagedKeys };
         }
       }
@@ -266,10 +291,19 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
         await emitApproved(trx, current, decider.humanSub);
       }
       if (action === "revoke") await emitRevoked(trx, current, decider.humanSub);
+      await audit(trx, action, "succeeded", requestId, {
+        from: status,
+        to: TO[action],
+        note,
+        acr: p.acr ?? "",
+        amr: p.amr,
+      });
       return { outcome: "decided", row: (await repo.findRequest(trx, requestId))! };
     });
 
     switch (decided.outcome) {
+      case "refused":
+        throw refusalError(decided.refusal, decided.status, requestId);
       case "expired":
         throw svcError(
           Code.FailedPrecondition,

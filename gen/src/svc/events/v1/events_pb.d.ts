@@ -756,6 +756,224 @@ export declare type BotPhaseChangedJson = {
 export declare const BotPhaseChangedSchema: GenMessage<BotPhaseChanged, {jsonType: BotPhaseChangedJson}>;
 
 /**
+ * Who did a security-relevant act, as the acting service's auth interceptor established it.
+ *
+ * @generated from message svc.events.v1.AuditActor
+ */
+export declare type AuditActor = Message<"svc.events.v1.AuditActor"> & {
+  /**
+   * The token's subject (for an agent: the person it acts for), or service|<name>, or local|<user>.
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * user, agent, machine or service.
+   *
+   * @generated from field: string actor_type = 2;
+   */
+  actorType: string;
+
+  /**
+   * The internal user id from the claims namespace, when the token carried one.
+   *
+   * @generated from field: string internal_user_id = 3;
+   */
+  internalUserId: string;
+
+  /**
+   * For a delegated agent token (RFC 8693): the agent (act.sub) and the person it acts for.
+   *
+   * @generated from field: string agent_subject = 4;
+   */
+  agentSubject: string;
+
+  /**
+   * @generated from field: string on_behalf_of = 5;
+   */
+  onBehalfOf: string;
+};
+
+/**
+ * Who did a security-relevant act, as the acting service's auth interceptor established it.
+ *
+ * @generated from message svc.events.v1.AuditActor
+ */
+export declare type AuditActorJson = {
+  /**
+   * The token's subject (for an agent: the person it acts for), or service|<name>, or local|<user>.
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject?: string;
+
+  /**
+   * user, agent, machine or service.
+   *
+   * @generated from field: string actor_type = 2;
+   */
+  actorType?: string;
+
+  /**
+   * The internal user id from the claims namespace, when the token carried one.
+   *
+   * @generated from field: string internal_user_id = 3;
+   */
+  internalUserId?: string;
+
+  /**
+   * For a delegated agent token (RFC 8693): the agent (act.sub) and the person it acts for.
+   *
+   * @generated from field: string agent_subject = 4;
+   */
+  agentSubject?: string;
+
+  /**
+   * @generated from field: string on_behalf_of = 5;
+   */
+  onBehalfOf?: string;
+};
+
+/**
+ * Describes the message svc.events.v1.AuditActor.
+ * Use `create(AuditActorSchema)` to create a new message.
+ */
+export declare const AuditActorSchema: GenMessage<AuditActor, {jsonType: AuditActorJson}>;
+
+/**
+ * A security-relevant act (engage, release, approve, reject, revoke, license and scale actions,
+ * refused four-eyes attempts...), written to the acting service's outbox in the same transaction
+ * as the change it describes; the identity service appends it to the platform-wide,
+ * hash-chained security_audit_events.
+ *
+ * @generated from message svc.events.v1.AuditRecorded
+ */
+export declare type AuditRecorded = Message<"svc.events.v1.AuditRecorded"> & {
+  /**
+   * The service that recorded it.
+   *
+   * @generated from field: string service = 1;
+   */
+  service: string;
+
+  /**
+   * What was done, dotted: killswitch.engaged, promotion.approved, admin.identity.license.revoke.
+   *
+   * @generated from field: string action = 2;
+   */
+  action: string;
+
+  /**
+   * succeeded, denied or failed.
+   *
+   * @generated from field: string outcome = 3;
+   */
+  outcome: string;
+
+  /**
+   * Which resource: kind/id (kill_switch/alpha-drill, promotion_request/req-1, deployment/bots).
+   *
+   * @generated from field: string resource = 4;
+   */
+  resource: string;
+
+  /**
+   * @generated from field: svc.events.v1.AuditActor actor = 5;
+   */
+  actor?: AuditActor | undefined;
+
+  /**
+   * @generated from field: string request_id = 6;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string trace_id = 7;
+   */
+  traceId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 8;
+   */
+  occurredAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct details = 9;
+   */
+  details?: JsonObject | undefined;
+};
+
+/**
+ * A security-relevant act (engage, release, approve, reject, revoke, license and scale actions,
+ * refused four-eyes attempts...), written to the acting service's outbox in the same transaction
+ * as the change it describes; the identity service appends it to the platform-wide,
+ * hash-chained security_audit_events.
+ *
+ * @generated from message svc.events.v1.AuditRecorded
+ */
+export declare type AuditRecordedJson = {
+  /**
+   * The service that recorded it.
+   *
+   * @generated from field: string service = 1;
+   */
+  service?: string;
+
+  /**
+   * What was done, dotted: killswitch.engaged, promotion.approved, admin.identity.license.revoke.
+   *
+   * @generated from field: string action = 2;
+   */
+  action?: string;
+
+  /**
+   * succeeded, denied or failed.
+   *
+   * @generated from field: string outcome = 3;
+   */
+  outcome?: string;
+
+  /**
+   * Which resource: kind/id (kill_switch/alpha-drill, promotion_request/req-1, deployment/bots).
+   *
+   * @generated from field: string resource = 4;
+   */
+  resource?: string;
+
+  /**
+   * @generated from field: svc.events.v1.AuditActor actor = 5;
+   */
+  actor?: AuditActorJson;
+
+  /**
+   * @generated from field: string request_id = 6;
+   */
+  requestId?: string;
+
+  /**
+   * @generated from field: string trace_id = 7;
+   */
+  traceId?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 8;
+   */
+  occurredAt?: TimestampJson;
+
+  /**
+   * @generated from field: google.protobuf.Struct details = 9;
+   */
+  details?: StructJson;
+};
+
+/**
+ * Describes the message svc.events.v1.AuditRecorded.
+ * Use `create(AuditRecordedSchema)` to create a new message.
+ */
+export declare const AuditRecordedSchema: GenMessage<AuditRecorded, {jsonType: AuditRecordedJson}>;
+
+/**
  * The phases a running paper session goes through when a kill switch halts it and releases it.
  *
  * @generated from enum svc.events.v1.BotPhase
@@ -801,4 +1019,12 @@ export declare const BotPhaseSchema: GenEnum<BotPhase, BotPhaseJson>;
  * @generated from extension: string broadcast_subject = 51040;
  */
 export declare const broadcast_subject: GenExtension<MessageOptions, string>;
+
+/**
+ * The subject a durable event travels on (JetStream, under the bus's namespace), for events
+ * whose consumers are other services than the publisher's readers of its own subjects.
+ *
+ * @generated from extension: string event_subject = 51041;
+ */
+export declare const event_subject: GenExtension<MessageOptions, string>;
 

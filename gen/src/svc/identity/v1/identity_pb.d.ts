@@ -7,6 +7,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { StructJson, Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
+import type { AuditActor, AuditActorJson } from "../../events/v1/events_pb.js";
 
 /**
  * Describes the file svc/identity/v1/identity.proto.
@@ -1348,6 +1349,320 @@ export declare type InvokeMcpToolResponseJson = {
 export declare const InvokeMcpToolResponseSchema: GenMessage<InvokeMcpToolResponse, {jsonType: InvokeMcpToolResponseJson}>;
 
 /**
+ * One row of the platform-wide, tamper-evident audit trail. `hash` is SHA-256 (hex) over the RFC
+ * 8785 canonical JSON of every other field but seq and recorded_at, prev_hash included, so
+ * altering, inserting or deleting a row breaks the chain from there on (docs/audit.md).
+ *
+ * @generated from message svc.identity.v1.AuditEvent
+ */
+export declare type AuditEvent = Message<"svc.identity.v1.AuditEvent"> & {
+  /**
+   * Position in the chain, from 1.
+   *
+   * @generated from field: int64 seq = 1;
+   */
+  seq: bigint;
+
+  /**
+   * The event id (the outbox id of the service that recorded it).
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 3;
+   */
+  occurredAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string service = 4;
+   */
+  service: string;
+
+  /**
+   * @generated from field: string action = 5;
+   */
+  action: string;
+
+  /**
+   * @generated from field: string outcome = 6;
+   */
+  outcome: string;
+
+  /**
+   * @generated from field: string resource = 7;
+   */
+  resource: string;
+
+  /**
+   * @generated from field: svc.events.v1.AuditActor actor = 8;
+   */
+  actor?: AuditActor | undefined;
+
+  /**
+   * @generated from field: string request_id = 9;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string trace_id = 10;
+   */
+  traceId: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct details = 11;
+   */
+  details?: JsonObject | undefined;
+
+  /**
+   * @generated from field: string prev_hash = 12;
+   */
+  prevHash: string;
+
+  /**
+   * @generated from field: string hash = 13;
+   */
+  hash: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp recorded_at = 14;
+   */
+  recordedAt?: Timestamp | undefined;
+};
+
+/**
+ * One row of the platform-wide, tamper-evident audit trail. `hash` is SHA-256 (hex) over the RFC
+ * 8785 canonical JSON of every other field but seq and recorded_at, prev_hash included, so
+ * altering, inserting or deleting a row breaks the chain from there on (docs/audit.md).
+ *
+ * @generated from message svc.identity.v1.AuditEvent
+ */
+export declare type AuditEventJson = {
+  /**
+   * Position in the chain, from 1.
+   *
+   * @generated from field: int64 seq = 1;
+   */
+  seq?: string;
+
+  /**
+   * The event id (the outbox id of the service that recorded it).
+   *
+   * @generated from field: string id = 2;
+   */
+  id?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 3;
+   */
+  occurredAt?: TimestampJson;
+
+  /**
+   * @generated from field: string service = 4;
+   */
+  service?: string;
+
+  /**
+   * @generated from field: string action = 5;
+   */
+  action?: string;
+
+  /**
+   * @generated from field: string outcome = 6;
+   */
+  outcome?: string;
+
+  /**
+   * @generated from field: string resource = 7;
+   */
+  resource?: string;
+
+  /**
+   * @generated from field: svc.events.v1.AuditActor actor = 8;
+   */
+  actor?: AuditActorJson;
+
+  /**
+   * @generated from field: string request_id = 9;
+   */
+  requestId?: string;
+
+  /**
+   * @generated from field: string trace_id = 10;
+   */
+  traceId?: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct details = 11;
+   */
+  details?: StructJson;
+
+  /**
+   * @generated from field: string prev_hash = 12;
+   */
+  prevHash?: string;
+
+  /**
+   * @generated from field: string hash = 13;
+   */
+  hash?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp recorded_at = 14;
+   */
+  recordedAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.AuditEvent.
+ * Use `create(AuditEventSchema)` to create a new message.
+ */
+export declare const AuditEventSchema: GenMessage<AuditEvent, {jsonType: AuditEventJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListAuditEventsRequest
+ */
+export declare type ListAuditEventsRequest = Message<"svc.identity.v1.ListAuditEventsRequest"> & {
+  /**
+   * Matches the acting subject, the agent, the person an agent acted for, or the internal user id.
+   *
+   * @generated from field: string actor = 1;
+   */
+  actor: string;
+
+  /**
+   * @generated from field: string action = 2;
+   */
+  action: string;
+
+  /**
+   * @generated from field: string resource = 3;
+   */
+  resource: string;
+
+  /**
+   * Occurred at or after `since`, and before `until`.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 4;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp until = 5;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * Default 100.
+   *
+   * @generated from field: int32 limit = 6;
+   */
+  limit: number;
+
+  /**
+   * next_page_token of the previous page; pages run in chain order (seq ascending).
+   *
+   * @generated from field: string page_token = 7;
+   */
+  pageToken: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.ListAuditEventsRequest
+ */
+export declare type ListAuditEventsRequestJson = {
+  /**
+   * Matches the acting subject, the agent, the person an agent acted for, or the internal user id.
+   *
+   * @generated from field: string actor = 1;
+   */
+  actor?: string;
+
+  /**
+   * @generated from field: string action = 2;
+   */
+  action?: string;
+
+  /**
+   * @generated from field: string resource = 3;
+   */
+  resource?: string;
+
+  /**
+   * Occurred at or after `since`, and before `until`.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 4;
+   */
+  since?: TimestampJson;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp until = 5;
+   */
+  until?: TimestampJson;
+
+  /**
+   * Default 100.
+   *
+   * @generated from field: int32 limit = 6;
+   */
+  limit?: number;
+
+  /**
+   * next_page_token of the previous page; pages run in chain order (seq ascending).
+   *
+   * @generated from field: string page_token = 7;
+   */
+  pageToken?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.ListAuditEventsRequest.
+ * Use `create(ListAuditEventsRequestSchema)` to create a new message.
+ */
+export declare const ListAuditEventsRequestSchema: GenMessage<ListAuditEventsRequest, {jsonType: ListAuditEventsRequestJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListAuditEventsResponse
+ */
+export declare type ListAuditEventsResponse = Message<"svc.identity.v1.ListAuditEventsResponse"> & {
+  /**
+   * @generated from field: repeated svc.identity.v1.AuditEvent items = 1;
+   */
+  items: AuditEvent[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.ListAuditEventsResponse
+ */
+export declare type ListAuditEventsResponseJson = {
+  /**
+   * @generated from field: repeated svc.identity.v1.AuditEvent items = 1;
+   */
+  items?: AuditEventJson[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.ListAuditEventsResponse.
+ * Use `create(ListAuditEventsResponseSchema)` to create a new message.
+ */
+export declare const ListAuditEventsResponseSchema: GenMessage<ListAuditEventsResponse, {jsonType: ListAuditEventsResponseJson}>;
+
+/**
  * @generated from enum svc.identity.v1.ConnectionKind
  */
 export enum ConnectionKind {
@@ -1520,6 +1835,22 @@ export declare const McpService: GenService<{
     methodKind: "unary";
     input: typeof InvokeMcpToolRequestSchema;
     output: typeof InvokeMcpToolResponseSchema;
+  },
+}>;
+
+/**
+ * The platform-wide audit trail the identity service keeps.
+ *
+ * @generated from service svc.identity.v1.AuditService
+ */
+export declare const AuditService: GenService<{
+  /**
+   * @generated from rpc svc.identity.v1.AuditService.ListAuditEvents
+   */
+  listAuditEvents: {
+    methodKind: "unary";
+    input: typeof ListAuditEventsRequestSchema;
+    output: typeof ListAuditEventsResponseSchema;
   },
 }>;
 

@@ -1,0 +1,21 @@
+// The platform-wide audit trail: services record security-relevant acts in their outbox
+// (recordAudit); the identity service chains them (auditHash); anyone can check the chain
+// (firstBrokenLink).
+export {
+  AUDIT_SUBJECT,
+  auditActorOf,
+  auditOriginOf,
+  currentTraceId,
+  recordAudit,
+  type AuditEntry,
+  type AuditOrigin,
+  type AuditOutcome,
+} from "./record-audit.js";
+export {
+  auditHash,
+  firstBrokenLink,
+  GENESIS_HASH,
+  type BrokenLink,
+  type ChainedAuditFields,
+  type ChainLink,
+} from "./chain.js";
