@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
 
 const now = () => Math.floor(Date.now() / 1000);
 const SCOPES = ["halt:platform", "halt:bots", "read:killswitch", "write:bots", "read:bots"];
@@ -66,4 +67,42 @@ describe("step-up MFA on every engage, release and halt route", () => {
       expect(list.body.items).toEqual([]);
     },
   );
+
+  it("records each refused step-up in the audit trail, naming the caller and the route", async () => {
+    const stale = await idp.sign(freshMfaClaims("user|late", SCOPES, { auth_time: now() - 3600 }));
+    const refused = await call(
+      p.url,
+      "POST",
+      "/bots/halt-all",
+      {},
+      {
+        authorization: `Bearer ${stale}`,
+        "x-request-id": "req-stale-halt",
+      },
+    );
+    expect(refused.status).toBe(401);
+    const auditor = await idp.sign(freshMfaClaims("user|auditor", ["read:audit"]));
+    const rows = await eventually(
+      "the refusal reaches the audit trail",
+      async () =>
+        (
+          await call(
+            p.url,
+            "GET",
+            "/admin/audit-events?action=auth.step_up&actor=user%7Clate",
+            undefined,
+            {
+              authorization: `Bearer ${auditor}`,
+            },
+          )
+        ).body.items as Array<Record<string, unknown>>,
+      (items) => items.length > 0,
+    );
+    expect(rows[0]).toMatchObject({
+      outcome: "denied",
+      resource: "rpc/svc.bots.v1.BotsService/HaltAllBots",
+      actor: { subject: "user|late" },
+      request_id: "req-stale-halt",
+    });
+  });
 });

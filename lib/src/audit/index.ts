@@ -6,11 +6,13 @@ export {
   auditActorOf,
   auditOriginOf,
   currentTraceId,
+  publishAudit,
   recordAudit,
   type AuditEntry,
   type AuditOrigin,
   type AuditOutcome,
 } from "./record-audit.js";
+export { createRefusalAuditInterceptor } from "./refusal-audit-interceptor.js";
 export {
   auditHash,
   firstBrokenLink,

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { create, getOption, toBinary, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext } from "@connectrpc/connect";
@@ -9,7 +10,7 @@ import {
 } from "@svc/gen/svc/events/v1/events_pb.js";
 import type { Principal } from "../auth/index.js";
 import { principalKey } from "../auth/index.js";
-import { enqueueEvent } from "../bus/index.js";
+import { enqueueEvent, type EventBus } from "../bus/index.js";
 import { requestIdKey } from "../telemetry/index.js";
 import type { ChainedAuditFields } from "./chain.js";
 
@@ -79,8 +80,36 @@ export async function recordAudit<DB>(
   origin: AuditOrigin,
   entry: AuditEntry,
 ): Promise<string> {
+  return enqueueEvent(trx, schema, {
+    subject: AUDIT_SUBJECT,
+    type: AuditRecordedSchema.typeName,
+    payload: toBinary(AuditRecordedSchema, auditEvent(service, origin, entry)),
+  });
+}
+
+/**
+ * Publishes an act that changed nothing (a refused step-up) straight to the bus: there is no
+ * transaction to join. A lost publish loses the record, never the refusal.
+ */
+export async function publishAudit(
+  bus: EventBus,
+  service: string,
+  origin: AuditOrigin,
+  entry: AuditEntry,
+): Promise<void> {
+  await bus.publish(
+    AUDIT_SUBJECT,
+    toBinary(AuditRecordedSchema, auditEvent(service, origin, entry)),
+    {
+      msgId: randomUUID(),
+      headers: { "svc-event-type": AuditRecordedSchema.typeName },
+    },
+  );
+}
+
+function auditEvent(service: string, origin: AuditOrigin, entry: AuditEntry) {
   const actor = auditActorOf(origin.principal, origin.system);
-  const event = create(AuditRecordedSchema, {
+  return create(AuditRecordedSchema, {
     service,
     action: entry.action,
     outcome: entry.outcome,
@@ -96,10 +125,5 @@ export async function recordAudit<DB>(
     traceId: currentTraceId(),
     occurredAt: timestampFromDate(new Date()),
     details: entry.details ?? {},
-  });
-  return enqueueEvent(trx, schema, {
-    subject: AUDIT_SUBJECT,
-    type: AuditRecordedSchema.typeName,
-    payload: toBinary(AuditRecordedSchema, event),
   });
 }

@@ -4,7 +4,13 @@ import { Code, svcError } from "../errors/index.js";
 import { createPolicyLookup } from "./auth-policy.js";
 import { bearerOf, missingBearer } from "./bearer.js";
 import { localPrincipal } from "./local-provider.js";
-import { bearerRejectionKey, hasScope, principalKey, type Principal } from "./principal.js";
+import {
+  bearerRejectionKey,
+  hasScope,
+  principalKey,
+  refusedPrincipalKey,
+  type Principal,
+} from "./principal.js";
 import type { AuthSettings } from "./settings.js";
 import { assertSteppedUp } from "./step-up.js";
 import type { TokenVerifier } from "./token-verifier.js";
@@ -123,7 +129,11 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
       );
     }
 
-    if (policy.stepUp) assertSteppedUp(principal, settings);
+    if (policy.stepUp) {
+      // Known before the refusal, so whoever records a refused step-up can name the caller.
+      req.contextValues.set(refusedPrincipalKey, principal);
+      assertSteppedUp(principal, settings);
+    }
 
     const membershipChecked =
       hasMembership &&

@@ -10,6 +10,7 @@ export {
 export {
   bearerRejectionKey,
   principalKey,
+  refusedPrincipalKey,
   principalOf,
   hasScope,
   type Principal,

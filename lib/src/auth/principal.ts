@@ -41,6 +41,14 @@ export const bearerRejectionKey = createContextKey<unknown>(undefined, {
   description: "bearer rejection",
 });
 
+/**
+ * The verified caller of an RPC the auth interceptor went on to refuse (a step-up not fresh
+ * enough): the audit of the refusal names it; no handler ever sees it.
+ */
+export const refusedPrincipalKey = createContextKey<Principal | undefined>(undefined, {
+  description: "refused principal",
+});
+
 /** The caller of the current RPC; a handler reached without one is a wiring bug, answered 401. */
 export function principalOf(ctx: HandlerContext): Principal {
   const p = ctx.values.get(principalKey);

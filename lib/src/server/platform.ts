@@ -19,6 +19,7 @@ import {
   type AuthSettings,
 } from "../auth/index.js";
 import { createValidationInterceptor } from "../validate/index.js";
+import { createRefusalAuditInterceptor } from "../audit/index.js";
 import { createLicenseInterceptor, openLicenseGate, type LicenseGate } from "../license/index.js";
 
 /** The shared infrastructure one process hands to each service it hosts. */
@@ -56,19 +57,22 @@ export function authSettingsFrom(config: Config): AuthSettings {
  * The interceptor order, outermost first, and why:
  * 1. logging: request id and one log line, and hides internal errors, so it wraps everything;
  * 2. tracing: a server span that continues the caller's trace;
- * 3. auth: the proto's policy (token, scopes, step-up) before any handler code or validation;
- * 4. license: the proto's licensed feature, after auth so only a known caller learns the license;
- * 5. validation: the proto's field rules, so handlers only ever see valid input.
+ * 3. refusal audit: a step-up the auth interceptor refuses is recorded in the audit trail;
+ * 4. auth: the proto's policy (token, scopes, step-up) before any handler code or validation;
+ * 5. license: the proto's licensed feature, after auth so only a known caller learns the license;
+ * 6. validation: the proto's field rules, so handlers only ever see valid input.
  */
 export function standardInterceptors(
   config: Config,
   log: Logger,
   license: LicenseGate,
+  bus: EventBus,
 ): Interceptor[] {
   const settings = authSettingsFrom(config);
   return [
     createLoggingInterceptor(log),
     createTracingInterceptor(),
+    createRefusalAuditInterceptor(bus, log),
     exceptHealth(createAuthInterceptor({ settings, verifier: createTokenVerifier(settings) })),
     createLicenseInterceptor(license),
     createValidationInterceptor(),
@@ -134,7 +138,7 @@ export async function openPlatform(
     kv,
     log,
     license,
-    interceptors: standardInterceptors(config, log, license),
+    interceptors: standardInterceptors(config, log, license, bus),
     async ready() {
       const probes = [
         withDeadline(sql`select 1`.execute(db.db), config.timeouts.dbMs, "database"),
