@@ -47,6 +47,10 @@ export const ERROR_CODES = [
   "license_deployment_not_found",
   "device_credential_invalid",
   "renewal_replayed",
+  // Tenancy
+  "org_not_found",
+  "mapping_exists",
+  "mapping_not_found",
   // A dependency could not answer
   "jwks_unreachable",
   "bot_unverifiable",

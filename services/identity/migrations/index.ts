@@ -1,9 +1,11 @@
 import type { Migration } from "kysely";
 import * as licenseRegistry from "./2026-11-23T1200-license-registry.js";
 import * as securityAuditEvents from "./2026-11-24T0400-security-audit-events.js";
+import * as tenancy from "./2026-11-24T0500-tenancy.js";
 
 /** Every migration of the identity schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
   "2026-11-23T1200-license-registry": licenseRegistry,
   "2026-11-24T0400-security-audit-events": securityAuditEvents,
+  "2026-11-24T0500-tenancy": tenancy,
 };

@@ -13,7 +13,8 @@ import type { BusSubscription } from "@svc/lib/bus";
 import { consumeAuditEvents } from "./consumers/audit-events.js";
 import { createAuditHandlers } from "./handlers/audit-handlers.js";
 import { createLicenseHandlers } from "./handlers/license-handlers.js";
-import { whoAmI } from "./handlers/whoami.js";
+import { createTenancyHandlers } from "./handlers/tenancy-handlers.js";
+import { createWhoAmI } from "./handlers/whoami.js";
 import { createLeaseRegistry } from "./licensing/lease-registry.js";
 import { loadSigningKeys } from "./licensing/signing-keys.js";
 import type { IdentityDatabase } from "./store/identity.table.js";
@@ -61,17 +62,21 @@ export async function createIdentityModule(
     now: wiring.now ?? Date.now,
     log: platform.log,
   });
+  const tenancy = createTenancyHandlers(db);
   let auditTrail: BusSubscription | undefined;
   return {
     name: "identity",
     services: [IdentityService, LicenseService, TenancyService, McpService, AuditService],
     routes(router) {
-      router.service(IdentityService, completeService(IdentityService, { whoAmI }));
+      router.service(
+        IdentityService,
+        completeService(IdentityService, { whoAmI: createWhoAmI(db), ...tenancy.identity }),
+      );
       router.service(
         LicenseService,
         completeService(LicenseService, createLicenseHandlers(registry)),
       );
-      router.service(TenancyService, completeService(TenancyService, {}));
+      router.service(TenancyService, completeService(TenancyService, tenancy.tenancy));
       router.service(McpService, completeService(McpService, {}));
       router.service(AuditService, completeService(AuditService, createAuditHandlers(db)));
     },

@@ -4,9 +4,50 @@ import type { ColumnType, Selectable } from "kysely";
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null, Date | string | null>;
 type Json<T> = ColumnType<T, string, string>;
+/** A column the database fills when an insert leaves it out. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
 /** The identity schema, as far as licensing and the audit trail need it. */
 export interface IdentityDatabase {
+  users: {
+    id: string;
+    subject: string;
+    email: string;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  orgs: { id: string; external_id: string | null; name: string; created_at: Timestamp };
+  memberships: {
+    user_id: string;
+    org_id: string;
+    scope_kind: string;
+    scope_id: string;
+    role: string;
+    /** idp_org (the org a login came through) or idp_group (a mapped external group). */
+    source: string;
+    connection_kind: Defaulted<string>;
+    source_group: Defaulted<string>;
+    created_at: Timestamp;
+  };
+  idp_connections: {
+    id: string;
+    org_id: string;
+    connection_kind: string;
+    name: string;
+    status: string;
+    created_at: Timestamp;
+  };
+  idp_group_mappings: {
+    id: string;
+    org_id: string;
+    connection_kind: string;
+    external_group: string;
+    scope_kind: string;
+    scope_id: string;
+    role: string;
+    created_by: string;
+    created_at: Timestamp;
+  };
   license_deployments: {
     deployment_id: string;
     customer_id: string | null;
@@ -78,4 +119,6 @@ export interface IdentityDatabase {
 
 export type DeploymentRow = Selectable<IdentityDatabase["license_deployments"]>;
 export type LeaseRow = Selectable<IdentityDatabase["license_leases"]>;
+export type MembershipRow = Selectable<IdentityDatabase["memberships"]>;
+export type GroupMappingRow = Selectable<IdentityDatabase["idp_group_mappings"]>;
 export type SecurityAuditRow = Selectable<IdentityDatabase["security_audit_events"]>;

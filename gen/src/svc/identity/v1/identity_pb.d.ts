@@ -285,6 +285,13 @@ export declare type IdpSyncGroupsResponse = Message<"svc.identity.v1.IdpSyncGrou
    * @generated from field: bool no_active_connection = 2;
    */
   noActiveConnection: boolean;
+
+  /**
+   * Memberships granted by groups the user is no longer in, removed by this sync.
+   *
+   * @generated from field: int32 memberships_removed = 3;
+   */
+  membershipsRemoved: number;
 };
 
 /**
@@ -300,6 +307,13 @@ export declare type IdpSyncGroupsResponseJson = {
    * @generated from field: bool no_active_connection = 2;
    */
   noActiveConnection?: boolean;
+
+  /**
+   * Memberships granted by groups the user is no longer in, removed by this sync.
+   *
+   * @generated from field: int32 memberships_removed = 3;
+   */
+  membershipsRemoved?: number;
 };
 
 /**
