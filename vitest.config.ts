@@ -6,6 +6,7 @@ export default defineConfig({
     include: [
       "{lib,services/*,gateway,all-in-one,cli,bench}/src/**/*.test.ts",
       "test/**/*.test.ts",
+      "deploy/idp/**/*.test.ts",
     ],
     testTimeout: 20_000,
     hookTimeout: 30_000,
