@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { grantMembership } from "../support/memberships.js";
 
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
 const now = () => Math.floor(Date.now() / 1000);
@@ -29,6 +30,7 @@ describe("the auth interceptor, through the gateway, with tokens from a local JW
   beforeAll(async () => {
     idp = await startTestIdp();
     p = await startTestPlatform("pglite", oidcEnv(idp));
+    await grantMembership(p, "u", "user|alice", "user|bob", "warm");
   });
   afterAll(async () => {
     await p?.close();

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { grantMembership } from "../support/memberships.js";
 import { eventually } from "../support/until.js";
 
 const SCOPES = [
@@ -30,6 +31,19 @@ describe("four eyes compares subjects in canonical form, on Postgres", () => {
       SVC_AUTH_OIDC_ISSUER: idp.issuer,
       SVC_AUTH_OIDC_AUDIENCE: idp.audience,
     });
+    await grantMembership(
+      p,
+      "user|alice",
+      "user|Alice",
+      "USER|ALICE",
+      "\u2060user|alice",
+      "user|bob",
+      "user|alice ",
+      "user|ali\u200bce",
+      "user|alice\u200d",
+      "user|alice\ufeff",
+      "user|\uff41\uff4c\uff49\uff43\uff45",
+    );
     hash = (
       await call(
         p.url,

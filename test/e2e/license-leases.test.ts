@@ -8,6 +8,7 @@ import { startPlatform, type RunningPlatform } from "@svc/all-in-one";
 import { canonicalBytes, parseLease, signRenewal } from "@svc/identity/lease";
 import { deviceKey, ed25519Pem, opensslVerifies } from "../support/license.js";
 import { BACKENDS, call, createTestDatabase, startTestPlatform } from "../support/test-platform.js";
+import { grantMembership } from "../support/memberships.js";
 
 const DAY = 86_400;
 
@@ -308,6 +309,7 @@ describe("issuing and revoking with OIDC tokens", () => {
       SVC_AUTH_OIDC_AUDIENCE: idp.audience,
       SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: ed25519Pem().privateKeyPem,
     });
+    await grantMembership(p, "user|vendor");
   });
   afterAll(async () => {
     await p?.close();

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { grantMembership } from "../support/memberships.js";
 import { eventually } from "../support/until.js";
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -54,6 +55,7 @@ describe("promotion decisions with OIDC tokens", () => {
       SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED: "true",
       SVC_PROMOTION_LAB_EVIDENCE_ENFORCE: "true",
     });
+    await grantMembership(p, "user|alice", "user|bob", "user|carol");
     hash = (
       await call(p.url, "POST", "/bots", { name: "Evidence bot", kind: "trading" }, await alice())
     ).body.spec_hash;

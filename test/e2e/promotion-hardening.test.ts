@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { grantMembership } from "../support/memberships.js";
 
 const WRITER = ["read:bots", "write:bots", "submit:promotion", "read:promotion", "run:bots"];
 const APPROVER = ["read:bots", "read:promotion", "approve:promotion"];
@@ -60,6 +61,7 @@ describe("promotion: the submitter never waives the human, readers never see the
       SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED: "true",
       SVC_PROMOTION_SKIP_HUMAN_KINDS: "allocation",
     });
+    await grantMembership(p, "user|alice", "user|bob", "user|carol", "user|dave");
   }, 60_000);
   afterAll(async () => {
     await p?.close();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { grantMembership } from "../support/memberships.js";
 import { eventually } from "../support/until.js";
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -35,6 +36,7 @@ describe("step-up MFA on every engage, release and halt route", () => {
       SVC_AUTH_OIDC_ISSUER: idp.issuer,
       SVC_AUTH_OIDC_AUDIENCE: idp.audience,
     });
+    await grantMembership(p, "user|op", "user|late", "user|auditor");
   });
   afterAll(async () => {
     await p?.close();
@@ -64,7 +66,7 @@ describe("step-up MFA on every engage, release and halt route", () => {
       const list = await call(p.url, "GET", "/kill-switches", undefined, {
         authorization: `Bearer ${fresh}`,
       });
-      expect(list.body.items).toEqual([]);
+      expect(list.body.items, list.text).toEqual([]);
     },
   );
 

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
+import { grantMembership } from "../support/memberships.js";
 
 const M2M = "https://internal.svc.test";
 
@@ -34,6 +36,7 @@ describe("post-login sync, group mappings and memberships", () => {
       SVC_AUTH_M2M_ENABLED: "true",
       SVC_AUTH_M2M_AUDIENCE: M2M,
     });
+    await grantMembership(p, "user|admin", "user|trader");
     hook = await idp.sign({ sub: "hook@clients", gty: "client-credentials", aud: M2M });
     admin = await idp.sign(freshMfaClaims("user|admin", ["admin:tenant", "read:audit"]));
   }, 60_000);
@@ -58,8 +61,10 @@ describe("post-login sync, group mappings and memberships", () => {
       connection: "",
     });
     const counts = await sql<{ users: number; orgs: number }>`
-      select (select count(*)::int from identity.users) as users,
-             (select count(*)::int from identity.orgs) as orgs`.execute(p.platform.db.db);
+      select (select count(*)::int from identity.users where subject = ${login.user_id}) as users,
+             (select count(*)::int from identity.orgs where external_id = 'org_acme') as orgs`.execute(
+      p.platform.db.db,
+    );
     expect(counts.rows[0]).toEqual({ users: 1, orgs: 1 });
   });
 
@@ -205,5 +210,42 @@ describe("post-login sync, group mappings and memberships", () => {
       auth,
     );
     expect([kindless.status, kindless.body.error.details.field]).toEqual([400, "connection_kind"]);
+  });
+
+  it("strict enforcement refuses a person without membership rows until a login syncs them", async () => {
+    const dora = await idp.sign({ sub: "oidc|dora", permissions: ["read:bots", "write:bots"] });
+    const get = () => call(p.url, "GET", "/bots", undefined, { authorization: `Bearer ${dora}` });
+    const refused = await get();
+    expect([refused.status, refused.body.error.code]).toEqual([403, "membership_required"]);
+    await post(hook, "/_internal/oidc/sync", {
+      ...login,
+      user_id: "oidc|dora",
+      email: "d@acme.test",
+    });
+    // A non-member is remembered two seconds at most.
+    await eventually("the new member gets in", get, (r) => r.status === 200, 5_000);
+  });
+});
+
+describe("permissive enforcement", () => {
+  it("lets a person without membership rows read, never write", async () => {
+    const idp = await startTestIdp();
+    const p = await startTestPlatform("pglite", {
+      SVC_AUTH_PROVIDER: "oidc",
+      SVC_AUTH_OIDC_ISSUER: idp.issuer,
+      SVC_AUTH_OIDC_AUDIENCE: idp.audience,
+      SVC_AUTH_ENFORCE: "permissive",
+    });
+    try {
+      const auth = {
+        authorization: `Bearer ${await idp.sign({ sub: "oidc|erin", permissions: ["read:bots", "write:bots"] })}`,
+      };
+      expect((await call(p.url, "GET", "/bots", undefined, auth)).status).toBe(200);
+      const write = await call(p.url, "POST", "/bots", { name: "x", kind: "trading" }, auth);
+      expect([write.status, write.body.error.code]).toEqual([403, "membership_required"]);
+    } finally {
+      await p.close();
+      await idp.stop();
+    }
   });
 });

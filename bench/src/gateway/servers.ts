@@ -15,8 +15,25 @@ const config = loadConfig({
   SVC_AUTH_PROVIDER: "oidc",
   SVC_AUTH_OIDC_ISSUER: idp.issuer,
   SVC_AUTH_OIDC_AUDIENCE: idp.audience,
+  SVC_AUTH_M2M_ENABLED: "true",
 });
 const running = await startPlatform(config);
+// The bench user logs in as the post-login hook would make it: a member of its org (strict
+// enforcement checks the membership rows on every call, as in production).
+const synced = await fetch(`${running.url}/_internal/oidc/sync`, {
+  method: "POST",
+  headers: {
+    authorization: `Bearer ${await idp.sign({ sub: "hook@clients", gty: "client-credentials" })}`,
+    "content-type": "application/json",
+  },
+  body: JSON.stringify({
+    user_id: "user|bench",
+    email: "bench@svc.test",
+    organization_id: "bench-org",
+  }),
+});
+if (synced.status !== 200)
+  throw new Error(`could not provision the bench user: ${synced.status} ${await synced.text()}`);
 const bots = running.modules.find((m) => m.name === "bots")!;
 const direct = http.createServer(
   connectNodeAdapter({ routes: bots.routes, interceptors: running.platform.interceptors }),

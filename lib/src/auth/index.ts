@@ -30,3 +30,4 @@ export {
   type MembershipLookup,
 } from "./auth-interceptor.js";
 export { createServicePrincipalInterceptor } from "./service-principal.js";
+export { createMembershipLookup, type MembershipLookupOptions } from "./membership-lookup.js";

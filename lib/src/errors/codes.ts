@@ -56,6 +56,7 @@ export const ERROR_CODES = [
   "bot_unverifiable",
   "artifact_unverifiable",
   "killswitch_unverifiable",
+  "membership_unverifiable",
   "kubernetes_unreachable",
   "kubernetes_refused",
   "kubernetes_not_configured",

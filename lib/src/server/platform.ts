@@ -17,7 +17,9 @@ import {
   createServicePrincipalInterceptor,
   createTokenVerifier,
   type AuthSettings,
+  type MembershipLookup,
 } from "../auth/index.js";
+import { Code, svcError } from "../errors/index.js";
 import { createValidationInterceptor } from "../validate/index.js";
 import { createRefusalAuditInterceptor } from "../audit/index.js";
 import { createLicenseInterceptor, openLicenseGate, type LicenseGate } from "../license/index.js";
@@ -33,6 +35,11 @@ export interface Platform {
   license: LicenseGate;
   /** The server interceptor chain every service mounts, outermost first. */
   interceptors: Interceptor[];
+  /**
+   * Wires how the auth interceptor learns a caller's membership rows (SVC_AUTH_ENFORCE): from the
+   * identity service. Until it is wired, a check that needs one fails closed.
+   */
+  useMembershipLookup(lookup: MembershipLookup): void;
   /** Whether every store answers within its deadline (a hung one fails it, not only a refusing one). */
   ready(): Promise<boolean>;
   close(): Promise<void>;
@@ -67,13 +74,16 @@ export function standardInterceptors(
   log: Logger,
   license: LicenseGate,
   bus: EventBus,
+  hasMembership: MembershipLookup,
 ): Interceptor[] {
   const settings = authSettingsFrom(config);
   return [
     createLoggingInterceptor(log),
     createTracingInterceptor(),
     createRefusalAuditInterceptor(bus, log),
-    exceptHealth(createAuthInterceptor({ settings, verifier: createTokenVerifier(settings) })),
+    exceptHealth(
+      createAuthInterceptor({ settings, verifier: createTokenVerifier(settings), hasMembership }),
+    ),
     createLicenseInterceptor(license),
     createValidationInterceptor(),
   ];
@@ -127,6 +137,15 @@ export async function openPlatform(
       refreshMs: holder.refreshMs,
       log,
     }));
+  let membership: MembershipLookup | undefined;
+  const hasMembership: MembershipLookup = (p) => {
+    if (membership) return membership(p);
+    throw svcError(
+      Code.Unavailable,
+      "membership_unverifiable",
+      "this service cannot ask the identity service for membership rows (it runs apart from it, and service-to-service credentials are not built yet): SVC_AUTH_ENFORCE refuses until it can",
+    );
+  };
   if (!license.enforced)
     log.info(
       "license enforcement is off (SVC_LICENSE_ENFORCEMENT_ENABLED=false): licensed features are open",
@@ -138,7 +157,10 @@ export async function openPlatform(
     kv,
     log,
     license,
-    interceptors: standardInterceptors(config, log, license, bus),
+    interceptors: standardInterceptors(config, log, license, bus, hasMembership),
+    useMembershipLookup(lookup) {
+      membership = lookup;
+    },
     async ready() {
       const probes = [
         withDeadline(sql`select 1`.execute(db.db), config.timeouts.dbMs, "database"),

@@ -6,7 +6,9 @@ import {
   McpService,
   TenancyService,
 } from "@svc/gen/svc/identity/v1/identity_pb.js";
+import { createMembershipLookup } from "@svc/lib/auth";
 import { migrateSchema, schemaDb } from "@svc/lib/db";
+import { membershipCountOf } from "./store/tenancy.repository.js";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
 import type { BusSubscription } from "@svc/lib/bus";
@@ -18,6 +20,10 @@ import { createWhoAmI } from "./handlers/whoami.js";
 import { createLeaseRegistry } from "./licensing/lease-registry.js";
 import { loadSigningKeys } from "./licensing/signing-keys.js";
 import type { IdentityDatabase } from "./store/identity.table.js";
+
+/** A member is remembered 30 s; a non-member 2 s, so a person just synced gets in at once. */
+const MEMBER_CACHE_MS = 30_000;
+const NON_MEMBER_CACHE_MS = 2_000;
 
 /** The identity service's schema. */
 export const IDENTITY_SCHEMA = "identity";
@@ -63,6 +69,16 @@ export async function createIdentityModule(
     log: platform.log,
   });
   const tenancy = createTenancyHandlers(db);
+  // SVC_AUTH_ENFORCE asks the identity service, the owner of membership rows; in this process it
+  // asks its store directly (other processes call ListMembershipsOf).
+  platform.useMembershipLookup(
+    createMembershipLookup({
+      countOf: (subject) => membershipCountOf(db, subject),
+      ttlMs: MEMBER_CACHE_MS,
+      negativeTtlMs: NON_MEMBER_CACHE_MS,
+      timeoutMs: platform.config.timeouts.dbMs,
+    }),
+  );
   let auditTrail: BusSubscription | undefined;
   return {
     name: "identity",

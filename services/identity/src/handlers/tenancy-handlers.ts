@@ -7,6 +7,8 @@ import {
   IdpGroupMappingSchema,
   IdpSyncGroupsResponseSchema,
   ListIdpGroupMappingsResponseSchema,
+  ListMembershipsOfResponseSchema,
+  MembershipSchema,
   OidcSyncResponseSchema,
   DeleteIdpGroupMappingResponseSchema,
   type IdentityService,
@@ -32,7 +34,10 @@ export function connectionKindName(k: ConnectionKind): string {
  * mappings (admin:tenant). Every change runs in one transaction with its audit row.
  */
 export function createTenancyHandlers(db: Kysely<IdentityDatabase>): {
-  identity: Pick<ServiceImpl<typeof IdentityService>, "oidcSync" | "idpSyncGroups">;
+  identity: Pick<
+    ServiceImpl<typeof IdentityService>,
+    "oidcSync" | "idpSyncGroups" | "listMembershipsOf"
+  >;
   tenancy: ServiceImpl<typeof TenancyService>;
 } {
   const audit = (trx: Transaction<IdentityDatabase>, ctx: HandlerContext, entry: AuditEntry) => {
@@ -75,6 +80,19 @@ export function createTenancyHandlers(db: Kysely<IdentityDatabase>): {
 
   return {
     identity: {
+      async listMembershipsOf(req) {
+        const rows = await repo.membershipsOfSubject(db, req.subject);
+        return create(ListMembershipsOfResponseSchema, {
+          memberships: rows.map((m) =>
+            create(MembershipSchema, {
+              scopeKind: m.scope_kind,
+              scopeId: m.scope_id,
+              role: m.role,
+            }),
+          ),
+        });
+      },
+
       /** Idempotent: the same login twice provisions nothing new and answers the same claims. */
       async oidcSync(req) {
         const claims = await db.transaction().execute(async (trx) => {

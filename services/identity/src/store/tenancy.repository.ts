@@ -215,3 +215,14 @@ export async function deleteMapping(
     .returningAll()
     .executeTakeFirst();
 }
+
+/** How many membership rows a subject's user holds (none for a subject never provisioned). */
+export async function membershipCountOf(db: Db, subject: string): Promise<number> {
+  const row = await db
+    .selectFrom("memberships")
+    .innerJoin("users", "users.id", "memberships.user_id")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("users.subject", "=", subject)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -369,6 +369,62 @@ export declare type MembershipJson = {
 export declare const MembershipSchema: GenMessage<Membership, {jsonType: MembershipJson}>;
 
 /**
+ * @generated from message svc.identity.v1.ListMembershipsOfRequest
+ */
+export declare type ListMembershipsOfRequest = Message<"svc.identity.v1.ListMembershipsOfRequest"> & {
+  /**
+   * The person's subject (for an agent: the person it acts for).
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.ListMembershipsOfRequest
+ */
+export declare type ListMembershipsOfRequestJson = {
+  /**
+   * The person's subject (for an agent: the person it acts for).
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.ListMembershipsOfRequest.
+ * Use `create(ListMembershipsOfRequestSchema)` to create a new message.
+ */
+export declare const ListMembershipsOfRequestSchema: GenMessage<ListMembershipsOfRequest, {jsonType: ListMembershipsOfRequestJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListMembershipsOfResponse
+ */
+export declare type ListMembershipsOfResponse = Message<"svc.identity.v1.ListMembershipsOfResponse"> & {
+  /**
+   * @generated from field: repeated svc.identity.v1.Membership memberships = 1;
+   */
+  memberships: Membership[];
+};
+
+/**
+ * @generated from message svc.identity.v1.ListMembershipsOfResponse
+ */
+export declare type ListMembershipsOfResponseJson = {
+  /**
+   * @generated from field: repeated svc.identity.v1.Membership memberships = 1;
+   */
+  memberships?: MembershipJson[];
+};
+
+/**
+ * Describes the message svc.identity.v1.ListMembershipsOfResponse.
+ * Use `create(ListMembershipsOfResponseSchema)` to create a new message.
+ */
+export declare const ListMembershipsOfResponseSchema: GenMessage<ListMembershipsOfResponse, {jsonType: ListMembershipsOfResponseJson}>;
+
+/**
  * @generated from message svc.identity.v1.WhoAmIRequest
  */
 export declare type WhoAmIRequest = Message<"svc.identity.v1.WhoAmIRequest"> & {
@@ -1755,6 +1811,16 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof IdpSyncGroupsRequestSchema;
     output: typeof IdpSyncGroupsResponseSchema;
+  },
+  /**
+   * How the other services learn a caller's membership rows (SVC_AUTH_ENFORCE), service to service.
+   *
+   * @generated from rpc svc.identity.v1.IdentityService.ListMembershipsOf
+   */
+  listMembershipsOf: {
+    methodKind: "unary";
+    input: typeof ListMembershipsOfRequestSchema;
+    output: typeof ListMembershipsOfResponseSchema;
   },
   /**
    * @generated from rpc svc.identity.v1.IdentityService.WhoAmI
