@@ -18,7 +18,8 @@ import { createBotsModule } from "@svc/bots";
 import { botVersionsFrom, createPromotionModule, killSwitchFrom } from "@svc/promotion";
 import { botExistsFrom, createKillSwitchModule } from "@svc/killswitch";
 import { createComplianceModule } from "@svc/compliance";
-import { createIdentityModule } from "@svc/identity";
+import { createIdentityModule, type McpClients } from "@svc/identity";
+import { PromotionService } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 
 export interface RunningPlatform {
   url: string;
@@ -47,7 +48,9 @@ export async function startPlatform(
     };
   }
   const platform = await openPlatform(config, "svc", overrides);
-  const identity = await createIdentityModule(platform);
+  // The MCP data tools ask the bots and promotion services, created after identity.
+  let mcpClients: McpClients | undefined;
+  const identity = await createIdentityModule(platform, { mcpClients: () => mcpClients });
   const bots = await createBotsModule(platform);
   // Services ask the bots service, the owner, for a bot their projections have not seen yet.
   const botsClientFor = (caller: string) =>
@@ -73,6 +76,15 @@ export async function startPlatform(
     botVersion: (botRef, version) =>
       botVersionsFrom(botsClient, config.timeouts.dbMs)(botRef, version),
   });
+  mcpClients = {
+    bots: botsClientFor("identity"),
+    promotion: createClient(
+      PromotionService,
+      createRouterTransport(promotion.routes, {
+        router: { interceptors: internalInterceptors(platform.log, "identity") },
+      }),
+    ),
+  };
   const modules: ServiceModule[] = [
     identity,
     bots,

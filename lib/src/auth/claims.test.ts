@@ -87,6 +87,8 @@ describe("principalFromClaims", () => {
       { sub: "" },
       { sub: "agent|x", iss: "https://other/" },
       { sub: "agent|x" },
+      { sub: "user|mallory", iss: ISS },
+      { sub: "Agent|x", iss: ISS },
     ]) {
       expect(() => principalFromClaims({ sub: "user|bob", act }, NS, ISS)).toThrow(
         errors.JWTClaimValidationFailed,

@@ -41,6 +41,13 @@ export function principalFromClaims(
       throw bad("act", "must be an object");
     agentSubject = str(act.sub);
     if (!agentSubject) throw bad("act", "must name the agent in act.sub");
+    // Only the delegation profile mints act claims, always for an agent: anything else in act.sub
+    // is a token that claims a delegation nobody granted.
+    if (!agentSubject.startsWith("agent|"))
+      throw bad(
+        "act",
+        `act.sub must name an agent (agent|...), not ${JSON.stringify(agentSubject)}`,
+      );
     if (issuer !== undefined && act.iss !== issuer)
       throw bad("act", "must carry the issuer in act.iss");
   }

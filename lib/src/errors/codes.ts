@@ -51,6 +51,9 @@ export const ERROR_CODES = [
   "org_not_found",
   "mapping_exists",
   "mapping_not_found",
+  // MCP
+  "mcp_tool_not_found",
+  "mcp_tool_unavailable",
   // A dependency could not answer
   "jwks_unreachable",
   "bot_unverifiable",

@@ -15,7 +15,9 @@ import type { BusSubscription } from "@svc/lib/bus";
 import { consumeAuditEvents } from "./consumers/audit-events.js";
 import { createAuditHandlers } from "./handlers/audit-handlers.js";
 import { createLicenseHandlers } from "./handlers/license-handlers.js";
+import { createMcpHandlers } from "./handlers/mcp-handlers.js";
 import { createTenancyHandlers } from "./handlers/tenancy-handlers.js";
+import type { McpClients } from "./mcp/data-tools.js";
 import { createWhoAmI } from "./handlers/whoami.js";
 import { createLeaseRegistry } from "./licensing/lease-registry.js";
 import { loadSigningKeys } from "./licensing/signing-keys.js";
@@ -24,6 +26,8 @@ import type { IdentityDatabase } from "./store/identity.table.js";
 /** A member is remembered 30 s; a non-member 2 s, so a person just synced gets in at once. */
 const MEMBER_CACHE_MS = 30_000;
 const NON_MEMBER_CACHE_MS = 2_000;
+
+export type { McpClients } from "./mcp/data-tools.js";
 
 /** The identity service's schema. */
 export const IDENTITY_SCHEMA = "identity";
@@ -34,7 +38,11 @@ export const IDENTITY_SCHEMA = "identity";
  */
 export async function createIdentityModule(
   platform: Platform,
-  wiring: { now?: () => number } = {},
+  wiring: {
+    now?: () => number;
+    /** How the MCP data tools reach the bots and promotion services, once they exist. */
+    mcpClients?: () => McpClients | undefined;
+  } = {},
 ): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, IDENTITY_SCHEMA, migrations);
   const db = schemaDb<IdentityDatabase>(
@@ -93,7 +101,17 @@ export async function createIdentityModule(
         completeService(LicenseService, createLicenseHandlers(registry)),
       );
       router.service(TenancyService, completeService(TenancyService, tenancy.tenancy));
-      router.service(McpService, completeService(McpService, {}));
+      router.service(
+        McpService,
+        completeService(
+          McpService,
+          createMcpHandlers({
+            db,
+            clients: wiring.mcpClients ?? (() => undefined),
+            timeoutMs: platform.config.timeouts.dbMs,
+          }),
+        ),
+      );
       router.service(AuditService, completeService(AuditService, createAuditHandlers(db)));
     },
     async start() {

@@ -1,0 +1,103 @@
+import { randomUUID } from "node:crypto";
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import {
+  InvokeMcpToolResponseSchema,
+  type McpService,
+} from "@svc/gen/svc/identity/v1/identity_pb.js";
+import { auditActorOf, auditOriginOf, currentTraceId } from "@svc/lib/audit";
+import { principalOf } from "@svc/lib/auth";
+import { Code, svcError } from "@svc/lib/errors";
+import { DATA_TOOLS, type McpClients } from "../mcp/data-tools.js";
+import { appendAuditEvent } from "../store/audit-trail.repository.js";
+import type { IdentityDatabase } from "../store/identity.table.js";
+
+/** The token-exchange profile delegated agents come through (deploy/idp/token-exchange.ts). */
+const DELEGATION_PROFILE = "svc-agent-delegation";
+
+/**
+ * POST /mcp/data/tools/{tool_name}/invoke: a read tool over the platform's data, asked of the
+ * owning service. The answer names the agent and the person it acts for; every call, answered
+ * or failed, leaves an audit row with the delegation.
+ */
+export function createMcpHandlers(deps: {
+  db: Kysely<IdentityDatabase>;
+  clients: () => McpClients | undefined;
+  timeoutMs: number;
+}): Pick<ServiceImpl<typeof McpService>, "invokeMcpTool"> {
+  return {
+    async invokeMcpTool(req, ctx) {
+      const p = principalOf(ctx);
+      const tool = DATA_TOOLS.find((t) => t.name === req.toolName);
+      if (!tool)
+        throw svcError(
+          Code.NotFound,
+          "mcp_tool_not_found",
+          `no tool "${req.toolName}"; the tools are ${DATA_TOOLS.map((t) => t.name).join(", ")}`,
+          {
+            tools: DATA_TOOLS.map((t) => ({
+              name: t.name,
+              description: t.description,
+              arguments: Object.fromEntries(
+                Object.entries(t.args).map(([k, a]) => [
+                  k,
+                  `${a.required ? "required" : "optional"}: ${a.doc}`,
+                ]),
+              ),
+            })),
+          },
+        );
+      const clients = deps.clients();
+      if (!clients)
+        throw svcError(
+          Code.Unavailable,
+          "mcp_tool_unavailable",
+          "the data tools cannot reach the bots and promotion services from this process",
+        );
+      const args = req.arguments ?? {};
+      const person = p.onBehalfOfSub ?? p.sub;
+      const audit = (outcome: "succeeded" | "failed", why?: string) => {
+        const origin = auditOriginOf(ctx);
+        return deps.db.transaction().execute((trx) =>
+          appendAuditEvent(trx, {
+            id: randomUUID(),
+            occurred_at: new Date().toISOString(),
+            service: "identity",
+            action: `mcp.tool.${tool.name}`,
+            outcome,
+            resource: `mcp_tool/${tool.name}`,
+            actor: auditActorOf(origin.principal),
+            request_id: origin.requestId ?? "",
+            trace_id: currentTraceId(),
+            details: {
+              arguments: args,
+              ...(why ? { error: why } : {}),
+              ...(p.actorType === "agent"
+                ? {
+                    delegation: {
+                      agent_subject: p.agentSubject ?? "",
+                      on_behalf_of_user_id: person,
+                      profile: DELEGATION_PROFILE,
+                    },
+                  }
+                : {}),
+            } as JsonObject,
+          }),
+        );
+      };
+      let result: JsonObject;
+      try {
+        result = await tool.run(clients, args, deps.timeoutMs);
+      } catch (err) {
+        await audit("failed", ConnectError.from(err).rawMessage);
+        throw err;
+      }
+      await audit("succeeded");
+      return create(InvokeMcpToolResponseSchema, {
+        result,
+        actor: { agentSubject: p.agentSubject ?? "", onBehalfOfSub: person },
+      });
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { toJson, type DescMessage, type JsonObject, type MessageShape } from "@bufbuild/protobuf";
+import type { Client } from "@connectrpc/connect";
+import {
+  BotDeploymentSchema,
+  BotSchema,
+  ListBotsResponseSchema,
+  StateSnapshotSchema,
+  type BotsService,
+} from "@svc/gen/svc/bots/v1/bots_pb.js";
+import {
+  PromotionRequestSchema,
+  type PromotionService,
+} from "@svc/gen/svc/promotion/v1/promotion_pb.js";
+import { invalidField } from "@svc/lib/errors";
+
+/** The services the data tools read through: each tool asks the owner, never its tables. */
+export interface McpClients {
+  bots: Client<typeof BotsService>;
+  promotion: Client<typeof PromotionService>;
+}
+
+/** One read tool over the platform's data. */
+export interface DataTool {
+  name: string;
+  description: string;
+  /** Argument names with what each means; the required ones are checked before any call. */
+  args: Record<string, { required: boolean; doc: string }>;
+  run(clients: McpClients, args: JsonObject, timeoutMs: number): Promise<JsonObject>;
+}
+
+const json = <D extends DescMessage>(schema: D, msg: MessageShape<D>) =>
+  toJson(schema, msg, { useProtoFieldName: true }) as JsonObject;
+
+function text(args: JsonObject, name: string): string {
+  const v = args[name];
+  if (typeof v !== "string" || v === "" || v.includes("\u0000"))
+    throw invalidField(`arguments.${name}`, `arguments.${name} must be a non-empty string`);
+  return v;
+}
+
+/** The read tools of the MCP data endpoint, by name. */
+export const DATA_TOOLS: readonly DataTool[] = [
+  {
+    name: "bots.list",
+    description: "The bots on the platform: id, slug, kind, status, current version.",
+    args: { limit: { required: false, doc: "at most this many (1-1000, default 100)" } },
+    async run(c, args, timeoutMs) {
+      const limit = typeof args.limit === "number" ? args.limit : 100;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        throw invalidField(
+          "arguments.limit",
+          "arguments.limit must be a whole number from 1 to 1000",
+        );
+      return json(ListBotsResponseSchema, await c.bots.listBots({ limit }, { timeoutMs }));
+    },
+  },
+  {
+    name: "bots.get",
+    description:
+      "One bot's detail and its latest event-sourced state (positions, exposures, metrics).",
+    args: { bot_ref: { required: true, doc: "the bot's id or slug" } },
+    async run(c, args, timeoutMs) {
+      const botRef = text(args, "bot_ref");
+      const [bot, state] = await Promise.all([
+        c.bots.getBot({ botRef }, { timeoutMs }),
+        c.bots.getStateSnapshot({ botRef }, { timeoutMs }),
+      ]);
+      return { bot: json(BotSchema, bot), state: json(StateSnapshotSchema, state) };
+    },
+  },
+  {
+    name: "backtests.results",
+    description: "A bot's backtests with their status and result summary (PnL, Sharpe...).",
+    args: { bot_ref: { required: true, doc: "the bot's id or slug" } },
+    async run(c, args, timeoutMs) {
+      const { items } = await c.bots.listBotDeployments(
+        { botRef: text(args, "bot_ref") },
+        { timeoutMs },
+      );
+      return {
+        backtests: items
+          .map((d) => json(BotDeploymentSchema, d))
+          .filter((d) => d.target === "backtest" || d.target === "DEPLOYMENT_TARGET_BACKTEST"),
+      };
+    },
+  },
+  {
+    name: "promotion.request",
+    description: "A promotion request's status, gate outcomes and decision log.",
+    args: { request_id: { required: true, doc: "the promotion request id" } },
+    async run(c, args, timeoutMs) {
+      const r = await c.promotion.getPromotionRequest(
+        { requestId: text(args, "request_id") },
+        { timeoutMs },
+      );
+      const out = json(PromotionRequestSchema, r);
+      // A tool answer is read by a model: the token that starts live trading never goes there.
+      delete out.approved_promotion;
+      return out;
+    },
+  },
+];

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
+import type { RunningPlatform } from "@svc/all-in-one";
+import { grantMembership } from "../support/memberships.js";
+import { call, startTestPlatform } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
+
+/**
+ * The MCP data tools through the gateway, called by an agent with a delegated token: real reads
+ * through the owning services, the scope enforced, the actor named in the answer and every call
+ * audited with its delegation.
+ */
+describe("MCP data tools", () => {
+  let idp: TestIdp;
+  let p: RunningPlatform;
+  let agent: string;
+  const invoke = (tool: string, args: unknown, token = agent) =>
+    call(p.url, "POST", `/mcp/data/tools/${tool}/invoke`, args, {
+      authorization: `Bearer ${token}`,
+    });
+
+  beforeAll(async () => {
+    idp = await startTestIdp();
+    p = await startTestPlatform("pglite", {
+      SVC_AUTH_PROVIDER: "oidc",
+      SVC_AUTH_OIDC_ISSUER: idp.issuer,
+      SVC_AUTH_OIDC_AUDIENCE: idp.audience,
+      SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED: "true",
+    });
+    await grantMembership(p, "user|carol");
+    agent = await idp.sign(
+      agentClaims("user|carol", "agent|research-1", ["read:mcp:data"], idp.issuer),
+    );
+    const writer = await idp.sign({ sub: "user|carol", permissions: ["write:bots"] });
+    const created = await call(
+      p.url,
+      "POST",
+      "/bots",
+      { name: "Mcp bot", slug: "mcp-bot", kind: "research" },
+      { authorization: `Bearer ${writer}` },
+    );
+    expect(created.status, created.text).toBe(201);
+  }, 60_000);
+  afterAll(async () => {
+    await p?.close();
+    await idp?.stop();
+  });
+
+  it("reads bots through the bots service and names the agent and the person", async () => {
+    const listed = await invoke("bots.list", {});
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.actor).toEqual({
+      agent_subject: "agent|research-1",
+      on_behalf_of_sub: "user|carol",
+    });
+    expect(listed.body.result.items.map((b: { slug: string }) => b.slug)).toEqual(["mcp-bot"]);
+    const one = await invoke("bots.get", { bot_ref: "mcp-bot" });
+    expect(one.body.result.bot).toMatchObject({ slug: "mcp-bot", current_version: 1 });
+    expect(one.body.result.state).toHaveProperty("positions");
+    expect((await invoke("backtests.results", { bot_ref: "mcp-bot" })).body.result).toEqual({
+      backtests: [],
+    });
+  });
+
+  it("answers 404 listing the tools, 404 for a missing bot, 400 for bad arguments", async () => {
+    const unknown = await invoke("orders.place", {});
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, "mcp_tool_not_found"]);
+    expect(unknown.body.error.details.tools.map((t: { name: string }) => t.name)).toEqual([
+      "bots.list",
+      "bots.get",
+      "backtests.results",
+      "promotion.request",
+    ]);
+    expect((await invoke("bots.get", { bot_ref: "nope" })).status).toBe(404);
+    for (const args of [{}, { bot_ref: 7 }, { bot_ref: "a\u0000b" }, { bot_ref: null }]) {
+      const bad = await invoke("bots.get", args);
+      expect([bad.status, bad.body.error.details.field]).toEqual([400, "bot_ref"]);
+    }
+    expect((await invoke("bots.list", { limit: 1e12 })).status).toBe(400);
+  });
+
+  it("needs read:mcp:data, and refuses an act that names no agent", async () => {
+    const noScope = await idp.sign(
+      agentClaims("user|carol", "agent|research-1", ["read:bots"], idp.issuer),
+    );
+    const refused = await invoke("bots.list", {}, noScope);
+    expect([refused.status, refused.body.error.details.scope]).toEqual([403, "read:mcp:data"]);
+    const forged = await idp.sign(
+      agentClaims("user|carol", "user|mallory", ["read:mcp:data"], idp.issuer),
+    );
+    expect((await invoke("bots.list", {}, forged)).status).toBe(401);
+  });
+
+  it("audits every call with its delegation", async () => {
+    const auditor = await idp.sign({ sub: "user|carol", permissions: ["read:audit"] });
+    const rows = await eventually(
+      "the tool calls are in the audit trail",
+      async () =>
+        (
+          await call(p.url, "GET", "/admin/audit-events?actor=agent%7Cresearch-1", undefined, {
+            authorization: `Bearer ${auditor}`,
+          })
+        ).body.items as Array<{
+          action: string;
+          outcome: string;
+          details: Record<string, unknown>;
+        }>,
+      (items) => items.some((e) => e.outcome === "failed"),
+    );
+    expect(rows.find((e) => e.action === "mcp.tool.bots.list")?.details.delegation).toEqual({
+      agent_subject: "agent|research-1",
+      on_behalf_of_user_id: "user|carol",
+      profile: "svc-agent-delegation",
+    });
+  });
+});
