@@ -49,8 +49,8 @@ export async function startPlatform(
   }
   const platform = await openPlatform(config, "svc", overrides);
   // The MCP data tools ask the bots and promotion services, created after identity.
-  let mcpClients: McpClients | undefined;
-  const identity = await createIdentityModule(platform, { mcpClients: () => mcpClients });
+  const mcp: { clients?: McpClients } = {};
+  const identity = await createIdentityModule(platform, { mcpClients: () => mcp.clients });
   const bots = await createBotsModule(platform);
   // Services ask the bots service, the owner, for a bot their projections have not seen yet.
   const botsClientFor = (caller: string) =>
@@ -76,7 +76,7 @@ export async function startPlatform(
     botVersion: (botRef, version) =>
       botVersionsFrom(botsClient, config.timeouts.dbMs)(botRef, version),
   });
-  mcpClients = {
+  mcp.clients = {
     bots: botsClientFor("identity"),
     promotion: createClient(
       PromotionService,
