@@ -29,8 +29,11 @@ function parseValue(key: string, value: string): Engagement {
 /**
  * Watches the kill-switch keys of one runner: the bus broadcast makes it react at once, the
  * key-value poll every `pollMs` catches what the broadcast missed and is the truth on release.
- * If neither the store nor the bus answers for three polls (a refused connection and a store that
- * hangs count alike), the runner must fail safe.
+ * An engagement the broadcast announced holds until a poll has seen its key, or a broadcast
+ * releases it: a key still missing only means the service has not written it yet (the store hung
+ * or restarted between the broadcast and the write), never that it was released. If neither the
+ * store nor the bus answers for three polls (a refused connection and a store that hangs count
+ * alike), the runner must fail safe.
  */
 export function watchKillSwitch(o: {
   kv: KeyValueStore;
@@ -44,6 +47,8 @@ export function watchKillSwitch(o: {
   const state = new Map<string, Engagement>();
   // A poll that began before a broadcast must not undo it (the key may have been read just before it was set).
   const touched = new Map<string, number>();
+  // Keys a broadcast engaged that no poll has seen set yet.
+  const unconfirmed = new Set<string>();
   let current: Engagement | null = null;
   let failures = 0;
   let blind = false;
@@ -60,9 +65,13 @@ export function watchKillSwitch(o: {
   const listener = listenKillSwitchChanged(o.bus, (e) => {
     if (!o.keys.includes(e.key)) return;
     touched.set(e.key, performance.now());
-    if (e.engaged)
+    if (e.engaged) {
       state.set(e.key, { key: e.key, mode: killSwitchModeName(e.mode), reason: e.reason });
-    else state.delete(e.key);
+      unconfirmed.add(e.key);
+    } else {
+      state.delete(e.key);
+      unconfirmed.delete(e.key);
+    }
     settle();
   });
 
@@ -78,8 +87,10 @@ export function watchKillSwitch(o: {
       failures = 0;
       o.keys.forEach((k, i) => {
         if ((touched.get(k) ?? -1) >= started) return;
-        if (values[i]) state.set(k, parseValue(k, values[i]!));
-        else state.delete(k);
+        if (values[i]) {
+          state.set(k, parseValue(k, values[i]!));
+          unconfirmed.delete(k);
+        } else if (!unconfirmed.has(k)) state.delete(k);
       });
       settle();
     } catch {

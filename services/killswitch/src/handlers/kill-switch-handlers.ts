@@ -24,6 +24,7 @@ import {
   killSwitchScope,
   killSwitchScopeName,
   parseKillSwitchKey,
+  publishKillSwitchChanged,
   readKillSwitchValue,
   type KillSwitchModeName,
   type KillSwitchScopeName,
@@ -188,6 +189,22 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     }
   }
 
+  /** Broadcasts what `key` holds now (released when empty); false when the store cannot say. */
+  async function rebroadcastKey(key: string): Promise<boolean> {
+    try {
+      const value = await kv.get(key);
+      if (value === null)
+        await publishKillSwitchChanged(bus, { key, engaged: false, reason: "not recorded" });
+      else {
+        const v = readKillSwitchValue(value);
+        await broadcastKey(bus, key, true, v.mode, v.reason);
+      }
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async function engage(
     name: string,
     spec: KillSwitchSpec,
@@ -232,8 +249,10 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
         return saved;
       });
     } catch (err) {
+      // Runners hold a broadcast engagement until they see its key: tell them what the key says.
+      const released = await rebroadcastKey(key);
       throw notDurable(
-        `kill switch "${name}" was broadcast to the runners but could not be recorded (database: ${(err as Error).message}); it is not durable: runners release it at their next poll of the key. Engage it again.`,
+        `kill switch "${name}" was broadcast to the runners but could not be recorded (database: ${(err as Error).message}); it is not durable: ${released ? "runners were told the key's state again" : "the key could not be read, so runners stay halted until a release"}. Engage it again.`,
         { name, not_durable: "database" },
         err,
       );
