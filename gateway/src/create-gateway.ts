@@ -62,7 +62,9 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
     // echoed, logged and sent on to the service, which keeps it.
     requestIdHeader: false,
     genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER]),
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path values reach the proto's own length rules (a Kubernetes name may be 253 characters),
+    // rather than fastify's default cap of 100 with a bare 414.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
   });
 
   app.removeContentTypeParser("application/json");

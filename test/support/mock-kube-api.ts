@@ -29,6 +29,7 @@ export async function startMockKubeApi(token: string) {
   const objects = new Map<string, KubeObject>();
   const requests: Array<{ method: string; path: string; contentType?: string }> = [];
   let version = 1;
+  let hung = false;
   const server = http.createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
@@ -42,9 +43,36 @@ export async function startMockKubeApi(token: string) {
         res.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify(obj));
       const status = (code: number, reason: string, message: string) =>
         reply(code, { kind: "Status", apiVersion: "v1", status: "Failure", reason, message, code });
+      if (hung) return; // an API server that accepted the connection and never answers
       if (req.headers.authorization !== `Bearer ${token}`)
         return status(401, "Unauthorized", "Unauthorized");
       const url = new URL(req.url!, "http://x");
+      const scale = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)\/scale$/.exec(
+        url.pathname,
+      );
+      if (scale) {
+        const [, ns, name] = scale;
+        if (req.method !== "PATCH")
+          return status(405, "MethodNotAllowed", "only PATCH of the scale subresource is served");
+        if (req.headers["content-type"] !== "application/merge-patch+json")
+          return status(
+            415,
+            "UnsupportedMediaType",
+            "the body of the request was in an unknown format",
+          );
+        const key = `${ns}/deployments/${name}`;
+        const prev = objects.get(key);
+        if (!prev) return status(404, "NotFound", `deployments.apps "${name}" not found`);
+        const replicas = JSON.parse(body).spec?.replicas;
+        objects.set(key, { ...prev, spec: { ...prev.spec, replicas } });
+        return reply(200, {
+          kind: "Scale",
+          apiVersion: "autoscaling/v1",
+          metadata: { name, namespace: ns },
+          spec: { replicas },
+          status: { replicas: prev.spec?.replicas ?? 0 },
+        });
+      }
       const m =
         /^\/apis\/svc\.example\.io\/v1\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/]+))?(\/status)?$/.exec(
           url.pathname,
@@ -112,6 +140,10 @@ export async function startMockKubeApi(token: string) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     objects,
     requests,
+    /** From now on, accept requests and never answer them (a hung API server). */
+    hang() {
+      hung = true;
+    },
     /** Creates or replaces an object directly, as kubectl apply by an operator would. */
     put(ns: string, plural: string, obj: KubeObject) {
       const key = `${ns}/${plural}/${obj.metadata.name}`;
@@ -129,6 +161,11 @@ export async function startMockKubeApi(token: string) {
     remove(ns: string, plural: string, name: string) {
       objects.delete(`${ns}/${plural}/${name}`);
     },
-    stop: () => new Promise<void>((r) => server.close(() => r())),
+    stop: () =>
+      new Promise<void>((r) => {
+        // A hung request would hold close() for ever.
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -59,6 +59,7 @@ export interface Config {
   kubeApiUrl?: string;
   kubeNamespace: string;
   kubeToken?: string;
+  kubeTimeoutMs: number;
   runners: "in-process" | "external";
 }
 
@@ -221,6 +222,7 @@ function assemble(r: Raw): Config {
     kubeApiUrl: s("SVC_KUBE_API_URL"),
     kubeNamespace: s("SVC_KUBE_NAMESPACE")!,
     kubeToken: s("SVC_KUBE_TOKEN"),
+    kubeTimeoutMs: i("SVC_KUBE_TIMEOUT_MS"),
     runners: s("SVC_RUNNERS") as "in-process" | "external",
   };
 }

@@ -237,6 +237,11 @@ export const SETTINGS = {
     kind: url("http:", "https:"),
     doc: "Kubernetes API server for k8s deployments of bots; unset: deploy to k8s answers 412 naming this setting.",
   },
+  SVC_KUBE_TIMEOUT_MS: {
+    kind: int(100, 120_000),
+    default: "10000",
+    doc: "Deadline of one call to the Kubernetes API server (deploy, scale, the kill-switch controller); a server that hangs answers 503 kubernetes_unreachable after it.",
+  },
   SVC_KUBE_NAMESPACE: {
     kind: str,
     default: "svc",

@@ -3,12 +3,14 @@
  * custom resources, server-side apply, merge-patch a status subresource. No client library is
  * installed for three calls; the paths and content types are the API server's.
  */
-import { Code, svcError } from "../errors/index.js";
+import { Code, ConnectError, errorDetailOf, svcError } from "../errors/index.js";
 
 export interface KubeTarget {
   apiUrl: string;
   namespace: string;
   token?: string;
+  /** Deadline of one call to the API server (SVC_KUBE_TIMEOUT_MS); default 10 s. */
+  timeoutMs?: number;
 }
 
 export const SVC_GROUP = "svc.example.io/v1";
@@ -41,15 +43,15 @@ async function call<T>(
         ...(t.token ? { authorization: `Bearer ${t.token}` } : {}),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(t.timeoutMs ?? 10_000),
     });
   } catch (err) {
     throw svcError(
       Code.Unavailable,
       "kubernetes_unreachable",
-      `the Kubernetes API server at ${t.apiUrl} cannot be reached`,
+      `the Kubernetes API server at ${t.apiUrl} did not answer ${method} within ${t.timeoutMs ?? 10_000} ms or cannot be reached`,
       {},
-      { cause: err },
+      { cause: err, headers: { "retry-after": "5" } },
     );
   }
   const answer = (await res.json().catch(() => ({}))) as T & { message?: string };
@@ -103,4 +105,35 @@ export function patchStatus(
     { status },
     "application/merge-patch+json",
   );
+}
+
+/**
+ * Sets the replicas of an apps/v1 Deployment through its scale subresource (JSON merge patch);
+ * answers the replicas the API server recorded. A Deployment it does not know is a 404.
+ */
+export async function scaleDeployment(
+  t: KubeTarget,
+  name: string,
+  replicas: number,
+): Promise<number> {
+  const url = `${t.apiUrl.replace(/\/$/, "")}/apis/apps/v1/namespaces/${encodeURIComponent(t.namespace)}/deployments/${encodeURIComponent(name)}/scale`;
+  try {
+    const scale = await call<{ spec?: { replicas?: number } }>(
+      t,
+      "PATCH",
+      url,
+      { spec: { replicas } },
+      "application/merge-patch+json",
+    );
+    return scale.spec?.replicas ?? replicas;
+  } catch (err) {
+    if (err instanceof ConnectError && errorDetailOf(err).details.status === 404)
+      throw svcError(
+        Code.NotFound,
+        "deployment_not_found",
+        `no Deployment "${name}" in namespace ${t.namespace}`,
+        { deployment_name: name, namespace: t.namespace },
+      );
+    throw err;
+  }
 }

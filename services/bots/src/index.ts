@@ -1,3 +1,4 @@
+import { createControlPlaneHandlers } from "./handlers/control-plane-handlers.js";
 import type { Kysely } from "kysely";
 import { BotsService, ControlPlaneService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { migrateSchema, schemaDb } from "@svc/lib/db";
@@ -60,19 +61,22 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
   const control = external
     ? externalControl({ db, bus: platform.bus })
     : inProcessControl(sessions);
+  const runtimeKube = platform.config.kubeApiUrl
+    ? {
+        apiUrl: platform.config.kubeApiUrl,
+        namespace: platform.config.kubeNamespace,
+        token: platform.config.kubeToken,
+        timeoutMs: platform.config.kubeTimeoutMs,
+      }
+    : undefined;
   const runtime = createRuntimeHandlers({
     db,
     sessions: control,
     tasks,
     publicKey: publicKeyPem ? statementKeysFromPem({ publicKeyPem }).publicKey : undefined,
-    kube: platform.config.kubeApiUrl
-      ? {
-          apiUrl: platform.config.kubeApiUrl,
-          namespace: platform.config.kubeNamespace,
-          token: platform.config.kubeToken,
-        }
-      : undefined,
+    kube: runtimeKube,
   });
+  const controlPlane = createControlPlaneHandlers({ db, schema: BOTS_SCHEMA, kube: runtimeKube });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
   let leaseTimer: NodeJS.Timeout | undefined;
@@ -84,7 +88,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
         BotsService,
         completeService(BotsService, { ...handlers, ...backtests, ...runtime }),
       );
-      router.service(ControlPlaneService, completeService(ControlPlaneService, {}));
+      router.service(ControlPlaneService, controlPlane);
     },
     async start() {
       relay = startOutboxRelay({

@@ -66,10 +66,15 @@ export async function createKillSwitchModule(
       consumer = await consumeBotsEvents({ bus: platform.bus, db, schema: SCHEMA });
       sweeper = setInterval(() => void sweep(), 1_000);
       sweeper.unref();
-      const { kubeApiUrl, kubeNamespace, kubeToken } = platform.config;
+      const { kubeApiUrl, kubeNamespace, kubeToken, kubeTimeoutMs } = platform.config;
       if (kubeApiUrl)
         controller = startKillSwitchController({
-          kube: { apiUrl: kubeApiUrl, namespace: kubeNamespace, token: kubeToken },
+          kube: {
+            apiUrl: kubeApiUrl,
+            namespace: kubeNamespace,
+            token: kubeToken,
+            timeoutMs: kubeTimeoutMs,
+          },
           handlers,
           log: platform.log,
         });

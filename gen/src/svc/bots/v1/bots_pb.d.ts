@@ -1930,14 +1930,18 @@ export declare const ChatBotResponseSchema: GenMessage<ChatBotResponse, {jsonTyp
  */
 export declare type ScaleDeploymentRequest = Message<"svc.bots.v1.ScaleDeploymentRequest"> & {
   /**
+   * A Kubernetes Deployment of the platform's namespace (a DNS-1123 name).
+   *
    * @generated from field: string deployment_name = 1;
    */
   deploymentName: string;
 
   /**
-   * @generated from field: int32 replicas = 2;
+   * Explicit presence: 0 (scale to zero) is a value, not a missing one.
+   *
+   * @generated from field: optional int32 replicas = 2;
    */
-  replicas: number;
+  replicas?: number | undefined;
 };
 
 /**
@@ -1945,12 +1949,16 @@ export declare type ScaleDeploymentRequest = Message<"svc.bots.v1.ScaleDeploymen
  */
 export declare type ScaleDeploymentRequestJson = {
   /**
+   * A Kubernetes Deployment of the platform's namespace (a DNS-1123 name).
+   *
    * @generated from field: string deployment_name = 1;
    */
   deploymentName?: string;
 
   /**
-   * @generated from field: int32 replicas = 2;
+   * Explicit presence: 0 (scale to zero) is a value, not a missing one.
+   *
+   * @generated from field: optional int32 replicas = 2;
    */
   replicas?: number;
 };
@@ -1974,6 +1982,11 @@ export declare type ScaleDeploymentResponse = Message<"svc.bots.v1.ScaleDeployme
    * @generated from field: int32 replicas = 2;
    */
   replicas: number;
+
+  /**
+   * @generated from field: string namespace = 3;
+   */
+  namespace: string;
 };
 
 /**
@@ -1989,6 +2002,11 @@ export declare type ScaleDeploymentResponseJson = {
    * @generated from field: int32 replicas = 2;
    */
   replicas?: number;
+
+  /**
+   * @generated from field: string namespace = 3;
+   */
+  namespace?: string;
 };
 
 /**
