@@ -48,6 +48,8 @@ export class BacktestRun {
   private trades = 0;
   private wins = 0;
   private tradeCash = 0;
+  /** The last close of the previous chunk: the reference price of a chunk's first bar. */
+  private lastClose = NaN;
 
   constructor(
     private readonly strategy: Strategy,
@@ -79,11 +81,13 @@ export class BacktestRun {
       // small enough for the JIT to compile at once, while the order path stays outside it.
       const decided = this.scan(b, t);
       if (decided < 0) break;
-      pipeline.decide(this.target, b.close[decided]!);
+      const reference = decided > 0 ? b.close[decided - 1]! : this.lastClose;
+      pipeline.decide(this.target, b.close[decided]!, b.time[decided]!, reference);
       this.sent = broker.openOrders.length > 0;
       t = decided + 1;
     }
     this.bars += b.length;
+    if (b.length > 0) this.lastClose = b.close[b.length - 1]!;
   }
 
   /**

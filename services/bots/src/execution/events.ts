@@ -21,7 +21,20 @@ export type ExecutionEvent =
   | { type: "order_cancelled"; data: { order_id: string; reason: string } }
   | {
       type: "order_rejected";
-      data: { side: Side; units: number; check: string; reason: string };
+      data: {
+        side: Side;
+        units: number;
+        check: string;
+        reason: string;
+        /** The limit the check holds the order to, and what it observed (risk controls). */
+        limit?: number | string;
+        value?: number | string;
+      };
+    }
+  | {
+      /** A throttle breach: every later order is refused until a person re-enables the bot. */
+      type: "risk_disabled";
+      data: { control: string; reason: string; limit: number; value: number };
     }
   | { type: "position_changed"; data: { symbol: string; units: number } };
 

@@ -1,5 +1,10 @@
 import type { ExecutionEvent } from "./events.js";
-import { firstRefusal, type PreTradeCheck } from "./pre-trade.js";
+import {
+  firstRefusal,
+  noteAccepted,
+  type PreTradeCheck,
+  type PreTradeContext,
+} from "./pre-trade.js";
 import type { SimulatedBroker } from "./simulated-broker.js";
 import { ordersForTarget, type Sizing } from "./sizing.js";
 
@@ -39,8 +44,12 @@ export class OrderPipeline {
     return target !== this.held;
   }
 
-  /** At a bar's close: sends the orders that move the position to `target`, priced at `close`. */
-  decide(target: number, close: number): void {
+  /**
+   * At a bar's close: sends the orders that move the position to `target`, priced at `close`.
+   * `time` is the bar's time and `reference` the previous bar's close: the clock and the
+   * reference price of the time-window controls and the price collar.
+   */
+  decide(target: number, close: number, time = NaN, reference = NaN): void {
     if (target === this.held) return;
     const broker = this.broker;
     // An order still working (a limit not reached) decides first; the target is tried again next bar.
@@ -50,17 +59,20 @@ export class OrderPipeline {
     const orders = ordersForTarget(target, broker.units, equity, close, this.sizing);
     let accepted = 0;
     for (const order of orders) {
-      const refusal =
+      const context: PreTradeContext | null =
         this.checks.length === 0
           ? null
-          : firstRefusal(this.checks, order, {
+          : {
               symbol: broker.symbol,
               price: close,
               equity,
               cash: broker.cash,
               position: broker.units,
               accepted,
-            });
+              time,
+              reference,
+            };
+      const refusal = context ? firstRefusal(this.checks, order, context) : null;
       // A refused order is recorded and not retried: the strategy's next change of target decides anew.
       if (refusal) {
         this.emit?.({
@@ -69,6 +81,7 @@ export class OrderPipeline {
         });
         continue;
       }
+      if (context) noteAccepted(this.checks, order, context);
       broker.place(order.side, order.units);
       accepted += order.side === "buy" ? order.units : -order.units;
     }

@@ -11,10 +11,25 @@ export interface PreTradeContext {
   position: number;
   /** Signed units of the orders of this decision already accepted (a flip's close, say). */
   accepted: number;
+  /** The time of the bar the decision is taken at (ms): the clock of every time-window control. */
+  time: number;
+  /** The last reference price before this bar (its predecessor's close); NaN on the first bar. */
+  reference: number;
 }
 
-/** A check's answer: the order goes on, or it is refused with a reason a person can read. */
-export type PreTradeVerdict = { accept: true } | { accept: false; reason: string };
+/**
+ * A check's answer: the order goes on, or it is refused with a reason a person can read. A check
+ * standing for several controls names the one that refused, with its limit and the value seen.
+ */
+export type PreTradeVerdict = { accept: true } | Refusal;
+
+export interface Refusal {
+  accept: false;
+  reason: string;
+  control?: string;
+  limit?: number | string;
+  value?: number | string;
+}
 
 /**
  * One pre-trade control (position limit, notional cap, restricted symbol...): the compliance
@@ -24,6 +39,16 @@ export interface PreTradeCheck {
   /** Named in the order_rejected record. */
   readonly name: string;
   check(order: OrderIntent, context: PreTradeContext): PreTradeVerdict;
+  /** Told of every order the whole list accepted (a check that remembers recent orders). */
+  accepted?(order: OrderIntent, context: PreTradeContext): void;
+}
+
+/** What an order_rejected record says of the refusal. */
+export interface RefusalRecord {
+  check: string;
+  reason: string;
+  limit?: number | string;
+  value?: number | string;
 }
 
 export const ACCEPT: PreTradeVerdict = { accept: true };
@@ -33,10 +58,23 @@ export function firstRefusal(
   checks: readonly PreTradeCheck[],
   order: OrderIntent,
   context: PreTradeContext,
-): { check: string; reason: string } | null {
+): RefusalRecord | null {
   for (const c of checks) {
     const verdict = c.check(order, context);
-    if (!verdict.accept) return { check: c.name, reason: verdict.reason };
+    if (verdict.accept) continue;
+    const record: RefusalRecord = { check: verdict.control ?? c.name, reason: verdict.reason };
+    if (verdict.limit !== undefined) record.limit = verdict.limit;
+    if (verdict.value !== undefined) record.value = verdict.value;
+    return record;
   }
   return null;
+}
+
+/** Tells every check of the list that `order` was accepted. */
+export function noteAccepted(
+  checks: readonly PreTradeCheck[],
+  order: OrderIntent,
+  context: PreTradeContext,
+): void {
+  for (const c of checks) c.accepted?.(order, context);
 }

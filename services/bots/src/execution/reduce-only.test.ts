@@ -9,6 +9,8 @@ const at = (position: number, accepted = 0): PreTradeContext => ({
   cash: 10_000,
   position,
   accepted,
+  time: 0,
+  reference: NaN,
 });
 
 describe("reduce-only", () => {

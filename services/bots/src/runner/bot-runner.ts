@@ -6,6 +6,13 @@ import type { PreTradeCheck } from "../execution/pre-trade.js";
 import { reduceOnlyWhile } from "../execution/reduce-only.js";
 import { SimulatedBroker, type Account } from "../execution/simulated-broker.js";
 import type { Sizing } from "../execution/sizing.js";
+import {
+  anyLimit,
+  RiskGuard,
+  type DisabledBy,
+  type FleetFigures,
+  type RiskLimits,
+} from "../execution/risk-controls/index.js";
 import type { Phase, RunnerEvent } from "./events.js";
 
 export type HaltMode = "cancel" | "flatten" | "freeze";
@@ -25,6 +32,16 @@ export interface RunnerOptions {
   broker: Account;
   /** Pre-trade checks on every order (none by default). */
   checks?: readonly PreTradeCheck[];
+  /** The bot's risk limits: the risk controls run on every order when any is set. */
+  risk?: {
+    limits: RiskLimits;
+    /** The capital the session started with (its credit threshold's zero). */
+    startEquity: number;
+    /** The rest of the fleet's figures, and where this session's own go after every bar. */
+    fleet?: { others(): FleetFigures; report(own: FleetFigures): void };
+    /** A throttle breach no one re-enabled yet: the session starts disabled. */
+    disabled?: DisabledBy;
+  };
   /**
    * Why the session may only reduce its position now (a lapsed license), or undefined while it
    * trades freely; asked at every bar, and each change is recorded as a reduce_only event.
@@ -54,13 +71,27 @@ export class BotRunner {
   private reduceOnlyReason: string | undefined;
   private done: Promise<"finished" | "stopped">;
   private wake: (() => void) | null = null;
+  private readonly guard: RiskGuard | undefined;
 
   constructor(private readonly o: RunnerOptions) {
     const record = (e: RunnerEvent) => this.pending.push(e);
     this.broker = new SimulatedBroker(o.symbol, o.broker, o.costs, { event: record });
-    const checks = o.reduceOnly
-      ? [...(o.checks ?? []), reduceOnlyWhile(() => this.reduceOnlyReason)]
-      : (o.checks ?? []);
+    const risk = o.risk;
+    if (risk && (anyLimit(risk.limits) || risk.disabled)) {
+      const fleet = risk.fleet;
+      this.guard = new RiskGuard({
+        limits: risk.limits,
+        startEquity: risk.startEquity,
+        emit: record,
+        ...(fleet ? { fleet: () => fleet.others() } : {}),
+        ...(risk.disabled ? { disabled: risk.disabled } : {}),
+      });
+    }
+    const checks = [
+      ...(o.checks ?? []),
+      ...(this.guard ? [this.guard] : []),
+      ...(o.reduceOnly ? [reduceOnlyWhile(() => this.reduceOnlyReason)] : []),
+    ];
     this.pipeline = new OrderPipeline(this.broker, o.costs, checks, record);
     this.index = o.startIndex;
     // A resumed session's strategy relearns its indicators from the bars it already saw.
@@ -101,14 +132,42 @@ export class BotRunner {
       });
       this.broker.onBar(bars.open[i]!, bars.high[i]!, bars.low[i]!);
       const close = bars.close[i]!;
+      const reference = this.lastClose;
       this.lastClose = close;
       const target = this.o.strategy.onBar(close, bars.high[i]!, bars.low[i]!);
       this.noteReduceOnly();
-      if (!this.frozen) this.pipeline.decide(target, close);
+      if (!this.frozen) this.pipeline.decide(target, close, bars.time[i]!, reference);
+      this.reportToFleet(close);
       await this.flush();
       await this.pace();
     }
     return "finished";
+  }
+
+  /** This session's share of its fleet's figures, as of the bar's close. */
+  private reportToFleet(close: number): void {
+    const risk = this.o.risk;
+    if (!risk?.fleet) return;
+    const equity = this.broker.cash + this.broker.units * close;
+    risk.fleet.report({
+      exposure: Math.abs(this.broker.units) * close,
+      loss: risk.startEquity - equity,
+    });
+  }
+
+  /** Why the risk controls refuse every order now (a throttle breach), if they do. */
+  get riskDisabled(): DisabledBy | undefined {
+    return this.guard?.disabled;
+  }
+
+  /**
+   * A named person re-enabled the bot (RTS 6 Art. 15(3)): the controls judge orders again from
+   * the next bar, and the history says who and why.
+   */
+  reEnableRisk(by: string, reason: string): void {
+    if (!this.guard?.disabled) return;
+    this.guard.reEnable();
+    this.pending.push({ type: "risk_re_enabled", data: { by, reason } });
   }
 
   /** Asks once per bar, so every order of a decision is judged alike, and records each change. */

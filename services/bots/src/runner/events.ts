@@ -24,7 +24,8 @@ export type RunnerEvent =
   | { type: "phase_changed"; data: { phase: Phase; reason: string } }
   | { type: "halted"; data: { reason: string } }
   | { type: "fail_safe"; data: { frozen: boolean; reason: string } }
-  | { type: "reduce_only"; data: { on: boolean; reason: string } };
+  | { type: "reduce_only"; data: { on: boolean; reason: string } }
+  | { type: "risk_re_enabled"; data: { by: string; reason: string } };
 
 export type Phase = "Running" | "Draining" | "Stopped";
 

@@ -339,6 +339,13 @@ export declare type BotSpec = Message<"svc.bots.v1.BotSpec"> & {
    * @generated from field: repeated svc.bots.v1.AgentRef agents = 9;
    */
   agents: AgentRef[];
+
+  /**
+   * Pre-trade risk limits, checked on every order of a backtest, paper or live session.
+   *
+   * @generated from field: svc.bots.v1.RiskLimits risk = 10;
+   */
+  risk?: RiskLimits | undefined;
 };
 
 /**
@@ -395,6 +402,13 @@ export declare type BotSpecJson = {
    * @generated from field: repeated svc.bots.v1.AgentRef agents = 9;
    */
   agents?: AgentRefJson[];
+
+  /**
+   * Pre-trade risk limits, checked on every order of a backtest, paper or live session.
+   *
+   * @generated from field: svc.bots.v1.RiskLimits risk = 10;
+   */
+  risk?: RiskLimitsJson;
 };
 
 /**
@@ -402,6 +416,346 @@ export declare type BotSpecJson = {
  * Use `create(BotSpecSchema)` to create a new message.
  */
 export declare const BotSpecSchema: GenMessage<BotSpec, {jsonType: BotSpecJson}>;
+
+/**
+ * Pre-trade risk limits of one bot (SEC 15c3-5 (c)(1)(i) and (ii), MiFID II RTS 6 Article 15).
+ * A zero or empty limit leaves its control off. Amounts are in the bot's cash currency; times
+ * are bar time, so a backtest and a paper session over the same bars judge alike.
+ *
+ * @generated from message svc.bots.v1.RiskLimits
+ */
+export declare type RiskLimits = Message<"svc.bots.v1.RiskLimits"> & {
+  /**
+   * Largest value (units times price) of one order.
+   *
+   * @generated from field: double max_order_notional = 1;
+   */
+  maxOrderNotional: number;
+
+  /**
+   * Largest size of one order, in units of the instrument.
+   *
+   * @generated from field: double max_order_units = 2;
+   */
+  maxOrderUnits: number;
+
+  /**
+   * Capital threshold: largest gross position value the bot may hold after an order.
+   *
+   * @generated from field: double capital_limit = 3;
+   */
+  capitalLimit: number;
+
+  /**
+   * Credit threshold: largest loss from its starting capital the bot may run; past it, only
+   * orders that close a position are accepted.
+   *
+   * @generated from field: double credit_limit = 4;
+   */
+  creditLimit: number;
+
+  /**
+   * Price collar: an order priced further than this percentage from the last reference price
+   * (the previous bar's close) is refused.
+   *
+   * @generated from field: double price_collar_pct = 5;
+   */
+  priceCollarPct: number;
+
+  /**
+   * Message-rate throttle: at most this many orders per throttle_window_s. A breach disables the
+   * bot until a named person re-enables it (POST /bots/{bot_ref}/risk/re-enable).
+   *
+   * @generated from field: int32 max_orders_per_window = 6;
+   */
+  maxOrdersPerWindow: number;
+
+  /**
+   * @generated from field: double throttle_window_s = 7;
+   */
+  throttleWindowS: number;
+
+  /**
+   * Duplicate detection: an order of the same side, size and price as one accepted within this
+   * many seconds is refused.
+   *
+   * @generated from field: double duplicate_window_s = 8;
+   */
+  duplicateWindowS: number;
+
+  /**
+   * How far apart (percent of size and of price) two orders may be and still be duplicates.
+   *
+   * @generated from field: double duplicate_tolerance_pct = 9;
+   */
+  duplicateTolerancePct: number;
+
+  /**
+   * Instruments the bot may not trade (orders that close a position still pass).
+   *
+   * @generated from field: repeated string restricted_symbols = 10;
+   */
+  restrictedSymbols: string[];
+};
+
+/**
+ * Pre-trade risk limits of one bot (SEC 15c3-5 (c)(1)(i) and (ii), MiFID II RTS 6 Article 15).
+ * A zero or empty limit leaves its control off. Amounts are in the bot's cash currency; times
+ * are bar time, so a backtest and a paper session over the same bars judge alike.
+ *
+ * @generated from message svc.bots.v1.RiskLimits
+ */
+export declare type RiskLimitsJson = {
+  /**
+   * Largest value (units times price) of one order.
+   *
+   * @generated from field: double max_order_notional = 1;
+   */
+  maxOrderNotional?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Largest size of one order, in units of the instrument.
+   *
+   * @generated from field: double max_order_units = 2;
+   */
+  maxOrderUnits?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Capital threshold: largest gross position value the bot may hold after an order.
+   *
+   * @generated from field: double capital_limit = 3;
+   */
+  capitalLimit?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Credit threshold: largest loss from its starting capital the bot may run; past it, only
+   * orders that close a position are accepted.
+   *
+   * @generated from field: double credit_limit = 4;
+   */
+  creditLimit?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Price collar: an order priced further than this percentage from the last reference price
+   * (the previous bar's close) is refused.
+   *
+   * @generated from field: double price_collar_pct = 5;
+   */
+  priceCollarPct?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Message-rate throttle: at most this many orders per throttle_window_s. A breach disables the
+   * bot until a named person re-enables it (POST /bots/{bot_ref}/risk/re-enable).
+   *
+   * @generated from field: int32 max_orders_per_window = 6;
+   */
+  maxOrdersPerWindow?: number;
+
+  /**
+   * @generated from field: double throttle_window_s = 7;
+   */
+  throttleWindowS?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Duplicate detection: an order of the same side, size and price as one accepted within this
+   * many seconds is refused.
+   *
+   * @generated from field: double duplicate_window_s = 8;
+   */
+  duplicateWindowS?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * How far apart (percent of size and of price) two orders may be and still be duplicates.
+   *
+   * @generated from field: double duplicate_tolerance_pct = 9;
+   */
+  duplicateTolerancePct?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Instruments the bot may not trade (orders that close a position still pass).
+   *
+   * @generated from field: repeated string restricted_symbols = 10;
+   */
+  restrictedSymbols?: string[];
+};
+
+/**
+ * Describes the message svc.bots.v1.RiskLimits.
+ * Use `create(RiskLimitsSchema)` to create a new message.
+ */
+export declare const RiskLimitsSchema: GenMessage<RiskLimits, {jsonType: RiskLimitsJson}>;
+
+/**
+ * Risk limits a fleet's bots share: each judged against the sum over the fleet's running bots.
+ *
+ * @generated from message svc.bots.v1.FleetRiskLimits
+ */
+export declare type FleetRiskLimits = Message<"svc.bots.v1.FleetRiskLimits"> & {
+  /**
+   * Capital threshold of the fleet: the gross position value of all its bots together.
+   *
+   * @generated from field: double capital_limit = 1;
+   */
+  capitalLimit: number;
+
+  /**
+   * Credit threshold of the fleet: the loss of all its bots together.
+   *
+   * @generated from field: double credit_limit = 2;
+   */
+  creditLimit: number;
+};
+
+/**
+ * Risk limits a fleet's bots share: each judged against the sum over the fleet's running bots.
+ *
+ * @generated from message svc.bots.v1.FleetRiskLimits
+ */
+export declare type FleetRiskLimitsJson = {
+  /**
+   * Capital threshold of the fleet: the gross position value of all its bots together.
+   *
+   * @generated from field: double capital_limit = 1;
+   */
+  capitalLimit?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Credit threshold of the fleet: the loss of all its bots together.
+   *
+   * @generated from field: double credit_limit = 2;
+   */
+  creditLimit?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message svc.bots.v1.FleetRiskLimits.
+ * Use `create(FleetRiskLimitsSchema)` to create a new message.
+ */
+export declare const FleetRiskLimitsSchema: GenMessage<FleetRiskLimits, {jsonType: FleetRiskLimitsJson}>;
+
+/**
+ * Whether a throttle breach has disabled the bot, and who re-enabled it last.
+ *
+ * @generated from message svc.bots.v1.BotRiskState
+ */
+export declare type BotRiskState = Message<"svc.bots.v1.BotRiskState"> & {
+  /**
+   * @generated from field: bool disabled = 1;
+   */
+  disabled: boolean;
+
+  /**
+   * The control that disabled it, with its limit and the value observed.
+   *
+   * @generated from field: string control = 2;
+   */
+  control: string;
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: double limit = 4;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: double value = 5;
+   */
+  value: number;
+
+  /**
+   * @generated from field: string task_id = 6;
+   */
+  taskId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp disabled_at = 7;
+   */
+  disabledAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string re_enabled_by = 8;
+   */
+  reEnabledBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp re_enabled_at = 9;
+   */
+  reEnabledAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string re_enable_reason = 10;
+   */
+  reEnableReason: string;
+};
+
+/**
+ * Whether a throttle breach has disabled the bot, and who re-enabled it last.
+ *
+ * @generated from message svc.bots.v1.BotRiskState
+ */
+export declare type BotRiskStateJson = {
+  /**
+   * @generated from field: bool disabled = 1;
+   */
+  disabled?: boolean;
+
+  /**
+   * The control that disabled it, with its limit and the value observed.
+   *
+   * @generated from field: string control = 2;
+   */
+  control?: string;
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason?: string;
+
+  /**
+   * @generated from field: double limit = 4;
+   */
+  limit?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * @generated from field: double value = 5;
+   */
+  value?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * @generated from field: string task_id = 6;
+   */
+  taskId?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp disabled_at = 7;
+   */
+  disabledAt?: TimestampJson;
+
+  /**
+   * @generated from field: string re_enabled_by = 8;
+   */
+  reEnabledBy?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp re_enabled_at = 9;
+   */
+  reEnabledAt?: TimestampJson;
+
+  /**
+   * @generated from field: string re_enable_reason = 10;
+   */
+  reEnableReason?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.BotRiskState.
+ * Use `create(BotRiskStateSchema)` to create a new message.
+ */
+export declare const BotRiskStateSchema: GenMessage<BotRiskState, {jsonType: BotRiskStateJson}>;
 
 /**
  * @generated from message svc.bots.v1.BotSummary
@@ -606,6 +960,13 @@ export declare type Bot = Message<"svc.bots.v1.Bot"> & {
    * @generated from field: svc.bots.v1.BotRuntimeStatus runtime = 12;
    */
   runtime?: BotRuntimeStatus | undefined;
+
+  /**
+   * Unset until a risk control has disabled the bot once.
+   *
+   * @generated from field: svc.bots.v1.BotRiskState risk_state = 13;
+   */
+  riskState?: BotRiskState | undefined;
 };
 
 /**
@@ -673,6 +1034,13 @@ export declare type BotJson = {
    * @generated from field: svc.bots.v1.BotRuntimeStatus runtime = 12;
    */
   runtime?: BotRuntimeStatusJson;
+
+  /**
+   * Unset until a risk control has disabled the bot once.
+   *
+   * @generated from field: svc.bots.v1.BotRiskState risk_state = 13;
+   */
+  riskState?: BotRiskStateJson;
 };
 
 /**
@@ -1926,6 +2294,164 @@ export declare type ChatBotResponseJson = {
 export declare const ChatBotResponseSchema: GenMessage<ChatBotResponse, {jsonType: ChatBotResponseJson}>;
 
 /**
+ * @generated from message svc.bots.v1.ReEnableBotRequest
+ */
+export declare type ReEnableBotRequest = Message<"svc.bots.v1.ReEnableBotRequest"> & {
+  /**
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * Why trading may resume, recorded with the person's name.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.ReEnableBotRequest
+ */
+export declare type ReEnableBotRequestJson = {
+  /**
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * Why trading may resume, recorded with the person's name.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ReEnableBotRequest.
+ * Use `create(ReEnableBotRequestSchema)` to create a new message.
+ */
+export declare const ReEnableBotRequestSchema: GenMessage<ReEnableBotRequest, {jsonType: ReEnableBotRequestJson}>;
+
+/**
+ * @generated from message svc.bots.v1.SetFleetRiskLimitsRequest
+ */
+export declare type SetFleetRiskLimitsRequest = Message<"svc.bots.v1.SetFleetRiskLimitsRequest"> & {
+  /**
+   * @generated from field: string fleet = 1;
+   */
+  fleet: string;
+
+  /**
+   * @generated from field: svc.bots.v1.FleetRiskLimits limits = 2;
+   */
+  limits?: FleetRiskLimits | undefined;
+};
+
+/**
+ * @generated from message svc.bots.v1.SetFleetRiskLimitsRequest
+ */
+export declare type SetFleetRiskLimitsRequestJson = {
+  /**
+   * @generated from field: string fleet = 1;
+   */
+  fleet?: string;
+
+  /**
+   * @generated from field: svc.bots.v1.FleetRiskLimits limits = 2;
+   */
+  limits?: FleetRiskLimitsJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.SetFleetRiskLimitsRequest.
+ * Use `create(SetFleetRiskLimitsRequestSchema)` to create a new message.
+ */
+export declare const SetFleetRiskLimitsRequestSchema: GenMessage<SetFleetRiskLimitsRequest, {jsonType: SetFleetRiskLimitsRequestJson}>;
+
+/**
+ * @generated from message svc.bots.v1.GetFleetRiskLimitsRequest
+ */
+export declare type GetFleetRiskLimitsRequest = Message<"svc.bots.v1.GetFleetRiskLimitsRequest"> & {
+  /**
+   * @generated from field: string fleet = 1;
+   */
+  fleet: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.GetFleetRiskLimitsRequest
+ */
+export declare type GetFleetRiskLimitsRequestJson = {
+  /**
+   * @generated from field: string fleet = 1;
+   */
+  fleet?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.GetFleetRiskLimitsRequest.
+ * Use `create(GetFleetRiskLimitsRequestSchema)` to create a new message.
+ */
+export declare const GetFleetRiskLimitsRequestSchema: GenMessage<GetFleetRiskLimitsRequest, {jsonType: GetFleetRiskLimitsRequestJson}>;
+
+/**
+ * @generated from message svc.bots.v1.FleetRiskLimitsRecord
+ */
+export declare type FleetRiskLimitsRecord = Message<"svc.bots.v1.FleetRiskLimitsRecord"> & {
+  /**
+   * @generated from field: string fleet = 1;
+   */
+  fleet: string;
+
+  /**
+   * @generated from field: svc.bots.v1.FleetRiskLimits limits = 2;
+   */
+  limits?: FleetRiskLimits | undefined;
+
+  /**
+   * @generated from field: string updated_by = 3;
+   */
+  updatedBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 4;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * @generated from message svc.bots.v1.FleetRiskLimitsRecord
+ */
+export declare type FleetRiskLimitsRecordJson = {
+  /**
+   * @generated from field: string fleet = 1;
+   */
+  fleet?: string;
+
+  /**
+   * @generated from field: svc.bots.v1.FleetRiskLimits limits = 2;
+   */
+  limits?: FleetRiskLimitsJson;
+
+  /**
+   * @generated from field: string updated_by = 3;
+   */
+  updatedBy?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 4;
+   */
+  updatedAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.FleetRiskLimitsRecord.
+ * Use `create(FleetRiskLimitsRecordSchema)` to create a new message.
+ */
+export declare const FleetRiskLimitsRecordSchema: GenMessage<FleetRiskLimitsRecord, {jsonType: FleetRiskLimitsRecordJson}>;
+
+/**
  * @generated from message svc.bots.v1.ScaleDeploymentRequest
  */
 export declare type ScaleDeploymentRequest = Message<"svc.bots.v1.ScaleDeploymentRequest"> & {
@@ -2329,6 +2855,33 @@ export declare const BotsService: GenService<{
     methodKind: "unary";
     input: typeof ChatBotRequestSchema;
     output: typeof ChatBotResponseSchema;
+  },
+  /**
+   * RTS 6 Article 15(3): a bot a throttle breach disabled trades again only when a named person
+   * says so, with a fresh MFA.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.ReEnableBot
+   */
+  reEnableBot: {
+    methodKind: "unary";
+    input: typeof ReEnableBotRequestSchema;
+    output: typeof BotRiskStateSchema;
+  },
+  /**
+   * @generated from rpc svc.bots.v1.BotsService.SetFleetRiskLimits
+   */
+  setFleetRiskLimits: {
+    methodKind: "unary";
+    input: typeof SetFleetRiskLimitsRequestSchema;
+    output: typeof FleetRiskLimitsRecordSchema;
+  },
+  /**
+   * @generated from rpc svc.bots.v1.BotsService.GetFleetRiskLimits
+   */
+  getFleetRiskLimits: {
+    methodKind: "unary";
+    input: typeof GetFleetRiskLimitsRequestSchema;
+    output: typeof FleetRiskLimitsRecordSchema;
   },
 }>;
 
