@@ -1,0 +1,10 @@
+export { startDevIdp, type DevIdp, type DevIdpOptions } from "./dev-idp.js";
+export {
+  signIn,
+  machineToken,
+  SignInError,
+  type SignInOptions,
+  type SignInResult,
+} from "./sign-in.js";
+export { defaultUsers, type DevUser } from "./users.js";
+export type { DevClients, MachineClient } from "./clients.js";
