@@ -16,7 +16,7 @@ import {
 import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
 import { botVersionsFrom, createPromotionModule, killSwitchFrom } from "@svc/promotion";
-import { botExistsFrom, createKillSwitchModule } from "@svc/killswitch";
+import { botExistsFrom, createKillSwitchModule, drillRosterFrom } from "@svc/killswitch";
 import { createComplianceModule } from "@svc/compliance";
 import { createIdentityModule, type McpClients } from "@svc/identity";
 import { PromotionService } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
@@ -62,6 +62,7 @@ export async function startPlatform(
     );
   const killswitch = await createKillSwitchModule(platform, {
     botExists: botExistsFrom(botsClientFor("killswitch"), config.timeouts.dbMs),
+    drillRoster: drillRosterFrom(botsClientFor("killswitch"), config.timeouts.dbMs),
   });
   // The promotion gates ask the killswitch service over Connect, in-process, as the promotion service.
   const killSwitchClient = createClient(

@@ -16,6 +16,7 @@ import { loadConfig } from "@svc/lib/config";
 import { errorDetailOf } from "@svc/lib/errors";
 import { createMemoryStore } from "@svc/lib/kv";
 import {
+  internalInterceptors,
   openPlatform,
   startRpcServer,
   type Platform,
@@ -31,7 +32,7 @@ import { createLogger } from "@svc/lib/telemetry";
 import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
 import { keysFor, watchKillSwitch } from "@svc/bots/runtime";
-import { createKillSwitchModule } from "@svc/killswitch";
+import { createKillSwitchModule, drillRosterFrom } from "@svc/killswitch";
 import { createPromotionModule } from "@svc/promotion";
 import { startPrivateRedis, type PrivateServer } from "../support/private-servers.js";
 import { call, testNatsNamespace, testNatsUrl } from "../support/test-platform.js";
@@ -82,7 +83,19 @@ describe("cross-service contracts: typed broadcasts over NATS, the kill-switch g
     botsSide = await platformFor("bots");
     const bots = await started(await createBotsModule(botsSide));
     const killswitchSide = await platformFor("killswitch");
-    const killswitch = await started(await createKillSwitchModule(killswitchSide));
+    const killswitch = await started(
+      await createKillSwitchModule(killswitchSide, {
+        drillRoster: drillRosterFrom(
+          createClient(
+            BotsService,
+            createRouterTransport(bots.routes, {
+              router: { interceptors: internalInterceptors(killswitchSide.log, "killswitch") },
+            }),
+          ),
+          5_000,
+        ),
+      }),
+    );
     killswitchServer = await startRpcServer({
       routes: killswitch.routes,
       interceptors: killswitchSide.interceptors,
@@ -187,10 +200,20 @@ describe("cross-service contracts: typed broadcasts over NATS, the kill-switch g
       (r) => r.body.items[0]?.status === "running",
     );
 
-    const drill = await call(url, "POST", "/kill-switch/drills", { reason: "contract drill" });
-    expect(drill.status).toBe(201);
-    expect(drill.body).toMatchObject({ bots: 1, all_restarted: true });
-    expect(drill.body.stopped_max_ms).toBeGreaterThanOrEqual(drill.body.draining_max_ms);
+    // The killswitch service asks the bots service over Connect which sessions run and how fast.
+    const begun = await call(url, "POST", "/kill-switch/drills", { reason: "contract drill" });
+    expect(begun.status).toBe(202);
+    expect(begun.body.per_bot).toMatchObject([
+      { bot_slug: "phase-1", high_frequency: false, verdict: null },
+    ]);
+    const drill = await eventually(
+      "the drill is judged",
+      async () => (await call(url, "GET", `/kill-switch/drills/${begun.body.id}`)).body,
+      (d) => d.state !== "running",
+      30_000,
+    );
+    expect(drill).toMatchObject({ verdict: "pass", bots: 1, all_restarted: true });
+    expect(drill.stopped_max_ms).toBeGreaterThanOrEqual(drill.draining_max_ms);
     await eventually(
       "the session runs again after the drill",
       () => call(url, "GET", "/bots/phase-1/deployments"),

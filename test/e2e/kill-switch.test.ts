@@ -208,15 +208,40 @@ describe("the kill switch against a real Redis and NATS", () => {
     expect((await call(p.url, "GET", "/kill-switches")).body.items).toEqual([]);
   });
 
-  it("a drill engages the platform scope, times every bot to Draining and Stopped, and sees them restart", async () => {
-    const drill = await call(p.url, "POST", "/kill-switch/drills", { reason: "quarterly drill" });
-    expect(drill.status).toBe(201);
-    expect(drill.body).toMatchObject({ bots: 3, all_restarted: true });
-    expect(drill.body.draining_max_ms).toBeLessThan(SPEC_DRAIN_MS);
-    expect(drill.body.stopped_max_ms).toBeLessThan(SPEC_STOP_MS);
+  it("a drill engages the platform scope, times every bot to Draining and Stopped, judges them against the spec's bounds, and sees them restart", async () => {
+    const started = await call(p.url, "POST", "/kill-switch/drills", { reason: "quarterly drill" });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ state: "running", bots: 3 });
+    // The spec's bounds are the defaults: these bots set no high_frequency and trade no sub-minute bars.
+    for (const b of started.body.per_bot)
+      expect(b).toMatchObject({
+        high_frequency: false,
+        draining_bound_ms: SPEC_DRAIN_MS,
+        stopped_bound_ms: 300_000,
+      });
+    // Every bot stops well inside its bound, so the drill ends without waiting it out.
+    const drill = await eventually(
+      "the drill is judged",
+      async () => (await call(p.url, "GET", `/kill-switch/drills/${started.body.id}`)).body,
+      (d) => d.state !== "running",
+      SPEC_STOP_MS,
+    );
+    expect(drill).toMatchObject({
+      state: "finished",
+      verdict: "pass",
+      bots: 3,
+      all_restarted: true,
+    });
+    expect(drill.draining_max_ms).toBeLessThan(SPEC_DRAIN_MS);
+    expect(drill.stopped_max_ms).toBeLessThan(SPEC_STOP_MS);
+    expect(drill.per_bot.map((b: { verdict: string }) => b.verdict)).toEqual([
+      "pass",
+      "pass",
+      "pass",
+    ]);
     for (const [slug] of bots) expect(await statusOf(p, slug)).toBe("running");
     const listed = await call(p.url, "GET", "/kill-switch/drills");
-    expect(listed.body.items[0].id).toBe(drill.body.id);
+    expect(listed.body.items[0].id).toBe(started.body.id);
   });
 });
 

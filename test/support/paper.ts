@@ -9,13 +9,15 @@ export const as = (user: string) => ({ "x-svc-local-user": user });
 /**
  * A bot through promotion (alice submits, bob approves) into a running paper session; returns its
  * task id. It waits for what each step needs: the promotion and killswitch services to know the
- * bot (from the bots service's events), and the live plane to activate the artifact.
+ * bot (from the bots service's events), and the live plane to activate the artifact. `spec` adds
+ * to the bot's spec (engine, universe...).
  */
 export async function approvedSession(
   p: RunningPlatform,
   slug: string,
   fleet: string,
   speed = 20,
+  spec: Record<string, unknown> = {},
 ): Promise<string> {
   const bot = (
     await call(
@@ -28,6 +30,7 @@ export async function approvedSession(
         kind: "trading",
         fleet,
         strategy: { family: "ma_crossover", parameters: { fast: 3, slow: 8 } },
+        ...spec,
       },
       as("alice"),
     )

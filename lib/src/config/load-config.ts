@@ -50,6 +50,8 @@ export interface Config {
     licenseRegistryEnforced: boolean;
   };
   killSwitchPollIntervalS: number;
+  /** The drill's bounds in seconds (SVC_KILLSWITCH_DRILL_*): Draining, Stopped for high-frequency bots, Stopped for others. */
+  drillBoundsS: { draining: number; stoppedHighFrequency: number; stopped: number };
   runnerLeaseS: number;
   /** Milliseconds between two sweeps of overdue promotion requests (SVC_PROMOTION_SWEEP_INTERVAL_MS). */
   promotionSweepIntervalMs: number;
@@ -208,6 +210,11 @@ function assemble(r: Raw): Config {
       licenseRegistryEnforced: b("SVC_LICENSE_REGISTRY_ENFORCED"),
     },
     killSwitchPollIntervalS: i("SVC_KILLSWITCH_POLL_INTERVAL_S"),
+    drillBoundsS: {
+      draining: i("SVC_KILLSWITCH_DRILL_DRAINING_S"),
+      stoppedHighFrequency: i("SVC_KILLSWITCH_DRILL_STOPPED_HF_S"),
+      stopped: i("SVC_KILLSWITCH_DRILL_STOPPED_S"),
+    },
     runnerLeaseS: i("SVC_RUNNER_LEASE_S"),
     promotionSweepIntervalMs: i("SVC_PROMOTION_SWEEP_INTERVAL_MS"),
     timeouts: {

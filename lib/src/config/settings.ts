@@ -257,6 +257,21 @@ export const SETTINGS = {
     default: "5",
     doc: "How often runners poll their kill-switch keys.",
   },
+  SVC_KILLSWITCH_DRILL_DRAINING_S: {
+    kind: int(1, 600),
+    default: "10",
+    doc: "Drill bound: a running bot must announce Draining within this many seconds of the drill's engagement (the spec: 10).",
+  },
+  SVC_KILLSWITCH_DRILL_STOPPED_HF_S: {
+    kind: int(1, 3_600),
+    default: "30",
+    doc: "Drill bound: a high-frequency bot (engine.high_frequency, or bars under one minute) must announce Stopped within this many seconds of the engagement (the spec: 30).",
+  },
+  SVC_KILLSWITCH_DRILL_STOPPED_S: {
+    kind: int(1, 3_600),
+    default: "300",
+    doc: "Drill bound: any other bot must announce Stopped within this many seconds of the engagement (the spec: 300); a drill waits at most this long, plus the Draining bound for the restart.",
+  },
   SVC_RUNNER_LEASE_S: {
     kind: int(3, 600),
     default: "15",

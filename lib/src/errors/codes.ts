@@ -40,6 +40,8 @@ export const ERROR_CODES = [
   "killswitch_engaged",
   "killswitch_not_durable",
   "killswitch_store_unreachable",
+  "drill_running",
+  "drill_not_found",
   // Licensing
   "license_lease_unavailable",
   "license_revoked",

@@ -2,6 +2,7 @@ import type { Migration } from "kysely";
 import { outboxMigration, processedEventsMigration } from "@svc/lib/bus";
 import * as killSwitches from "./2026-11-22T1700-kill-switches.js";
 import * as drills from "./2026-11-22T1710-drills.js";
+import * as drillVerdicts from "./2026-11-25T0900-drill-verdicts.js";
 
 /** Every migration of the killswitch schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T1710-drills": drills,
   // Audit events leave through it to the identity service's chain.
   "2026-11-24T0400-outbox": outboxMigration,
+  "2026-11-25T0900-drill-verdicts": drillVerdicts,
 };

@@ -8,9 +8,13 @@ import { createKillSwitchHandlers, type BotExists } from "./handlers/kill-switch
 import { reconcileKeys } from "./engagement/reconcile-keys.js";
 import { KILLSWITCH_SCHEMA as SCHEMA, type KillSwitchDatabase } from "./store/killswitch.table.js";
 import { createDrillHandlers } from "./handlers/drill-handlers.js";
+import type { DrillRoster } from "./clients/drill-roster.js";
+import { createDrillRunner } from "./drills/drill-runner.js";
+import { sweepInterruptedDrills } from "./drills/drill-sweep.js";
 import { startKillSwitchController } from "./controller/controller.js";
 
 export { botExistsFrom } from "./clients/bot-exists.js";
+export { drillRosterFrom } from "./clients/drill-roster.js";
 
 /**
  * The kill-switch service: resources engaged and released by REST, gRPC or a Kubernetes
@@ -18,13 +22,28 @@ export { botExistsFrom } from "./clients/bot-exists.js";
  */
 export async function createKillSwitchModule(
   platform: Platform,
-  wiring: { botExists?: BotExists } = {},
+  wiring: { botExists?: BotExists; drillRoster?: DrillRoster } = {},
 ): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, SCHEMA, migrations);
   const db = schemaDb<KillSwitchDatabase>(platform.db.db, SCHEMA);
   const deps = { db, kv: platform.kv, bus: platform.bus };
   const switches = createKillSwitchHandlers({ ...deps, botExists: wiring.botExists });
-  const handlers = { ...switches, ...createDrillHandlers({ ...deps, switches }) };
+  const boundsS = platform.config.drillBoundsS;
+  const drills = createDrillRunner({
+    ...deps,
+    switches,
+    roster: wiring.drillRoster,
+    boundsMs: {
+      draining: boundsS.draining * 1_000,
+      stoppedHighFrequency: boundsS.stoppedHighFrequency * 1_000,
+      stopped: boundsS.stopped * 1_000,
+    },
+    log: platform.log,
+  });
+  const handlers = { ...switches, ...createDrillHandlers({ db, runner: drills }) };
+  // A drill a dead process left is ended once its switch's TTL is past by the restart check
+  // (the Draining bound) and a margin for writing the verdicts.
+  const drillGraceMs = boundsS.draining * 1_000 + 30_000;
   let sweepFailing = false;
   let sweeping = false;
   const sweep = async () => {
@@ -32,6 +51,7 @@ export async function createKillSwitchModule(
     sweeping = true;
     try {
       await reconcileKeys(deps);
+      await sweepInterruptedDrills(db, drills.inFlight(), drillGraceMs);
       if (sweepFailing) platform.log.info("kill-switch keys reconciled again");
       sweepFailing = false;
     } catch (err) {
@@ -81,6 +101,7 @@ export async function createKillSwitchModule(
     },
     async stop() {
       if (sweeper) clearInterval(sweeper);
+      await drills.stop();
       controller?.stop();
       await consumer?.stop();
       await relay?.stop();

@@ -592,6 +592,230 @@ export declare type RunDrillRequestJson = {
 export declare const RunDrillRequestSchema: GenMessage<RunDrillRequest, {jsonType: RunDrillRequestJson}>;
 
 /**
+ * One bound a bot missed.
+ *
+ * @generated from message svc.killswitch.v1.DrillBoundMiss
+ */
+export declare type DrillBoundMiss = Message<"svc.killswitch.v1.DrillBoundMiss"> & {
+  /**
+   * draining or stopped.
+   *
+   * @generated from field: string bound = 1;
+   */
+  bound: string;
+
+  /**
+   * @generated from field: double bound_ms = 2;
+   */
+  boundMs: number;
+
+  /**
+   * Absent when the phase was not observed within the drill.
+   *
+   * @generated from field: optional double observed_ms = 3;
+   */
+  observedMs?: number | undefined;
+
+  /**
+   * For a person: which bound, and the time observed or that it was not observed.
+   *
+   * @generated from field: string message = 4;
+   */
+  message: string;
+};
+
+/**
+ * One bound a bot missed.
+ *
+ * @generated from message svc.killswitch.v1.DrillBoundMiss
+ */
+export declare type DrillBoundMissJson = {
+  /**
+   * draining or stopped.
+   *
+   * @generated from field: string bound = 1;
+   */
+  bound?: string;
+
+  /**
+   * @generated from field: double bound_ms = 2;
+   */
+  boundMs?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Absent when the phase was not observed within the drill.
+   *
+   * @generated from field: optional double observed_ms = 3;
+   */
+  observedMs?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * For a person: which bound, and the time observed or that it was not observed.
+   *
+   * @generated from field: string message = 4;
+   */
+  message?: string;
+};
+
+/**
+ * Describes the message svc.killswitch.v1.DrillBoundMiss.
+ * Use `create(DrillBoundMissSchema)` to create a new message.
+ */
+export declare const DrillBoundMissSchema: GenMessage<DrillBoundMiss, {jsonType: DrillBoundMissJson}>;
+
+/**
+ * One running paper session in a drill, timed from the drill's engagement.
+ *
+ * @generated from message svc.killswitch.v1.DrillBotResult
+ */
+export declare type DrillBotResult = Message<"svc.killswitch.v1.DrillBotResult"> & {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * @generated from field: string bot_id = 2;
+   */
+  botId: string;
+
+  /**
+   * @generated from field: string bot_slug = 3;
+   */
+  botSlug: string;
+
+  /**
+   * From the bot's spec: engine.high_frequency, or bars (universe.timeframe) under one minute.
+   *
+   * @generated from field: bool high_frequency = 4;
+   */
+  highFrequency: boolean;
+
+  /**
+   * Why it counts as high-frequency or not, for the auditor.
+   *
+   * @generated from field: string high_frequency_basis = 5;
+   */
+  highFrequencyBasis: string;
+
+  /**
+   * @generated from field: double draining_bound_ms = 6;
+   */
+  drainingBoundMs: number;
+
+  /**
+   * @generated from field: double stopped_bound_ms = 7;
+   */
+  stoppedBoundMs: number;
+
+  /**
+   * Absent when the runner never announced the phase during the drill.
+   *
+   * @generated from field: optional double draining_ms = 8;
+   */
+  drainingMs?: number | undefined;
+
+  /**
+   * @generated from field: optional double stopped_ms = 9;
+   */
+  stoppedMs?: number | undefined;
+
+  /**
+   * @generated from field: bool restarted = 10;
+   */
+  restarted: boolean;
+
+  /**
+   * @generated from field: svc.killswitch.v1.DrillVerdict verdict = 11;
+   */
+  verdict: DrillVerdict;
+
+  /**
+   * @generated from field: repeated svc.killswitch.v1.DrillBoundMiss misses = 12;
+   */
+  misses: DrillBoundMiss[];
+};
+
+/**
+ * One running paper session in a drill, timed from the drill's engagement.
+ *
+ * @generated from message svc.killswitch.v1.DrillBotResult
+ */
+export declare type DrillBotResultJson = {
+  /**
+   * @generated from field: string task_id = 1;
+   */
+  taskId?: string;
+
+  /**
+   * @generated from field: string bot_id = 2;
+   */
+  botId?: string;
+
+  /**
+   * @generated from field: string bot_slug = 3;
+   */
+  botSlug?: string;
+
+  /**
+   * From the bot's spec: engine.high_frequency, or bars (universe.timeframe) under one minute.
+   *
+   * @generated from field: bool high_frequency = 4;
+   */
+  highFrequency?: boolean;
+
+  /**
+   * Why it counts as high-frequency or not, for the auditor.
+   *
+   * @generated from field: string high_frequency_basis = 5;
+   */
+  highFrequencyBasis?: string;
+
+  /**
+   * @generated from field: double draining_bound_ms = 6;
+   */
+  drainingBoundMs?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * @generated from field: double stopped_bound_ms = 7;
+   */
+  stoppedBoundMs?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Absent when the runner never announced the phase during the drill.
+   *
+   * @generated from field: optional double draining_ms = 8;
+   */
+  drainingMs?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * @generated from field: optional double stopped_ms = 9;
+   */
+  stoppedMs?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * @generated from field: bool restarted = 10;
+   */
+  restarted?: boolean;
+
+  /**
+   * @generated from field: svc.killswitch.v1.DrillVerdict verdict = 11;
+   */
+  verdict?: DrillVerdictJson;
+
+  /**
+   * @generated from field: repeated svc.killswitch.v1.DrillBoundMiss misses = 12;
+   */
+  misses?: DrillBoundMissJson[];
+};
+
+/**
+ * Describes the message svc.killswitch.v1.DrillBotResult.
+ * Use `create(DrillBotResultSchema)` to create a new message.
+ */
+export declare const DrillBotResultSchema: GenMessage<DrillBotResult, {jsonType: DrillBotResultJson}>;
+
+/**
  * @generated from message svc.killswitch.v1.DrillResult
  */
 export declare type DrillResult = Message<"svc.killswitch.v1.DrillResult"> & {
@@ -629,6 +853,52 @@ export declare type DrillResult = Message<"svc.killswitch.v1.DrillResult"> & {
    * @generated from field: bool all_restarted = 7;
    */
   allRestarted: boolean;
+
+  /**
+   * @generated from field: svc.killswitch.v1.DrillState state = 8;
+   */
+  state: DrillState;
+
+  /**
+   * Pass only when every bot passes; no_bots when nothing ran.
+   *
+   * @generated from field: svc.killswitch.v1.DrillVerdict verdict = 9;
+   */
+  verdict: DrillVerdict;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp ended_at = 10;
+   */
+  endedAt?: Timestamp | undefined;
+
+  /**
+   * While running: when the drill releases its switch at the latest.
+   *
+   * @generated from field: google.protobuf.Timestamp release_by = 11;
+   */
+  releaseBy?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string reason = 12;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: string started_by = 13;
+   */
+  startedBy: string;
+
+  /**
+   * @generated from field: repeated svc.killswitch.v1.DrillBotResult per_bot = 14;
+   */
+  perBot: DrillBotResult[];
+
+  /**
+   * Why the drill has the verdict or state it has, for a person (no bots, interrupted, a release the store refused).
+   *
+   * @generated from field: string note = 15;
+   */
+  note: string;
 };
 
 /**
@@ -669,6 +939,52 @@ export declare type DrillResultJson = {
    * @generated from field: bool all_restarted = 7;
    */
   allRestarted?: boolean;
+
+  /**
+   * @generated from field: svc.killswitch.v1.DrillState state = 8;
+   */
+  state?: DrillStateJson;
+
+  /**
+   * Pass only when every bot passes; no_bots when nothing ran.
+   *
+   * @generated from field: svc.killswitch.v1.DrillVerdict verdict = 9;
+   */
+  verdict?: DrillVerdictJson;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp ended_at = 10;
+   */
+  endedAt?: TimestampJson;
+
+  /**
+   * While running: when the drill releases its switch at the latest.
+   *
+   * @generated from field: google.protobuf.Timestamp release_by = 11;
+   */
+  releaseBy?: TimestampJson;
+
+  /**
+   * @generated from field: string reason = 12;
+   */
+  reason?: string;
+
+  /**
+   * @generated from field: string started_by = 13;
+   */
+  startedBy?: string;
+
+  /**
+   * @generated from field: repeated svc.killswitch.v1.DrillBotResult per_bot = 14;
+   */
+  perBot?: DrillBotResultJson[];
+
+  /**
+   * Why the drill has the verdict or state it has, for a person (no bots, interrupted, a release the store refused).
+   *
+   * @generated from field: string note = 15;
+   */
+  note?: string;
 };
 
 /**
@@ -678,15 +994,53 @@ export declare type DrillResultJson = {
 export declare const DrillResultSchema: GenMessage<DrillResult, {jsonType: DrillResultJson}>;
 
 /**
+ * @generated from message svc.killswitch.v1.GetDrillRequest
+ */
+export declare type GetDrillRequest = Message<"svc.killswitch.v1.GetDrillRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * @generated from message svc.killswitch.v1.GetDrillRequest
+ */
+export declare type GetDrillRequestJson = {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id?: string;
+};
+
+/**
+ * Describes the message svc.killswitch.v1.GetDrillRequest.
+ * Use `create(GetDrillRequestSchema)` to create a new message.
+ */
+export declare const GetDrillRequestSchema: GenMessage<GetDrillRequest, {jsonType: GetDrillRequestJson}>;
+
+/**
  * @generated from message svc.killswitch.v1.ListDrillsRequest
  */
 export declare type ListDrillsRequest = Message<"svc.killswitch.v1.ListDrillsRequest"> & {
+  /**
+   * The drills started in this calendar year (UTC), oldest first, all of them; unset: the latest 100, newest first.
+   *
+   * @generated from field: int32 year = 1;
+   */
+  year: number;
 };
 
 /**
  * @generated from message svc.killswitch.v1.ListDrillsRequest
  */
 export declare type ListDrillsRequestJson = {
+  /**
+   * The drills started in this calendar year (UTC), oldest first, all of them; unset: the latest 100, newest first.
+   *
+   * @generated from field: int32 year = 1;
+   */
+  year?: number;
 };
 
 /**
@@ -794,6 +1148,93 @@ export declare type ModeJson = "MODE_UNSPECIFIED" | "MODE_CANCEL" | "MODE_FLATTE
 export declare const ModeSchema: GenEnum<Mode, ModeJson>;
 
 /**
+ * Where a drill is. It runs off the request path: POST answers at once with RUNNING and the id,
+ * GET /kill-switch/drills/{id} answers FINISHED with the verdicts once the bounds are judged.
+ *
+ * @generated from enum svc.killswitch.v1.DrillState
+ */
+export enum DrillState {
+  /**
+   * @generated from enum value: DRILL_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: DRILL_STATE_RUNNING = 1;
+   */
+  RUNNING = 1,
+
+  /**
+   * @generated from enum value: DRILL_STATE_FINISHED = 2;
+   */
+  FINISHED = 2,
+
+  /**
+   * The service stopped before it could judge the drill; its switch was released (at the latest
+   * by its TTL) and the drill has no verdict.
+   *
+   * @generated from enum value: DRILL_STATE_INTERRUPTED = 3;
+   */
+  INTERRUPTED = 3,
+}
+
+/**
+ * Where a drill is. It runs off the request path: POST answers at once with RUNNING and the id,
+ * GET /kill-switch/drills/{id} answers FINISHED with the verdicts once the bounds are judged.
+ *
+ * @generated from enum svc.killswitch.v1.DrillState
+ */
+export declare type DrillStateJson = "DRILL_STATE_UNSPECIFIED" | "DRILL_STATE_RUNNING" | "DRILL_STATE_FINISHED" | "DRILL_STATE_INTERRUPTED";
+
+/**
+ * Describes the enum svc.killswitch.v1.DrillState.
+ */
+export declare const DrillStateSchema: GenEnum<DrillState, DrillStateJson>;
+
+/**
+ * A drill's or a bot's verdict against the spec's bounds. Unspecified (null on the wire): not
+ * judged (running, interrupted, or a drill recorded before verdicts existed).
+ *
+ * @generated from enum svc.killswitch.v1.DrillVerdict
+ */
+export enum DrillVerdict {
+  /**
+   * @generated from enum value: DRILL_VERDICT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: DRILL_VERDICT_PASS = 1;
+   */
+  PASS = 1,
+
+  /**
+   * @generated from enum value: DRILL_VERDICT_FAIL = 2;
+   */
+  FAIL = 2,
+
+  /**
+   * No bot was running when the drill started: nothing was engaged and nothing was shown.
+   *
+   * @generated from enum value: DRILL_VERDICT_NO_BOTS = 3;
+   */
+  NO_BOTS = 3,
+}
+
+/**
+ * A drill's or a bot's verdict against the spec's bounds. Unspecified (null on the wire): not
+ * judged (running, interrupted, or a drill recorded before verdicts existed).
+ *
+ * @generated from enum svc.killswitch.v1.DrillVerdict
+ */
+export declare type DrillVerdictJson = "DRILL_VERDICT_UNSPECIFIED" | "DRILL_VERDICT_PASS" | "DRILL_VERDICT_FAIL" | "DRILL_VERDICT_NO_BOTS";
+
+/**
+ * Describes the enum svc.killswitch.v1.DrillVerdict.
+ */
+export declare const DrillVerdictSchema: GenEnum<DrillVerdict, DrillVerdictJson>;
+
+/**
  * @generated from service svc.killswitch.v1.KillSwitchService
  */
 export declare const KillSwitchService: GenService<{
@@ -859,6 +1300,14 @@ export declare const KillSwitchService: GenService<{
   runDrill: {
     methodKind: "unary";
     input: typeof RunDrillRequestSchema;
+    output: typeof DrillResultSchema;
+  },
+  /**
+   * @generated from rpc svc.killswitch.v1.KillSwitchService.GetDrill
+   */
+  getDrill: {
+    methodKind: "unary";
+    input: typeof GetDrillRequestSchema;
     output: typeof DrillResultSchema;
   },
   /**
