@@ -16,7 +16,6 @@ import { loadConfig } from "@svc/lib/config";
 import { errorDetailOf } from "@svc/lib/errors";
 import { createMemoryStore } from "@svc/lib/kv";
 import {
-  internalInterceptors,
   openPlatform,
   startRpcServer,
   type Platform,
@@ -32,7 +31,7 @@ import { createLogger } from "@svc/lib/telemetry";
 import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
 import { keysFor, watchKillSwitch } from "@svc/bots/runtime";
-import { createKillSwitchModule, drillRosterFrom } from "@svc/killswitch";
+import { botsOverNetwork, createKillSwitchModule } from "@svc/killswitch";
 import { createPromotionModule } from "@svc/promotion";
 import { startPrivateRedis, type PrivateServer } from "../support/private-servers.js";
 import { call, testNatsNamespace, testNatsUrl } from "../support/test-platform.js";
@@ -49,6 +48,7 @@ describe("cross-service contracts: typed broadcasts over NATS, the kill-switch g
   const modules: ServiceModule[] = [];
   let redis: PrivateServer;
   let killswitchServer: RunningServer;
+  let botsServer: RunningServer;
   let gateway: FastifyInstance;
   let url: string;
   let botsSide: Platform;
@@ -83,18 +83,21 @@ describe("cross-service contracts: typed broadcasts over NATS, the kill-switch g
     botsSide = await platformFor("bots");
     const bots = await started(await createBotsModule(botsSide));
     const killswitchSide = await platformFor("killswitch");
+    // The standalone killswitch service's own wiring: the bots service over gRPC by address.
+    botsServer = await startRpcServer({
+      routes: bots.routes,
+      interceptors: botsSide.interceptors,
+      host: "127.0.0.1",
+      port: 0,
+    });
     const killswitch = await started(
-      await createKillSwitchModule(killswitchSide, {
-        drillRoster: drillRosterFrom(
-          createClient(
-            BotsService,
-            createRouterTransport(bots.routes, {
-              router: { interceptors: internalInterceptors(killswitchSide.log, "killswitch") },
-            }),
-          ),
-          5_000,
+      await createKillSwitchModule(
+        killswitchSide,
+        botsOverNetwork(
+          { ...killswitchSide.config, serviceUrls: { bots: botsServer.url } },
+          killswitchSide.log,
         ),
-      }),
+      ),
     );
     killswitchServer = await startRpcServer({
       routes: killswitch.routes,
@@ -120,6 +123,7 @@ describe("cross-service contracts: typed broadcasts over NATS, the kill-switch g
   afterAll(async () => {
     await gateway?.close();
     await killswitchServer?.close();
+    await botsServer?.close();
     for (const m of modules.reverse()) await m.stop();
     for (const p of opened) await p.close();
     await redis?.stop();
@@ -200,7 +204,7 @@ describe("cross-service contracts: typed broadcasts over NATS, the kill-switch g
       (r) => r.body.items[0]?.status === "running",
     );
 
-    // The killswitch service asks the bots service over Connect which sessions run and how fast.
+    // The killswitch service asks the bots service over gRPC which sessions run and how fast.
     const begun = await call(url, "POST", "/kill-switch/drills", { reason: "contract drill" });
     expect(begun.status).toBe(202);
     expect(begun.body.per_bot).toMatchObject([

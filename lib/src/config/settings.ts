@@ -71,7 +71,7 @@ export const SETTINGS = {
 
   SVC_BOTS_URL: {
     kind: url("http:", "https:"),
-    doc: "Gateway: address of the bots service. Unset: mounted in-process (all-in-one).",
+    doc: "Address of the bots service, for the gateway and for the standalone killswitch service (bot targets it has not seen, a drill's roster; unset there: drills answer 503). Unset in all-in-one: mounted in-process.",
   },
   SVC_PROMOTION_URL: {
     kind: url("http:", "https:"),

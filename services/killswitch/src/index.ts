@@ -15,6 +15,7 @@ import { startKillSwitchController } from "./controller/controller.js";
 
 export { botExistsFrom } from "./clients/bot-exists.js";
 export { drillRosterFrom } from "./clients/drill-roster.js";
+export { botsOverNetwork } from "./clients/bots-over-network.js";
 
 /**
  * The kill-switch service: resources engaged and released by REST, gRPC or a Kubernetes
