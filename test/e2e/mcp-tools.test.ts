@@ -2,56 +2,51 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { grantMembership } from "../support/memberships.js";
+import { startOidcPlatform, testUser, type OidcPlatform } from "../support/oidc-platform.js";
 import { call, startTestPlatform } from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
 
+const invokeAt = (url: string, tool: string, args: unknown, token: string) =>
+  call(url, "POST", `/mcp/data/tools/${tool}/invoke`, args, {
+    authorization: `Bearer ${token}`,
+  });
+
 /**
- * The MCP data tools through the gateway, called by an agent with a delegated token: real reads
- * through the owning services, the scope enforced, the actor named in the answer and every call
- * audited with its delegation.
+ * The MCP data tools through the gateway, called by an agent with a token the agent broker got
+ * from the development provider by exchanging carol's: real reads through the owning services,
+ * the scope enforced, the actor named in the answer and every call audited with its delegation.
  */
 describe("MCP data tools", () => {
-  let idp: TestIdp;
-  let p: RunningPlatform;
+  let o: OidcPlatform;
   let agent: string;
   const invoke = (tool: string, args: unknown, token = agent) =>
-    call(p.url, "POST", `/mcp/data/tools/${tool}/invoke`, args, {
-      authorization: `Bearer ${token}`,
-    });
+    invokeAt(o.p.url, tool, args, token);
 
   beforeAll(async () => {
-    idp = await startTestIdp();
-    p = await startTestPlatform("pglite", {
-      SVC_AUTH_PROVIDER: "oidc",
-      SVC_AUTH_OIDC_ISSUER: idp.issuer,
-      SVC_AUTH_OIDC_AUDIENCE: idp.audience,
-      SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED: "true",
-    });
-    await grantMembership(p, "user|carol");
-    agent = await idp.sign(
-      agentClaims("user|carol", "agent|research-1", ["read:mcp:data"], idp.issuer),
-    );
-    const writer = await idp.sign({ sub: "user|carol", permissions: ["write:bots"] });
+    o = await startOidcPlatform("pglite", [testUser("carol", ["write:bots", "read:audit"])]);
+    const carol = await o.tokens.user("carol");
+    const exchanged = await o.tokens.exchange(carol, { scope: "read:mcp:data" });
+    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+    agent = String(exchanged.body.access_token);
     const created = await call(
-      p.url,
+      o.p.url,
       "POST",
       "/bots",
       { name: "Mcp bot", slug: "mcp-bot", kind: "research" },
-      { authorization: `Bearer ${writer}` },
+      { authorization: `Bearer ${carol}` },
     );
     expect(created.status, created.text).toBe(201);
   }, 60_000);
   afterAll(async () => {
-    await p?.close();
-    await idp?.stop();
+    await o?.close();
   });
 
   it("reads bots through the bots service and names the agent and the person", async () => {
     const listed = await invoke("bots.list", {});
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body.actor).toEqual({
-      agent_subject: "agent|research-1",
-      on_behalf_of_sub: "user|carol",
+      agent_subject: "agent|research",
+      on_behalf_of_sub: "dev|carol",
     });
     expect(listed.body.result.items.map((b: { slug: string }) => b.slug)).toEqual(["mcp-bot"]);
     const one = await invoke("bots.get", { bot_ref: "mcp-bot" });
@@ -79,25 +74,22 @@ describe("MCP data tools", () => {
     expect((await invoke("bots.list", { limit: 1e12 })).status).toBe(400);
   });
 
-  it("needs read:mcp:data, and refuses an act that names no agent", async () => {
-    const noScope = await idp.sign(
-      agentClaims("user|carol", "agent|research-1", ["read:bots"], idp.issuer),
-    );
-    const refused = await invoke("bots.list", {}, noScope);
+  it("needs read:mcp:data", async () => {
+    const writeOnly = await o.tokens.exchange(await o.tokens.user("carol"), {
+      scope: "write:mcp:data",
+    });
+    expect(writeOnly.status, JSON.stringify(writeOnly.body)).toBe(200);
+    const refused = await invoke("bots.list", {}, String(writeOnly.body.access_token));
     expect([refused.status, refused.body.error.details.scope]).toEqual([403, "read:mcp:data"]);
-    const forged = await idp.sign(
-      agentClaims("user|carol", "user|mallory", ["read:mcp:data"], idp.issuer),
-    );
-    expect((await invoke("bots.list", {}, forged)).status).toBe(401);
   });
 
   it("audits every call with its delegation", async () => {
-    const auditor = await idp.sign({ sub: "user|carol", permissions: ["read:audit"] });
+    const auditor = await o.tokens.user("carol");
     const rows = await eventually(
       "the tool calls are in the audit trail",
       async () =>
         (
-          await call(p.url, "GET", "/admin/audit-events?actor=agent%7Cresearch-1", undefined, {
+          await call(o.p.url, "GET", "/admin/audit-events?actor=agent%7Cresearch", undefined, {
             authorization: `Bearer ${auditor}`,
           })
         ).body.items as Array<{
@@ -108,9 +100,43 @@ describe("MCP data tools", () => {
       (items) => items.some((e) => e.outcome === "failed"),
     );
     expect(rows.find((e) => e.action === "mcp.tool.bots.list")?.details.delegation).toEqual({
-      agent_subject: "agent|research-1",
-      on_behalf_of_user_id: "user|carol",
+      agent_subject: "agent|research",
+      on_behalf_of_user_id: "dev|carol",
       profile: "svc-agent-delegation",
     });
+  });
+});
+
+// The provider's delegation profile never names an actor outside agent| (it answers
+// invalid_grant), so a token whose act names a person can only be forged: it stays hand-signed,
+// on a platform that trusts the hand-signing provider.
+describe("MCP data tools refuse an act that names no agent (hand-signed)", () => {
+  let idp: TestIdp;
+  let p: RunningPlatform;
+  beforeAll(async () => {
+    idp = await startTestIdp();
+    p = await startTestPlatform("pglite", {
+      SVC_AUTH_PROVIDER: "oidc",
+      SVC_AUTH_OIDC_ISSUER: idp.issuer,
+      SVC_AUTH_OIDC_AUDIENCE: idp.audience,
+      SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED: "true",
+    });
+    await grantMembership(p, "user|carol");
+  }, 60_000);
+  afterAll(async () => {
+    await p?.close();
+    await idp?.stop();
+  });
+
+  it("answers 401 to act.sub user|mallory, and serves the same call from an agent", async () => {
+    const forged = await idp.sign(
+      agentClaims("user|carol", "user|mallory", ["read:mcp:data"], idp.issuer),
+    );
+    expect((await invokeAt(p.url, "bots.list", {}, forged)).status).toBe(401);
+    // The same claims with an agent's act get in: the refusal is the act's, nothing else.
+    const genuine = await idp.sign(
+      agentClaims("user|carol", "agent|research-1", ["read:mcp:data"], idp.issuer),
+    );
+    expect((await invokeAt(p.url, "bots.list", {}, genuine)).status).toBe(200);
   });
 });
