@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   "request_expired",
   "four_eyes_violation",
   "approved_promotion_required",
+  "risk_not_disabled",
   // Things that are not there
   "bot_not_found",
   "version_not_found",

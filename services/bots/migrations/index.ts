@@ -9,6 +9,7 @@ import * as backtestAttempts from "./2026-11-23T0900-backtest-attempts.js";
 import * as leaseEpoch from "./2026-11-23T0930-lease-epoch.js";
 import * as allocations from "./2026-11-23T1000-allocations.js";
 import * as parkedSessions from "./2026-11-23T1300-parked-sessions.js";
+import * as riskControls from "./2026-11-25T1000-risk-controls.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-23T0930-lease-epoch": leaseEpoch,
   "2026-11-23T1000-allocations": allocations,
   "2026-11-23T1300-parked-sessions": parkedSessions,
+  "2026-11-25T1000-risk-controls": riskControls,
 };

@@ -17,6 +17,7 @@ import { backtestHostId, backtestRecovery } from "./runtime/backtest-recovery.js
 import { PaperSessions } from "./runtime/paper-sessions.js";
 import { externalControl, inProcessControl } from "./runtime/session-control.js";
 import { createRuntimeHandlers } from "./handlers/runtime-handlers.js";
+import { createRiskHandlers } from "./handlers/risk-handlers.js";
 import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import type { BotsDatabase } from "./store/bots.table.js";
 
@@ -76,6 +77,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     publicKey: publicKeyPem ? statementKeysFromPem({ publicKeyPem }).publicKey : undefined,
     kube: runtimeKube,
   });
+  const riskRoutes = createRiskHandlers({ db, sessions: control, log: platform.log });
   const controlPlane = createControlPlaneHandlers({ db, schema: BOTS_SCHEMA, kube: runtimeKube });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
@@ -86,7 +88,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     routes(router) {
       router.service(
         BotsService,
-        completeService(BotsService, { ...handlers, ...backtests, ...runtime }),
+        completeService(BotsService, { ...handlers, ...backtests, ...runtime, ...riskRoutes }),
       );
       router.service(ControlPlaneService, controlPlane);
     },

@@ -31,6 +31,9 @@ import { recordTrial } from "../store/trials.repository.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { rowToDeployment } from "./deployment-mapping.js";
+import { anyLimit, RiskGuard, type RiskLimits } from "../execution/risk-controls/index.js";
+import type { ExecutionEvent } from "../execution/events.js";
+import { riskLimitsOf } from "../runtime/risk-limits-of.js";
 
 const SCHEMA = "bots";
 const CHUNK = 250_000;
@@ -58,6 +61,8 @@ interface Run {
   /** Where the bars come from; the run streams them, they never sit in memory whole. */
   bars: { dataSource: string; startMs?: number; endMs?: number };
   dataSource: string;
+  /** The risk controls of the order path, the same a paper session of the bot runs. */
+  risk: RiskLimits;
 }
 
 /**
@@ -115,6 +120,7 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
           throw err;
         }
       })();
+      const risk = await riskLimitsOf(db, spec, bot.fleet);
       const row = await backtests.insertBacktest(db, {
         botId: bot.id,
         version,
@@ -130,6 +136,7 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
         ...inputs,
         settings,
         dataSource,
+        risk,
       });
       return rowToDeployment(row);
     },
@@ -207,6 +214,11 @@ export async function resumeBacktest(deps: BacktestDeps, row: DeploymentRow): Pr
       ...inputs,
       settings: engineSettingsFrom(spec.engine),
       dataSource,
+      risk: await riskLimitsOf(
+        deps.db,
+        spec,
+        (await repo.findBot(deps.db, row.bot_id))?.fleet ?? null,
+      ),
     };
   } catch (err) {
     if (!(err instanceof EngineInputError)) throw err;
@@ -226,8 +238,16 @@ function submitRun(deps: BacktestDeps, run: Run): void {
 }
 
 /** The metrics of the whole run, or undefined when the row was halted or taken over meanwhile. */
-async function simulate(deps: BacktestDeps, run: Run): Promise<RunMetrics | undefined> {
-  const engine = new BacktestRun(run.strategy.family.create(run.strategy.params), run.settings);
+async function simulate(
+  deps: BacktestDeps,
+  run: Run,
+): Promise<(RunMetrics & { riskRejections?: Record<string, number> }) | undefined> {
+  const refused = new Map<string, number>();
+  const engine = new BacktestRun(
+    run.strategy.family.create(run.strategy.params),
+    run.settings,
+    riskOptions(run, refused),
+  );
   const { dataSource, startMs, endMs } = run.bars;
   let lookedAt = Date.now();
   for await (const bars of streamBars(dataSource, startMs, endMs)) {
@@ -241,14 +261,33 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<RunMetrics | unde
       lookedAt = Date.now();
     }
   }
-  return engine.finish();
+  const metrics = engine.finish();
+  return refused.size > 0 ? { ...metrics, riskRejections: Object.fromEntries(refused) } : metrics;
+}
+
+/**
+ * The backtest's risk controls: the paper session's, so both refuse the same orders. A backtest
+ * has no fleet around it and no one to re-enable it: a throttle breach disables it to the end.
+ */
+function riskOptions(run: Run, refused: Map<string, number>) {
+  if (!anyLimit(run.risk)) return {};
+  const onEvent = (e: ExecutionEvent) => {
+    if (e.type === "order_rejected")
+      refused.set(e.data.check, (refused.get(e.data.check) ?? 0) + 1);
+  };
+  const guard = new RiskGuard({ limits: run.risk, startEquity: run.settings.initialCash });
+  return { checks: [guard], onEvent };
 }
 
 /**
  * The result and its trial, once: the write needs the row still running and held here, so a run
  * halted or taken over meanwhile records nothing, and the trial id is the deployment's own id.
  */
-async function recordSuccess(deps: BacktestDeps, run: Run, metrics: RunMetrics): Promise<void> {
+async function recordSuccess(
+  deps: BacktestDeps,
+  run: Run,
+  metrics: RunMetrics & { riskRejections?: Record<string, number> },
+): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const summary = summaryOf(metrics, run.dataSource);
     if (await backtests.finishBacktest(trx, run.id, deps.hostId, summary))
@@ -270,7 +309,10 @@ export async function failDeployment(
   await backtests.endBacktest(db, hostId, taskId, status, (err as Error)?.message ?? String(err));
 }
 
-function summaryOf(m: RunMetrics, dataSource: string): JsonObject {
+function summaryOf(
+  m: RunMetrics & { riskRejections?: Record<string, number> },
+  dataSource: string,
+): JsonObject {
   const r = (x: number) => Math.round(x * 1e8) / 1e8;
   return {
     data_source: dataSource,
@@ -286,6 +328,7 @@ function summaryOf(m: RunMetrics, dataSource: string): JsonObject {
     exposure: r(m.exposure),
     fees: r(m.fees),
     daily_returns: m.dailyReturns.length,
+    ...(m.riskRejections ? { risk_rejections: m.riskRejections } : {}),
   };
 }
 

@@ -23,9 +23,12 @@ import { enqueueEvent } from "@svc/lib/bus";
 import { isUniqueViolation } from "@svc/lib/db";
 import { deletable, specEditable, statusTransitionProblem } from "../domain/bot-status.js";
 import { specHash } from "../domain/canonical-json.js";
+import { riskLimitsProblem } from "../domain/risk-limits.js";
 import { RESERVED_SLUGS, slugFromName } from "../domain/slug.js";
 import { EngineInputError, resolveStrategy } from "../engine/index.js";
 import * as repo from "../store/bots.repository.js";
+import { riskStateOf } from "../store/risk.repository.js";
+import { riskStateToProto } from "./risk-mapping.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { runtimeStatusOf } from "./runtime-status.js";
@@ -119,7 +122,12 @@ export function createBotsHandlers(deps: {
 
     async getBot(req) {
       const row = await mustFind(req.botRef);
-      return { ...rowToBot(row), runtime: await runtimeStatusOf(deps, row) };
+      const risk = await riskStateOf(db, row.id);
+      return {
+        ...rowToBot(row),
+        runtime: await runtimeStatusOf(deps, row),
+        ...(risk ? { riskState: riskStateToProto(risk) } : {}),
+      };
     },
 
     async updateBot(req, ctx) {
@@ -255,6 +263,8 @@ function normalizeSpec(spec: BotSpec): BotSpec {
       `"${slug}" is reserved by the route /bots/${slug}; choose another slug`,
     );
   }
+  const limitProblem = riskLimitsProblem(spec.risk);
+  if (limitProblem) throw invalidField(limitProblem.field, limitProblem.message);
   if (spec.strategy?.family) {
     try {
       resolveStrategy(

@@ -33,6 +33,10 @@ const pickUp = () =>
 const control = platform.bus.listen(CONTROL_SUBJECT, (m) => {
   const c = JSON.parse(new TextDecoder().decode(m.data)) as ControlCommand;
   if (c.op === "pick-up") void pickUp();
+  if (c.op === "risk-sync")
+    void sessions
+      .syncRisk(c.bot_id)
+      .catch((err) => platform.log.error({ err, bot_id: c.bot_id }, "risk sync failed"));
   if (c.op === "stop")
     void sessions
       .stop(c.task_id, c.status, c.reason)

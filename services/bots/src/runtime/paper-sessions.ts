@@ -16,6 +16,9 @@ import { appendEvents, LeaseLost, stateAsOf, taskEvents } from "../store/events.
 import { findBot, findVersion } from "../store/bots.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import * as sessionStore from "../store/paper-sessions.repository.js";
+import { recordDisabled, riskStateOf } from "../store/risk.repository.js";
+import { riskLimitsOf } from "./risk-limits-of.js";
+import { FleetBook } from "./fleet-book.js";
 
 export interface NewSession {
   botId: string;
@@ -46,6 +49,7 @@ export async function insertPaperDeployment(
 interface Session {
   row: DeploymentRow;
   spec: Record<string, unknown>;
+  fleet: string | null;
   runner?: BotRunner;
   watcher: ReturnType<typeof watchKillSwitch>;
   /** Halted by a kill switch: restarts by itself on release. */
@@ -74,6 +78,7 @@ export interface SessionDeps {
  */
 export class PaperSessions {
   private readonly sessions = new Map<string, Session>();
+  private readonly fleets = new FleetBook();
   /** This process's name on the deployment rows it hosts. */
   readonly hostId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   constructor(private readonly deps: SessionDeps) {}
@@ -113,6 +118,7 @@ export class PaperSessions {
    */
   async pickUp(): Promise<number> {
     await this.dropEnded();
+    await this.syncRisk();
     // Renew this host's lease, then claim what nobody holds or a silent host held.
     await sessionStore.renewSessionLeases(this.deps.db, this.hostId);
     const rows = await sessionStore.claimSessions(
@@ -192,6 +198,7 @@ export class PaperSessions {
     const session: Session = {
       row,
       spec,
+      fleet: bot.fleet,
       parked,
       steps: Promise.resolve(),
       watcher: watchKillSwitch({
@@ -239,8 +246,17 @@ export class PaperSessions {
     const seen = fresh ? [] : await taskEvents(this.deps.db, row.task_id);
     const lastBar = seen.filter((e) => e.type === "bar_received").at(-1);
     const fence = { host: this.hostId, epoch: String(row.lease_epoch) };
-    const sink = (events: RunnerEvent[]) =>
-      appendEvents(this.deps.db, row.bot_id, row.task_id, events, fence);
+    const sink = async (events: RunnerEvent[]) => {
+      await appendEvents(this.deps.db, row.bot_id, row.task_id, events, fence);
+      for (const e of events)
+        if (e.type === "risk_disabled")
+          await recordDisabled(this.deps.db, row.bot_id, {
+            ...e.data,
+            taskId: row.task_id,
+            at: new Date(),
+          });
+    };
+    const risk = await this.riskOf(session, settings.initialCash);
     await sink(
       fresh
         ? [
@@ -285,6 +301,7 @@ export class PaperSessions {
         })),
       },
       reduceOnly: () => this.reduceOnlyReason(),
+      risk,
       sink,
     });
     session.runner = runner;
@@ -301,6 +318,56 @@ export class PaperSessions {
         await this.setStatus(row.task_id, "success");
       })
       .catch(this.failed(row.task_id, "paper session failed"));
+  }
+
+  /**
+   * The session's risk limits (its spec's and its fleet's), its share of the fleet book, and the
+   * throttle breach that still disables the bot, if no one re-enabled it yet.
+   */
+  private async riskOf(session: Session, startEquity: number) {
+    const { row, fleet } = session;
+    const limits = await riskLimitsOf(this.deps.db, storedToSpec(session.spec), fleet);
+    const state = await riskStateOf(this.deps.db, row.bot_id);
+    const book = this.fleets;
+    return {
+      limits,
+      startEquity,
+      ...(fleet
+        ? {
+            fleet: {
+              others: () => book.others(fleet, row.task_id),
+              report: (own: { exposure: number; loss: number }) =>
+                book.report(fleet, row.task_id, own),
+            },
+          }
+        : {}),
+      ...(state?.disabled
+        ? {
+            disabled: {
+              control: state.control,
+              reason: state.reason,
+              limit: state.limit_value,
+              value: state.observed_value,
+            },
+          }
+        : {}),
+    };
+  }
+
+  /**
+   * Brings the bot's running sessions in line with its stored risk state: a session a throttle
+   * breach disabled trades again once the state says a person re-enabled the bot. Asked at once
+   * by the re-enable route, and on every pick-up in case that word was lost.
+   */
+  async syncRisk(botId?: string): Promise<void> {
+    for (const s of this.sessions.values()) {
+      if (botId && s.row.bot_id !== botId) continue;
+      const runner = s.runner;
+      if (!runner?.riskDisabled) continue;
+      const state = await riskStateOf(this.deps.db, s.row.bot_id);
+      if (state && !state.disabled)
+        runner.reEnableRisk(state.re_enabled_by ?? "", state.re_enable_reason ?? "");
+    }
   }
 
   private async park(taskId: string, reason: string, mode: HaltMode): Promise<void> {
@@ -337,6 +404,7 @@ export class PaperSessions {
     const s = this.sessions.get(taskId);
     if (!s) return undefined;
     this.sessions.delete(taskId);
+    this.fleets.drop(taskId);
     await s.watcher.stop();
     return s;
   }

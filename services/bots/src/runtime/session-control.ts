@@ -11,12 +11,16 @@ export interface SessionControl {
   stop(taskId: string, status: "success" | "halted", reason: string): Promise<boolean>;
   haltBot(botId: string, reason: string): Promise<string[]>;
   haltAll(reason: string): Promise<string[]>;
+  /** The bot's stored risk state changed (re-enabled): its sessions follow it now. */
+  syncRisk(botId: string): Promise<void>;
 }
 
 /** Commands the bots service sends to runner processes. */
 export const CONTROL_SUBJECT = "svc.bots.runner.control";
 export type ControlCommand =
-  { op: "pick-up" } | { op: "stop"; task_id: string; status: "success" | "halted"; reason: string };
+  | { op: "pick-up" }
+  | { op: "stop"; task_id: string; status: "success" | "halted"; reason: string }
+  | { op: "risk-sync"; bot_id: string };
 
 /** Runners in this process: the all-in-one default. */
 export function inProcessControl(sessions: PaperSessions): SessionControl {
@@ -55,5 +59,7 @@ export function externalControl(deps: { db: Kysely<BotsDatabase>; bus: EventBus 
     stop,
     haltBot: (botId, reason) => haltAll(reason, botId),
     haltAll: (reason) => haltAll(reason),
+    // A lost word is made good by the runners' own pick-up, which reads the state again.
+    syncRisk: (botId) => tell({ op: "risk-sync", bot_id: botId }),
   };
 }

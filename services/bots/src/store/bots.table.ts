@@ -13,7 +13,35 @@ export interface BotsDatabase {
   bot_checkpoints: BotCheckpointsTable;
   live_artifacts: LiveArtifactsTable;
   allocations: AllocationsTable;
+  bot_risk_state: BotRiskStateTable;
+  fleet_risk_limits: FleetRiskLimitsTable;
 }
+
+/** A throttle breach that disabled a bot, and the person who re-enabled it last. */
+export interface BotRiskStateTable {
+  bot_id: string;
+  disabled: boolean;
+  control: string;
+  reason: string;
+  limit_value: number;
+  observed_value: number;
+  task_id: string;
+  disabled_at: Timestamp;
+  re_enabled_by: string | null;
+  re_enabled_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  re_enable_reason: string | null;
+}
+
+export interface FleetRiskLimitsTable {
+  fleet: string;
+  capital_limit: number;
+  credit_limit: number;
+  updated_by: string;
+  updated_at: Timestamp;
+}
+
+export type BotRiskStateRow = Selectable<BotRiskStateTable>;
+export type FleetRiskLimitsRow = Selectable<FleetRiskLimitsTable>;
 
 /** Capital and limits an approved allocation gives a bot (by slug) or a fleet. */
 export interface AllocationsTable {
