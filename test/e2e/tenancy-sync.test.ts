@@ -1,12 +1,15 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
-import type { RunningPlatform } from "@svc/all-in-one";
-import { call, startTestPlatform } from "../support/test-platform.js";
+import { call } from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
-import { grantMembership } from "../support/memberships.js";
+import {
+  M2M_AUDIENCE,
+  startOidcPlatform,
+  testUser,
+  type OidcPlatform,
+} from "../support/oidc-platform.js";
 
-const M2M = "https://internal.svc.test";
+const ACME = { id: "org_acme", name: "Acme" };
 
 /**
  * The post-login hook's side of the platform: the sync route provisions the person and the org
@@ -14,35 +17,34 @@ const M2M = "https://internal.svc.test";
  * user's external groups per active connection, and takes away what a left group granted.
  */
 describe("post-login sync, group mappings and memberships", () => {
-  let idp: TestIdp;
-  let p: RunningPlatform;
+  let o: OidcPlatform;
+  let p: OidcPlatform["p"];
   let hook: string;
   let admin: string;
   const post = (token: string, path: string, body: unknown) =>
     call(p.url, "POST", path, body, { authorization: `Bearer ${token}` });
+  // Carol's sign-ins come later; her org at the provider is the one these calls sync, so the
+  // post-login action of her sign-in adds nothing the direct calls did not.
   const login = {
-    user_id: "oidc|carol",
+    user_id: "dev|carol",
     email: "carol@acme.test",
     organization_id: "org_acme",
     organization_name: "Acme",
   };
 
   beforeAll(async () => {
-    idp = await startTestIdp();
-    p = await startTestPlatform("pglite", {
-      SVC_AUTH_PROVIDER: "oidc",
-      SVC_AUTH_OIDC_ISSUER: idp.issuer,
-      SVC_AUTH_OIDC_AUDIENCE: idp.audience,
-      SVC_AUTH_M2M_ENABLED: "true",
-      SVC_AUTH_M2M_AUDIENCE: M2M,
-    });
-    await grantMembership(p, "user|admin", "user|trader");
-    hook = await idp.sign({ sub: "hook@clients", gty: "client-credentials", aud: M2M });
-    admin = await idp.sign(freshMfaClaims("user|admin", ["admin:tenant", "read:audit"]));
+    o = await startOidcPlatform("pglite", [
+      testUser("admin", ["admin:tenant", "read:audit"]),
+      testUser("trader", ["read:bots"]),
+      testUser("carol", ["read:bots"], { email: "carol@acme.test", organization: ACME }),
+      testUser("dora", ["read:bots", "write:bots"], { email: "d@acme.test", organization: ACME }),
+    ]);
+    p = o.p;
+    hook = await o.tokens.machine(M2M_AUDIENCE, "postLoginHook");
+    admin = await o.tokens.user("admin", { mfa: true });
   }, 60_000);
   afterAll(async () => {
-    await p?.close();
-    await idp?.stop();
+    await o?.close();
   });
 
   let orgId: string;
@@ -109,7 +111,7 @@ describe("post-login sync, group mappings and memberships", () => {
     });
     expect((await sync(["traders", "risk"])).body).toMatchObject({ memberships_upserted: 0 });
 
-    const carol = await idp.sign({ sub: login.user_id, permissions: ["read:bots"] });
+    const carol = await o.tokens.user("carol");
     const whoami = async () =>
       (await call(p.url, "GET", "/auth/whoami", undefined, { authorization: `Bearer ${carol}` }))
         .body.memberships;
@@ -177,7 +179,7 @@ describe("post-login sync, group mappings and memberships", () => {
       auth,
     );
     expect([noOrg.status, noOrg.body.error.code]).toEqual([404, "org_not_found"]);
-    const trader = await idp.sign(freshMfaClaims("user|trader", ["read:bots"]));
+    const trader = await o.tokens.user("trader", { mfa: true });
     const refused = await call(
       p.url,
       "GET",
@@ -213,15 +215,20 @@ describe("post-login sync, group mappings and memberships", () => {
   });
 
   it("strict enforcement refuses a person without membership rows until a login syncs them", async () => {
-    const dora = await idp.sign({ sub: "oidc|dora", permissions: ["read:bots", "write:bots"] });
+    // The post-login action fails open: with the platform out of its reach dora still signs in,
+    // but nothing provisions her.
+    o.idp.setApiUrl("http://127.0.0.1:1");
+    let dora: string;
+    try {
+      dora = await o.tokens.user("dora");
+    } finally {
+      o.idp.setApiUrl(p.url);
+    }
     const get = () => call(p.url, "GET", "/bots", undefined, { authorization: `Bearer ${dora}` });
     const refused = await get();
     expect([refused.status, refused.body.error.code]).toEqual([403, "membership_required"]);
-    await post(hook, "/_internal/oidc/sync", {
-      ...login,
-      user_id: "oidc|dora",
-      email: "d@acme.test",
-    });
+    // A sign-in the action can sync makes her a member; the token she already holds then works.
+    await o.tokens.user("dora", { fresh: true });
     // A non-member is remembered two seconds at most.
     await eventually("the new member gets in", get, (r) => r.status === 200, 5_000);
   });
@@ -229,23 +236,19 @@ describe("post-login sync, group mappings and memberships", () => {
 
 describe("permissive enforcement", () => {
   it("lets a person without membership rows read, never write", async () => {
-    const idp = await startTestIdp();
-    const p = await startTestPlatform("pglite", {
-      SVC_AUTH_PROVIDER: "oidc",
-      SVC_AUTH_OIDC_ISSUER: idp.issuer,
-      SVC_AUTH_OIDC_AUDIENCE: idp.audience,
+    const o = await startOidcPlatform("pglite", [testUser("erin", ["read:bots", "write:bots"])], {
       SVC_AUTH_ENFORCE: "permissive",
     });
     try {
-      const auth = {
-        authorization: `Bearer ${await idp.sign({ sub: "oidc|erin", permissions: ["read:bots", "write:bots"] })}`,
-      };
-      expect((await call(p.url, "GET", "/bots", undefined, auth)).status).toBe(200);
-      const write = await call(p.url, "POST", "/bots", { name: "x", kind: "trading" }, auth);
+      // Out of the post-login action's reach, erin signs in without being provisioned.
+      o.idp.setApiUrl("http://127.0.0.1:1");
+      const auth = { authorization: `Bearer ${await o.tokens.user("erin")}` };
+      o.idp.setApiUrl(o.p.url);
+      expect((await call(o.p.url, "GET", "/bots", undefined, auth)).status).toBe(200);
+      const write = await call(o.p.url, "POST", "/bots", { name: "x", kind: "trading" }, auth);
       expect([write.status, write.body.error.code]).toEqual([403, "membership_required"]);
     } finally {
-      await p.close();
-      await idp.stop();
+      await o.close();
     }
   });
 });
