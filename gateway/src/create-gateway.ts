@@ -40,8 +40,10 @@ export interface GatewayOptions {
 }
 
 /** Request headers a backend needs from the caller; everything else stays at the edge. */
-const FORWARDED = ["authorization", "x-svc-local-user"];
-const PASSED_BACK = ["x-service-license-status", "www-authenticate"];
+// The cookie and the Host reach only the browser sign-in routes' logic (login CSRF binding, the
+// loopback origin to return to); every other handler ignores them.
+const FORWARDED = ["authorization", "x-svc-local-user", "cookie"];
+const PASSED_BACK = ["x-service-license-status", "www-authenticate", "set-cookie", "cache-control"];
 const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
 /**
@@ -223,6 +225,7 @@ async function transcode(
         const v = req.headers[name];
         if (typeof v === "string") headers.set(name, v);
       }
+      if (req.headers.host) headers.set("x-forwarded-host", req.headers.host);
       headers.set(REQUEST_ID_HEADER, req.id);
       injectTraceHeaders(headers);
       const res = await transport.unary(binding.method, undefined, timeoutMs, headers, message);

@@ -1,8 +1,10 @@
 export { startDevIdp, type DevIdp, type DevIdpOptions } from "./dev-idp.js";
 export {
   signIn,
+  followProviderLogin,
   machineToken,
   SignInError,
+  type Credentials,
   type SignInOptions,
   type SignInResult,
 } from "./sign-in.js";

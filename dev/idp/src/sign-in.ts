@@ -43,7 +43,6 @@ export class SignInError extends Error {
  * @example const { accessToken } = await signIn({ issuer, clientId: "svc-console", redirectUri, username: "alice", password, resource });
  */
 export async function signIn(o: SignInOptions): Promise<SignInResult> {
-  const jar = new Map<string, string>();
   const deadline = AbortSignal.timeout(o.timeoutMs ?? 10_000);
   const verifier = randomBytes(32).toString("base64url");
   const state = randomBytes(16).toString("base64url");
@@ -62,63 +61,9 @@ export async function signIn(o: SignInOptions): Promise<SignInResult> {
   };
   for (const [k, v] of Object.entries(query)) authorize.searchParams.set(k, v);
 
-  const request = async (url: string, form?: Record<string, string>) => {
-    const res = await fetch(url, {
-      method: form ? "POST" : "GET",
-      redirect: "manual",
-      signal: deadline,
-      headers: {
-        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
-        ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
-      },
-      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-    });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair = "", ...attrs] = line.split(";");
-      const eq = pair.indexOf("=");
-      const name = pair.slice(0, eq).trim();
-      const expired = attrs.some((a) => /^\s*expires=Thu, 01 Jan 1970/i.test(a));
-      if (expired || pair.slice(eq + 1) === "") jar.delete(name);
-      else jar.set(name, pair.slice(eq + 1));
-    }
-    return res;
-  };
-
-  let res = await request(authorize.toString());
-  let code: string | undefined;
-  for (let step = 0; step < 12 && !code; step++) {
-    if (res.status >= 300 && res.status < 400) {
-      const location = new URL(res.headers.get("location") ?? "", o.issuer);
-      if (location.href.startsWith(o.redirectUri)) {
-        const error = location.searchParams.get("error");
-        if (error)
-          throw new SignInError(
-            `${error}: ${location.searchParams.get("error_description")}`,
-            400,
-            location.href,
-          );
-        if (location.searchParams.get("state") !== state)
-          throw new SignInError("the provider returned another state", 400, location.href);
-        code = location.searchParams.get("code") ?? undefined;
-        break;
-      }
-      res = await request(location.href);
-      continue;
-    }
-    const page = await res.text();
-    const action = /action="([^"]+)"/.exec(page)?.[1];
-    if (res.status !== 200 || !action)
-      throw new SignInError(`the provider answered ${res.status}`, res.status, page);
-    const target = new URL(
-      action.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))),
-      o.issuer,
-    );
-    if (target.pathname.endsWith("/login"))
-      res = await request(target.href, { username: o.username, password: o.password });
-    else if (o.totp) res = await request(target.href, { otp: await o.totp() });
-    else throw new SignInError("the provider asked for an authenticator code", 401, page);
-  }
-  if (!code) throw new SignInError("the provider never redirected back with a code", 400, "");
+  const { code, state: returned } = await followProviderLogin(authorize.toString(), o);
+  if (returned !== state)
+    throw new SignInError("the provider returned another state", 400, returned);
 
   const token = await fetch(`${o.issuer}/token`, {
     method: "POST",
@@ -172,4 +117,87 @@ export async function machineToken(
       JSON.stringify(body),
     );
   return body.access_token;
+}
+
+/** What the person types at the provider's pages. */
+export interface Credentials {
+  username: string;
+  password: string;
+  /** Gives the current authenticator code; used when the provider asks for the second factor. */
+  totp?: () => Promise<string>;
+  /** Where the provider sends the browser back with the code. */
+  redirectUri: string;
+  timeoutMs?: number;
+}
+
+/**
+ * From an authorization URL to the code, as a browser would go: the password form, the TOTP form
+ * when asked, consent, and the redirect back (read, not followed). Keeps the provider's cookies
+ * between steps; follows only redirects to the provider itself.
+ */
+export async function followProviderLogin(
+  authorizeUrl: string,
+  o: Credentials,
+): Promise<{ code: string; state: string }> {
+  const issuer = new URL(authorizeUrl).origin;
+  const jar = new Map<string, string>();
+  const deadline = AbortSignal.timeout(o.timeoutMs ?? 10_000);
+  const request = async (url: string, form?: Record<string, string>) => {
+    const res = await fetch(url, {
+      method: form ? "POST" : "GET",
+      redirect: "manual",
+      signal: deadline,
+      headers: {
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
+        ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+      },
+      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = "", ...attrs] = line.split(";");
+      const eq = pair.indexOf("=");
+      const name = pair.slice(0, eq).trim();
+      const expired = attrs.some((a) => /^\s*expires=Thu, 01 Jan 1970/i.test(a));
+      if (expired || pair.slice(eq + 1) === "") jar.delete(name);
+      else jar.set(name, pair.slice(eq + 1));
+    }
+    return res;
+  };
+
+  let res = await request(authorizeUrl);
+  let code: string | undefined;
+  let returnedState = "";
+  for (let step = 0; step < 12 && !code; step++) {
+    if (res.status >= 300 && res.status < 400) {
+      const location = new URL(res.headers.get("location") ?? "", issuer);
+      if (location.href.startsWith(o.redirectUri)) {
+        const error = location.searchParams.get("error");
+        if (error)
+          throw new SignInError(
+            `${error}: ${location.searchParams.get("error_description")}`,
+            400,
+            location.href,
+          );
+        returnedState = location.searchParams.get("state") ?? "";
+        code = location.searchParams.get("code") ?? undefined;
+        break;
+      }
+      res = await request(location.href);
+      continue;
+    }
+    const page = await res.text();
+    const action = /action="([^"]+)"/.exec(page)?.[1];
+    if (res.status !== 200 || !action)
+      throw new SignInError(`the provider answered ${res.status}`, res.status, page);
+    const target = new URL(
+      action.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))),
+      issuer,
+    );
+    if (target.pathname.endsWith("/login"))
+      res = await request(target.href, { username: o.username, password: o.password });
+    else if (o.totp) res = await request(target.href, { otp: await o.totp() });
+    else throw new SignInError("the provider asked for an authenticator code", 401, page);
+  }
+  if (!code) throw new SignInError("the provider never redirected back with a code", 400, "");
+  return { code, state: returnedState };
 }

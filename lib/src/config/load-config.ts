@@ -28,6 +28,7 @@ export interface Config {
   /** The auth kernel's settings, exactly as `createAuthInterceptor` takes them. */
   auth: AuthSettings;
   agentBroker: { clientId?: string; clientSecret?: string; delegationTtlSeconds: number };
+  login: { clientId: string; clientSecret?: string; stateKey?: string; publicUrl?: string };
   licenseLease: { privateKeyPem?: string; privateKeyPath?: string; retiredPublicKeysPem?: string };
   /** The holder side: what the license daemon and the license gate of a self-hosted install need. */
   licenseHolder: {
@@ -180,6 +181,12 @@ function assemble(r: Raw): Config {
       clientId: s("SVC_AUTH_AGENT_BROKER_CLIENT_ID"),
       clientSecret: s("SVC_AUTH_AGENT_BROKER_CLIENT_SECRET"),
       delegationTtlSeconds: i("SVC_AUTH_AGENT_DELEGATION_TTL_SECONDS"),
+    },
+    login: {
+      clientId: s("SVC_AUTH_LOGIN_CLIENT_ID")!,
+      clientSecret: s("SVC_AUTH_LOGIN_CLIENT_SECRET"),
+      stateKey: s("SVC_AUTH_LOGIN_STATE_KEY"),
+      publicUrl: s("SVC_PUBLIC_URL"),
     },
     licenseLease: {
       privateKeyPem: s("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM"),

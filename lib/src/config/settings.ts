@@ -139,6 +139,25 @@ export const SETTINGS = {
     default: "300",
     doc: "Lifetime of delegated agent tokens.",
   },
+  SVC_AUTH_LOGIN_CLIENT_ID: {
+    kind: str,
+    default: "svc-console",
+    doc: "Public client (authorization code with PKCE) that GET /auth/login signs people in as.",
+  },
+  SVC_AUTH_LOGIN_CLIENT_SECRET: {
+    kind: str,
+    doc: "Secret of the login client when the provider registers it as confidential.",
+    secret: true,
+  },
+  SVC_AUTH_LOGIN_STATE_KEY: {
+    kind: str,
+    doc: "32 bytes, base64: seals the login state between /auth/login and /auth/callback. Unset: a key per process (set it when several identity processes serve logins).",
+    secret: true,
+  },
+  SVC_PUBLIC_URL: {
+    kind: url("http:", "https:"),
+    doc: "The platform's address as browsers reach it (the login returns to <it>/auth/callback). Unset: the loopback address the request came in on.",
+  },
   SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: {
     kind: str,
     doc: "Ed25519 private key (PKCS#8 PEM) that signs license leases; identity service only.",

@@ -37,6 +37,9 @@ export const ERROR_CODES = [
   "agent_tokens_disabled",
   "m2m_disabled",
   "insufficient_user_authentication",
+  "login_unavailable",
+  "login_state_invalid",
+  "login_code_refused",
   // Kill switch
   "killswitch_engaged",
   "killswitch_not_durable",
@@ -59,6 +62,7 @@ export const ERROR_CODES = [
   "mcp_tool_unavailable",
   // A dependency could not answer
   "jwks_unreachable",
+  "idp_unreachable",
   "bot_unverifiable",
   "artifact_unverifiable",
   "killswitch_unverifiable",

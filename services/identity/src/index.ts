@@ -19,6 +19,8 @@ import { createMcpHandlers } from "./handlers/mcp-handlers.js";
 import { createTenancyHandlers } from "./handlers/tenancy-handlers.js";
 import type { McpClients } from "./mcp/data-tools.js";
 import { createWhoAmI } from "./handlers/whoami.js";
+import { createLoginHandlers } from "./handlers/login-handlers.js";
+import { createBrowserLogin } from "./login/browser-login.js";
 import { createLeaseRegistry } from "./licensing/lease-registry.js";
 import { loadSigningKeys } from "./licensing/signing-keys.js";
 import type { IdentityDatabase } from "./store/identity.table.js";
@@ -34,7 +36,7 @@ export const IDENTITY_SCHEMA = "identity";
 
 /**
  * The identity service: principals, login sync hooks, tenancy mappings, license leases, MCP.
- * WhoAmI and the license routes are built; the rest answer 501 naming the capability.
+ * Every RPC is built.
  */
 export async function createIdentityModule(
   platform: Platform,
@@ -77,6 +79,20 @@ export async function createIdentityModule(
     log: platform.log,
   });
   const tenancy = createTenancyHandlers(db);
+  const { auth, login: loginSettings } = platform.config;
+  const login = createLoginHandlers(
+    createBrowserLogin({
+      provider: auth.provider,
+      issuer: auth.issuer,
+      audience: auth.audience,
+      ...loginSettings,
+      timeoutMs: platform.config.timeouts.dbMs,
+    }),
+  );
+  if (auth.provider === "oidc" && !loginSettings.stateKey)
+    platform.log.info(
+      "browser sign-in states are sealed with a key of this process: set SVC_AUTH_LOGIN_STATE_KEY when several identity processes serve /auth/login",
+    );
   // SVC_AUTH_ENFORCE asks the identity service, the owner of membership rows; in this process it
   // asks its store directly (other processes call ListMembershipsOf).
   platform.useMembershipLookup(
@@ -94,7 +110,11 @@ export async function createIdentityModule(
     routes(router) {
       router.service(
         IdentityService,
-        completeService(IdentityService, { whoAmI: createWhoAmI(db), ...tenancy.identity }),
+        completeService(IdentityService, {
+          whoAmI: createWhoAmI(db),
+          ...login,
+          ...tenancy.identity,
+        }),
       );
       router.service(
         LicenseService,

@@ -573,18 +573,22 @@ export declare const WhoAmIResponseSchema: GenMessage<WhoAmIResponse, {jsonType:
  */
 export declare type LoginRequest = Message<"svc.identity.v1.LoginRequest"> & {
   /**
+   * Sent on to the provider (the MFA acr asks for the second factor).
+   *
    * @generated from field: string acr_values = 1;
    */
   acrValues: string;
 
   /**
-   * Route to return to after login.
+   * Route of this platform to return to after login: a path starting with one "/"; default "/".
    *
    * @generated from field: string return_to = 2;
    */
   returnTo: string;
 
   /**
+   * Sent on to the provider; 0 (the default) forces a fresh sign-in, as step-up needs.
+   *
    * @generated from field: int32 max_age = 3;
    */
   maxAge: number;
@@ -595,18 +599,22 @@ export declare type LoginRequest = Message<"svc.identity.v1.LoginRequest"> & {
  */
 export declare type LoginRequestJson = {
   /**
+   * Sent on to the provider (the MFA acr asks for the second factor).
+   *
    * @generated from field: string acr_values = 1;
    */
   acrValues?: string;
 
   /**
-   * Route to return to after login.
+   * Route of this platform to return to after login: a path starting with one "/"; default "/".
    *
    * @generated from field: string return_to = 2;
    */
   returnTo?: string;
 
   /**
+   * Sent on to the provider; 0 (the default) forces a fresh sign-in, as step-up needs.
+   *
    * @generated from field: int32 max_age = 3;
    */
   maxAge?: number;
@@ -619,6 +627,8 @@ export declare type LoginRequestJson = {
 export declare const LoginRequestSchema: GenMessage<LoginRequest, {jsonType: LoginRequestJson}>;
 
 /**
+ * Where the browser goes next: the provider's authorization endpoint, or back to the platform.
+ *
  * @generated from message svc.identity.v1.LoginResponse
  */
 export declare type LoginResponse = Message<"svc.identity.v1.LoginResponse"> & {
@@ -629,6 +639,8 @@ export declare type LoginResponse = Message<"svc.identity.v1.LoginResponse"> & {
 };
 
 /**
+ * Where the browser goes next: the provider's authorization endpoint, or back to the platform.
+ *
  * @generated from message svc.identity.v1.LoginResponse
  */
 export declare type LoginResponseJson = {
@@ -643,6 +655,66 @@ export declare type LoginResponseJson = {
  * Use `create(LoginResponseSchema)` to create a new message.
  */
 export declare const LoginResponseSchema: GenMessage<LoginResponse, {jsonType: LoginResponseJson}>;
+
+/**
+ * The provider's redirect back (authorization code flow): the code, or the error it answered.
+ *
+ * @generated from message svc.identity.v1.LoginCallbackRequest
+ */
+export declare type LoginCallbackRequest = Message<"svc.identity.v1.LoginCallbackRequest"> & {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string state = 2;
+   */
+  state: string;
+
+  /**
+   * @generated from field: string error = 3;
+   */
+  error: string;
+
+  /**
+   * @generated from field: string error_description = 4;
+   */
+  errorDescription: string;
+};
+
+/**
+ * The provider's redirect back (authorization code flow): the code, or the error it answered.
+ *
+ * @generated from message svc.identity.v1.LoginCallbackRequest
+ */
+export declare type LoginCallbackRequestJson = {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code?: string;
+
+  /**
+   * @generated from field: string state = 2;
+   */
+  state?: string;
+
+  /**
+   * @generated from field: string error = 3;
+   */
+  error?: string;
+
+  /**
+   * @generated from field: string error_description = 4;
+   */
+  errorDescription?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.LoginCallbackRequest.
+ * Use `create(LoginCallbackRequestSchema)` to create a new message.
+ */
+export declare const LoginCallbackRequestSchema: GenMessage<LoginCallbackRequest, {jsonType: LoginCallbackRequestJson}>;
 
 /**
  * An issuance (a person with issue:license names the deployment and its terms) or a renewal (the
@@ -1831,11 +1903,26 @@ export declare const IdentityService: GenService<{
     output: typeof WhoAmIResponseSchema;
   },
   /**
+   * The browser sign-in, the fallback for step-up: redirects to the provider's authorization
+   * endpoint (authorization code with PKCE, acr_values and max_age passed on); needs
+   * SVC_AUTH_PROVIDER=oidc (412 otherwise).
+   *
    * @generated from rpc svc.identity.v1.IdentityService.Login
    */
   login: {
     methodKind: "unary";
     input: typeof LoginRequestSchema;
+    output: typeof LoginResponseSchema;
+  },
+  /**
+   * Redeems the code for an access token and returns to the route the login started from, with the
+   * token in the URL fragment (never sent to a server): return_to#access_token=...&expires_in=...
+   *
+   * @generated from rpc svc.identity.v1.IdentityService.LoginCallback
+   */
+  loginCallback: {
+    methodKind: "unary";
+    input: typeof LoginCallbackRequestSchema;
     output: typeof LoginResponseSchema;
   },
 }>;
