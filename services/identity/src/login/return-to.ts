@@ -9,7 +9,6 @@
 export function safeReturnTo(value: string): string | undefined {
   if (value === "") return "/";
   if (!value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return undefined;
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f\\]/.test(value)) return undefined;
   // The fragment is ours to write (the token goes there).
   return value.split("#")[0];
