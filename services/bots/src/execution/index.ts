@@ -5,9 +5,13 @@ export { SimulatedBroker, type Account, type BrokerReport } from "./simulated-br
 export {
   ACCEPT,
   firstRefusal,
+  noteAccepted,
+  type Refusal,
+  type RefusalRecord,
   type PreTradeCheck,
   type PreTradeContext,
   type PreTradeVerdict,
 } from "./pre-trade.js";
 export { OrderPipeline } from "./order-pipeline.js";
 export { onlyReduces, reduceOnlyWhile, REDUCE_ONLY_CHECK } from "./reduce-only.js";
+export * from "./risk-controls/index.js";
