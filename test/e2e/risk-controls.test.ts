@@ -60,6 +60,9 @@ describe("pre-trade risk controls: a crafted breach of each, against a running p
     expect(Number(r.data.value)).toBeGreaterThan(0.01);
     const events = await eventsOf(p, "risk-credit");
     expect(events.some((e) => e.type === "order_filled")).toBe(true);
+    // A replay that re-runs the strategy applies the same limits, so it refuses the same orders.
+    const replay = await call(p.url, "POST", "/bots/risk-credit/replay", { rerun_strategy: true });
+    expect(replay.body.deterministic).toBe(true);
   });
 
   it("restricted instrument: refused, naming the list and the symbol", async () => {

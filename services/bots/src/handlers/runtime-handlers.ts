@@ -42,6 +42,7 @@ import { rowToDeployment } from "./deployment-mapping.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { canonicalJson } from "../domain/canonical-json.js";
+import { riskLimitsFrom } from "../execution/risk-controls/index.js";
 
 type Handlers = Pick<
   ServiceImpl<typeof BotsService>,
@@ -339,6 +340,12 @@ async function rerun(db: Kysely<BotsDatabase>, botId: string, uptoSeq: number): 
       cash: Number(lastStart.data.initial_cash),
       units: 0,
       idPrefix: `${lastStart.data.task_id}-`,
+    },
+    // The bot's own limits judge the orders again; what the rest of a fleet held then and when a
+    // person re-enabled the bot are not in these events, so a session they shaped replays apart.
+    risk: {
+      limits: riskLimitsFrom(spec.risk),
+      startEquity: Number(lastStart.data.initial_cash),
     },
     sink: async (events) => void produced.push(...events),
   });
