@@ -64,7 +64,7 @@ export interface OidcPlatform {
 export async function startOidcPlatform(
   backend: Backend,
   users: DevUser[],
-  env: Record<string, string> = {},
+  env: Record<string, string> | ((idp: DevIdp) => Record<string, string>) = {},
 ): Promise<OidcPlatform> {
   const idp = await startDevIdp({
     apiAudience: API_AUDIENCE,
@@ -80,7 +80,7 @@ export async function startOidcPlatform(
     SVC_AUTH_M2M_ENABLED: "true",
     SVC_AUTH_M2M_AUDIENCE: M2M_AUDIENCE,
     SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED: "true",
-    ...env,
+    ...(typeof env === "function" ? env(idp) : env),
   }).catch(async (err: unknown) => {
     await idp.close();
     throw err;

@@ -31,3 +31,12 @@ export {
 } from "./auth-interceptor.js";
 export { createServicePrincipalInterceptor } from "./service-principal.js";
 export { createMembershipLookup, type MembershipLookupOptions } from "./membership-lookup.js";
+export { providerEndpoints, type ProviderEndpoints } from "./oidc-discovery.js";
+export {
+  createAgentBroker,
+  AgentBrokerError,
+  DELEGATION_PROFILE,
+  type AgentBroker,
+  type AgentBrokerSettings,
+  type DelegatedToken,
+} from "./agent-broker.js";

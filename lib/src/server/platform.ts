@@ -13,9 +13,11 @@ import {
   type Logger,
 } from "../telemetry/index.js";
 import {
+  createAgentBroker,
   createAuthInterceptor,
   createServicePrincipalInterceptor,
   createTokenVerifier,
+  type AgentBroker,
   type AuthSettings,
   type MembershipLookup,
 } from "../auth/index.js";
@@ -35,6 +37,11 @@ export interface Platform {
   license: LicenseGate;
   /** The server interceptor chain every service mounts, outermost first. */
   interceptors: Interceptor[];
+  /**
+   * The RFC 8693 agent token broker (SVC_AUTH_AGENT_*), when delegation is on and its client is
+   * configured: agents of the platform act only with the delegated tokens it gets.
+   */
+  agentBroker?: AgentBroker;
   /**
    * Wires how the auth interceptor learns a caller's membership rows (SVC_AUTH_ENFORCE): from the
    * identity service. Until it is wired, a check that needs one fails closed.
@@ -146,6 +153,7 @@ export async function openPlatform(
       "this service cannot ask the identity service for membership rows (it runs apart from it, and service-to-service credentials are not built yet): SVC_AUTH_ENFORCE refuses until it can",
     );
   };
+  const agentBroker = openAgentBroker(config, log);
   if (!license.enforced)
     log.info(
       "license enforcement is off (SVC_LICENSE_ENFORCEMENT_ENABLED=false): licensed features are open",
@@ -158,6 +166,7 @@ export async function openPlatform(
     log,
     license,
     interceptors: standardInterceptors(config, log, license, bus, hasMembership),
+    ...(agentBroker ? { agentBroker } : {}),
     useMembershipLookup(lookup) {
       membership = lookup;
     },
@@ -191,4 +200,34 @@ function exceptHealth(interceptor: Interceptor): Interceptor {
     const guarded = interceptor(next);
     return (req) => (req.service.typeName === "grpc.health.v1.Health" ? next(req) : guarded(req));
   };
+}
+
+/** The broker when SVC_AUTH_AGENT_* ask for one; the start-up log says what the settings do. */
+function openAgentBroker(config: Config, log: Logger): AgentBroker | undefined {
+  const { clientId, clientSecret, delegationTtlSeconds } = config.agentBroker;
+  const enabled = config.auth.agentTokensEnabled && config.auth.provider === "oidc";
+  if (!enabled) {
+    if (clientId || clientSecret)
+      log.warn(
+        "SVC_AUTH_AGENT_BROKER_CLIENT_ID/_SECRET are set but delegation is off (SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED=true and SVC_AUTH_PROVIDER=oidc turn it on): they are not used",
+      );
+    return undefined;
+  }
+  if (!clientId || !clientSecret || !config.auth.issuer) {
+    log.warn(
+      "delegated agent tokens are accepted, but the platform mints none: set SVC_AUTH_AGENT_BROKER_CLIENT_ID and SVC_AUTH_AGENT_BROKER_CLIENT_SECRET",
+    );
+    return undefined;
+  }
+  log.info(
+    { client_id: clientId, ttl_seconds: delegationTtlSeconds },
+    "agent token broker on: delegations through the svc-agent-delegation profile; no route uses it yet (research chat is not built)",
+  );
+  return createAgentBroker({
+    issuer: config.auth.issuer,
+    clientId,
+    clientSecret,
+    ttlSeconds: delegationTtlSeconds,
+    timeoutMs: config.timeouts.dbMs,
+  });
 }

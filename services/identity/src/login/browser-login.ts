@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { bindingDigest, LoginStateSealer } from "./login-state.js";
-import { providerEndpoints } from "./provider-metadata.js";
+import { providerEndpoints } from "@svc/lib/auth";
 import { safeReturnTo } from "./return-to.js";
 
 /** Why a sign-in cannot go on; the handler turns each into the HTTP answer a person can act on. */
