@@ -1,4 +1,6 @@
 import { createHmac } from "node:crypto";
+import { sql } from "kysely";
+import type { JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
@@ -7,6 +9,25 @@ import { grantMembership } from "../support/memberships.js";
 
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
 const now = () => Math.floor(Date.now() / 1000);
+const M2M_AUDIENCE = "https://internal.svc.test";
+
+/** Routes the attack list runs against: the post-login action's two and an MCP tool's. */
+const ATTACK_ROUTES: Array<
+  [string, (user: string) => Record<string, unknown>, "machine" | "agent"]
+> = [
+  ["/_internal/oidc/sync", (user) => ({ user_id: user, email: "a@b.c" }), "machine"],
+  [
+    "/_internal/idp/sync-groups",
+    (user) => ({
+      user_id: user,
+      idp_organization_id: "org_attack",
+      connection_kind: "generic_oidc",
+      external_groups: ["traders"],
+    }),
+    "machine",
+  ],
+  ["/mcp/data/tools/bots.list/invoke", () => ({}), "agent"],
+];
 
 function oidcEnv(idp: TestIdp): Record<string, string> {
   return {
@@ -14,7 +35,7 @@ function oidcEnv(idp: TestIdp): Record<string, string> {
     SVC_AUTH_OIDC_ISSUER: idp.issuer,
     SVC_AUTH_OIDC_AUDIENCE: idp.audience,
     SVC_AUTH_M2M_ENABLED: "true",
-    SVC_AUTH_M2M_AUDIENCE: "https://internal.svc.test",
+    SVC_AUTH_M2M_AUDIENCE: M2M_AUDIENCE,
     SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED: "true",
   };
 }
@@ -217,6 +238,109 @@ describe("the auth interceptor, through the gateway, with tokens from a local JW
     );
     expect(machine.status, machine.text).toBe(200);
     expect(machine.body.internal_user_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  /**
+   * The attack list again, on the routes the post-login action and the agents call: each route
+   * first takes the well-formed token the attacks are made from, so a refusal is the attack's.
+   */
+  describe.each(ATTACK_ROUTES)("the token attack list on %s", (path, body, kind) => {
+    const base = (): JWTPayload =>
+      kind === "machine"
+        ? { sub: "hook@clients", gty: "client-credentials", aud: M2M_AUDIENCE }
+        : {
+            sub: "user|bob",
+            permissions: ["read:mcp:data"],
+            act: { sub: "agent|research-1", iss: idp.issuer },
+            svc_delegated: true,
+          };
+    const attacks = (): Array<[string, () => Promise<string>, RegExp]> => [
+      ["expired", () => idp.sign({ ...base(), exp: now() - 60 }), /expired/],
+      ["without exp", () => idp.sign(base(), { expiresIn: null }), /lacks the required exp/],
+      ["not yet valid", () => idp.sign({ ...base(), nbf: now() + 600 }), /not valid yet/],
+      [
+        "from another issuer",
+        () => idp.sign({ ...base(), iss: "https://evil.example" }),
+        /another issuer/,
+      ],
+      [
+        "for another audience",
+        () => idp.sign({ ...base(), aud: "https://other-api" }),
+        kind === "machine" ? /SVC_AUTH_M2M_AUDIENCE/ : /another audience/,
+      ],
+      [
+        "alg none",
+        async () =>
+          `${b64({ alg: "none", typ: "JWT" })}.${b64({ ...base(), iss: idp.issuer, aud: base().aud ?? idp.audience, exp: now() + 600 })}.`,
+        /algorithm is not allowed|malformed/,
+      ],
+      [
+        "HS256 keyed with the public key",
+        async () => {
+          const header = b64({ alg: "HS256", typ: "JWT", kid: "rsa-1" });
+          const claims = b64({
+            ...base(),
+            iss: idp.issuer,
+            aud: base().aud ?? idp.audience,
+            exp: now() + 600,
+          });
+          const mac = createHmac("sha256", idp.publicKeyPem)
+            .update(`${header}.${claims}`)
+            .digest("base64url");
+          return `${header}.${claims}.${mac}`;
+        },
+        /algorithm is not allowed/,
+      ],
+      ["with an unknown kid", () => idp.sign(base(), { kid: "unknown-kid" }), /no signing key/],
+      ["with an injected kid", () => idp.sign(base(), { kid: "../../x" }), /no signing key/],
+      [
+        "signed by an unpublished key under a published kid",
+        () => idp.sign(base(), { key: "rotated", kid: "rsa-1" }),
+        /signature does not verify/,
+      ],
+      [
+        "with act a string",
+        () => idp.sign({ ...base(), act: "agent|research-1" }),
+        /the act claim is invalid/,
+      ],
+      [
+        "with an act naming no one",
+        () => idp.sign({ ...base(), act: { iss: idp.issuer } }),
+        /the act claim is invalid/,
+      ],
+      [
+        "with an act naming a person",
+        () => idp.sign({ ...base(), act: { sub: "user|mallory", iss: idp.issuer } }),
+        /the act claim is invalid/,
+      ],
+      [
+        "with an act from another issuer",
+        () =>
+          idp.sign({ ...base(), act: { sub: "agent|research-1", iss: "https://evil.example" } }),
+        /the act claim is invalid/,
+      ],
+    ];
+
+    it("takes the well-formed token, and refuses every attack on it with 401 invalid_token", async () => {
+      const control = await post(await idp.sign(base()), path, body("auth0|control"));
+      expect(control.status, control.text).toBe(200);
+      for (const [attack, token, reason] of attacks()) {
+        const res = await post(await token(), path, body("auth0|attacker"));
+        expect(res.status, `${attack}: ${res.text}`).toBe(401);
+        expect(res.body.error.code, attack).toBe("invalid_token");
+        expect(res.body.error.message, attack).toMatch(reason);
+        expect(res.headers.get("www-authenticate"), attack).toMatch(
+          /^Bearer error="invalid_token"/,
+        );
+      }
+      if (kind === "machine") {
+        const provisioned = await sql<{ n: number }>`
+          select count(*)::int as n from identity.users where subject = 'auth0|attacker'`.execute(
+          p.platform.db.db,
+        );
+        expect(provisioned.rows[0]?.n).toBe(0);
+      }
+    });
   });
 });
 
