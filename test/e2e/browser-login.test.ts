@@ -132,5 +132,8 @@ describe("browser sign-in under local auth", () => {
     expect(res.status).toBe(412);
     expect(res.body.error.code).toBe("login_unavailable");
     expect(res.body.error.message).toContain("SVC_AUTH_PROVIDER=oidc");
+    const callback = await call(p.url, "GET", "/auth/callback?code=x&state=y");
+    expect(callback.status).toBe(412);
+    expect(callback.body.error.code).toBe("login_unavailable");
   });
 });

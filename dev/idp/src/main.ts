@@ -1,5 +1,5 @@
 #!/usr/bin/env -S npx tsx
-import { generateURI } from "otplib";
+import { generate, generateURI } from "otplib";
 import { startDevIdp } from "./dev-idp.js";
 import { defaultUsers } from "./users.js";
 
@@ -9,21 +9,27 @@ import { defaultUsers } from "./users.js";
  * each start unless given in the environment, and printed here: this provider is for a laptop.
  */
 const env = process.env;
-const port = Number(env.SVC_DEV_IDP_PORT ?? 9400);
+const port = Number(env.DEV_IDP_PORT ?? 9400);
 const apiAudience = env.SVC_AUTH_OIDC_AUDIENCE ?? "https://api.svc.local";
 const claimsNamespace = env.SVC_AUTH_CLAIMS_NAMESPACE ?? "https://svc.example/claims/";
-const apiUrl = env.SVC_DEV_IDP_API_URL ?? `http://127.0.0.1:${env.SVC_PORT ?? 8080}`;
+const apiUrl = env.DEV_IDP_API_URL ?? `http://127.0.0.1:${env.SVC_PORT ?? 8080}`;
 
 const users = defaultUsers(
   Object.fromEntries(
     ["alice", "bob", "admin"].map((name) => {
       const upper = name.toUpperCase();
-      const password = env[`SVC_DEV_IDP_${upper}_PASSWORD`];
-      const totpSecret = env[`SVC_DEV_IDP_${upper}_TOTP_SECRET`];
+      const password = env[`DEV_IDP_${upper}_PASSWORD`];
+      const totpSecret = env[`DEV_IDP_${upper}_TOTP_SECRET`];
       return [name, { ...(password ? { password } : {}), ...(totpSecret ? { totpSecret } : {}) }];
     }),
   ),
 );
+
+for (const u of users)
+  await generate({ secret: u.totpSecret }).catch((err: unknown) => {
+    console.error(`DEV_IDP_${u.username.toUpperCase()}_TOTP_SECRET: ${(err as Error).message}`);
+    process.exit(2);
+  });
 
 const idp = await startDevIdp({
   port,
@@ -32,6 +38,7 @@ const idp = await startDevIdp({
   claimsNamespace,
   apiUrl,
   users,
+  delegationTtlSeconds: Number(env.SVC_AUTH_AGENT_DELEGATION_TTL_SECONDS ?? 300),
   log: (message, detail) => console.error(`[idp] ${message}`, detail ?? ""),
 });
 

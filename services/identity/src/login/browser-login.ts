@@ -28,6 +28,11 @@ export interface BrowserLoginSettings {
 /** The browser-binding cookie: set with the redirect, read back at the callback. */
 export const LOGIN_COOKIE = "svc_login";
 const STATE_TTL_MS = 10 * 60 * 1000;
+const NO_PROVIDER: LoginRefusal = {
+  kind: "unavailable",
+  message:
+    "sign-in needs an OIDC provider: set SVC_AUTH_PROVIDER=oidc and SVC_AUTH_OIDC_ISSUER (local auth has no sign-in)",
+};
 const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/;
 
 /**
@@ -39,9 +44,10 @@ const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/;
  */
 export function createBrowserLogin(settings: BrowserLoginSettings, now: () => number = Date.now) {
   const sealer = new LoginStateSealer(settings.stateKey);
-  const endpoints = settings.issuer
-    ? providerEndpoints(settings.issuer, settings.timeoutMs)
-    : undefined;
+  const endpoints =
+    settings.provider === "oidc" && settings.issuer
+      ? providerEndpoints(settings.issuer, settings.timeoutMs)
+      : undefined;
   const refuse = (refusal: LoginRefusal): LoginStep => ({ ok: false, refusal });
 
   const origin = (forwardedHost: string | null): string | undefined => {
@@ -61,12 +67,7 @@ export function createBrowserLogin(settings: BrowserLoginSettings, now: () => nu
       input: { acrValues: string; returnTo: string; maxAge: number },
       forwardedHost: string | null,
     ): Promise<LoginStep> {
-      if (settings.provider !== "oidc" || !endpoints)
-        return refuse({
-          kind: "unavailable",
-          message:
-            "sign-in needs an OIDC provider: set SVC_AUTH_PROVIDER=oidc and SVC_AUTH_OIDC_ISSUER (local auth has no sign-in)",
-        });
+      if (!endpoints) return refuse(NO_PROVIDER);
       const returnTo = safeReturnTo(input.returnTo);
       if (returnTo === undefined)
         return refuse({
@@ -124,6 +125,7 @@ export function createBrowserLogin(settings: BrowserLoginSettings, now: () => nu
       input: { code: string; state: string; error: string; errorDescription: string },
       cookieHeader: string | null,
     ): Promise<LoginStep> {
+      if (!endpoints) return refuse(NO_PROVIDER);
       const state = input.state ? sealer.open(input.state, now()) : undefined;
       const browser = cookieValue(cookieHeader, LOGIN_COOKIE);
       if (!state)
@@ -148,7 +150,7 @@ export function createBrowserLogin(settings: BrowserLoginSettings, now: () => nu
         return refuse({ kind: "bad_input", field: "code", message: "the provider sent no code" });
       let tokenEndpoint: string;
       try {
-        ({ tokenEndpoint } = await endpoints!());
+        ({ tokenEndpoint } = await endpoints());
       } catch (err) {
         return refuse({ kind: "provider_unreachable", message: (err as Error).message });
       }
