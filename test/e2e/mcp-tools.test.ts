@@ -1,8 +1,14 @@
+import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { grantMembership } from "../support/memberships.js";
-import { startOidcPlatform, testUser, type OidcPlatform } from "../support/oidc-platform.js";
+import {
+  CLAIMS_NAMESPACE,
+  startOidcPlatform,
+  testUser,
+  type OidcPlatform,
+} from "../support/oidc-platform.js";
 import { call, startTestPlatform } from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
 
@@ -23,7 +29,9 @@ describe("MCP data tools", () => {
     invokeAt(o.p.url, tool, args, token);
 
   beforeAll(async () => {
-    o = await startOidcPlatform("pglite", [testUser("carol", ["write:bots", "read:audit"])]);
+    o = await startOidcPlatform("pglite", [
+      testUser("carol", ["write:bots", "run:bots", "read:bots", "read:audit"]),
+    ]);
     const carol = await o.tokens.user("carol");
     const exchanged = await o.tokens.exchange(carol, { scope: "read:mcp:data" });
     expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
@@ -32,7 +40,12 @@ describe("MCP data tools", () => {
       o.p.url,
       "POST",
       "/bots",
-      { name: "Mcp bot", slug: "mcp-bot", kind: "research" },
+      {
+        name: "Mcp bot",
+        slug: "mcp-bot",
+        kind: "research",
+        strategy: { family: "ma_crossover", parameters: { fast: 3, slow: 8 } },
+      },
       { authorization: `Bearer ${carol}` },
     );
     expect(created.status, created.text).toBe(201);
@@ -57,6 +70,35 @@ describe("MCP data tools", () => {
     });
   });
 
+  it("reads the TrialLedger: each backtest a trial, N counted, as GET /bots/{ref}/trials says", async () => {
+    expect((await invoke("trials.ledger", { bot_ref: "mcp-bot" })).body.result).toEqual({
+      items: [],
+      trial_count: 0,
+    });
+    const carol = { authorization: `Bearer ${await o.tokens.user("carol")}` };
+    const started = await call(o.p.url, "POST", "/bots/mcp-bot/backtest", {}, carol);
+    expect(started.status, started.text).toBe(202);
+    await eventually(
+      "the backtest finishes",
+      () => call(o.p.url, "GET", "/bots/mcp-bot/deployments", undefined, carol),
+      (r) => r.body.items?.[0]?.status === "success",
+      30_000,
+    );
+    const ledger = await invoke("trials.ledger", { bot_ref: "mcp-bot" });
+    expect(ledger.status, ledger.text).toBe(200);
+    expect(ledger.body.result.trial_count).toBe(1);
+    expect(ledger.body.result.items[0]).toMatchObject({
+      version: 1,
+      strategy_family: expect.any(String),
+      observations: expect.any(Number),
+    });
+    expect(Number.isFinite(ledger.body.result.items[0].sharpe)).toBe(true);
+    const direct = await call(o.p.url, "GET", "/bots/mcp-bot/trials", undefined, carol);
+    expect(direct.body.trial_count).toBe(1);
+    expect(direct.body.items[0].trial_id).toBe(ledger.body.result.items[0].trial_id);
+    expect((await invoke("trials.ledger", { bot_ref: "nope" })).status).toBe(404);
+  });
+
   it("answers 404 listing the tools, 404 for a missing bot, 400 for bad arguments", async () => {
     const unknown = await invoke("orders.place", {});
     expect([unknown.status, unknown.body.error.code]).toEqual([404, "mcp_tool_not_found"]);
@@ -64,6 +106,7 @@ describe("MCP data tools", () => {
       "bots.list",
       "bots.get",
       "backtests.results",
+      "trials.ledger",
       "promotion.request",
     ]);
     expect((await invoke("bots.get", { bot_ref: "nope" })).status).toBe(404);
@@ -99,9 +142,13 @@ describe("MCP data tools", () => {
         }>,
       (items) => items.some((e) => e.outcome === "failed"),
     );
+    // The person's internal user id, as the post-login sync gave it to carol's token.
+    const carolId = decodeJwt(auditor)[`${CLAIMS_NAMESPACE}internal_user_id`];
+    expect(carolId).toEqual(expect.any(String));
     expect(rows.find((e) => e.action === "mcp.tool.bots.list")?.details.delegation).toEqual({
       agent_subject: "agent|research",
-      on_behalf_of_user_id: "dev|carol",
+      on_behalf_of_user_id: carolId,
+      on_behalf_of_sub: "dev|carol",
       profile: "svc-agent-delegation",
     });
   });

@@ -18,6 +18,7 @@ import { PaperSessions } from "./runtime/paper-sessions.js";
 import { externalControl, inProcessControl } from "./runtime/session-control.js";
 import { createRuntimeHandlers } from "./handlers/runtime-handlers.js";
 import { createRiskHandlers } from "./handlers/risk-handlers.js";
+import { createTrialHandlers } from "./handlers/trial-handlers.js";
 import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import type { BotsDatabase } from "./store/bots.table.js";
 
@@ -78,6 +79,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     kube: runtimeKube,
   });
   const riskRoutes = createRiskHandlers({ db, sessions: control, log: platform.log });
+  const trials = createTrialHandlers(db);
   const controlPlane = createControlPlaneHandlers({ db, schema: BOTS_SCHEMA, kube: runtimeKube });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
@@ -88,7 +90,13 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     routes(router) {
       router.service(
         BotsService,
-        completeService(BotsService, { ...handlers, ...backtests, ...runtime, ...riskRoutes }),
+        completeService(BotsService, {
+          ...handlers,
+          ...backtests,
+          ...runtime,
+          ...riskRoutes,
+          ...trials,
+        }),
       );
       router.service(ControlPlaneService, controlPlane);
     },

@@ -1,4 +1,4 @@
-import type { Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { BotsDatabase, NewTrialRow } from "./bots.table.js";
 
 /** Records a trial in the TrialLedger once; false when it was recorded already (same trial id). */
@@ -13,4 +13,15 @@ export async function recordTrial(
     .returning("trial_id")
     .executeTakeFirst();
   return inserted !== undefined;
+}
+
+/** The bot's TrialLedger, oldest first. */
+export function listTrials(db: Kysely<BotsDatabase>, botId: string) {
+  return db
+    .selectFrom("trial_ledger")
+    .selectAll()
+    .where("bot_id", "=", botId)
+    .orderBy("recorded_at")
+    .orderBy("trial_id")
+    .execute();
 }

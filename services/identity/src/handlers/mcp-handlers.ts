@@ -11,6 +11,7 @@ import { principalOf } from "@svc/lib/auth";
 import { Code, svcError } from "@svc/lib/errors";
 import { DATA_TOOLS, type McpClients } from "../mcp/data-tools.js";
 import { appendAuditEvent } from "../store/audit-trail.repository.js";
+import { internalUserIdOf } from "../store/tenancy.repository.js";
 import type { IdentityDatabase } from "../store/identity.table.js";
 
 /** The token-exchange profile delegated agents come through (deploy/idp/token-exchange.ts). */
@@ -57,6 +58,12 @@ export function createMcpHandlers(deps: {
         );
       const args = req.arguments ?? {};
       const person = p.onBehalfOfSub ?? p.sub;
+      // The spec's on_behalf_of_user_id is the person's internal user id (the token's claim, else
+      // the users row); the subject travels beside it.
+      const personId =
+        p.actorType === "agent"
+          ? (p.internalUserId ?? (await internalUserIdOf(deps.db, person)) ?? "")
+          : "";
       const audit = (outcome: "succeeded" | "failed", why?: string) => {
         const origin = auditOriginOf(ctx);
         return deps.db.transaction().execute((trx) =>
@@ -77,7 +84,8 @@ export function createMcpHandlers(deps: {
                 ? {
                     delegation: {
                       agent_subject: p.agentSubject ?? "",
-                      on_behalf_of_user_id: person,
+                      on_behalf_of_user_id: personId,
+                      on_behalf_of_sub: person,
                       profile: DELEGATION_PROFILE,
                     },
                   }

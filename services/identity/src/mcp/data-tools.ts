@@ -3,6 +3,7 @@ import type { Client } from "@connectrpc/connect";
 import {
   BotDeploymentSchema,
   BotSchema,
+  ListBotTrialsResponseSchema,
   ListBotsResponseSchema,
   StateSnapshotSchema,
   type BotsService,
@@ -82,6 +83,20 @@ export const DATA_TOOLS: readonly DataTool[] = [
           .map((d) => json(BotDeploymentSchema, d))
           .filter((d) => d.target === "backtest" || d.target === "DEPLOYMENT_TARGET_BACKTEST"),
       };
+    },
+  },
+  {
+    name: "trials.ledger",
+    description:
+      "A bot's TrialLedger: every backtest recorded as a trial (version, parameters, Sharpe) and N, the count the promotion gates deflate by.",
+    args: { bot_ref: { required: true, doc: "the bot's id or slug" } },
+    async run(c, args, timeoutMs) {
+      const ledger = await c.bots.listBotTrials({ botRef: text(args, "bot_ref") }, { timeoutMs });
+      // N = 0 is an answer a model must see, not an absent field.
+      return toJson(ListBotTrialsResponseSchema, ledger, {
+        useProtoFieldName: true,
+        alwaysEmitImplicit: true,
+      }) as JsonObject;
     },
   },
   {

@@ -226,3 +226,13 @@ export async function membershipCountOf(db: Db, subject: string): Promise<number
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/** The internal user id of a provider subject, when that person was provisioned. */
+export async function internalUserIdOf(db: Db, subject: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("users")
+    .select("id")
+    .where("subject", "=", subject)
+    .executeTakeFirst();
+  return row?.id;
+}

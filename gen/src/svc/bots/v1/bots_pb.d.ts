@@ -1958,6 +1958,196 @@ export declare type ListBotDeploymentsResponseJson = {
 export declare const ListBotDeploymentsResponseSchema: GenMessage<ListBotDeploymentsResponse, {jsonType: ListBotDeploymentsResponseJson}>;
 
 /**
+ * @generated from message svc.bots.v1.ListBotTrialsRequest
+ */
+export declare type ListBotTrialsRequest = Message<"svc.bots.v1.ListBotTrialsRequest"> & {
+  /**
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.ListBotTrialsRequest
+ */
+export declare type ListBotTrialsRequestJson = {
+  /**
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ListBotTrialsRequest.
+ * Use `create(ListBotTrialsRequestSchema)` to create a new message.
+ */
+export declare const ListBotTrialsRequestSchema: GenMessage<ListBotTrialsRequest, {jsonType: ListBotTrialsRequestJson}>;
+
+/**
+ * One backtest of the bot as the TrialLedger recorded it: every configuration tried counts toward
+ * the N that deflates the Sharpe ratio (DSR) and the overfitting probability (PBO).
+ *
+ * @generated from message svc.bots.v1.Trial
+ */
+export declare type Trial = Message<"svc.bots.v1.Trial"> & {
+  /**
+   * @generated from field: string trial_id = 1;
+   */
+  trialId: string;
+
+  /**
+   * @generated from field: int32 version = 2;
+   */
+  version: number;
+
+  /**
+   * @generated from field: string spec_hash = 3;
+   */
+  specHash: string;
+
+  /**
+   * @generated from field: string strategy_family = 4;
+   */
+  strategyFamily: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct parameters = 5;
+   */
+  parameters?: JsonObject | undefined;
+
+  /**
+   * @generated from field: string data_source = 6;
+   */
+  dataSource: string;
+
+  /**
+   * Annualised Sharpe ratio of the trial's daily returns.
+   *
+   * @generated from field: double sharpe = 7;
+   */
+  sharpe: number;
+
+  /**
+   * How many daily returns the trial has.
+   *
+   * @generated from field: int32 observations = 8;
+   */
+  observations: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp recorded_at = 9;
+   */
+  recordedAt?: Timestamp | undefined;
+};
+
+/**
+ * One backtest of the bot as the TrialLedger recorded it: every configuration tried counts toward
+ * the N that deflates the Sharpe ratio (DSR) and the overfitting probability (PBO).
+ *
+ * @generated from message svc.bots.v1.Trial
+ */
+export declare type TrialJson = {
+  /**
+   * @generated from field: string trial_id = 1;
+   */
+  trialId?: string;
+
+  /**
+   * @generated from field: int32 version = 2;
+   */
+  version?: number;
+
+  /**
+   * @generated from field: string spec_hash = 3;
+   */
+  specHash?: string;
+
+  /**
+   * @generated from field: string strategy_family = 4;
+   */
+  strategyFamily?: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct parameters = 5;
+   */
+  parameters?: StructJson;
+
+  /**
+   * @generated from field: string data_source = 6;
+   */
+  dataSource?: string;
+
+  /**
+   * Annualised Sharpe ratio of the trial's daily returns.
+   *
+   * @generated from field: double sharpe = 7;
+   */
+  sharpe?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * How many daily returns the trial has.
+   *
+   * @generated from field: int32 observations = 8;
+   */
+  observations?: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp recorded_at = 9;
+   */
+  recordedAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.Trial.
+ * Use `create(TrialSchema)` to create a new message.
+ */
+export declare const TrialSchema: GenMessage<Trial, {jsonType: TrialJson}>;
+
+/**
+ * The bot's TrialLedger, oldest first.
+ *
+ * @generated from message svc.bots.v1.ListBotTrialsResponse
+ */
+export declare type ListBotTrialsResponse = Message<"svc.bots.v1.ListBotTrialsResponse"> & {
+  /**
+   * @generated from field: repeated svc.bots.v1.Trial items = 1;
+   */
+  items: Trial[];
+
+  /**
+   * N: how many trials the ledger holds for the bot.
+   *
+   * @generated from field: int32 trial_count = 2;
+   */
+  trialCount: number;
+};
+
+/**
+ * The bot's TrialLedger, oldest first.
+ *
+ * @generated from message svc.bots.v1.ListBotTrialsResponse
+ */
+export declare type ListBotTrialsResponseJson = {
+  /**
+   * @generated from field: repeated svc.bots.v1.Trial items = 1;
+   */
+  items?: TrialJson[];
+
+  /**
+   * N: how many trials the ledger holds for the bot.
+   *
+   * @generated from field: int32 trial_count = 2;
+   */
+  trialCount?: number;
+};
+
+/**
+ * Describes the message svc.bots.v1.ListBotTrialsResponse.
+ * Use `create(ListBotTrialsResponseSchema)` to create a new message.
+ */
+export declare const ListBotTrialsResponseSchema: GenMessage<ListBotTrialsResponse, {jsonType: ListBotTrialsResponseJson}>;
+
+/**
  * @generated from message svc.bots.v1.ReplayBotRequest
  */
 export declare type ReplayBotRequest = Message<"svc.bots.v1.ReplayBotRequest"> & {
@@ -2823,6 +3013,16 @@ export declare const BotsService: GenService<{
     methodKind: "unary";
     input: typeof ListBotDeploymentsRequestSchema;
     output: typeof ListBotDeploymentsResponseSchema;
+  },
+  /**
+   * The bot's TrialLedger: every backtest recorded as a trial, with its Sharpe ratio.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.ListBotTrials
+   */
+  listBotTrials: {
+    methodKind: "unary";
+    input: typeof ListBotTrialsRequestSchema;
+    output: typeof ListBotTrialsResponseSchema;
   },
   /**
    * @generated from rpc svc.bots.v1.BotsService.ReplayBot
