@@ -4,7 +4,7 @@ import type { JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshMfaClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
-import { call, startTestPlatform } from "../support/test-platform.js";
+import { call, startTestPlatform, PLATFORM_START_TIMEOUT_MS } from "../support/test-platform.js";
 import { grantMembership } from "../support/memberships.js";
 
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
@@ -345,49 +345,62 @@ describe("the auth interceptor, through the gateway, with tokens from a local JW
 });
 
 describe("an unreachable JWKS endpoint", () => {
-  it("fails every authenticated request with jwks_unreachable", async () => {
-    const idp = await startTestIdp();
-    const p = await startTestPlatform("pglite", oidcEnv(idp));
-    try {
-      const token = await idp.sign({ sub: "u", permissions: ["read:bots"] });
-      await idp.stop();
-      const res = await call(p.url, "GET", "/bots", undefined, {
-        authorization: `Bearer ${token}`,
-      });
-      expect(res.status).toBe(503);
-      expect(res.body.error.code).toBe("jwks_unreachable");
-      expect((await call(p.url, "GET", "/healthz")).status).toBe(200);
-    } finally {
-      await p.close();
-    }
-  });
+  it(
+    "fails every authenticated request with jwks_unreachable",
+    async () => {
+      const idp = await startTestIdp();
+      const p = await startTestPlatform("pglite", oidcEnv(idp));
+      try {
+        const token = await idp.sign({ sub: "u", permissions: ["read:bots"] });
+        await idp.stop();
+        const res = await call(p.url, "GET", "/bots", undefined, {
+          authorization: `Bearer ${token}`,
+        });
+        expect(res.status).toBe(503);
+        expect(res.body.error.code).toBe("jwks_unreachable");
+        expect((await call(p.url, "GET", "/healthz")).status).toBe(200);
+      } finally {
+        await p.close();
+      }
+    },
+    PLATFORM_START_TIMEOUT_MS,
+  );
 });
 
 describe("local auth", () => {
-  it("acts as the local-default user, or as the one x-svc-local-user names, and refuses bearer tokens", async () => {
-    const p = await startTestPlatform("pglite");
-    try {
-      expect((await call(p.url, "GET", "/whoami")).body.sub).toBe("local|default");
-      expect(
-        (await call(p.url, "GET", "/whoami", undefined, { "x-svc-local-user": "alice" })).body.sub,
-      ).toBe("local|alice");
-      expect(
-        (await call(p.url, "GET", "/whoami", undefined, { "x-svc-local-user": "Not Valid!" }))
-          .status,
-      ).toBe(400);
-      const bearer = await call(p.url, "GET", "/bots", undefined, {
-        authorization: "Bearer abc.def.ghi",
-      });
-      expect(bearer.status).toBe(401);
-      expect(bearer.body.error.message).toMatch(/SVC_AUTH_PROVIDER=local/);
-    } finally {
-      await p.close();
-    }
-  });
+  it(
+    "acts as the local-default user, or as the one x-svc-local-user names, and refuses bearer tokens",
+    async () => {
+      const p = await startTestPlatform("pglite");
+      try {
+        expect((await call(p.url, "GET", "/whoami")).body.sub).toBe("local|default");
+        expect(
+          (await call(p.url, "GET", "/whoami", undefined, { "x-svc-local-user": "alice" })).body
+            .sub,
+        ).toBe("local|alice");
+        expect(
+          (await call(p.url, "GET", "/whoami", undefined, { "x-svc-local-user": "Not Valid!" }))
+            .status,
+        ).toBe(400);
+        const bearer = await call(p.url, "GET", "/bots", undefined, {
+          authorization: "Bearer abc.def.ghi",
+        });
+        expect(bearer.status).toBe(401);
+        expect(bearer.body.error.message).toMatch(/SVC_AUTH_PROVIDER=local/);
+      } finally {
+        await p.close();
+      }
+    },
+    PLATFORM_START_TIMEOUT_MS,
+  );
 
-  it("refuses to listen on a non-loopback address", async () => {
-    await expect(startTestPlatform("pglite", { SVC_HOST: "0.0.0.0" })).rejects.toThrow(
-      /only listens on loopback/,
-    );
-  });
+  it(
+    "refuses to listen on a non-loopback address",
+    async () => {
+      await expect(startTestPlatform("pglite", { SVC_HOST: "0.0.0.0" })).rejects.toThrow(
+        /only listens on loopback/,
+      );
+    },
+    PLATFORM_START_TIMEOUT_MS,
+  );
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
-import { call, startTestPlatform } from "../support/test-platform.js";
+import { call, startTestPlatform, PLATFORM_START_TIMEOUT_MS } from "../support/test-platform.js";
 import { startMockKubeApi } from "../support/mock-kube-api.js";
 import { eventually } from "../support/until.js";
 
@@ -104,64 +104,68 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
     ).toHaveLength(2);
   });
 
-  it("says what the API server answered when it refuses", async () => {
-    const other = await startTestPlatform("pglite", {
-      SVC_KUBE_API_URL: kube.url,
-      SVC_KUBE_TOKEN: "wrong",
-    });
-    try {
-      const bot = (
+  it(
+    "says what the API server answered when it refuses",
+    async () => {
+      const other = await startTestPlatform("pglite", {
+        SVC_KUBE_API_URL: kube.url,
+        SVC_KUBE_TOKEN: "wrong",
+      });
+      try {
+        const bot = (
+          await call(
+            other.url,
+            "POST",
+            "/bots",
+            {
+              name: "x",
+              slug: "x",
+              kind: "trading",
+              strategy: { family: "breakout", parameters: {} },
+            },
+            as("alice"),
+          )
+        ).body;
+        await eventually(
+          "the promotion service learns of the bot",
+          () =>
+            sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(
+              other.platform.db.db,
+            ),
+          (r) => r.rows[0]!.n > 0,
+        );
         await call(
           other.url,
           "POST",
-          "/bots",
+          "/promotion/requests",
           {
-            name: "x",
-            slug: "x",
-            kind: "trading",
-            strategy: { family: "breakout", parameters: {} },
+            request_id: "x-1",
+            kind: "strategy",
+            artifact: { bot_ref: "x", version: 1, version_hash: bot.spec_hash },
+            validation: { verdict: "PASS" },
+            risk: { decision: "APPROVE" },
           },
           as("alice"),
-        )
-      ).body;
-      await eventually(
-        "the promotion service learns of the bot",
-        () =>
-          sql<{ n: number }>`select count(*)::int as n from promotion.known_bot_versions`.execute(
-            other.platform.db.db,
-          ),
-        (r) => r.rows[0]!.n > 0,
-      );
-      await call(
-        other.url,
-        "POST",
-        "/promotion/requests",
-        {
-          request_id: "x-1",
-          kind: "strategy",
-          artifact: { bot_ref: "x", version: 1, version_hash: bot.spec_hash },
-          validation: { verdict: "PASS" },
-          risk: { decision: "APPROVE" },
-        },
-        as("alice"),
-      );
-      const token = (
-        await call(other.url, "POST", "/promotion/requests/x-1/approve", {}, as("bob"))
-      ).body.approved_promotion;
-      await eventually(
-        "x-1 is promoted",
-        () => call(other.url, "GET", "/promotion/requests/x-1"),
-        (r) => r.body.status === "promoted",
-      );
-      const res = await call(other.url, "POST", "/bots/x/deploy", {
-        target: "k8s",
-        approved_promotion: token,
-      });
-      expect([res.status, res.body.error.code]).toEqual([412, "kubernetes_refused"]);
-      expect(res.body.error.message).toMatch(/\(401\): Unauthorized/);
-      expect((await call(other.url, "GET", "/bots/x/deployments")).body.items).toEqual([]);
-    } finally {
-      await other.close();
-    }
-  });
+        );
+        const token = (
+          await call(other.url, "POST", "/promotion/requests/x-1/approve", {}, as("bob"))
+        ).body.approved_promotion;
+        await eventually(
+          "x-1 is promoted",
+          () => call(other.url, "GET", "/promotion/requests/x-1"),
+          (r) => r.body.status === "promoted",
+        );
+        const res = await call(other.url, "POST", "/bots/x/deploy", {
+          target: "k8s",
+          approved_promotion: token,
+        });
+        expect([res.status, res.body.error.code]).toEqual([412, "kubernetes_refused"]);
+        expect(res.body.error.message).toMatch(/\(401\): Unauthorized/);
+        expect((await call(other.url, "GET", "/bots/x/deployments")).body.items).toEqual([]);
+      } finally {
+        await other.close();
+      }
+    },
+    PLATFORM_START_TIMEOUT_MS,
+  );
 });

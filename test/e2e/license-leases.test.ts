@@ -7,7 +7,13 @@ import { createLogger } from "@svc/lib/telemetry";
 import { startPlatform, type RunningPlatform } from "@svc/all-in-one";
 import { canonicalBytes, parseLease, signRenewal } from "@svc/identity/lease";
 import { deviceKey, ed25519Pem, opensslVerifies } from "../support/license.js";
-import { BACKENDS, call, createTestDatabase, startTestPlatform } from "../support/test-platform.js";
+import {
+  BACKENDS,
+  call,
+  createTestDatabase,
+  startTestPlatform,
+  PLATFORM_START_TIMEOUT_MS,
+} from "../support/test-platform.js";
 import { grantMembership } from "../support/memberships.js";
 import { startOidcPlatform, testUser, type OidcPlatform } from "../support/oidc-platform.js";
 
@@ -248,54 +254,58 @@ describe("licensing without a signing key", () => {
 });
 
 describe("a rotated signing key", () => {
-  it("stays served beside the new one, so the leases it signed still verify", async () => {
-    const db = await createTestDatabase();
-    const oldKey = ed25519Pem();
-    const newKey = ed25519Pem();
-    try {
-      const before = await startTestPlatform("postgres", {
-        SVC_DATABASE_URL: db.url,
-        SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: oldKey.privateKeyPem,
-      });
-      const issued = await call(before.url, "POST", "/auth/license/leases", {
-        deployment_id: "rot",
-      });
-      await before.close();
-
-      const after = await startTestPlatform("postgres", {
-        SVC_DATABASE_URL: db.url,
-        SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: newKey.privateKeyPem,
-        SVC_AUTH_LICENSE_LEASE_RETIRED_PUBLIC_KEYS_PEM: oldKey.publicKeyPem,
-      });
+  it(
+    "stays served beside the new one, so the leases it signed still verify",
+    async () => {
+      const db = await createTestDatabase();
+      const oldKey = ed25519Pem();
+      const newKey = ed25519Pem();
       try {
-        const served = await call(after.url, "GET", "/auth/license/public-key");
-        expect(served.body.keys.map((k: { active: boolean }) => k.active)).toEqual([true, false]);
-        expect(served.body.retired_public_key_ids).toEqual([issued.body.public_key_id]);
-        const old = served.body.keys[1];
-        const lease = parseLease(issued.body.lease);
-        expect(
-          verify(
-            null,
-            canonicalBytes(lease.payload),
-            createPublicKey(old.public_key_pem),
-            Buffer.from(lease.signature, "base64url"),
-          ),
-        ).toBe(true);
-        expect(Date.parse(old.served_until)).toBe(
-          Date.parse(lease.payload.expires_at) + 3 * DAY * 1000,
-        );
-        const fresh = await call(after.url, "POST", "/auth/license/leases", {
+        const before = await startTestPlatform("postgres", {
+          SVC_DATABASE_URL: db.url,
+          SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: oldKey.privateKeyPem,
+        });
+        const issued = await call(before.url, "POST", "/auth/license/leases", {
           deployment_id: "rot",
         });
-        expect(fresh.body.public_key_id).toBe(served.body.public_key_id);
-        expect(fresh.body.public_key_id).not.toBe(issued.body.public_key_id);
+        await before.close();
+
+        const after = await startTestPlatform("postgres", {
+          SVC_DATABASE_URL: db.url,
+          SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: newKey.privateKeyPem,
+          SVC_AUTH_LICENSE_LEASE_RETIRED_PUBLIC_KEYS_PEM: oldKey.publicKeyPem,
+        });
+        try {
+          const served = await call(after.url, "GET", "/auth/license/public-key");
+          expect(served.body.keys.map((k: { active: boolean }) => k.active)).toEqual([true, false]);
+          expect(served.body.retired_public_key_ids).toEqual([issued.body.public_key_id]);
+          const old = served.body.keys[1];
+          const lease = parseLease(issued.body.lease);
+          expect(
+            verify(
+              null,
+              canonicalBytes(lease.payload),
+              createPublicKey(old.public_key_pem),
+              Buffer.from(lease.signature, "base64url"),
+            ),
+          ).toBe(true);
+          expect(Date.parse(old.served_until)).toBe(
+            Date.parse(lease.payload.expires_at) + 3 * DAY * 1000,
+          );
+          const fresh = await call(after.url, "POST", "/auth/license/leases", {
+            deployment_id: "rot",
+          });
+          expect(fresh.body.public_key_id).toBe(served.body.public_key_id);
+          expect(fresh.body.public_key_id).not.toBe(issued.body.public_key_id);
+        } finally {
+          await after.close();
+        }
       } finally {
-        await after.close();
+        await db.drop();
       }
-    } finally {
-      await db.drop();
-    }
-  });
+    },
+    PLATFORM_START_TIMEOUT_MS,
+  );
 });
 
 describe("issuing and revoking with OIDC tokens", () => {

@@ -3,7 +3,12 @@ import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { ephemeralStatementKeyPem } from "@svc/lib/signed-statement";
 import { eventually } from "../support/until.js";
-import { call, createTestDatabase, startTestPlatform } from "../support/test-platform.js";
+import {
+  call,
+  createTestDatabase,
+  startTestPlatform,
+  PLATFORM_START_TIMEOUT_MS,
+} from "../support/test-platform.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
 const spec = (slug: string) => ({
@@ -224,53 +229,60 @@ describe("paper trading, event-sourced state, halt and replay", () => {
 });
 
 describe("a paper session survives a restart of its service (Postgres)", () => {
-  it("resumes from its events without losing or repeating a bar", async () => {
-    const db = await createTestDatabase();
-    const keys = ephemeralStatementKeyPem();
-    const env = {
-      SVC_DATABASE_URL: db.url,
-      SVC_PROMOTION_SIGNING_KEY_PEM: keys.privateKeyPem,
-      SVC_PROMOTION_PUBLIC_KEY_PEM: keys.publicKeyPem,
-    };
-    let p = await startTestPlatform("postgres", env);
-    try {
-      const token = await approvedBot(p, "durable");
-      const started = await call(p.url, "POST", "/bots/durable/paper/start", {
-        approved_promotion: token,
-        speed: 200,
-      });
-      const barsSeen = async (platform: RunningPlatform) =>
-        (
-          await sql<{
-            i: number;
-          }>`select (data->>'index')::int as i from bots.bot_events where type = 'bar_received' order by seq`.execute(
-            platform.platform.db.db,
-          )
-        ).rows.map((r) => r.i);
-      await eventually(
-        "the session records 20 bars",
-        () => barsSeen(p),
-        (b) => b.length >= 20,
-      );
-      await p.close();
-      p = await startTestPlatform("postgres", env);
-      const before = (await barsSeen(p)).length;
-      const bars = await eventually(
-        "the resumed session records 20 more bars",
-        () => barsSeen(p),
-        (b) => b.length >= before + 20,
-      );
-      expect(bars).toEqual(Array.from({ length: bars.length }, (_, i) => i));
-      expect((await call(p.url, "GET", "/bots/durable/deployments")).body.items[0]).toMatchObject({
-        task_id: started.body.task_id,
-        status: "running",
-      });
-      expect(
-        (await call(p.url, "POST", `/bots/durable/paper/stop/${started.body.task_id}`)).body.status,
-      ).toBe("success");
-    } finally {
-      await p.close();
-      await db.drop();
-    }
-  });
+  it(
+    "resumes from its events without losing or repeating a bar",
+    async () => {
+      const db = await createTestDatabase();
+      const keys = ephemeralStatementKeyPem();
+      const env = {
+        SVC_DATABASE_URL: db.url,
+        SVC_PROMOTION_SIGNING_KEY_PEM: keys.privateKeyPem,
+        SVC_PROMOTION_PUBLIC_KEY_PEM: keys.publicKeyPem,
+      };
+      let p = await startTestPlatform("postgres", env);
+      try {
+        const token = await approvedBot(p, "durable");
+        const started = await call(p.url, "POST", "/bots/durable/paper/start", {
+          approved_promotion: token,
+          speed: 200,
+        });
+        const barsSeen = async (platform: RunningPlatform) =>
+          (
+            await sql<{
+              i: number;
+            }>`select (data->>'index')::int as i from bots.bot_events where type = 'bar_received' order by seq`.execute(
+              platform.platform.db.db,
+            )
+          ).rows.map((r) => r.i);
+        await eventually(
+          "the session records 20 bars",
+          () => barsSeen(p),
+          (b) => b.length >= 20,
+        );
+        await p.close();
+        p = await startTestPlatform("postgres", env);
+        const before = (await barsSeen(p)).length;
+        const bars = await eventually(
+          "the resumed session records 20 more bars",
+          () => barsSeen(p),
+          (b) => b.length >= before + 20,
+        );
+        expect(bars).toEqual(Array.from({ length: bars.length }, (_, i) => i));
+        expect((await call(p.url, "GET", "/bots/durable/deployments")).body.items[0]).toMatchObject(
+          {
+            task_id: started.body.task_id,
+            status: "running",
+          },
+        );
+        expect(
+          (await call(p.url, "POST", `/bots/durable/paper/stop/${started.body.task_id}`)).body
+            .status,
+        ).toBe("success");
+      } finally {
+        await p.close();
+        await db.drop();
+      }
+    },
+    PLATFORM_START_TIMEOUT_MS,
+  );
 });

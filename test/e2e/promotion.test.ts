@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
-import { BACKENDS, call, startTestPlatform } from "../support/test-platform.js";
+import {
+  BACKENDS,
+  call,
+  startTestPlatform,
+  PLATFORM_START_TIMEOUT_MS,
+} from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
@@ -340,47 +345,53 @@ describe("concurrent decisions on the real Postgres: exactly one wins", () => {
 });
 
 describe("the approval-expiry sweeper", () => {
-  it("moves a pending request past its expires_at to expired without any decision", async () => {
-    const p = await startTestPlatform("pglite", {
-      SVC_APPROVAL_EXPIRY_ENFORCEMENT_ENABLED: "true",
-      SVC_APPROVAL_TTL_SECONDS: "600",
-      SVC_PROMOTION_SWEEP_INTERVAL_MS: "100",
-    });
-    try {
-      const created = await call(
-        p.url,
-        "POST",
-        "/promotion/requests",
-        {
-          request_id: "sweep-1",
-          kind: "allocation",
-          allocation: { capital: { majors: 1000 } },
-          validation: { verdict: "PASS" },
-          risk: { decision: "APPROVE" },
-        },
-        as("alice"),
-      );
-      expect(created.body.status).toBe("pending");
-      expect(Date.parse(created.body.expires_at) - Date.now()).toBeGreaterThan(590_000);
-      await sql`update promotion.promotion_requests set expires_at = now() - interval '1 second' where request_id = 'sweep-1'`.execute(
-        p.platform.db.db,
-      );
-      // A read already shows a lapsed request as expired; the sweep is what records it.
-      await eventually(
-        "the sweep records sweep-1 as expired",
-        async () =>
-          (
-            await sql<{
-              status: string;
-            }>`select status from promotion.promotion_requests where request_id = 'sweep-1'`.execute(
-              p.platform.db.db,
-            )
-          ).rows[0]?.status,
-        (s) => s === "expired",
-      );
-      expect((await call(p.url, "GET", "/promotion/requests/sweep-1")).body.status).toBe("expired");
-    } finally {
-      await p.close();
-    }
-  });
+  it(
+    "moves a pending request past its expires_at to expired without any decision",
+    async () => {
+      const p = await startTestPlatform("pglite", {
+        SVC_APPROVAL_EXPIRY_ENFORCEMENT_ENABLED: "true",
+        SVC_APPROVAL_TTL_SECONDS: "600",
+        SVC_PROMOTION_SWEEP_INTERVAL_MS: "100",
+      });
+      try {
+        const created = await call(
+          p.url,
+          "POST",
+          "/promotion/requests",
+          {
+            request_id: "sweep-1",
+            kind: "allocation",
+            allocation: { capital: { majors: 1000 } },
+            validation: { verdict: "PASS" },
+            risk: { decision: "APPROVE" },
+          },
+          as("alice"),
+        );
+        expect(created.body.status).toBe("pending");
+        expect(Date.parse(created.body.expires_at) - Date.now()).toBeGreaterThan(590_000);
+        await sql`update promotion.promotion_requests set expires_at = now() - interval '1 second' where request_id = 'sweep-1'`.execute(
+          p.platform.db.db,
+        );
+        // A read already shows a lapsed request as expired; the sweep is what records it.
+        await eventually(
+          "the sweep records sweep-1 as expired",
+          async () =>
+            (
+              await sql<{
+                status: string;
+              }>`select status from promotion.promotion_requests where request_id = 'sweep-1'`.execute(
+                p.platform.db.db,
+              )
+            ).rows[0]?.status,
+          (s) => s === "expired",
+        );
+        expect((await call(p.url, "GET", "/promotion/requests/sweep-1")).body.status).toBe(
+          "expired",
+        );
+      } finally {
+        await p.close();
+      }
+    },
+    PLATFORM_START_TIMEOUT_MS,
+  );
 });

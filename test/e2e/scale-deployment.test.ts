@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { startMockKubeApi } from "../support/mock-kube-api.js";
-import { call, startTestPlatform } from "../support/test-platform.js";
+import { call, startTestPlatform, PLATFORM_START_TIMEOUT_MS } from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
 
 interface AuditRow {
@@ -94,20 +94,24 @@ describe("control-plane scale", () => {
 });
 
 describe("control-plane scale without a cluster", () => {
-  it("answers 412 naming SVC_KUBE_API_URL, audited", async () => {
-    const p = await startTestPlatform("pglite");
-    try {
-      const res = await call(p.url, "PATCH", "/manage/deployments/bots/scale?replicas=2");
-      expect([res.status, res.body.error.details.setting]).toEqual([412, "SVC_KUBE_API_URL"]);
-      await eventually(
-        "the refusal is audited",
-        async () =>
-          (await call(p.url, "GET", "/admin/audit-events?resource=deployment%2Fbots")).body
-            .items as AuditRow[],
-        (rows) => rows.some((r) => r.details.error === "kubernetes_not_configured"),
-      );
-    } finally {
-      await p.close();
-    }
-  });
+  it(
+    "answers 412 naming SVC_KUBE_API_URL, audited",
+    async () => {
+      const p = await startTestPlatform("pglite");
+      try {
+        const res = await call(p.url, "PATCH", "/manage/deployments/bots/scale?replicas=2");
+        expect([res.status, res.body.error.details.setting]).toEqual([412, "SVC_KUBE_API_URL"]);
+        await eventually(
+          "the refusal is audited",
+          async () =>
+            (await call(p.url, "GET", "/admin/audit-events?resource=deployment%2Fbots")).body
+              .items as AuditRow[],
+          (rows) => rows.some((r) => r.details.error === "kubernetes_not_configured"),
+        );
+      } finally {
+        await p.close();
+      }
+    },
+    PLATFORM_START_TIMEOUT_MS,
+  );
 });

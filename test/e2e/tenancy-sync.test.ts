@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call } from "../support/test-platform.js";
+import { call, PLATFORM_START_TIMEOUT_MS } from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
 import {
   M2M_AUDIENCE,
@@ -235,20 +235,24 @@ describe("post-login sync, group mappings and memberships", () => {
 });
 
 describe("permissive enforcement", () => {
-  it("lets a person without membership rows read, never write", async () => {
-    const o = await startOidcPlatform("pglite", [testUser("erin", ["read:bots", "write:bots"])], {
-      SVC_AUTH_ENFORCE: "permissive",
-    });
-    try {
-      // Out of the post-login action's reach, erin signs in without being provisioned.
-      o.idp.setApiUrl("http://127.0.0.1:1");
-      const auth = { authorization: `Bearer ${await o.tokens.user("erin")}` };
-      o.idp.setApiUrl(o.p.url);
-      expect((await call(o.p.url, "GET", "/bots", undefined, auth)).status).toBe(200);
-      const write = await call(o.p.url, "POST", "/bots", { name: "x", kind: "trading" }, auth);
-      expect([write.status, write.body.error.code]).toEqual([403, "membership_required"]);
-    } finally {
-      await o.close();
-    }
-  });
+  it(
+    "lets a person without membership rows read, never write",
+    async () => {
+      const o = await startOidcPlatform("pglite", [testUser("erin", ["read:bots", "write:bots"])], {
+        SVC_AUTH_ENFORCE: "permissive",
+      });
+      try {
+        // Out of the post-login action's reach, erin signs in without being provisioned.
+        o.idp.setApiUrl("http://127.0.0.1:1");
+        const auth = { authorization: `Bearer ${await o.tokens.user("erin")}` };
+        o.idp.setApiUrl(o.p.url);
+        expect((await call(o.p.url, "GET", "/bots", undefined, auth)).status).toBe(200);
+        const write = await call(o.p.url, "POST", "/bots", { name: "x", kind: "trading" }, auth);
+        expect([write.status, write.body.error.code]).toEqual([403, "membership_required"]);
+      } finally {
+        await o.close();
+      }
+    },
+    PLATFORM_START_TIMEOUT_MS,
+  );
 });

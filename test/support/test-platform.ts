@@ -4,6 +4,12 @@ import { loadConfig } from "@svc/lib/config";
 import { startPlatform, type RunningPlatform } from "@svc/all-in-one";
 
 export type Backend = "pglite" | "postgres";
+
+/**
+ * The limit of a test that starts its own platform: the start-up counts against it, and under
+ * load the start-up alone has taken 10-30 s on a 2-core machine (the default limit is 20 s).
+ */
+export const PLATFORM_START_TIMEOUT_MS = 60_000;
 export const BACKENDS: Backend[] = ["pglite", "postgres"];
 
 export function testDatabaseUrl(): string {
