@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -125,6 +126,38 @@ describe("the license gate", () => {
     await writeFile(join(dir, "state.json"), "{not json");
     await g.refresh();
     expect(g.standing()).toMatchObject({ state: "invalid" });
+    expect(g.standing().reason).toMatch(/cannot be read/);
+  });
+
+  it("a refresh asked while a read is under way reads again: what changed meanwhile is seen", async () => {
+    await install();
+    // read() asks the clock once it has read the folder: the hook changes the folder there and
+    // asks for a refresh, as a daemon's install and its caller would during a timer's read.
+    let midRead: (() => void) | undefined;
+    let asked: Promise<void> | undefined;
+    gate = await openLicenseGate({
+      enforced: true,
+      dir,
+      deploymentId: "acme-prod",
+      pinnedIds: [vendor.id],
+      refreshMs: 60_000,
+      log,
+      now: () => {
+        const hook = midRead;
+        midRead = undefined;
+        hook?.();
+        return clock;
+      },
+    });
+    const g = gate;
+    expect(g.standing().state).toBe("valid");
+    midRead = () => {
+      writeFileSync(join(dir, "state.json"), "{not json");
+      asked = g.refresh();
+    };
+    await g.refresh();
+    expect(asked).toBeDefined();
+    await asked;
     expect(g.standing().reason).toMatch(/cannot be read/);
   });
 

@@ -44,7 +44,10 @@ export interface LicenseGate {
   standing(): LicenseStanding;
   /** Whether `feature` may be used now; in grace it may, and the caller says so in a header. */
   admits(feature: LicenseFeature): FeatureVerdict;
-  /** Reads the license folder again now (the timer does it every refreshMs). */
+  /**
+   * Reads the license folder again now (the timer does it every refreshMs): what it resolves to
+   * was read after the call, even when a read was already under way.
+   */
   refresh(): Promise<void>;
   close(): void;
 }
@@ -82,6 +85,7 @@ export async function openLicenseGate(opts: LicenseGateOptions): Promise<License
   let checked: LeaseCheck = { ok: false, refusal: "no_lease", message: "not read yet" };
   let lastRunAtMs = 0;
   let reading: Promise<void> | undefined;
+  let again: Promise<void> | undefined;
   let logged: string | undefined;
 
   async function read(): Promise<void> {
@@ -144,7 +148,16 @@ export async function openLicenseGate(opts: LicenseGateOptions): Promise<License
       : { ...base, ...at };
   }
 
-  const refresh = () => (reading ??= read().finally(() => (reading = undefined)));
+  const refresh = (): Promise<void> => {
+    if (!reading) return (reading = read().finally(() => (reading = undefined)));
+    // The read under way may have read the folder before the caller changed it (a daemon just
+    // installed a lease): one more read after it answers every caller that asked meanwhile.
+    const next = () => {
+      again = undefined;
+      return refresh();
+    };
+    return (again ??= reading.then(next, next));
+  };
   await refresh();
   const timer = setInterval(() => void refresh(), opts.refreshMs);
   timer.unref();
