@@ -46,6 +46,7 @@ export const ERROR_CODES = [
   "killswitch_store_unreachable",
   "drill_running",
   "drill_not_found",
+  "compliance_run_not_found",
   // Licensing
   "license_lease_unavailable",
   "license_revoked",
@@ -64,6 +65,7 @@ export const ERROR_CODES = [
   "jwks_unreachable",
   "idp_unreachable",
   "bot_unverifiable",
+  "bots_unreachable",
   "artifact_unverifiable",
   "killswitch_unverifiable",
   "membership_unverifiable",

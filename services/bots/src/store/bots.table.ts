@@ -15,7 +15,32 @@ export interface BotsDatabase {
   allocations: AllocationsTable;
   bot_risk_state: BotRiskStateTable;
   fleet_risk_limits: FleetRiskLimitsTable;
+  compliance_runs: ComplianceRunsTable;
 }
+
+/** A conformance or stress run of one bot version (see compliance/), with its results. */
+export interface ComplianceRunsTable {
+  id: string;
+  bot_id: string;
+  kind: "conformance" | "stress";
+  version: number;
+  version_hash: string;
+  task_id: string;
+  status: "pending" | "running" | "completed" | "failed";
+  passed: ColumnType<boolean, boolean | undefined, boolean>;
+  peak_multiple: number;
+  cases: ColumnType<Record<string, unknown>[], string | undefined, string>;
+  stress: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  cases_done: ColumnType<number, number | undefined, number>;
+  cases_total: number;
+  error: string | null;
+  requested_by: string;
+  created_at: ColumnType<Date, never, never>;
+  started_at: ColumnType<Date | null, never, Date | null>;
+  finished_at: ColumnType<Date | null, never, Date | null>;
+}
+
+export type ComplianceRunRow = Selectable<ComplianceRunsTable>;
 
 /** A throttle breach that disabled a bot, and the person who re-enabled it last. */
 export interface BotRiskStateTable {

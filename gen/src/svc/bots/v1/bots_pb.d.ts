@@ -2732,6 +2732,834 @@ export declare type ScaleDeploymentResponseJson = {
 export declare const ScaleDeploymentResponseSchema: GenMessage<ScaleDeploymentResponse, {jsonType: ScaleDeploymentResponseJson}>;
 
 /**
+ * One case of a run: what it checks, under which article, what was expected and what was seen.
+ *
+ * @generated from message svc.bots.v1.ComplianceCase
+ */
+export declare type ComplianceCase = Message<"svc.bots.v1.ComplianceCase"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string article = 2;
+   */
+  article: string;
+
+  /**
+   * @generated from field: string expected = 3;
+   */
+  expected: string;
+
+  /**
+   * @generated from field: string observed = 4;
+   */
+  observed: string;
+
+  /**
+   * @generated from field: bool passed = 5;
+   */
+  passed: boolean;
+
+  /**
+   * The records the case rests on (refusals with control, limit and value; phases; counts).
+   *
+   * @generated from field: google.protobuf.Struct evidence = 6;
+   */
+  evidence?: JsonObject | undefined;
+};
+
+/**
+ * One case of a run: what it checks, under which article, what was expected and what was seen.
+ *
+ * @generated from message svc.bots.v1.ComplianceCase
+ */
+export declare type ComplianceCaseJson = {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * @generated from field: string article = 2;
+   */
+  article?: string;
+
+  /**
+   * @generated from field: string expected = 3;
+   */
+  expected?: string;
+
+  /**
+   * @generated from field: string observed = 4;
+   */
+  observed?: string;
+
+  /**
+   * @generated from field: bool passed = 5;
+   */
+  passed?: boolean;
+
+  /**
+   * The records the case rests on (refusals with control, limit and value; phases; counts).
+   *
+   * @generated from field: google.protobuf.Struct evidence = 6;
+   */
+  evidence?: StructJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.ComplianceCase.
+ * Use `create(ComplianceCaseSchema)` to create a new message.
+ */
+export declare const ComplianceCaseSchema: GenMessage<ComplianceCase, {jsonType: ComplianceCaseJson}>;
+
+/**
+ * Latency of the order path per order message (a decision through the checks to the broker).
+ *
+ * @generated from message svc.bots.v1.LatencyPercentiles
+ */
+export declare type LatencyPercentiles = Message<"svc.bots.v1.LatencyPercentiles"> & {
+  /**
+   * @generated from field: double p50_us = 1;
+   */
+  p50Us: number;
+
+  /**
+   * @generated from field: double p99_us = 2;
+   */
+  p99Us: number;
+
+  /**
+   * @generated from field: double max_us = 3;
+   */
+  maxUs: number;
+};
+
+/**
+ * Latency of the order path per order message (a decision through the checks to the broker).
+ *
+ * @generated from message svc.bots.v1.LatencyPercentiles
+ */
+export declare type LatencyPercentilesJson = {
+  /**
+   * @generated from field: double p50_us = 1;
+   */
+  p50Us?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * @generated from field: double p99_us = 2;
+   */
+  p99Us?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * @generated from field: double max_us = 3;
+   */
+  maxUs?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message svc.bots.v1.LatencyPercentiles.
+ * Use `create(LatencyPercentilesSchema)` to create a new message.
+ */
+export declare const LatencyPercentilesSchema: GenMessage<LatencyPercentiles, {jsonType: LatencyPercentilesJson}>;
+
+/**
+ * What a stress run (RTS 6 Article 10) measured.
+ *
+ * @generated from message svc.bots.v1.StressResult
+ */
+export declare type StressResult = Message<"svc.bots.v1.StressResult"> & {
+  /**
+   * Where the observed peak came from: "paper_events" or "data_set".
+   *
+   * @generated from field: string peak_source = 1;
+   */
+  peakSource: string;
+
+  /**
+   * Most order messages (placed, rejected, cancelled) within one second of the bot's clock.
+   *
+   * @generated from field: double peak_messages_per_second = 2;
+   */
+  peakMessagesPerSecond: number;
+
+  /**
+   * Largest bar volume of the data set the replay ran over.
+   *
+   * @generated from field: double peak_volume = 3;
+   */
+  peakVolume: number;
+
+  /**
+   * @generated from field: double peak_multiple = 4;
+   */
+  peakMultiple: number;
+
+  /**
+   * peak_messages_per_second times peak_multiple: the rate the replay sent at.
+   *
+   * @generated from field: double demanded_messages_per_second = 5;
+   */
+  demandedMessagesPerSecond: number;
+
+  /**
+   * Largest bar volume of the replay (the data set's times peak_multiple).
+   *
+   * @generated from field: double replayed_peak_volume = 6;
+   */
+  replayedPeakVolume: number;
+
+  /**
+   * Order messages sent into the order path, and how each ended.
+   *
+   * @generated from field: int64 orders_sent = 7;
+   */
+  ordersSent: bigint;
+
+  /**
+   * @generated from field: int64 orders_accepted = 8;
+   */
+  ordersAccepted: bigint;
+
+  /**
+   * @generated from field: int64 orders_rejected = 9;
+   */
+  ordersRejected: bigint;
+
+  /**
+   * Sent but neither accepted nor rejected, plus accepted but neither filled, cancelled nor working.
+   *
+   * @generated from field: int64 orders_lost = 10;
+   */
+  ordersLost: bigint;
+
+  /**
+   * Every control held: no accepted order broke a limit, and the throttle fired exactly when the
+   * replayed rate exceeded it.
+   *
+   * @generated from field: bool controls_held = 11;
+   */
+  controlsHeld: boolean;
+
+  /**
+   * Why controls_held is false (empty when it is true).
+   *
+   * @generated from field: repeated string control_violations = 12;
+   */
+  controlViolations: string[];
+
+  /**
+   * @generated from field: google.protobuf.Struct rejections_by_control = 13;
+   */
+  rejectionsByControl?: JsonObject | undefined;
+
+  /**
+   * @generated from field: bool throttle_expected = 14;
+   */
+  throttleExpected: boolean;
+
+  /**
+   * @generated from field: bool throttle_fired = 15;
+   */
+  throttleFired: boolean;
+
+  /**
+   * @generated from field: svc.bots.v1.LatencyPercentiles latency = 16;
+   */
+  latency?: LatencyPercentiles | undefined;
+
+  /**
+   * Order messages per second of wall time the order path sustained during the replay.
+   *
+   * @generated from field: double capacity_messages_per_second = 17;
+   */
+  capacityMessagesPerSecond: number;
+
+  /**
+   * capacity over demanded: above 1, the order path keeps up with twice the peak.
+   *
+   * @generated from field: double headroom = 18;
+   */
+  headroom: number;
+};
+
+/**
+ * What a stress run (RTS 6 Article 10) measured.
+ *
+ * @generated from message svc.bots.v1.StressResult
+ */
+export declare type StressResultJson = {
+  /**
+   * Where the observed peak came from: "paper_events" or "data_set".
+   *
+   * @generated from field: string peak_source = 1;
+   */
+  peakSource?: string;
+
+  /**
+   * Most order messages (placed, rejected, cancelled) within one second of the bot's clock.
+   *
+   * @generated from field: double peak_messages_per_second = 2;
+   */
+  peakMessagesPerSecond?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Largest bar volume of the data set the replay ran over.
+   *
+   * @generated from field: double peak_volume = 3;
+   */
+  peakVolume?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * @generated from field: double peak_multiple = 4;
+   */
+  peakMultiple?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * peak_messages_per_second times peak_multiple: the rate the replay sent at.
+   *
+   * @generated from field: double demanded_messages_per_second = 5;
+   */
+  demandedMessagesPerSecond?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Largest bar volume of the replay (the data set's times peak_multiple).
+   *
+   * @generated from field: double replayed_peak_volume = 6;
+   */
+  replayedPeakVolume?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Order messages sent into the order path, and how each ended.
+   *
+   * @generated from field: int64 orders_sent = 7;
+   */
+  ordersSent?: string;
+
+  /**
+   * @generated from field: int64 orders_accepted = 8;
+   */
+  ordersAccepted?: string;
+
+  /**
+   * @generated from field: int64 orders_rejected = 9;
+   */
+  ordersRejected?: string;
+
+  /**
+   * Sent but neither accepted nor rejected, plus accepted but neither filled, cancelled nor working.
+   *
+   * @generated from field: int64 orders_lost = 10;
+   */
+  ordersLost?: string;
+
+  /**
+   * Every control held: no accepted order broke a limit, and the throttle fired exactly when the
+   * replayed rate exceeded it.
+   *
+   * @generated from field: bool controls_held = 11;
+   */
+  controlsHeld?: boolean;
+
+  /**
+   * Why controls_held is false (empty when it is true).
+   *
+   * @generated from field: repeated string control_violations = 12;
+   */
+  controlViolations?: string[];
+
+  /**
+   * @generated from field: google.protobuf.Struct rejections_by_control = 13;
+   */
+  rejectionsByControl?: StructJson;
+
+  /**
+   * @generated from field: bool throttle_expected = 14;
+   */
+  throttleExpected?: boolean;
+
+  /**
+   * @generated from field: bool throttle_fired = 15;
+   */
+  throttleFired?: boolean;
+
+  /**
+   * @generated from field: svc.bots.v1.LatencyPercentiles latency = 16;
+   */
+  latency?: LatencyPercentilesJson;
+
+  /**
+   * Order messages per second of wall time the order path sustained during the replay.
+   *
+   * @generated from field: double capacity_messages_per_second = 17;
+   */
+  capacityMessagesPerSecond?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * capacity over demanded: above 1, the order path keeps up with twice the peak.
+   *
+   * @generated from field: double headroom = 18;
+   */
+  headroom?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message svc.bots.v1.StressResult.
+ * Use `create(StressResultSchema)` to create a new message.
+ */
+export declare const StressResultSchema: GenMessage<StressResult, {jsonType: StressResultJson}>;
+
+/**
+ * Progress of a run off the request path.
+ *
+ * @generated from message svc.bots.v1.ComplianceRunProgress
+ */
+export declare type ComplianceRunProgress = Message<"svc.bots.v1.ComplianceRunProgress"> & {
+  /**
+   * @generated from field: int32 done = 1;
+   */
+  done: number;
+
+  /**
+   * @generated from field: int32 total = 2;
+   */
+  total: number;
+
+  /**
+   * Seconds since the run started (to its end once it ended).
+   *
+   * @generated from field: double elapsed_s = 3;
+   */
+  elapsedS: number;
+};
+
+/**
+ * Progress of a run off the request path.
+ *
+ * @generated from message svc.bots.v1.ComplianceRunProgress
+ */
+export declare type ComplianceRunProgressJson = {
+  /**
+   * @generated from field: int32 done = 1;
+   */
+  done?: number;
+
+  /**
+   * @generated from field: int32 total = 2;
+   */
+  total?: number;
+
+  /**
+   * Seconds since the run started (to its end once it ended).
+   *
+   * @generated from field: double elapsed_s = 3;
+   */
+  elapsedS?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message svc.bots.v1.ComplianceRunProgress.
+ * Use `create(ComplianceRunProgressSchema)` to create a new message.
+ */
+export declare const ComplianceRunProgressSchema: GenMessage<ComplianceRunProgress, {jsonType: ComplianceRunProgressJson}>;
+
+/**
+ * A conformance or stress run of one version of a bot, stored with the version's hash.
+ *
+ * @generated from message svc.bots.v1.ComplianceRun
+ */
+export declare type ComplianceRun = Message<"svc.bots.v1.ComplianceRun"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string bot_id = 2;
+   */
+  botId: string;
+
+  /**
+   * @generated from field: string bot_slug = 3;
+   */
+  botSlug: string;
+
+  /**
+   * @generated from field: svc.bots.v1.ComplianceRunKind kind = 4;
+   */
+  kind: ComplianceRunKind;
+
+  /**
+   * "RTS 6 Art. 6" for conformance, "RTS 6 Art. 10" for stress.
+   *
+   * @generated from field: string article = 5;
+   */
+  article: string;
+
+  /**
+   * @generated from field: svc.bots.v1.ComplianceRunStatus status = 6;
+   */
+  status: ComplianceRunStatus;
+
+  /**
+   * @generated from field: string task_id = 7;
+   */
+  taskId: string;
+
+  /**
+   * @generated from field: int32 version = 8;
+   */
+  version: number;
+
+  /**
+   * @generated from field: string version_hash = 9;
+   */
+  versionHash: string;
+
+  /**
+   * Every case passed (conformance) or the controls held and no order was lost (stress);
+   * false until the run completed.
+   *
+   * @generated from field: bool passed = 10;
+   */
+  passed: boolean;
+
+  /**
+   * @generated from field: repeated svc.bots.v1.ComplianceCase cases = 11;
+   */
+  cases: ComplianceCase[];
+
+  /**
+   * @generated from field: svc.bots.v1.StressResult stress = 12;
+   */
+  stress?: StressResult | undefined;
+
+  /**
+   * @generated from field: svc.bots.v1.ComplianceRunProgress progress = 13;
+   */
+  progress?: ComplianceRunProgress | undefined;
+
+  /**
+   * @generated from field: string error = 14;
+   */
+  error: string;
+
+  /**
+   * @generated from field: string requested_by = 15;
+   */
+  requestedBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 16;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp started_at = 17;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp finished_at = 18;
+   */
+  finishedAt?: Timestamp | undefined;
+};
+
+/**
+ * A conformance or stress run of one version of a bot, stored with the version's hash.
+ *
+ * @generated from message svc.bots.v1.ComplianceRun
+ */
+export declare type ComplianceRunJson = {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id?: string;
+
+  /**
+   * @generated from field: string bot_id = 2;
+   */
+  botId?: string;
+
+  /**
+   * @generated from field: string bot_slug = 3;
+   */
+  botSlug?: string;
+
+  /**
+   * @generated from field: svc.bots.v1.ComplianceRunKind kind = 4;
+   */
+  kind?: ComplianceRunKindJson;
+
+  /**
+   * "RTS 6 Art. 6" for conformance, "RTS 6 Art. 10" for stress.
+   *
+   * @generated from field: string article = 5;
+   */
+  article?: string;
+
+  /**
+   * @generated from field: svc.bots.v1.ComplianceRunStatus status = 6;
+   */
+  status?: ComplianceRunStatusJson;
+
+  /**
+   * @generated from field: string task_id = 7;
+   */
+  taskId?: string;
+
+  /**
+   * @generated from field: int32 version = 8;
+   */
+  version?: number;
+
+  /**
+   * @generated from field: string version_hash = 9;
+   */
+  versionHash?: string;
+
+  /**
+   * Every case passed (conformance) or the controls held and no order was lost (stress);
+   * false until the run completed.
+   *
+   * @generated from field: bool passed = 10;
+   */
+  passed?: boolean;
+
+  /**
+   * @generated from field: repeated svc.bots.v1.ComplianceCase cases = 11;
+   */
+  cases?: ComplianceCaseJson[];
+
+  /**
+   * @generated from field: svc.bots.v1.StressResult stress = 12;
+   */
+  stress?: StressResultJson;
+
+  /**
+   * @generated from field: svc.bots.v1.ComplianceRunProgress progress = 13;
+   */
+  progress?: ComplianceRunProgressJson;
+
+  /**
+   * @generated from field: string error = 14;
+   */
+  error?: string;
+
+  /**
+   * @generated from field: string requested_by = 15;
+   */
+  requestedBy?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 16;
+   */
+  createdAt?: TimestampJson;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp started_at = 17;
+   */
+  startedAt?: TimestampJson;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp finished_at = 18;
+   */
+  finishedAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.ComplianceRun.
+ * Use `create(ComplianceRunSchema)` to create a new message.
+ */
+export declare const ComplianceRunSchema: GenMessage<ComplianceRun, {jsonType: ComplianceRunJson}>;
+
+/**
+ * @generated from message svc.bots.v1.StartComplianceRunRequest
+ */
+export declare type StartComplianceRunRequest = Message<"svc.bots.v1.StartComplianceRunRequest"> & {
+  /**
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * @generated from field: svc.bots.v1.ComplianceRunKind kind = 2;
+   */
+  kind: ComplianceRunKind;
+
+  /**
+   * Stress only: multiple of the observed peak; 0 means 2 (RTS 6 Article 10).
+   *
+   * @generated from field: double peak_multiple = 3;
+   */
+  peakMultiple: number;
+
+  /**
+   * Who asked (the person's subject, as the compliance service saw it).
+   *
+   * @generated from field: string requested_by = 4;
+   */
+  requestedBy: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.StartComplianceRunRequest
+ */
+export declare type StartComplianceRunRequestJson = {
+  /**
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * @generated from field: svc.bots.v1.ComplianceRunKind kind = 2;
+   */
+  kind?: ComplianceRunKindJson;
+
+  /**
+   * Stress only: multiple of the observed peak; 0 means 2 (RTS 6 Article 10).
+   *
+   * @generated from field: double peak_multiple = 3;
+   */
+  peakMultiple?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Who asked (the person's subject, as the compliance service saw it).
+   *
+   * @generated from field: string requested_by = 4;
+   */
+  requestedBy?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.StartComplianceRunRequest.
+ * Use `create(StartComplianceRunRequestSchema)` to create a new message.
+ */
+export declare const StartComplianceRunRequestSchema: GenMessage<StartComplianceRunRequest, {jsonType: StartComplianceRunRequestJson}>;
+
+/**
+ * @generated from message svc.bots.v1.ListComplianceRunsRequest
+ */
+export declare type ListComplianceRunsRequest = Message<"svc.bots.v1.ListComplianceRunsRequest"> & {
+  /**
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * Only runs of this kind; unset lists both.
+   *
+   * @generated from field: svc.bots.v1.ComplianceRunKind kind = 2;
+   */
+  kind: ComplianceRunKind;
+
+  /**
+   * Only runs created in this calendar year (UTC); 0 lists every year.
+   *
+   * @generated from field: int32 year = 3;
+   */
+  year: number;
+};
+
+/**
+ * @generated from message svc.bots.v1.ListComplianceRunsRequest
+ */
+export declare type ListComplianceRunsRequestJson = {
+  /**
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * Only runs of this kind; unset lists both.
+   *
+   * @generated from field: svc.bots.v1.ComplianceRunKind kind = 2;
+   */
+  kind?: ComplianceRunKindJson;
+
+  /**
+   * Only runs created in this calendar year (UTC); 0 lists every year.
+   *
+   * @generated from field: int32 year = 3;
+   */
+  year?: number;
+};
+
+/**
+ * Describes the message svc.bots.v1.ListComplianceRunsRequest.
+ * Use `create(ListComplianceRunsRequestSchema)` to create a new message.
+ */
+export declare const ListComplianceRunsRequestSchema: GenMessage<ListComplianceRunsRequest, {jsonType: ListComplianceRunsRequestJson}>;
+
+/**
+ * @generated from message svc.bots.v1.ListComplianceRunsResponse
+ */
+export declare type ListComplianceRunsResponse = Message<"svc.bots.v1.ListComplianceRunsResponse"> & {
+  /**
+   * Oldest first.
+   *
+   * @generated from field: repeated svc.bots.v1.ComplianceRun items = 1;
+   */
+  items: ComplianceRun[];
+};
+
+/**
+ * @generated from message svc.bots.v1.ListComplianceRunsResponse
+ */
+export declare type ListComplianceRunsResponseJson = {
+  /**
+   * Oldest first.
+   *
+   * @generated from field: repeated svc.bots.v1.ComplianceRun items = 1;
+   */
+  items?: ComplianceRunJson[];
+};
+
+/**
+ * Describes the message svc.bots.v1.ListComplianceRunsResponse.
+ * Use `create(ListComplianceRunsResponseSchema)` to create a new message.
+ */
+export declare const ListComplianceRunsResponseSchema: GenMessage<ListComplianceRunsResponse, {jsonType: ListComplianceRunsResponseJson}>;
+
+/**
+ * @generated from message svc.bots.v1.GetComplianceRunRequest
+ */
+export declare type GetComplianceRunRequest = Message<"svc.bots.v1.GetComplianceRunRequest"> & {
+  /**
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * @generated from field: string run_id = 2;
+   */
+  runId: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.GetComplianceRunRequest
+ */
+export declare type GetComplianceRunRequestJson = {
+  /**
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * @generated from field: string run_id = 2;
+   */
+  runId?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.GetComplianceRunRequest.
+ * Use `create(GetComplianceRunRequestSchema)` to create a new message.
+ */
+export declare const GetComplianceRunRequestSchema: GenMessage<GetComplianceRunRequest, {jsonType: GetComplianceRunRequestJson}>;
+
+/**
  * @generated from enum svc.bots.v1.BotKind
  */
 export enum BotKind {
@@ -2879,6 +3707,88 @@ export declare type DeploymentStatusJson = "DEPLOYMENT_STATUS_UNSPECIFIED" | "DE
  * Describes the enum svc.bots.v1.DeploymentStatus.
  */
 export declare const DeploymentStatusSchema: GenEnum<DeploymentStatus, DeploymentStatusJson>;
+
+/**
+ * RTS 6 tests the bots service runs through its one order path (OrderPipeline, RiskGuard,
+ * SimulatedBroker): conformance (Article 6) and stress (Article 10).
+ *
+ * @generated from enum svc.bots.v1.ComplianceRunKind
+ */
+export enum ComplianceRunKind {
+  /**
+   * @generated from enum value: COMPLIANCE_RUN_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: COMPLIANCE_RUN_KIND_CONFORMANCE = 1;
+   */
+  CONFORMANCE = 1,
+
+  /**
+   * @generated from enum value: COMPLIANCE_RUN_KIND_STRESS = 2;
+   */
+  STRESS = 2,
+}
+
+/**
+ * RTS 6 tests the bots service runs through its one order path (OrderPipeline, RiskGuard,
+ * SimulatedBroker): conformance (Article 6) and stress (Article 10).
+ *
+ * @generated from enum svc.bots.v1.ComplianceRunKind
+ */
+export declare type ComplianceRunKindJson = "COMPLIANCE_RUN_KIND_UNSPECIFIED" | "COMPLIANCE_RUN_KIND_CONFORMANCE" | "COMPLIANCE_RUN_KIND_STRESS";
+
+/**
+ * Describes the enum svc.bots.v1.ComplianceRunKind.
+ */
+export declare const ComplianceRunKindSchema: GenEnum<ComplianceRunKind, ComplianceRunKindJson>;
+
+/**
+ * pending -> running -> completed | failed. A completed run carries its verdict in `passed`;
+ * failed means the run itself could not finish (its error says why), not that a case failed.
+ *
+ * @generated from enum svc.bots.v1.ComplianceRunStatus
+ */
+export enum ComplianceRunStatus {
+  /**
+   * @generated from enum value: COMPLIANCE_RUN_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: COMPLIANCE_RUN_STATUS_PENDING = 1;
+   */
+  PENDING = 1,
+
+  /**
+   * @generated from enum value: COMPLIANCE_RUN_STATUS_RUNNING = 2;
+   */
+  RUNNING = 2,
+
+  /**
+   * @generated from enum value: COMPLIANCE_RUN_STATUS_COMPLETED = 3;
+   */
+  COMPLETED = 3,
+
+  /**
+   * @generated from enum value: COMPLIANCE_RUN_STATUS_FAILED = 4;
+   */
+  FAILED = 4,
+}
+
+/**
+ * pending -> running -> completed | failed. A completed run carries its verdict in `passed`;
+ * failed means the run itself could not finish (its error says why), not that a case failed.
+ *
+ * @generated from enum svc.bots.v1.ComplianceRunStatus
+ */
+export declare type ComplianceRunStatusJson = "COMPLIANCE_RUN_STATUS_UNSPECIFIED" | "COMPLIANCE_RUN_STATUS_PENDING" | "COMPLIANCE_RUN_STATUS_RUNNING" | "COMPLIANCE_RUN_STATUS_COMPLETED" | "COMPLIANCE_RUN_STATUS_FAILED";
+
+/**
+ * Describes the enum svc.bots.v1.ComplianceRunStatus.
+ */
+export declare const ComplianceRunStatusSchema: GenEnum<ComplianceRunStatus, ComplianceRunStatusJson>;
 
 /**
  * @generated from service svc.bots.v1.BotsService
@@ -3082,6 +3992,33 @@ export declare const BotsService: GenService<{
     methodKind: "unary";
     input: typeof GetFleetRiskLimitsRequestSchema;
     output: typeof FleetRiskLimitsRecordSchema;
+  },
+  /**
+   * Starts a conformance or stress run off the request path; the compliance service is its caller
+   * (POST /bots/{bot_ref}/conformance and /stress), so it has no route of its own.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.StartComplianceRun
+   */
+  startComplianceRun: {
+    methodKind: "unary";
+    input: typeof StartComplianceRunRequestSchema;
+    output: typeof ComplianceRunSchema;
+  },
+  /**
+   * @generated from rpc svc.bots.v1.BotsService.ListComplianceRuns
+   */
+  listComplianceRuns: {
+    methodKind: "unary";
+    input: typeof ListComplianceRunsRequestSchema;
+    output: typeof ListComplianceRunsResponseSchema;
+  },
+  /**
+   * @generated from rpc svc.bots.v1.BotsService.GetComplianceRun
+   */
+  getComplianceRun: {
+    methodKind: "unary";
+    input: typeof GetComplianceRunRequestSchema;
+    output: typeof ComplianceRunSchema;
   },
 }>;
 

@@ -1,0 +1,73 @@
+import { ACCEPT, type PreTradeCheck, type PreTradeContext } from "../execution/pre-trade.js";
+import type { RiskLimits } from "../execution/risk-controls/index.js";
+import type { OrderIntent } from "../execution/sizing.js";
+
+const EPS = 1e-9;
+
+/**
+ * Two checks that refuse nothing and judge the risk controls from outside: `sent` (first in the
+ * list) counts every order that entered the order path; `witness` (last) sees every order the
+ * whole list accepted and records each limit it breaks, written again here rather than calling
+ * the controls, so a control that lets an order through is caught, not trusted.
+ */
+export class StressWitness {
+  sent = 0;
+  accepted = 0;
+  readonly violations: string[] = [];
+  private readonly acceptedAt: number[] = [];
+  private disabledSince = -1;
+
+  constructor(private readonly l: RiskLimits) {}
+
+  readonly counter: PreTradeCheck = {
+    name: "stress_counter",
+    check: () => {
+      this.sent++;
+      return ACCEPT;
+    },
+  };
+
+  readonly witness: PreTradeCheck = {
+    name: "stress_witness",
+    check: () => ACCEPT,
+    accepted: (order, ctx) => this.judge(order, ctx),
+  };
+
+  /** The risk controls disabled the run (a throttle breach): nothing may pass from here on. */
+  noteDisabled(): void {
+    if (this.disabledSince < 0) this.disabledSince = this.accepted;
+  }
+
+  /** The most accepted orders within any one throttle window. */
+  maxAcceptedInWindow(): number {
+    const w = this.l.throttleWindowMs;
+    if (w <= 0) return 0;
+    let most = 0;
+    for (let i = 0, j = 0; i < this.acceptedAt.length; i++) {
+      while (this.acceptedAt[j]! <= this.acceptedAt[i]! - w) j++;
+      most = Math.max(most, i - j + 1);
+    }
+    return most;
+  }
+
+  private judge(order: OrderIntent, ctx: PreTradeContext): void {
+    this.accepted++;
+    this.acceptedAt.push(ctx.time);
+    const l = this.l;
+    const breaks = (what: string) => {
+      if (this.violations.length < 20) this.violations.push(`order ${this.sent} accepted ${what}`);
+    };
+    if (this.disabledSince >= 0) breaks("after the throttle disabled the run");
+    if (l.maxOrderUnits > 0 && order.units > l.maxOrderUnits + EPS)
+      breaks(`with ${order.units} units over max_order_units ${l.maxOrderUnits}`);
+    if (l.maxOrderNotional > 0 && order.units * ctx.price > l.maxOrderNotional * (1 + EPS))
+      breaks(`worth ${order.units * ctx.price} over max_order_notional ${l.maxOrderNotional}`);
+    if (l.priceCollarPct > 0 && ctx.reference > 0) {
+      const pct = (Math.abs(ctx.price - ctx.reference) / ctx.reference) * 100;
+      if (pct > l.priceCollarPct + EPS)
+        breaks(`${pct} % from the reference, outside the collar ${l.priceCollarPct} %`);
+    }
+    if (l.restricted.has(ctx.symbol) && !order.closes)
+      breaks(`adding exposure in restricted ${ctx.symbol}`);
+  }
+}

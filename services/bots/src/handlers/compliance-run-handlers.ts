@@ -1,0 +1,170 @@
+import { create } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import {
+  BotsService,
+  ComplianceRunKind,
+  ListComplianceRunsResponseSchema,
+} from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { Code, svcError } from "@svc/lib/errors";
+import { principalOf } from "@svc/lib/auth";
+import {
+  EngineInputError,
+  engineSettingsFrom,
+  loadBars,
+  resolveStrategy,
+  DEFAULT_DATA_SOURCE,
+} from "../engine/index.js";
+import type { BotUnderTest } from "../compliance/compliance-case.js";
+import { riskLimitsOf } from "../runtime/risk-limits-of.js";
+import {
+  stepsOf,
+  submitComplianceRun,
+  type ComplianceTask,
+} from "../runtime/compliance-run-task.js";
+import type { TaskRunner } from "../runtime/task-runner.js";
+import * as repo from "../store/bots.repository.js";
+import * as runs from "../store/compliance-runs.repository.js";
+import type { BotRow, BotsDatabase } from "../store/bots.table.js";
+import { storedToSpec } from "./bot-mapping.js";
+import { botNotFound, engineInputRefused } from "./bot-errors.js";
+import { rowToComplianceRun } from "./compliance-run-mapping.js";
+
+type Handlers = Pick<
+  ServiceImpl<typeof BotsService>,
+  "startComplianceRun" | "listComplianceRuns" | "getComplianceRun"
+>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const KINDS = {
+  [ComplianceRunKind.CONFORMANCE]: "conformance",
+  [ComplianceRunKind.STRESS]: "stress",
+} as const;
+
+/**
+ * RTS 6 conformance and stress runs of a bot's current version: the request checks what a
+ * person could get wrong (bot, version, strategy, settings, multiple) before any row is
+ * written, then the run goes off the request path (runtime/compliance-run-task.ts).
+ */
+export function createComplianceRunHandlers(deps: {
+  db: Kysely<BotsDatabase>;
+  tasks: TaskRunner;
+}): Handlers {
+  const { db } = deps;
+  const botOf = async (ref: string): Promise<BotRow> => {
+    if (ref.includes("\0"))
+      throw svcError(
+        Code.InvalidArgument,
+        "invalid_argument",
+        "bot_ref must not contain a NUL byte",
+        {
+          field: "bot_ref",
+        },
+      );
+    const bot = await repo.findBot(db, ref);
+    if (!bot) throw botNotFound(ref);
+    return bot;
+  };
+  return {
+    async startComplianceRun(req, ctx) {
+      const kind = KINDS[req.kind as keyof typeof KINDS];
+      if (!kind)
+        throw svcError(
+          Code.InvalidArgument,
+          "invalid_argument",
+          "kind must be conformance or stress",
+          {
+            field: "kind",
+          },
+        );
+      const multiple = req.peakMultiple || 2;
+      if (!Number.isFinite(multiple) || multiple < 1 || multiple > 100)
+        throw svcError(
+          Code.InvalidArgument,
+          "invalid_parameter",
+          `peak_multiple=${req.peakMultiple} must be between 1 and 100 (RTS 6 Article 10 asks for 2)`,
+          { field: "peak_multiple" },
+        );
+      const bot = await botOf(req.botRef);
+      const versionRow =
+        bot.current_version > 0
+          ? await repo.findVersion(db, bot.id, bot.current_version)
+          : undefined;
+      if (!versionRow)
+        throw svcError(
+          Code.FailedPrecondition,
+          "version_not_found",
+          `bot "${bot.slug}" has no version to test; save its spec first`,
+          { field: "version" },
+        );
+      const spec = storedToSpec(versionRow.spec);
+      const what = `version ${versionRow.version} of bot "${bot.slug}"`;
+      let task: Omit<ComplianceTask, "id" | "taskId">;
+      try {
+        if (!spec.strategy?.family)
+          throw new EngineInputError(
+            "invalid_parameter",
+            `${what} has no strategy; set strategy.family in its spec before testing it`,
+            "strategy.family",
+          );
+        const strategy = resolveStrategy(
+          spec.strategy.family,
+          spec.strategy.parameters as Record<string, unknown> | undefined,
+        );
+        const settings = engineSettingsFrom(spec.engine);
+        const subject: BotUnderTest = {
+          slug: bot.slug,
+          fleet: bot.fleet,
+          symbol: spec.universe?.symbols[0] ?? "ASSET",
+          costs: settings,
+          initialCash: settings.initialCash,
+          limits: await riskLimitsOf(db, spec, bot.fleet),
+        };
+        task = { botId: bot.id, kind, bot: subject };
+        if (kind === "stress") {
+          const bars = await loadBars(DEFAULT_DATA_SOURCE);
+          const s = strategy.family.create(strategy.params);
+          task.stress = { bars, strategy: s, multiple };
+        }
+      } catch (err) {
+        if (err instanceof EngineInputError) throw engineInputRefused(err);
+        throw err;
+      }
+      const row = await runs.insertComplianceRun(db, {
+        botId: bot.id,
+        kind,
+        version: versionRow.version,
+        versionHash: versionRow.spec_hash,
+        peakMultiple: kind === "stress" ? multiple : 0,
+        casesTotal: stepsOf(kind),
+        requestedBy: req.requestedBy || principalOf(ctx).sub,
+      });
+      submitComplianceRun(deps, { ...task, id: row.id, taskId: row.task_id });
+      return rowToComplianceRun(row, bot.slug);
+    },
+
+    async listComplianceRuns(req) {
+      const bot = await botOf(req.botRef);
+      const kind = KINDS[req.kind as keyof typeof KINDS];
+      const rows = await runs.listComplianceRuns(db, bot.id, { kind, year: req.year || undefined });
+      return create(ListComplianceRunsResponseSchema, {
+        items: rows.map((r) => rowToComplianceRun(r, bot.slug)),
+      });
+    },
+
+    async getComplianceRun(req) {
+      const bot = await botOf(req.botRef);
+      const row = UUID.test(req.runId)
+        ? await runs.findComplianceRun(db, bot.id, req.runId)
+        : undefined;
+      if (!row)
+        throw svcError(
+          Code.NotFound,
+          "compliance_run_not_found",
+          `bot "${bot.slug}" has no compliance run "${req.runId}"`,
+          { run_id: req.runId },
+        );
+      return rowToComplianceRun(row, bot.slug);
+    },
+  };
+}

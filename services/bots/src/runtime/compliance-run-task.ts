@@ -1,0 +1,79 @@
+import type { Kysely } from "kysely";
+import type { Bars } from "../engine/bars.js";
+import type { Strategy } from "../engine/strategies/strategy.js";
+import type { BotUnderTest, CaseResult } from "../compliance/compliance-case.js";
+import { CONFORMANCE_SUITE } from "../compliance/conformance-suite.js";
+import { peakFromDataSet } from "../compliance/peak-from-data-set.js";
+import { STRESS_SLICES, stressReplay, type Peak } from "../compliance/stress-replay.js";
+import * as runs from "../store/compliance-runs.repository.js";
+import { peakMessagesPerSecond } from "../store/peak-load.repository.js";
+import type { BotsDatabase } from "../store/bots.table.js";
+import { yieldToEventLoop, type TaskRunner } from "./task-runner.js";
+
+/** A checked run, ready to go: everything comes from the bot version it tests. */
+export interface ComplianceTask {
+  id: string;
+  taskId: string;
+  botId: string;
+  kind: "conformance" | "stress";
+  bot: BotUnderTest;
+  /** Stress only: the data set's bars, the bot's strategy over them, and the multiple. */
+  stress?: { bars: Bars; strategy: Strategy; multiple: number };
+}
+
+/** How many progress steps a run of `kind` has (cases, or slices of the replay). */
+export const stepsOf = (kind: ComplianceTask["kind"]) =>
+  kind === "conformance" ? CONFORMANCE_SUITE.length : STRESS_SLICES;
+
+/**
+ * Runs a conformance suite or a stress replay off the request path. Progress is written after
+ * each case (or slice); any error ends the run failed with its message, never half-complete.
+ */
+export function submitComplianceRun(
+  deps: { db: Kysely<BotsDatabase>; tasks: TaskRunner },
+  t: ComplianceTask,
+): void {
+  const { db } = deps;
+  deps.tasks.submit(t.taskId, async () => {
+    try {
+      await runs.markComplianceRunRunning(db, t.id);
+      if (t.kind === "conformance") await conformance(db, t);
+      else await stress(db, t);
+    } catch (err) {
+      await runs.failComplianceRun(db, t.id, (err as Error)?.message ?? String(err));
+    }
+  });
+}
+
+async function conformance(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise<void> {
+  const cases: CaseResult[] = [];
+  for (const c of CONFORMANCE_SUITE) {
+    cases.push(await c.run(t.bot));
+    await runs.recordComplianceProgress(db, t.id, cases.length, cases);
+    await yieldToEventLoop();
+  }
+  await runs.finishComplianceRun(db, t.id, { passed: cases.every((c) => c.passed), cases });
+}
+
+async function stress(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise<void> {
+  const s = t.stress!;
+  const fromData = peakFromDataSet(t.bot, s.bars, s.strategy);
+  const recorded = await peakMessagesPerSecond(db, t.botId);
+  const peak: Peak =
+    recorded > 0
+      ? { source: "paper_events", messagesPerSecond: recorded, volume: fromData.volume }
+      : {
+          source: "data_set",
+          messagesPerSecond: fromData.messagesPerSecond,
+          volume: fromData.volume,
+        };
+  const outcome = await stressReplay(t.bot, s.bars, peak, s.multiple, async (done) => {
+    await runs.recordComplianceProgress(db, t.id, done);
+    await yieldToEventLoop();
+  });
+  await runs.finishComplianceRun(db, t.id, {
+    passed: outcome.controls_held && outcome.orders_lost === 0,
+    cases: [],
+    stress: outcome,
+  });
+}

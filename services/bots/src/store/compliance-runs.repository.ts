@@ -1,0 +1,124 @@
+import { randomUUID } from "node:crypto";
+import { sql, type Kysely } from "kysely";
+import type { BotsDatabase, ComplianceRunRow, ComplianceRunsTable } from "./bots.table.js";
+
+type Db = Kysely<BotsDatabase>;
+const now = () => sql<Date>`now()` as unknown as Date;
+
+/** Only SQL lives here: rows of compliance_runs, the RTS 6 conformance and stress runs. */
+export function insertComplianceRun(
+  db: Db,
+  r: {
+    botId: string;
+    kind: ComplianceRunsTable["kind"];
+    version: number;
+    versionHash: string;
+    peakMultiple: number;
+    casesTotal: number;
+    requestedBy: string;
+  },
+): Promise<ComplianceRunRow> {
+  const id = randomUUID();
+  return db
+    .insertInto("compliance_runs")
+    .values({
+      id,
+      bot_id: r.botId,
+      kind: r.kind,
+      version: r.version,
+      version_hash: r.versionHash,
+      task_id: `${r.kind === "conformance" ? "cf" : "st"}-${id.slice(0, 8)}`,
+      status: "pending",
+      peak_multiple: r.peakMultiple,
+      cases_total: r.casesTotal,
+      requested_by: r.requestedBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function markComplianceRunRunning(db: Db, id: string): Promise<void> {
+  await db
+    .updateTable("compliance_runs")
+    .set({ status: "running", started_at: now() })
+    .where("id", "=", id)
+    .where("status", "=", "pending")
+    .execute();
+}
+
+/** Progress: steps done, and the cases finished so far (a reader sees them as they come). */
+export async function recordComplianceProgress(
+  db: Db,
+  id: string,
+  done: number,
+  cases?: readonly object[],
+): Promise<void> {
+  await db
+    .updateTable("compliance_runs")
+    .set({ cases_done: done, ...(cases ? { cases: JSON.stringify(cases) } : {}) })
+    .where("id", "=", id)
+    .where("status", "=", "running")
+    .execute();
+}
+
+/** The run's results, once: only a running row ends, so an ended run is never rewritten. */
+export async function finishComplianceRun(
+  db: Db,
+  id: string,
+  end: {
+    passed: boolean;
+    cases: readonly object[];
+    stress?: object;
+  },
+): Promise<void> {
+  await db
+    .updateTable("compliance_runs")
+    .set({
+      status: "completed",
+      passed: end.passed,
+      cases: JSON.stringify(end.cases),
+      stress: end.stress ? JSON.stringify(end.stress) : null,
+      finished_at: now(),
+    })
+    .where("id", "=", id)
+    .where("status", "=", "running")
+    .execute();
+}
+
+export async function failComplianceRun(db: Db, id: string, error: string): Promise<void> {
+  await db
+    .updateTable("compliance_runs")
+    .set({ status: "failed", passed: false, error, finished_at: now() })
+    .where("id", "=", id)
+    .where("status", "in", ["pending", "running"])
+    .execute();
+}
+
+export function findComplianceRun(
+  db: Db,
+  botId: string,
+  id: string,
+): Promise<ComplianceRunRow | undefined> {
+  return db
+    .selectFrom("compliance_runs")
+    .selectAll()
+    .where("bot_id", "=", botId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+/** The bot's runs, oldest first; `year` (UTC) keeps those created in that calendar year. */
+export function listComplianceRuns(
+  db: Db,
+  botId: string,
+  filter: { kind?: ComplianceRunsTable["kind"]; year?: number },
+): Promise<ComplianceRunRow[]> {
+  let q = db.selectFrom("compliance_runs").selectAll().where("bot_id", "=", botId);
+  if (filter.kind) q = q.where("kind", "=", filter.kind);
+  if (filter.year) {
+    q = q
+      .where("created_at", ">=", new Date(Date.UTC(filter.year, 0, 1)))
+      .where("created_at", "<", new Date(Date.UTC(filter.year + 1, 0, 1)));
+  }
+  return q.orderBy("created_at").orderBy("id").execute();
+}
