@@ -17,7 +17,7 @@ import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
 import { botVersionsFrom, createPromotionModule, killSwitchFrom } from "@svc/promotion";
 import { botExistsFrom, createKillSwitchModule, drillRosterFrom } from "@svc/killswitch";
-import { createComplianceModule } from "@svc/compliance";
+import { createComplianceModule, runDeadlineMs, startRunFrom } from "@svc/compliance";
 import { createIdentityModule, type McpClients } from "@svc/identity";
 import { PromotionService } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 
@@ -91,7 +91,10 @@ export async function startPlatform(
     bots,
     promotion,
     killswitch,
-    await createComplianceModule(platform),
+    // Conformance and stress runs execute in the bots service, asked over Connect as compliance.
+    await createComplianceModule(platform, {
+      startRun: startRunFrom(botsClientFor("compliance"), runDeadlineMs(config)),
+    }),
   ];
   for (const m of modules) await m.start();
   const transport = createRouterTransport(

@@ -1,4 +1,7 @@
 import { runStandalone } from "@svc/lib/server";
+import { botsOverNetwork } from "./clients/bots-over-network.js";
 import { createComplianceModule } from "./index.js";
 
-await runStandalone("compliance", createComplianceModule);
+await runStandalone("compliance", (platform) =>
+  createComplianceModule(platform, botsOverNetwork(platform.config, platform.log)),
+);

@@ -49,7 +49,8 @@ export declare type RunStressRequest = Message<"svc.compliance.v1.RunStressReque
   botRef: string;
 
   /**
-   * Multiple of the observed peak load; RTS 6 Article 10 asks for 2.
+   * Multiple of the observed peak load; RTS 6 Article 10 asks for 2, which 0 (unset) means.
+   * Below 1 is no stress and is refused.
    *
    * @generated from field: double peak_multiple = 2;
    */
@@ -66,7 +67,8 @@ export declare type RunStressRequestJson = {
   botRef?: string;
 
   /**
-   * Multiple of the observed peak load; RTS 6 Article 10 asks for 2.
+   * Multiple of the observed peak load; RTS 6 Article 10 asks for 2, which 0 (unset) means.
+   * Below 1 is no stress and is refused.
    *
    * @generated from field: double peak_multiple = 2;
    */
@@ -80,6 +82,11 @@ export declare type RunStressRequestJson = {
 export declare const RunStressRequestSchema: GenMessage<RunStressRequest, {jsonType: RunStressRequestJson}>;
 
 /**
+ * The answer of RunConformance and RunStress: 202 with the run just started in the bots service
+ * (which owns the one execution model and runs it off the request path). `passed` is false until
+ * the run completed; follow it with GET /bots/{bot_ref}/compliance-runs/{run_id}, which answers
+ * the stored run (cases, stress results, progress, version hash).
+ *
  * @generated from message svc.compliance.v1.TestRunResult
  */
 export declare type TestRunResult = Message<"svc.compliance.v1.TestRunResult"> & {
@@ -99,12 +106,41 @@ export declare type TestRunResult = Message<"svc.compliance.v1.TestRunResult"> &
   passed: boolean;
 
   /**
+   * The run as stored when it was started: status, task_id, version, version_hash, progress.
+   *
    * @generated from field: google.protobuf.Struct results = 4;
    */
   results?: JsonObject | undefined;
+
+  /**
+   * @generated from field: string task_id = 5;
+   */
+  taskId: string;
+
+  /**
+   * pending, running, completed or failed.
+   *
+   * @generated from field: string status = 6;
+   */
+  status: string;
+
+  /**
+   * @generated from field: int32 version = 7;
+   */
+  version: number;
+
+  /**
+   * @generated from field: string version_hash = 8;
+   */
+  versionHash: string;
 };
 
 /**
+ * The answer of RunConformance and RunStress: 202 with the run just started in the bots service
+ * (which owns the one execution model and runs it off the request path). `passed` is false until
+ * the run completed; follow it with GET /bots/{bot_ref}/compliance-runs/{run_id}, which answers
+ * the stored run (cases, stress results, progress, version hash).
+ *
  * @generated from message svc.compliance.v1.TestRunResult
  */
 export declare type TestRunResultJson = {
@@ -124,9 +160,33 @@ export declare type TestRunResultJson = {
   passed?: boolean;
 
   /**
+   * The run as stored when it was started: status, task_id, version, version_hash, progress.
+   *
    * @generated from field: google.protobuf.Struct results = 4;
    */
   results?: StructJson;
+
+  /**
+   * @generated from field: string task_id = 5;
+   */
+  taskId?: string;
+
+  /**
+   * pending, running, completed or failed.
+   *
+   * @generated from field: string status = 6;
+   */
+  status?: string;
+
+  /**
+   * @generated from field: int32 version = 7;
+   */
+  version?: number;
+
+  /**
+   * @generated from field: string version_hash = 8;
+   */
+  versionHash?: string;
 };
 
 /**
