@@ -6,7 +6,7 @@ import { refuse } from "./refusal.js";
 import type { RiskContext } from "./risk-context.js";
 
 /**
- * Maximum order volume (15c3-5 (c)(1)(ii), RTS 6 Art. 15(1)(b)): an order larger than the limit
+ * Maximum order volume (15c3-5 (c)(1)(ii), RTS 6 Art. 15(1)(c)): an order larger than the limit
  * is erroneous whatever it does to the position.
  *
  * @example maxOrderUnits({ side: "buy", units: 12, closes: false }, ctx, { ...limits, maxOrderUnits: 10 }) // refused, value 12
@@ -25,7 +25,7 @@ export function maxOrderUnits(
   );
 }
 
-/** Maximum order value (notional: units times the price the order was sized at). */
+/** Maximum order value (RTS 6 Art. 15(1)(b); notional: units times the price the order was sized at). */
 export function maxOrderNotional(
   order: OrderIntent,
   ctx: RiskContext,

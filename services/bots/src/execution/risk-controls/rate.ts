@@ -6,7 +6,7 @@ import { refuse } from "./refusal.js";
 import type { RiskContext } from "./risk-context.js";
 
 /**
- * Message-rate throttle (RTS 6 Art. 15(1)(c)): the order would make more than the allowed number
+ * Message-rate throttle (RTS 6 Art. 15(1)(d) maximum messages limits): the order would make more than the allowed number
  * of orders within the window that ends at the bar's time. Its refusal disables the bot (see
  * RiskGuard), as Art. 15(3) asks.
  *
