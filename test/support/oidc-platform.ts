@@ -1,6 +1,12 @@
-import { randomBytes } from "node:crypto";
-import { generate, generateSecret } from "otplib";
-import { machineToken, signIn, startDevIdp, type DevIdp, type DevUser } from "@svc/dev-idp";
+import { generate } from "otplib";
+import {
+  devUser,
+  machineToken,
+  signIn,
+  startDevIdp,
+  type DevIdp,
+  type DevUser,
+} from "@svc/dev-idp";
 import { MFA_ACR } from "@svc/lib/auth";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { startTestPlatform, type Backend } from "./test-platform.js";
@@ -18,18 +24,12 @@ export function testUser(
   permissions: string[],
   extra: Partial<DevUser> = {},
 ): DevUser {
-  return {
-    sub: `dev|${username}`,
-    username,
-    password: randomBytes(9).toString("base64url"),
-    totpSecret: generateSecret(),
+  return devUser(username, permissions, {
     email: `${username}@svc.test`,
-    permissions,
     organization: { id: "org_test", name: "Test Org" },
     connection: { name: "test-oidc", strategy: "oidc" },
-    groups: [],
     ...extra,
-  };
+  });
 }
 
 /** Tokens from the development provider, over HTTP, as a person, a machine or an agent gets them. */

@@ -8,5 +8,5 @@ export {
   type SignInOptions,
   type SignInResult,
 } from "./sign-in.js";
-export { defaultUsers, type DevUser } from "./users.js";
+export { defaultUsers, devUser, type DevUser } from "./users.js";
 export type { DevClients, MachineClient } from "./clients.js";

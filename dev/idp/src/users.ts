@@ -49,12 +49,17 @@ const ADMIN_PERMISSIONS = [
 ];
 
 /**
- * The three people of the development provider: alice and bob trade (two people, so four eyes can
- * be tried), admin also administers tenants, audit and licenses. Passwords and TOTP secrets are
- * made at each start unless given, so none sits in the repository; the provider prints them.
+ * A person with a password and a TOTP secret made now (none sits in the repository), a member of
+ * the development org, signing in through an OIDC connection; `extra` overrides any of it.
+ *
+ * @example devUser("carol", ["read:bots"], { groups: ["traders"] })
  */
-export function defaultUsers(given: Partial<Record<string, Partial<DevUser>>> = {}): DevUser[] {
-  const person = (username: string, permissions: string[]): DevUser => ({
+export function devUser(
+  username: string,
+  permissions: string[],
+  extra: Partial<DevUser> = {},
+): DevUser {
+  return {
     sub: `dev|${username}`,
     username,
     password: randomBytes(9).toString("base64url"),
@@ -64,11 +69,19 @@ export function defaultUsers(given: Partial<Record<string, Partial<DevUser>>> = 
     organization: { id: "org_dev", name: "Dev Org" },
     connection: { name: "dev-oidc", strategy: "oidc" },
     groups: [],
-    ...given[username],
-  });
+    ...extra,
+  };
+}
+
+/**
+ * The three people of the development provider: alice and bob trade (two people, so four eyes can
+ * be tried), admin also administers tenants, audit and licenses. The provider prints their
+ * passwords and TOTP secrets; `given` sets them instead.
+ */
+export function defaultUsers(given: Partial<Record<string, Partial<DevUser>>> = {}): DevUser[] {
   return [
-    person("alice", TRADER_PERMISSIONS),
-    person("bob", TRADER_PERMISSIONS),
-    person("admin", ADMIN_PERMISSIONS),
+    devUser("alice", TRADER_PERMISSIONS, given.alice),
+    devUser("bob", TRADER_PERMISSIONS, given.bob),
+    devUser("admin", ADMIN_PERMISSIONS, given.admin),
   ];
 }
