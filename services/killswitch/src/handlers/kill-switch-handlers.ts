@@ -384,7 +384,7 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     async haltAgents() {
       return create(HaltResponseSchema, {
         workClass:
-          "agent sessions and delegated agent calls (none run on this platform: agent chat and MCP tools are not built)",
+          "agent sessions (none run on this platform: agent chat is not built; an MCP tool call is one request, over once answered)",
         halted: 0,
         ids: [],
       });
