@@ -12,3 +12,4 @@ export {
   type ServiceModule,
 } from "./platform.js";
 export { runStandalone } from "./run-standalone.js";
+export { peerClient, type PeerClient } from "./peer-client.js";

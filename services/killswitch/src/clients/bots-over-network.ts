@@ -1,8 +1,6 @@
-import { createClient, type Interceptor } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
-import { LOCAL_USER_HEADER } from "@svc/lib/auth";
 import type { Config } from "@svc/lib/config";
+import { peerClient } from "@svc/lib/server";
 import type { Logger } from "@svc/lib/telemetry";
 import type { BotExists } from "../handlers/kill-switch-handlers.js";
 import { botExistsFrom } from "./bot-exists.js";
@@ -19,28 +17,21 @@ export function botsOverNetwork(
   config: Pick<Config, "serviceUrls" | "auth" | "timeouts">,
   log: Logger,
 ): { botExists?: BotExists; drillRoster?: DrillRoster } {
-  const url = config.serviceUrls.bots;
-  if (!url) {
+  const peer = peerClient(BotsService, config.serviceUrls.bots, "killswitch", config.auth.provider);
+  if (peer.missing === "url") {
     log.warn(
       "SVC_BOTS_URL is not set: the killswitch service cannot ask the bots service, so drills answer 503 bot_unverifiable and bot targets must be known from the bots service's events",
     );
     return {};
   }
-  if (config.auth.provider !== "local") {
+  if (peer.missing === "credentials") {
     log.error(
-      { url },
+      { url: peer.url },
       "the killswitch service has no machine credentials to call the bots service under SVC_AUTH_PROVIDER=oidc: drills answer 503 bot_unverifiable",
     );
     return {};
   }
-  const asKillswitch: Interceptor = (next) => (req) => {
-    req.header.set(LOCAL_USER_HEADER, "killswitch");
-    return next(req);
-  };
-  const client = createClient(
-    BotsService,
-    createGrpcTransport({ baseUrl: url, interceptors: [asKillswitch] }),
-  );
+  const { client, url } = peer;
   log.info({ url }, "drills and bot targets are asked of the bots service over Connect");
   return {
     botExists: botExistsFrom(client, config.timeouts.dbMs),

@@ -1,8 +1,7 @@
-import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import type { Client } from "@connectrpc/connect";
 import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
-import { LOCAL_USER_HEADER } from "@svc/lib/auth";
 import type { Config } from "@svc/lib/config";
+import { peerClient } from "@svc/lib/server";
 import type { Logger } from "@svc/lib/telemetry";
 import type { KillSwitchCheck } from "../handlers/promotion-handlers.js";
 
@@ -34,28 +33,26 @@ export function killSwitchOverNetwork(
   config: Pick<Config, "serviceUrls" | "auth" | "timeouts">,
   log: Logger,
 ): KillSwitchCheck {
-  const url = config.serviceUrls.killswitch;
-  if (!url) {
+  const peer = peerClient(
+    KillSwitchService,
+    config.serviceUrls.killswitch,
+    "promotion",
+    config.auth.provider,
+  );
+  if (peer.missing === "url") {
     log.warn(
       "SVC_KILLSWITCH_URL is not set: the promotion service cannot ask the killswitch service, so its kill-switch gate fails closed (submissions and approvals answer 503 killswitch_unverifiable)",
     );
     return killSwitchUnwired("no killswitch service is configured (SVC_KILLSWITCH_URL)");
   }
-  if (config.auth.provider !== "local") {
+  if (peer.missing === "credentials") {
     log.error(
-      { url },
+      { url: peer.url },
       "the promotion service has no machine credentials to call the killswitch service under SVC_AUTH_PROVIDER=oidc: its kill-switch gate fails closed (submissions and approvals answer 503 killswitch_unverifiable)",
     );
     return killSwitchUnwired("the promotion service cannot authenticate to the killswitch service");
   }
-  const asPromotion: Interceptor = (next) => (req) => {
-    req.header.set(LOCAL_USER_HEADER, "promotion");
-    return next(req);
-  };
-  log.info({ url }, "the kill-switch gate asks the killswitch service over Connect");
-  const client = createClient(
-    KillSwitchService,
-    createGrpcTransport({ baseUrl: url, interceptors: [asPromotion] }),
-  );
+  log.info({ url: peer.url }, "the kill-switch gate asks the killswitch service over Connect");
+  const { client } = peer;
   return killSwitchFrom(client, config.timeouts.kvMs * 3);
 }
