@@ -17,7 +17,13 @@ import { createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
 import { botVersionsFrom, createPromotionModule, killSwitchFrom } from "@svc/promotion";
 import { botExistsFrom, createKillSwitchModule, drillRosterFrom } from "@svc/killswitch";
-import { createComplianceModule, runDeadlineMs, startRunFrom } from "@svc/compliance";
+import {
+  createComplianceModule,
+  reportDeadlineMs,
+  reportSourcesFrom,
+  runDeadlineMs,
+  startRunFrom,
+} from "@svc/compliance";
 import { createIdentityModule, type McpClients } from "@svc/identity";
 import { PromotionService } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 
@@ -91,9 +97,20 @@ export async function startPlatform(
     bots,
     promotion,
     killswitch,
-    // Conformance and stress runs execute in the bots service, asked over Connect as compliance.
+    // Conformance and stress runs execute in the bots service, asked over Connect as compliance;
+    // reports read the bots service's runs and the killswitch service's drills the same way.
     await createComplianceModule(platform, {
       startRun: startRunFrom(botsClientFor("compliance"), runDeadlineMs(config)),
+      reportSources: reportSourcesFrom(
+        botsClientFor("compliance"),
+        createClient(
+          KillSwitchService,
+          createRouterTransport(killswitch.routes, {
+            router: { interceptors: internalInterceptors(platform.log, "compliance") },
+          }),
+        ),
+        reportDeadlineMs(config),
+      ),
     }),
   ];
   for (const m of modules) await m.start();

@@ -43,7 +43,14 @@ export interface GatewayOptions {
 // The cookie and the Host reach only the browser sign-in routes' logic (login CSRF binding, the
 // loopback origin to return to); every other handler ignores them.
 const FORWARDED = ["authorization", "x-svc-local-user", "cookie"];
-const PASSED_BACK = ["x-service-license-status", "www-authenticate", "set-cookie", "cache-control"];
+const PASSED_BACK = [
+  "x-service-license-status",
+  "www-authenticate",
+  "set-cookie",
+  "cache-control",
+  // The SHA-256 of a validation report's YAML, so a signed copy can be checked against it.
+  "x-report-sha256",
+];
 const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
 /**

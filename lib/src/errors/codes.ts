@@ -68,6 +68,7 @@ export const ERROR_CODES = [
   "bots_unreachable",
   "artifact_unverifiable",
   "killswitch_unverifiable",
+  "killswitch_unreachable",
   "membership_unverifiable",
   "kubernetes_unreachable",
   "kubernetes_refused",

@@ -205,7 +205,8 @@ export declare type GetValidationReportRequest = Message<"svc.compliance.v1.GetV
   botRef: string;
 
   /**
-   * Calendar year covered; defaults to the previous one.
+   * Calendar year covered (UTC); 0 (unset) means the previous one. Not in the future, nor before
+   * the bot was created.
    *
    * @generated from field: int32 year = 2;
    */
@@ -222,7 +223,8 @@ export declare type GetValidationReportRequestJson = {
   botRef?: string;
 
   /**
-   * Calendar year covered; defaults to the previous one.
+   * Calendar year covered (UTC); 0 (unset) means the previous one. Not in the future, nor before
+   * the bot was created.
    *
    * @generated from field: int32 year = 2;
    */
@@ -236,11 +238,44 @@ export declare type GetValidationReportRequestJson = {
 export declare const GetValidationReportRequestSchema: GenMessage<GetValidationReportRequest, {jsonType: GetValidationReportRequestJson}>;
 
 /**
+ * @generated from message svc.compliance.v1.GetPlatformValidationReportRequest
+ */
+export declare type GetPlatformValidationReportRequest = Message<"svc.compliance.v1.GetPlatformValidationReportRequest"> & {
+  /**
+   * Calendar year covered (UTC); 0 (unset) means the previous one. Not in the future.
+   *
+   * @generated from field: int32 year = 1;
+   */
+  year: number;
+};
+
+/**
+ * @generated from message svc.compliance.v1.GetPlatformValidationReportRequest
+ */
+export declare type GetPlatformValidationReportRequestJson = {
+  /**
+   * Calendar year covered (UTC); 0 (unset) means the previous one. Not in the future.
+   *
+   * @generated from field: int32 year = 1;
+   */
+  year?: number;
+};
+
+/**
+ * Describes the message svc.compliance.v1.GetPlatformValidationReportRequest.
+ * Use `create(GetPlatformValidationReportRequestSchema)` to create a new message.
+ */
+export declare const GetPlatformValidationReportRequestSchema: GenMessage<GetPlatformValidationReportRequest, {jsonType: GetPlatformValidationReportRequestJson}>;
+
+/**
+ * The answer's X-Report-Sha256 header carries the SHA-256 of `yaml` (UTF-8), so a signed report
+ * can be checked against the one the platform regenerates from the same records.
+ *
  * @generated from message svc.compliance.v1.ValidationReport
  */
 export declare type ValidationReport = Message<"svc.compliance.v1.ValidationReport"> & {
   /**
-   * The report as a YAML document.
+   * The report as a YAML document (schema: services/compliance/src/report/validation-report.schema.json).
    *
    * @generated from field: string yaml = 1;
    */
@@ -248,11 +283,14 @@ export declare type ValidationReport = Message<"svc.compliance.v1.ValidationRepo
 };
 
 /**
+ * The answer's X-Report-Sha256 header carries the SHA-256 of `yaml` (UTF-8), so a signed report
+ * can be checked against the one the platform regenerates from the same records.
+ *
  * @generated from message svc.compliance.v1.ValidationReport
  */
 export declare type ValidationReportJson = {
   /**
-   * The report as a YAML document.
+   * The report as a YAML document (schema: services/compliance/src/report/validation-report.schema.json).
    *
    * @generated from field: string yaml = 1;
    */
@@ -291,6 +329,17 @@ export declare const ComplianceService: GenService<{
   getValidationReport: {
     methodKind: "unary";
     input: typeof GetValidationReportRequestSchema;
+    output: typeof ValidationReportSchema;
+  },
+  /**
+   * The same report over every bot that existed in the year: each article judged per bot and
+   * failing if any bot fails.
+   *
+   * @generated from rpc svc.compliance.v1.ComplianceService.GetPlatformValidationReport
+   */
+  getPlatformValidationReport: {
+    methodKind: "unary";
+    input: typeof GetPlatformValidationReportRequestSchema;
     output: typeof ValidationReportSchema;
   },
 }>;

@@ -1,0 +1,73 @@
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import type { Bot, BotsService, ComplianceRun } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import type { DrillResult, KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
+import type { Config } from "@svc/lib/config";
+import { svcError } from "@svc/lib/errors";
+
+/** What a report is made of, asked of the services that own it. */
+export interface ReportSources {
+  bot(botRef: string): Promise<Bot>;
+  /** Every bot of the platform, with its spec and creation time. */
+  allBots(): Promise<Bot[]>;
+  /** The bot's conformance and stress runs created in `year`, oldest first. */
+  runs(botRef: string, year: number): Promise<ComplianceRun[]>;
+  /** The drills started in `year`, oldest first. */
+  drills(year: number): Promise<DrillResult[]>;
+}
+
+/** A report reads the bot, a year of its runs (cases and stress results) and a year of drills. */
+export const reportDeadlineMs = (config: Pick<Config, "timeouts">) => config.timeouts.dbMs * 3;
+
+/** Codes that mean the service did not answer, as opposed to answering no. */
+const UNANSWERED = new Set([Code.Unavailable, Code.DeadlineExceeded, Code.Unknown, Code.Internal]);
+
+/** ListBots answers at most this many; the platform report covers that many bots. */
+export const MAX_BOTS = 1_000;
+/** GetBot calls in flight at once while the platform report gathers its bots. */
+const GATHER = 16;
+
+function guarded<T>(who: "bots" | "killswitch", call: () => Promise<T>): Promise<T> {
+  return call().catch((err: unknown) => {
+    if (err instanceof ConnectError && !UNANSWERED.has(err.code)) throw err;
+    throw svcError(
+      Code.Unavailable,
+      who === "bots" ? "bots_unreachable" : "killswitch_unreachable",
+      `the ${who} service, which holds the report's ${who === "bots" ? "bots and compliance runs" : "kill-switch drills"}, did not answer; try again shortly`,
+      {},
+      { cause: err, headers: { "retry-after": "5" } },
+    );
+  });
+}
+
+/**
+ * Asks the bots service (bots, runs) and the killswitch service (drills) over Connect, each call
+ * with a deadline. Refusals (unknown bot) pass through; a service that does not answer in time
+ * is a 503 with Retry-After, since a report is only ever read and may be asked for again.
+ */
+export function reportSourcesFrom(
+  bots: Client<typeof BotsService>,
+  killswitch: Client<typeof KillSwitchService>,
+  timeoutMs: number,
+): ReportSources {
+  const bot = (botRef: string) => guarded("bots", () => bots.getBot({ botRef }, { timeoutMs }));
+  return {
+    bot,
+    async allBots() {
+      const listed = await guarded("bots", () => bots.listBots({ limit: MAX_BOTS }, { timeoutMs }));
+      const out: Bot[] = [];
+      for (let i = 0; i < listed.items.length; i += GATHER)
+        out.push(...(await Promise.all(listed.items.slice(i, i + GATHER).map((b) => bot(b.id)))));
+      return out;
+    },
+    async runs(botRef, year) {
+      const r = await guarded("bots", () =>
+        bots.listComplianceRuns({ botRef, year }, { timeoutMs }),
+      );
+      return r.items;
+    },
+    async drills(year) {
+      const r = await guarded("killswitch", () => killswitch.listDrills({ year }, { timeoutMs }));
+      return r.items;
+    },
+  };
+}
