@@ -4,10 +4,12 @@
 //   svc approvals                      promotion requests waiting for a human
 //   svc kill-switches                  engaged kill switches
 //   svc audit verify                   recompute the audit trail's hash chain; name the first broken row
+//   svc report [BOT] [--year YYYY]     the annual validation report (YAML) of a bot, or of the platform
 // Environment: SVC_API_URL (default http://127.0.0.1:8080), SVC_TOKEN (a bearer token, with a
 // fresh MFA step-up for halt-all; not needed against a local-auth platform).
 import { verifyAuditTrail } from "./audit-verify.js";
 import { haltAll } from "./halt-all.js";
+import { fetchReport } from "./report.js";
 
 const base = (process.env.SVC_API_URL ?? "http://127.0.0.1:8080").replace(/\/$/, "");
 const headers: Record<string, string> = process.env.SVC_TOKEN
@@ -55,9 +57,21 @@ switch (command) {
     console.log(`audit trail intact: ${v.rows} rows, head hash ${v.headHash ?? "(empty chain)"}`);
     break;
   }
+  case "report": {
+    const bot = args[0] && !args[0].startsWith("--") ? args[0] : undefined;
+    const r = await fetchReport(base, headers, { bot, year: option("year") });
+    if (!r.ok) {
+      console.error(`report refused: ${r.status} ${r.body}`);
+      process.exit(1);
+    }
+    // The YAML alone on stdout, byte for byte, so `svc report > r.yaml` hashes to the served hash.
+    process.stdout.write(r.body);
+    console.error(`sha256 ${r.sha256}`);
+    break;
+  }
   default:
     console.error(
-      "usage: svc halt-all [--reason TEXT] | svc approvals | svc kill-switches | svc audit verify   (SVC_API_URL, SVC_TOKEN)",
+      "usage: svc halt-all [--reason TEXT] | svc approvals | svc kill-switches | svc audit verify | svc report [BOT] [--year YYYY]   (SVC_API_URL, SVC_TOKEN)",
     );
     process.exit(2);
 }
