@@ -365,6 +365,20 @@ describe("the annual validation report (RTS 6, SEC 15c3-5) from the runs and dri
     expect(platformFuture.body.error.details.field).toBe("year");
   });
 
+  it("pages the bot list (as the platform report does) with `after`, refusing an id that is no bot's", async () => {
+    const all = (await call(p.url, "GET", "/bots")).body.items.map((b: { id: string }) => b.id);
+    expect(all).toHaveLength(2);
+    const first = await call(p.url, "GET", "/bots?limit=1");
+    expect(first.body.items.map((b: { id: string }) => b.id)).toEqual([all[0]]);
+    const next = await call(p.url, "GET", `/bots?limit=1&after=${all[0]}`);
+    expect(next.body.items.map((b: { id: string }) => b.id)).toEqual([all[1]]);
+    const end = await call(p.url, "GET", `/bots?limit=1&after=${all[1]}`);
+    expect(end.body.items).toEqual([]);
+    const bad = await call(p.url, "GET", "/bots?after=00000000-0000-4000-8000-000000000000");
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.field).toBe("after");
+  });
+
   it("reports the platform over every bot, each judged, failing an article any bot fails", async () => {
     const { doc } = await report(`/risk/validation-report?year=${YEAR}`);
     expect(reportSchemaErrors(doc)).toEqual([]);

@@ -24,7 +24,7 @@ import { isUniqueViolation } from "@svc/lib/db";
 import { deletable, specEditable, statusTransitionProblem } from "../domain/bot-status.js";
 import { specHash } from "../domain/canonical-json.js";
 import { riskLimitsProblem } from "../domain/risk-limits.js";
-import { RESERVED_SLUGS, slugFromName } from "../domain/slug.js";
+import { isUuid, RESERVED_SLUGS, slugFromName } from "../domain/slug.js";
 import { EngineInputError, resolveStrategy } from "../engine/index.js";
 import * as repo from "../store/bots.repository.js";
 import { riskStateOf } from "../store/risk.repository.js";
@@ -68,10 +68,18 @@ export function createBotsHandlers(deps: {
 
   return {
     async listBots(req) {
+      if (req.after && (!isUuid(req.after) || !(await repo.findBot(db, req.after))))
+        throw svcError(
+          Code.InvalidArgument,
+          "invalid_parameter",
+          `after=${req.after} is no bot's id`,
+          { field: "after" },
+        );
       const rows = await repo.listBots(db, {
         status: req.status === BotStatus.UNSPECIFIED ? undefined : statusName(req.status),
         kind: req.kind === 0 ? undefined : kindName(req.kind),
         limit: req.limit > 0 ? req.limit : DEFAULT_LIST_LIMIT,
+        afterId: req.after ? req.after.toLowerCase() : undefined,
       });
       return create(ListBotsResponseSchema, { items: rows.map(rowToSummary) });
     },

@@ -26,11 +26,21 @@ export function lockBot(trx: Trx, ref: string): Promise<BotRow | undefined> {
 
 export function listBots(
   db: Db,
-  filter: { status?: string; kind?: string; limit: number },
+  filter: { status?: string; kind?: string; limit: number; afterId?: string },
 ): Promise<BotRow[]> {
   let q = db.selectFrom("bots").selectAll();
   if (filter.status) q = q.where("status", "=", filter.status as BotRow["status"]);
   if (filter.kind) q = q.where("kind", "=", filter.kind as BotRow["kind"]);
+  // Compared in the database, at its own (microsecond) precision, so a page never skips a bot
+  // created in the same millisecond as the last one of the page before.
+  if (filter.afterId)
+    q = q.where(
+      (eb) =>
+        sql<boolean>`(${eb.ref("created_at")}, ${eb.ref("id")}) > (${db
+          .selectFrom("bots as anchor")
+          .select(["anchor.created_at", "anchor.id"])
+          .where("anchor.id", "=", filter.afterId!)})`,
+    );
   return q.orderBy("created_at").orderBy("id").limit(filter.limit).execute();
 }
 

@@ -1,6 +1,13 @@
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { create } from "@bufbuild/protobuf";
+import {
+  BotSchema,
+  BotsService,
+  BotSummarySchema,
+  ListBotsResponseSchema,
+  type ListBotsRequest,
+} from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import { svcError } from "@svc/lib/errors";
 import { reportSourcesFrom } from "./report-sources.js";
@@ -52,5 +59,37 @@ describe("what a report is made of, asked over Connect", () => {
       }).bot("b1"),
     );
     expect(err!.code).toBe(Code.NotFound);
+  });
+
+  it("gathers every bot of the platform page by page, none left out or twice", async () => {
+    const ids = ["b1", "b2", "b3", "b4", "b5"];
+    const pages: string[] = [];
+    const s = reportSourcesFrom(
+      createClient(
+        BotsService,
+        createRouterTransport((r) =>
+          r.service(BotsService, {
+            async listBots(req: ListBotsRequest) {
+              pages.push(req.after);
+              const from = req.after ? ids.indexOf(req.after) + 1 : 0;
+              return create(ListBotsResponseSchema, {
+                items: ids
+                  .slice(from, from + req.limit)
+                  .map((id) => create(BotSummarySchema, { id })),
+              });
+            },
+            getBot: async (req) => create(BotSchema, { id: req.botRef, slug: req.botRef }),
+          }),
+        ),
+      ),
+      createClient(
+        KillSwitchService,
+        createRouterTransport(() => {}),
+      ),
+      1_000,
+      2,
+    );
+    expect((await s.allBots()).map((b) => b.id)).toEqual(ids);
+    expect(pages).toEqual(["", "b2", "b4"]);
   });
 });

@@ -21,8 +21,8 @@ export const reportDeadlineMs = (config: Pick<Config, "timeouts">) => config.tim
 /** Codes that mean the service did not answer, as opposed to answering no. */
 const UNANSWERED = new Set([Code.Unavailable, Code.DeadlineExceeded, Code.Unknown, Code.Internal]);
 
-/** ListBots answers at most this many; the platform report covers that many bots. */
-export const MAX_BOTS = 1_000;
+/** Bots asked for per ListBots page (its most). */
+export const BOTS_PAGE = 1_000;
 /** GetBot calls in flight at once while the platform report gathers its bots. */
 const GATHER = 16;
 
@@ -48,15 +48,25 @@ export function reportSourcesFrom(
   bots: Client<typeof BotsService>,
   killswitch: Client<typeof KillSwitchService>,
   timeoutMs: number,
+  pageSize = BOTS_PAGE,
 ): ReportSources {
   const bot = (botRef: string) => guarded("bots", () => bots.getBot({ botRef }, { timeoutMs }));
   return {
     bot,
     async allBots() {
-      const listed = await guarded("bots", () => bots.listBots({ limit: MAX_BOTS }, { timeoutMs }));
+      // Page by page until a short page: a platform report that silently left bots out would be
+      // a false statement to a regulator.
+      const ids: string[] = [];
+      for (;;) {
+        const page = await guarded("bots", () =>
+          bots.listBots({ limit: pageSize, after: ids.at(-1) ?? "" }, { timeoutMs }),
+        );
+        ids.push(...page.items.map((b) => b.id));
+        if (page.items.length < pageSize) break;
+      }
       const out: Bot[] = [];
-      for (let i = 0; i < listed.items.length; i += GATHER)
-        out.push(...(await Promise.all(listed.items.slice(i, i + GATHER).map((b) => bot(b.id)))));
+      for (let i = 0; i < ids.length; i += GATHER)
+        out.push(...(await Promise.all(ids.slice(i, i + GATHER).map(bot))));
       return out;
     },
     async runs(botRef, year) {

@@ -1303,6 +1303,14 @@ export declare type ListBotsRequest = Message<"svc.bots.v1.ListBotsRequest"> & {
    * @generated from field: int32 limit = 3;
    */
   limit: number;
+
+  /**
+   * Paging past `limit`: only the bots listed after this one (its id), in the list's order
+   * (oldest first). An id that is no bot's is refused.
+   *
+   * @generated from field: string after = 4;
+   */
+  after: string;
 };
 
 /**
@@ -1323,6 +1331,14 @@ export declare type ListBotsRequestJson = {
    * @generated from field: int32 limit = 3;
    */
   limit?: number;
+
+  /**
+   * Paging past `limit`: only the bots listed after this one (its id), in the list's order
+   * (oldest first). An id that is no bot's is refused.
+   *
+   * @generated from field: string after = 4;
+   */
+  after?: string;
 };
 
 /**
