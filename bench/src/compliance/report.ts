@@ -192,12 +192,21 @@ async function timed(path: string, rounds: number) {
 }
 
 const platform = await timed(`/risk/validation-report?year=${YEAR}`, ROUNDS);
+// The report must cover every bot (the template and the seeded ones), none left out.
+const covered = Number(
+  /\n {2}scope:\n(?: {4}.*\n)*? {4}bots: (\d+)\n/.exec(
+    (await api("GET", `/risk/validation-report?year=${YEAR}`)).text,
+  )?.[1],
+);
+if (covered !== bots.length + 1)
+  throw new Error(`the platform report covers ${covered} bots of ${bots.length + 1}`);
 const oneBot = await timed(`/bots/bench-0000/risk/validation-report?year=${YEAR}`, ROUNDS * 4);
 const result = {
   bench: "compliance-report",
   what: "GET /risk/validation-report over every bot, and one bot's report, through the gateway of the all-in-one platform",
   database: process.env.SVC_DATABASE_URL ? "postgres" : "pglite (in memory)",
   bots: bots.length + 1,
+  bots_in_platform_report: covered,
   evidence_per_bot: {
     conformance_runs: QUARTERS.length,
     stress_runs: QUARTERS.length,
