@@ -1,8 +1,6 @@
-import { createClient, type Interceptor } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
-import { LOCAL_USER_HEADER } from "@svc/lib/auth";
 import type { Config } from "@svc/lib/config";
+import { peerClient } from "@svc/lib/server";
 import type { Logger } from "@svc/lib/telemetry";
 import { startRunFrom, type StartRun } from "./start-run.js";
 
@@ -16,28 +14,21 @@ export function botsOverNetwork(
   config: Pick<Config, "serviceUrls" | "auth" | "timeouts">,
   log: Logger,
 ): { startRun?: StartRun } {
-  const url = config.serviceUrls.bots;
-  if (!url) {
+  const peer = peerClient(BotsService, config.serviceUrls.bots, "compliance", config.auth.provider);
+  if (peer.missing === "url") {
     log.warn(
       "SVC_BOTS_URL is not set: the compliance service cannot ask the bots service, so conformance and stress runs answer 503 bots_unreachable",
     );
     return {};
   }
-  if (config.auth.provider !== "local") {
+  if (peer.missing === "credentials") {
     log.error(
-      { url },
+      { url: peer.url },
       "the compliance service has no machine credentials to call the bots service under SVC_AUTH_PROVIDER=oidc: conformance and stress runs answer 503 bots_unreachable",
     );
     return {};
   }
-  const asCompliance: Interceptor = (next) => (req) => {
-    req.header.set(LOCAL_USER_HEADER, "compliance");
-    return next(req);
-  };
-  const client = createClient(
-    BotsService,
-    createGrpcTransport({ baseUrl: url, interceptors: [asCompliance] }),
-  );
+  const { client, url } = peer;
   log.info({ url }, "conformance and stress runs are asked of the bots service over Connect");
   return { startRun: startRunFrom(client, runDeadlineMs(config)) };
 }
