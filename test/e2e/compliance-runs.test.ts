@@ -12,6 +12,8 @@ const LIMITS = {
   throttle_window_s: 60,
   duplicate_window_s: 30,
   restricted_symbols: ["XYZ"],
+  capital_limit: 10_000_000,
+  credit_limit: 1_000_000,
 };
 
 interface Case {
@@ -80,6 +82,7 @@ describe("RTS 6 conformance (Art. 6) and stress (Art. 10) runs, through the API"
     p = await startTestPlatform("pglite");
     await bot("cf-good", LIMITS);
     await bot("cf-no-collar", { ...LIMITS, price_collar_pct: 0 });
+    await bot("cf-no-thresholds", { ...LIMITS, capital_limit: 0, credit_limit: 0 });
   });
   afterAll(async () => {
     await p?.close();
@@ -93,6 +96,8 @@ describe("RTS 6 conformance (Art. 6) and stress (Art. 10) runs, through the API"
       "cancel_honoured",
       "max_order_units",
       "max_order_notional",
+      "capital_threshold",
+      "credit_threshold",
       "price_collar",
       "message_throttle",
       "duplicate_order",
@@ -104,6 +109,23 @@ describe("RTS 6 conformance (Art. 6) and stress (Art. 10) runs, through the API"
       expect(c.article).toMatch(/RTS 6 Art\.|SEC 15c3-5/);
       expect(c.expected.length).toBeGreaterThan(0);
     }
+    // The thresholds (15c3-5 (c)(1)(i)) are breached as crafted; the order value is (c)(1)(ii).
+    const byName = new Map(cases.map((c) => [c.name, c]));
+    expect(byName.get("capital_threshold")).toMatchObject({
+      article: "RTS 6 Art. 15; SEC 15c3-5 (c)(1)(i)",
+      passed: true,
+      observed: expect.stringMatching(
+        /^refused by capital_threshold: limit 10000000, value 20000000/,
+      ),
+    });
+    expect(byName.get("credit_threshold")).toMatchObject({
+      article: "RTS 6 Art. 15; SEC 15c3-5 (c)(1)(i)",
+      passed: true,
+      observed: expect.stringMatching(/^refused by credit_threshold: limit 1000000, value 2\d{6}/),
+    });
+    expect(byName.get("max_order_notional")!.article).toBe(
+      "RTS 6 Art. 15(1)(b); SEC 15c3-5 (c)(1)(ii)",
+    );
     expect(cases.find((c) => c.name === "kill_switch_drain")!.article).toBe("RTS 6 Art. 12");
     expect(cases.find((c) => c.name === "price_collar")!.observed).toMatch(
       /refused by price_collar: limit 5/,
@@ -116,7 +138,20 @@ describe("RTS 6 conformance (Art. 6) and stress (Art. 10) runs, through the API"
     const failed = (r.cases as Case[]).filter((c) => !c.passed);
     expect(failed.map((c) => c.name)).toEqual(["price_collar"]);
     expect(failed[0]!.observed).toMatch(/risk\.price_collar_pct is not set/);
-    expect(failed[0]!.article).toBe("RTS 6 Art. 15(1)(a)");
+    expect(failed[0]!.article).toBe("RTS 6 Art. 15(1)(a); SEC 15c3-5 (c)(1)(ii)");
+    expect(r.passed).toBe(false);
+  });
+
+  it("conformance of a bot without capital or credit thresholds fails those cases, naming the settings", async () => {
+    const r = await run("cf-no-thresholds", "conformance");
+    const failed = (r.cases as Case[]).filter((c) => !c.passed);
+    expect(failed.map((c) => c.name)).toEqual(["capital_threshold", "credit_threshold"]);
+    expect(failed[0]!.observed).toMatch(
+      /no capital_threshold control: risk\.capital_limit is not set/,
+    );
+    expect(failed[1]!.observed).toMatch(
+      /no credit_threshold control: risk\.credit_limit is not set/,
+    );
     expect(r.passed).toBe(false);
   });
 

@@ -173,7 +173,7 @@ describe("the annual validation report (RTS 6, SEC 15c3-5) from the runs and dri
       }),
     ]);
     expect(e.conformance_results.map((r) => r.id)).toEqual([ids.conformance]);
-    expect(e.conformance_results[0]!.cases).toHaveLength(9);
+    expect(e.conformance_results[0]!.cases).toHaveLength(11);
     expect(e.stress_results.map((r) => r.id)).toEqual([ids.stress]);
     expect(e.stress_results[0]!.stress).toMatchObject({ controls_held: true, orders_lost: 0 });
     expect(e.kill_switch_drills.map((d) => d.id)).toEqual([ids.drill]);
@@ -211,12 +211,16 @@ describe("the annual validation report (RTS 6, SEC 15c3-5) from the runs and dri
     );
     expect(sec.c_1_i).toMatchObject({
       verdict: "pass",
-      evidence: [
-        "bot_inventory/vr-good",
-        `conformance_results/${ids.conformance}/cases/max_order_notional`,
-      ],
+      evidence: ["capital_threshold", "credit_threshold"].map(
+        (c) => `conformance_results/${ids.conformance}/cases/${c}`,
+      ),
     });
-    expect(sec.c_1_ii!.verdict).toBe("pass");
+    expect(sec.c_1_ii).toMatchObject({
+      verdict: "pass",
+      evidence: ["duplicate_order", "max_order_notional", "max_order_units", "price_collar"].map(
+        (c) => `conformance_results/${ids.conformance}/cases/${c}`,
+      ),
+    });
     // Only people can say these; the platform never passes them.
     for (const a of [rts.article_9, rts.article_16, rts.article_17, sec.d, sec.e])
       expect(a!.verdict).toBe("not_evidenced");
@@ -299,6 +303,9 @@ describe("the annual validation report (RTS 6, SEC 15c3-5) from the runs and dri
     expect(a15.basis).toMatch(/price_collar failed \(.*risk\.price_collar_pct is not set/);
     expect(a15.evidence).toContain(`conformance_results/${ids.noCollar}/cases/price_collar`);
     expect(doc.mifid_ii_rts_6.article_6!.verdict).toBe("fail");
+    // A price outside the collar is an erroneous order (c)(1)(ii); its thresholds held (c)(1)(i).
+    expect(doc.sec_rule_15c3_5.c_1_ii!.verdict).toBe("fail");
+    expect(doc.sec_rule_15c3_5.c_1_i!.verdict).toBe("pass");
     // Its conformance run is its own; vr-good's runs and drill are not in its report.
     expect(doc.evidence.conformance_results.map((r) => r.id)).toEqual([ids.noCollar]);
     expect(doc.evidence.kill_switch_drills).toEqual([]);

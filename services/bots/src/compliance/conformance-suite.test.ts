@@ -15,6 +15,8 @@ const bot = (risk: Parameters<typeof riskLimitsFrom>[0]): BotUnderTest => ({
 const ALL = {
   maxOrderUnits: 5,
   maxOrderNotional: 50_000,
+  capitalLimit: 40_000,
+  creditLimit: 5_000,
   priceCollarPct: 5,
   maxOrdersPerWindow: 10,
   throttleWindowS: 60,
@@ -41,6 +43,27 @@ describe("the conformance suite", () => {
     const failed = results.filter((r) => !r.passed);
     expect(failed.map((r) => r.name)).toEqual(["price_collar"]);
     expect(failed[0]!.observed).toMatch(/risk\.price_collar_pct is not set/);
+  });
+
+  it("crafts a breach of the capital and of the credit threshold, each under (c)(1)(i)", async () => {
+    const results = await runSuite(bot(ALL));
+    const capital = results.find((r) => r.name === "capital_threshold")!;
+    const credit = results.find((r) => r.name === "credit_threshold")!;
+    expect(capital.article).toBe("RTS 6 Art. 15; SEC 15c3-5 (c)(1)(i)");
+    expect(credit.article).toBe("RTS 6 Art. 15; SEC 15c3-5 (c)(1)(i)");
+    expect(capital.observed).toMatch(/^refused by capital_threshold: limit 40000, value 80000/);
+    expect(credit.observed).toMatch(/^refused by credit_threshold: limit 5000, value 1\d{4}/);
+    // The order value case is an erroneous-order control, not a capital threshold.
+    const value = results.find((r) => r.name === "max_order_notional")!;
+    expect(value.article).toBe("RTS 6 Art. 15(1)(b); SEC 15c3-5 (c)(1)(ii)");
+  });
+
+  it("fails the threshold cases of a bot without thresholds, naming each setting", async () => {
+    const results = await runSuite(bot({ ...ALL, capitalLimit: 0, creditLimit: 0 }));
+    const failed = results.filter((r) => !r.passed);
+    expect(failed.map((r) => r.name)).toEqual(["capital_threshold", "credit_threshold"]);
+    expect(failed[0]!.observed).toMatch(/risk\.capital_limit is not set/);
+    expect(failed[1]!.observed).toMatch(/risk\.credit_limit is not set/);
   });
 
   it("fails a throttle case whose burst was not refused", async () => {

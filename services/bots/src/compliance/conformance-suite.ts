@@ -1,5 +1,7 @@
 import type { ConformanceCase } from "./compliance-case.js";
 import {
+  capitalBreach,
+  creditBreach,
   duplicateOrder,
   outsideCollar,
   overValueOrder,
@@ -20,6 +22,8 @@ export const CONFORMANCE_SUITE: readonly ConformanceCase[] = [
   cancelHonoured,
   oversizedOrder,
   overValueOrder,
+  capitalBreach,
+  creditBreach,
   outsideCollar,
   throttleBurst,
   duplicateOrder,

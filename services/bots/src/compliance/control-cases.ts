@@ -90,7 +90,7 @@ export const oversizedOrder = breachCase({
 
 export const overValueOrder = breachCase({
   control: CONTROL.maxOrderNotional,
-  article: "RTS 6 Art. 15(1)(b); SEC 15c3-5 (c)(1)(i)",
+  article: "RTS 6 Art. 15(1)(b); SEC 15c3-5 (c)(1)(ii)",
   setting: "risk.max_order_notional",
   limitOf: (l) => positive(l.maxOrderNotional),
   keep: (l) => ({ maxOrderNotional: l.maxOrderNotional }),
@@ -98,9 +98,43 @@ export const overValueOrder = breachCase({
   craft: (bot, l) => oneOrder(bot, l, (2 * (bot.limits.maxOrderNotional || 1e9)) / P),
 });
 
+// RTS 6 Art. 15 asks for market and credit risk limits without a sub-point of 15(1), so these
+// cite the article whole: they do not stand in for a 15(1)(a) to (d) control.
+export const capitalBreach = breachCase({
+  control: CONTROL.capitalThreshold,
+  article: "RTS 6 Art. 15; SEC 15c3-5 (c)(1)(i)",
+  setting: "risk.capital_limit",
+  limitOf: (l) => positive(l.capitalLimit),
+  keep: (l) => ({ capitalLimit: l.capitalLimit }),
+  breach: "an order leaving a position worth twice the capital threshold",
+  craft: (bot, l) => oneOrder(bot, l, (2 * (bot.limits.capitalLimit || 1e9)) / P),
+});
+
+/**
+ * A position of half the account is bought at the reference price and the price halves, so the
+ * run has lost twice the credit threshold (a quarter of the account); then the bot adds to it.
+ */
+export const creditBreach = breachCase({
+  control: CONTROL.creditThreshold,
+  article: "RTS 6 Art. 15; SEC 15c3-5 (c)(1)(i)",
+  setting: "risk.credit_limit",
+  limitOf: (l) => positive(l.creditLimit),
+  keep: (l) => ({ creditLimit: l.creditLimit }),
+  breach: "an order adding to a position after a loss of twice the credit threshold",
+  craft(bot, l) {
+    const v = new Venue(bot, l, {
+      cash: cashForNotional(bot, 8 * (bot.limits.creditLimit || 1e9)),
+    });
+    v.pipeline.decide(0.5, P, T0, P);
+    v.broker.onBar(P, P, P);
+    v.pipeline.decide(1, P / 2, T0 + 1_000, P);
+    return v;
+  },
+});
+
 export const outsideCollar = breachCase({
   control: CONTROL.priceCollar,
-  article: "RTS 6 Art. 15(1)(a)",
+  article: "RTS 6 Art. 15(1)(a); SEC 15c3-5 (c)(1)(ii)",
   setting: "risk.price_collar_pct",
   limitOf: (l) => positive(l.priceCollarPct),
   keep: (l) => ({ priceCollarPct: l.priceCollarPct }),

@@ -59,8 +59,10 @@ const c = (name: string, article: string, passed = true): CaseEntry => ({
 const CASES = [
   c("market_order_accepted", "RTS 6 Art. 6"),
   c("max_order_units", "RTS 6 Art. 15(1)(c); SEC 15c3-5 (c)(1)(ii)"),
-  c("max_order_notional", "RTS 6 Art. 15(1)(b); SEC 15c3-5 (c)(1)(i)"),
-  c("price_collar", "RTS 6 Art. 15(1)(a)"),
+  c("max_order_notional", "RTS 6 Art. 15(1)(b); SEC 15c3-5 (c)(1)(ii)"),
+  c("capital_threshold", "RTS 6 Art. 15; SEC 15c3-5 (c)(1)(i)"),
+  c("credit_threshold", "RTS 6 Art. 15; SEC 15c3-5 (c)(1)(i)"),
+  c("price_collar", "RTS 6 Art. 15(1)(a); SEC 15c3-5 (c)(1)(ii)"),
   c("duplicate_order", "SEC 15c3-5 (c)(1)(ii)"),
   c("message_throttle", "RTS 6 Art. 15(1)(d), 15(3)"),
   c("kill_switch_drain", "RTS 6 Art. 12"),
@@ -161,11 +163,16 @@ describe("judging one bot's year", () => {
     ]);
     expect(j.sec.c_1_i).toMatchObject({
       verdict: "pass",
-      evidence: ["bot_inventory/alpha", "conformance_results/c1/cases/max_order_notional"],
+      evidence: [
+        "conformance_results/c1/cases/capital_threshold",
+        "conformance_results/c1/cases/credit_threshold",
+      ],
     });
     expect(j.sec.c_1_ii.evidence).toEqual([
       "conformance_results/c1/cases/duplicate_order",
+      "conformance_results/c1/cases/max_order_notional",
       "conformance_results/c1/cases/max_order_units",
+      "conformance_results/c1/cases/price_collar",
     ]);
     for (const v of [j.rts6.article_9, j.rts6.article_16, j.rts6.article_17, j.sec.d, j.sec.e])
       expect(v.verdict).toBe("not_evidenced");
@@ -182,7 +189,8 @@ describe("judging one bot's year", () => {
     expect(j.rts6.article_15.basis).toMatch(
       /price_collar failed \(risk\.price_collar_pct is not set\)/,
     );
-    expect(j.sec.c_1_ii.verdict).toBe("pass");
+    expect(j.sec.c_1_ii.verdict).toBe("fail");
+    expect(j.sec.c_1_i.verdict).toBe("pass");
   });
 
   it("judges the latest run of the current version only, never an older version's", () => {
@@ -201,11 +209,41 @@ describe("judging one bot's year", () => {
     ).toMatchObject({ verdict: "pass", evidence: ["conformance_results/c22"] });
   });
 
-  it("does not pass (c)(1)(i) for a bot with neither a capital nor a credit threshold", () => {
-    const bot = { ...BOT, risk_limits: { ...BOT.risk_limits, capital_limit: 0, credit_limit: 0 } };
-    expect(judgeBot(evidence({ bot }), YEAR).sec.c_1_i).toMatchObject({
+  it("fails (c)(1)(i) when a threshold case failed, naming it, whatever the limits say", () => {
+    const cases = CASES.map((x) =>
+      x.name === "credit_threshold" ? c(x.name, x.article, false) : x,
+    );
+    const j = judgeBot(
+      evidence({ conformance: [conformance("c1", { cases, passed: false })] }),
+      YEAR,
+    );
+    expect(j.sec.c_1_i).toMatchObject({
+      verdict: "fail",
+      basis: expect.stringMatching(
+        /credit_threshold failed \(risk\.credit_threshold_pct is not set\)/,
+      ),
+      evidence: [
+        "conformance_results/c1/cases/capital_threshold",
+        "conformance_results/c1/cases/credit_threshold",
+      ],
+    });
+  });
+
+  it("leaves (c)(1)(i) not evidenced without a run, or on a run that crafted no threshold breach", () => {
+    expect(judgeBot(evidence({ conformance: [] }), YEAR).sec.c_1_i).toMatchObject({
       verdict: "not_evidenced",
-      basis: expect.stringMatching(/neither a capital nor a credit threshold/),
+      basis: expect.stringMatching(/No conformance test of the current version/),
+    });
+    // A run of the older suite: the order-value case cited (c)(1)(i) and no threshold was breached.
+    const older = [
+      c("max_order_notional", "RTS 6 Art. 15(1)(b); SEC 15c3-5 (c)(1)(i)"),
+      c("max_order_units", "RTS 6 Art. 15(1)(c); SEC 15c3-5 (c)(1)(ii)"),
+    ];
+    expect(
+      judgeBot(evidence({ conformance: [conformance("c1", { cases: older })] }), YEAR).sec.c_1_i,
+    ).toMatchObject({
+      verdict: "not_evidenced",
+      basis: expect.stringMatching(/crafted no breach for capital_threshold, credit_threshold/),
     });
   });
 

@@ -98,25 +98,28 @@ export function judgeControlCases(
   );
 }
 
+/** The conformance cases crafting a breach of the bot's capital and credit thresholds. */
+export const THRESHOLD_CASES = ["capital_threshold", "credit_threshold"] as const;
+
 /**
- * SEC 15c3-5 (c)(1)(i): the cases citing it (the order-value control) must pass, and the bot must
- * have a credit or capital threshold set; the suite crafts no breach of those thresholds, so an
- * order-value case alone on a bot without either never passes it.
+ * SEC 15c3-5 (c)(1)(i): the capital and credit threshold cases of the latest conformance run. A
+ * run of an older suite, which crafted no breach of either, cannot evidence it, even when a case
+ * of it cited (c)(1)(i) (the order-value case once did).
  */
 export function judgeThresholds(e: BotEvidence): Judged {
-  const cases = judgeControlCases(e, "SEC 15c3-5 (c)(1)(i)", "SEC 15c3-5 (c)(1)(i)");
-  const { capital_limit, credit_limit } = e.bot.risk_limits;
-  if (cases.verdict !== "pass") return cases;
-  if (capital_limit > 0 || credit_limit > 0)
-    return judged(
-      "pass",
-      `${cases.basis} Thresholds set: capital ${capital_limit || "none"}, credit ${credit_limit || "none"}.`,
-      [...cases.evidence, ref.bot(e.bot.slug)],
-    );
+  const label = "SEC 15c3-5 (c)(1)(i)";
+  const cases = judgeControlCases(e, label, label);
+  if (cases.verdict === "fail") return cases;
+  const { run } = latestOfCurrentVersion(e, e.conformance);
+  if (!run) return cases;
+  const missing = THRESHOLD_CASES.filter(
+    (name) => !run.cases.some((c) => c.name === name && cites(c.article, label)),
+  );
+  if (missing.length === 0) return cases;
   return judged(
     "not_evidenced",
-    `${cases.basis} But the bot sets neither a capital nor a credit threshold (risk.capital_limit, risk.credit_limit), which (c)(1)(i) asks for.`,
-    [...cases.evidence, ref.bot(e.bot.slug)],
+    `Conformance ${describeRun(run)} crafted no breach for ${missing.join(", ")}, which ${label} rests on.`,
+    cases.evidence.length > 0 ? cases.evidence : [ref.conformance(run)],
   );
 }
 
