@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { as } from "../support/paper.js";
@@ -256,5 +257,33 @@ describe("RTS 6 conformance (Art. 6) and stress (Art. 10) runs, through the API"
     expect(stress.body.items.map((r: { kind: string }) => r.kind)).toEqual(["stress"]);
     const other = await call(p.url, "GET", `/bots/cf-good/compliance-runs?year=${year - 1}`);
     expect(other.body.items ?? []).toEqual([]);
+  });
+
+  it("refuses to delete a bot with compliance runs (evidence kept 7 years): it stays, archived", async () => {
+    const archived = await call(
+      p.url,
+      "PUT",
+      "/bots/cf-no-thresholds",
+      { status: "archived" },
+      as("alice"),
+    );
+    expect(archived.body.status).toBe("archived");
+    const refused = await call(p.url, "DELETE", "/bots/cf-no-thresholds", undefined, as("alice"));
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({
+      code: "evidence_retained",
+      message: expect.stringMatching(
+        /has 1 conformance or stress run\(s\), regulatory evidence kept 7 years.*archive it instead/,
+      ),
+    });
+    const year = new Date().getUTCFullYear();
+    const runs = await call(p.url, "GET", `/bots/cf-no-thresholds/compliance-runs?year=${year}`);
+    expect(runs.body.items).toHaveLength(1);
+    // The schema holds the line too: a delete that bypasses the route cannot take the runs along.
+    const botId = runs.body.items[0].bot_id as string;
+    await expect(
+      sql`delete from bots.bots where id = ${botId}::uuid`.execute(p.platform.db.db),
+    ).rejects.toThrow(/compliance_runs_bot_id_fkey/);
+    expect((await call(p.url, "GET", "/bots/cf-no-thresholds")).status).toBe(200);
   });
 });

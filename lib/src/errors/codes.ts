@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   "four_eyes_violation",
   "approved_promotion_required",
   "risk_not_disabled",
+  "evidence_retained",
   // Things that are not there
   "bot_not_found",
   "version_not_found",

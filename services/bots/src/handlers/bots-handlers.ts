@@ -27,6 +27,7 @@ import { riskLimitsProblem } from "../domain/risk-limits.js";
 import { isUuid, RESERVED_SLUGS, slugFromName } from "../domain/slug.js";
 import { EngineInputError, resolveStrategy } from "../engine/index.js";
 import * as repo from "../store/bots.repository.js";
+import { countComplianceRuns } from "../store/compliance-runs.repository.js";
 import { riskStateOf } from "../store/risk.repository.js";
 import { riskStateToProto } from "./risk-mapping.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
@@ -178,6 +179,15 @@ export function createBotsHandlers(deps: {
             { status: row.status },
           );
         }
+        // Signed reports are kept 7 years and cite these runs by id: the bot stays, archived.
+        const runs = await countComplianceRuns(trx, row.id);
+        if (runs > 0)
+          throw svcError(
+            Code.FailedPrecondition,
+            "evidence_retained",
+            `bot "${row.slug}" has ${runs} conformance or stress run(s), regulatory evidence kept 7 years; it cannot be deleted: archive it instead`,
+            { compliance_runs: runs, status: row.status },
+          );
         await repo.deleteBot(trx, row.id);
         await emit(trx, "bot_deleted", BotDeletedSchema, { botId: row.id, slug: row.slug, actor });
         return row.id;

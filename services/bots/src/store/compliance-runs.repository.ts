@@ -37,6 +37,16 @@ export function insertComplianceRun(
     .executeTakeFirstOrThrow();
 }
 
+/** How many compliance runs the bot has: evidence that outlives the bot's deletion. */
+export async function countComplianceRuns(db: Db, botId: string): Promise<number> {
+  const row = await db
+    .selectFrom("compliance_runs")
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .where("bot_id", "=", botId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function markComplianceRunRunning(db: Db, id: string): Promise<void> {
   await db
     .updateTable("compliance_runs")
