@@ -12,6 +12,7 @@ import * as parkedSessions from "./2026-11-23T1300-parked-sessions.js";
 import * as riskControls from "./2026-11-25T1000-risk-controls.js";
 import * as complianceRuns from "./2026-11-25T1100-compliance-runs.js";
 import * as complianceRunsKept from "./2026-11-25T1200-compliance-runs-kept.js";
+import * as complianceRunHosts from "./2026-11-25T1210-compliance-run-hosts.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-25T1000-risk-controls": riskControls,
   "2026-11-25T1100-compliance-runs": complianceRuns,
   "2026-11-25T1200-compliance-runs-kept": complianceRunsKept,
+  "2026-11-25T1210-compliance-run-hosts": complianceRunHosts,
 };

@@ -81,7 +81,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
   });
   const riskRoutes = createRiskHandlers({ db, sessions: control, log: platform.log });
   const trials = createTrialHandlers(db);
-  const complianceRuns = createComplianceRunHandlers({ db, tasks });
+  const complianceRuns = createComplianceRunHandlers({ db, tasks, hostId });
   const controlPlane = createControlPlaneHandlers({ db, schema: BOTS_SCHEMA, kube: runtimeKube });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;

@@ -49,6 +49,8 @@ const KINDS = {
 export function createComplianceRunHandlers(deps: {
   db: Kysely<BotsDatabase>;
   tasks: TaskRunner;
+  /** This process's name on the runs it holds (see runtime/backtest-recovery.ts). */
+  hostId: string;
 }): Handlers {
   const { db } = deps;
   const botOf = async (ref: string): Promise<BotRow> => {
@@ -138,6 +140,7 @@ export function createComplianceRunHandlers(deps: {
         peakMultiple: kind === "stress" ? multiple : 0,
         casesTotal: stepsOf(kind),
         requestedBy: req.requestedBy || principalOf(ctx).sub,
+        hostId: deps.hostId,
       });
       submitComplianceRun(deps, { ...task, id: row.id, taskId: row.task_id });
       return rowToComplianceRun(row, bot.slug);

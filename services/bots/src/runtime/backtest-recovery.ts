@@ -9,6 +9,10 @@ import {
   releaseBacktest,
   renewBacktestLeases,
 } from "../store/backtests.repository.js";
+import {
+  failOrphanedComplianceRuns,
+  renewComplianceRunLeases,
+} from "../store/compliance-runs.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import type { TaskRunner } from "./task-runner.js";
 
@@ -24,6 +28,12 @@ import type { TaskRunner } from "./task-runner.js";
  */
 const MAX_ATTEMPTS = 3;
 const INTERRUPTED = "interrupted";
+/**
+ * Compliance runs share the lease, but one whose process died is ended failed, not re-run: the
+ * requester asks again, and a report only ever rests on a run that finished.
+ */
+const RUN_INTERRUPTED =
+  "interrupted: the process running it stopped before it finished (its lease lapsed); start the run again";
 
 /** This process's name on the backtest rows it holds. */
 export function backtestHostId(): string {
@@ -89,8 +99,16 @@ export function backtestRecovery(deps: RecoveryDeps): {
 async function pass(deps: RecoveryDeps): Promise<void> {
   const { db, tasks, hostId, log } = deps;
   await renewBacktestLeases(db, hostId, tasks.ids());
+  await renewComplianceRunLeases(db, hostId, tasks.ids());
   // Shutting down: keep the leases of the runs that finish, take on nothing new.
   if (!tasks.accepting()) return;
+  const ended = await failOrphanedComplianceRuns(db, {
+    runningHere: tasks.ids(),
+    leaseSeconds: deps.leaseSeconds,
+    error: RUN_INTERRUPTED,
+  });
+  if (ended.length > 0)
+    log.warn({ task_ids: ended }, "compliance runs of a process that died; marked failed");
   const given = await failExhaustedBacktests(db, {
     leaseSeconds: deps.leaseSeconds,
     maxAttempts: MAX_ATTEMPTS,

@@ -38,6 +38,9 @@ export interface ComplianceRunsTable {
   created_at: ColumnType<Date, never, never>;
   started_at: ColumnType<Date | null, never, Date | null>;
   finished_at: ColumnType<Date | null, never, Date | null>;
+  /** The process running it and when it last renewed that (null on rows from before leases). */
+  host: ColumnType<string | null, string | null | undefined, string | null>;
+  host_seen_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export type ComplianceRunRow = Selectable<ComplianceRunsTable>;

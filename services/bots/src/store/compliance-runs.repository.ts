@@ -16,6 +16,7 @@ export function insertComplianceRun(
     peakMultiple: number;
     casesTotal: number;
     requestedBy: string;
+    hostId: string;
   },
 ): Promise<ComplianceRunRow> {
   const id = randomUUID();
@@ -32,6 +33,8 @@ export function insertComplianceRun(
       peak_multiple: r.peakMultiple,
       cases_total: r.casesTotal,
       requested_by: r.requestedBy,
+      host: r.hostId,
+      host_seen_at: now(),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -45,6 +48,44 @@ export async function countComplianceRuns(db: Db, botId: string): Promise<number
     .where("bot_id", "=", botId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** Renews this process's lease on the runs it is running. */
+export async function renewComplianceRunLeases(
+  db: Db,
+  hostId: string,
+  taskIds: string[],
+): Promise<void> {
+  if (taskIds.length === 0) return;
+  await db
+    .updateTable("compliance_runs")
+    .set({ host_seen_at: now() })
+    .where("host", "=", hostId)
+    .where("task_id", "in", taskIds)
+    .execute();
+}
+
+/**
+ * Ends failed, with `error`, every run left pending or running by a process whose lease lapsed
+ * (or by one from before leases), except those running here. Returns their task ids.
+ */
+export async function failOrphanedComplianceRuns(
+  db: Db,
+  o: { runningHere: string[]; leaseSeconds: number; error: string },
+): Promise<string[]> {
+  let q = db
+    .updateTable("compliance_runs")
+    .set({ status: "failed", passed: false, error: o.error, finished_at: now() })
+    .where("status", "in", ["pending", "running"])
+    .where((eb) =>
+      eb.or([
+        eb("host", "is", null),
+        eb("host_seen_at", "is", null),
+        eb("host_seen_at", "<", sql<Date>`now() - make_interval(secs => ${o.leaseSeconds})`),
+      ]),
+    );
+  if (o.runningHere.length > 0) q = q.where("task_id", "not in", o.runningHere);
+  return (await q.returning("task_id").execute()).map((r) => r.task_id);
 }
 
 export async function markComplianceRunRunning(db: Db, id: string): Promise<void> {
