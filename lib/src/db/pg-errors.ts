@@ -10,6 +10,11 @@ export function isUniqueViolation(err: unknown): boolean {
   return sqlState(err) === "23505";
 }
 
+/** 23503: a foreign key refused the row (what it points at was deleted meanwhile). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return sqlState(err) === "23503";
+}
+
 /** 40001: a serializable transaction lost a race and may be retried. */
 export function isSerializationFailure(err: unknown): boolean {
   return sqlState(err) === "40001";

@@ -24,6 +24,7 @@ import {
 } from "../runtime/compliance-run-task.js";
 import type { TaskRunner } from "../runtime/task-runner.js";
 import * as repo from "../store/bots.repository.js";
+import { isForeignKeyViolation } from "@svc/lib/db";
 import * as runs from "../store/compliance-runs.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { storedToSpec } from "./bot-mapping.js";
@@ -132,16 +133,22 @@ export function createComplianceRunHandlers(deps: {
         if (err instanceof EngineInputError) throw engineInputRefused(err);
         throw err;
       }
-      const row = await runs.insertComplianceRun(db, {
-        botId: bot.id,
-        kind,
-        version: versionRow.version,
-        versionHash: versionRow.spec_hash,
-        peakMultiple: kind === "stress" ? multiple : 0,
-        casesTotal: stepsOf(kind),
-        requestedBy: req.requestedBy || principalOf(ctx).sub,
-        hostId: deps.hostId,
-      });
+      const row = await runs
+        .insertComplianceRun(db, {
+          botId: bot.id,
+          kind,
+          version: versionRow.version,
+          versionHash: versionRow.spec_hash,
+          peakMultiple: kind === "stress" ? multiple : 0,
+          casesTotal: stepsOf(kind),
+          requestedBy: req.requestedBy || principalOf(ctx).sub,
+          hostId: deps.hostId,
+        })
+        .catch((err: unknown) => {
+          // The bot was deleted between the read above and this insert (a delete racing the start).
+          if (isForeignKeyViolation(err)) throw botNotFound(req.botRef);
+          throw err;
+        });
       submitComplianceRun(deps, { ...task, id: row.id, taskId: row.task_id });
       return rowToComplianceRun(row, bot.slug);
     },
