@@ -16,7 +16,7 @@ import { createGateway } from "./create-gateway.js";
 
 // The gateway alone (distributed topology): every service is reached over gRPC by its SVC_*_URL.
 const config = loadConfig();
-const log = createLogger({ name: "gateway", level: config.logLevel });
+const log = createLogger({ name: "gateway", level: config.logLevel, format: config.logFormat });
 // The services trust the x-svc-local-user the gateway forwards: under local auth it must stay on loopback too.
 try {
   assertListenAllowed(config.host, config.auth.provider);

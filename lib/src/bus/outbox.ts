@@ -7,6 +7,7 @@ import {
   type Migration,
   type Transaction,
 } from "kysely";
+import { describeEvent } from "./describe-event.js";
 import type { EventBus } from "./event-bus.js";
 import { currentTraceHeaders } from "./trace-headers.js";
 
@@ -94,6 +95,8 @@ export function startOutboxRelay<DB>(opts: {
   pollMs?: number;
   batch?: number;
   log?: (obj: object, msg: string) => void;
+  /** Told of each domain event once it is on the bus, for the info log. */
+  published?: (obj: object, msg: string) => void;
 }): OutboxRelay {
   const db = (opts.db as unknown as Kysely<OutboxTables>).withSchema(opts.schema);
   const batch = opts.batch ?? 100;
@@ -104,7 +107,7 @@ export function startOutboxRelay<DB>(opts: {
     db.transaction().execute(async (trx) => {
       const rows = await trx
         .selectFrom("outbox")
-        .select(["seq", "id", "subject", "payload", "headers"])
+        .select(["seq", "id", "subject", "type", "payload", "headers"])
         .where("published_at", "is", null)
         .orderBy("seq")
         .limit(batch)
@@ -118,6 +121,8 @@ export function startOutboxRelay<DB>(opts: {
           headers,
         });
       }
+      for (const row of rows)
+        opts.published?.(describeEvent(row.type, new Uint8Array(row.payload)), "domain event");
       if (rows.length > 0) {
         await trx
           .updateTable("outbox")

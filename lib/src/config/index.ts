@@ -1,2 +1,2 @@
-export { loadConfig, ConfigError, type Config } from "./load-config.js";
+export { loadConfig, ConfigError, type Config, type LogFormat } from "./load-config.js";
 export { SETTINGS, type SettingDef, type SettingName } from "./settings.js";

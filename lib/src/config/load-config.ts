@@ -1,6 +1,9 @@
 import { AUTH_DEFAULTS, type AuthSettings } from "../auth/settings.js";
 import { SETTINGS, type SettingDef, type SettingName } from "./settings.js";
 
+/** How log lines are written: see SVC_LOG_FORMAT. */
+export type LogFormat = "auto" | "json" | "pretty";
+
 /** Raised once at start, listing every bad variable so an operator fixes them in one go. */
 export class ConfigError extends Error {
   readonly code = "invalid_config";
@@ -21,6 +24,7 @@ export interface Config {
   natsNamespace: string;
   redisUrl?: string;
   logLevel: string;
+  logFormat: LogFormat;
   bodyLimitBytes: number;
   serviceUrls: Partial<
     Record<"bots" | "promotion" | "killswitch" | "compliance" | "identity", string>
@@ -156,6 +160,7 @@ function assemble(r: Raw): Config {
     natsNamespace: s("SVC_NATS_NAMESPACE")!,
     redisUrl: s("SVC_REDIS_URL"),
     logLevel: s("SVC_LOG_LEVEL")!,
+    logFormat: s("SVC_LOG_FORMAT") as LogFormat,
     bodyLimitBytes: i("SVC_BODY_LIMIT_BYTES"),
     serviceUrls: {
       bots: s("SVC_BOTS_URL"),

@@ -61,7 +61,12 @@ export const SETTINGS = {
   SVC_LOG_LEVEL: {
     kind: oneOf("fatal", "error", "warn", "info", "debug", "trace", "silent"),
     default: "info",
-    doc: "Log level of the JSON logs.",
+    doc: "Log level.",
+  },
+  SVC_LOG_FORMAT: {
+    kind: oneOf("auto", "json", "pretty"),
+    default: "auto",
+    doc: "json: one JSON object per line, for a log platform; pretty: one coloured line per request and per domain event, for a person (successful internal RPCs only at debug); auto: pretty when stdout is a terminal, else json.",
   },
   SVC_BODY_LIMIT_BYTES: {
     kind: int(1024, 64 * 1024 * 1024),

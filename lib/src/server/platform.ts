@@ -118,7 +118,8 @@ export async function openPlatform(
   name: string,
   overrides: Partial<Pick<Platform, "db" | "bus" | "kv" | "log" | "license">> = {},
 ): Promise<Platform> {
-  const log = overrides.log ?? createLogger({ name, level: config.logLevel });
+  const log =
+    overrides.log ?? createLogger({ name, level: config.logLevel, format: config.logFormat });
   const dataDir = config.dataDir === "memory://" ? undefined : config.dataDir;
   const db =
     overrides.db ??

@@ -109,6 +109,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
         schema: BOTS_SCHEMA,
         bus: platform.bus,
         log: (o: object, m: string) => platform.log.warn(o, m),
+        published: (o: object, m: string) => platform.log.info(o, m),
       });
       consumer = await consumePromotionEvents({
         bus: platform.bus,

@@ -83,6 +83,7 @@ export async function createKillSwitchModule(
         schema: SCHEMA,
         bus: platform.bus,
         log: (o: object, m: string) => platform.log.warn(o, m),
+        published: (o: object, m: string) => platform.log.info(o, m),
       });
       consumer = await consumeBotsEvents({ bus: platform.bus, db, schema: SCHEMA });
       sweeper = setInterval(() => void sweep(), 1_000);

@@ -76,6 +76,7 @@ export async function createPromotionModule(
         schema: PROMOTION_SCHEMA,
         bus: platform.bus,
         log: (o: object, m: string) => platform.log.warn(o, m),
+        published: (o: object, m: string) => platform.log.info(o, m),
       });
       consumer = await consumeBotsEvents({ bus: platform.bus, db, schema: PROMOTION_SCHEMA });
       if (flags.approvalExpiryEnforcementEnabled) {

@@ -13,7 +13,11 @@ import { createLicenseDaemon } from "./license-daemon.js";
 
 const config = loadConfig(process.env);
 const holder = config.licenseHolder;
-const log = createLogger({ name: "license-daemon", level: config.logLevel });
+const log = createLogger({
+  name: "license-daemon",
+  level: config.logLevel,
+  format: config.logFormat,
+});
 const [command = "run", arg] = process.argv.slice(2);
 
 if (command === "init") {
