@@ -1,18 +1,17 @@
 // Fails when gen/ is not what `buf generate` makes from proto/ (someone edited one without the other).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, statSync, rmSync, cpSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, statSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), "svc-gen-"));
 try {
-  cpSync(join(root, "proto"), join(scratch, "proto"), { recursive: true });
-  cpSync(join(root, "buf.yaml"), join(scratch, "buf.yaml"));
-  cpSync(join(root, "buf.gen.yaml"), join(scratch, "buf.gen.yaml"));
   const bin = join(root, "node_modules", ".bin");
-  execFileSync(join(bin, "buf"), ["generate"], {
-    cwd: scratch,
+  // From the root, so buf.gen.yaml's local plugins (scripts/protoc-gen-svc-docs.mjs) and their
+  // node_modules resolve as in `npm run generate`; only the output goes to the scratch folder.
+  execFileSync(join(bin, "buf"), ["generate", "--output", scratch], {
+    cwd: root,
     env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
     stdio: "inherit",
   });
