@@ -17,7 +17,13 @@ export interface BotUnderTest {
   slug: string;
   fleet: string | null;
   symbol: string;
-  costs: { feeBps: number; slippageBps: number; positionSize: number };
+  costs: {
+    feeBps: number;
+    slippageBps: number;
+    positionSize: number;
+    /** Most of a bar's volume one bar's fills may take (engine.max_volume_participation). */
+    maxVolumeParticipation?: number;
+  };
   initialCash: number;
   limits: RiskLimits;
 }

@@ -3,7 +3,7 @@ import type { Strategy } from "../engine/strategies/strategy.js";
 import type { ExecutionEvent } from "../execution/events.js";
 import { OrderPipeline } from "../execution/order-pipeline.js";
 import { RiskGuard, anyLimit } from "../execution/risk-controls/index.js";
-import { SimulatedBroker } from "../execution/simulated-broker.js";
+import { SimulatedBroker, VOLUME_CANCEL } from "../execution/simulated-broker.js";
 import type { BotUnderTest } from "./compliance-case.js";
 
 /**
@@ -19,6 +19,8 @@ export function peakFromDataSet(
   const perSecond = new Map<number, number>();
   let second = 0;
   const count = (e: ExecutionEvent) => {
+    // A rest the bar's volume left unfilled is cancelled by the venue, not a message of the bot.
+    if (e.type === "order_cancelled" && e.data.reason.startsWith(VOLUME_CANCEL)) return;
     if (e.type === "order_placed" || e.type === "order_rejected" || e.type === "order_cancelled")
       perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
   };
@@ -33,7 +35,7 @@ export function peakFromDataSet(
   let reference = NaN;
   for (let i = 0; i < bars.length; i++) {
     second = Math.floor(bars.time[i]! / 1000);
-    broker.onBar(bars.open[i]!, bars.high[i]!, bars.low[i]!);
+    broker.onBar(bars.open[i]!, bars.high[i]!, bars.low[i]!, bars.volume[i]!);
     const close = bars.close[i]!;
     pipeline.decide(
       strategy.onBar(close, bars.high[i]!, bars.low[i]!),

@@ -1,15 +1,19 @@
 import type { Bars } from "../engine/bars.js";
+import type { Strategy } from "../engine/strategies/strategy.js";
 import type { ExecutionEvent } from "../execution/events.js";
 import { OrderPipeline } from "../execution/order-pipeline.js";
+import { ACCEPT, type PreTradeCheck } from "../execution/pre-trade.js";
 import { CONTROL, RiskGuard } from "../execution/risk-controls/index.js";
-import { SimulatedBroker } from "../execution/simulated-broker.js";
+import { SimulatedBroker, VOLUME_CANCEL } from "../execution/simulated-broker.js";
 import type { BotUnderTest } from "./compliance-case.js";
+import { compressionFor } from "./compression.js";
 import { percentiles } from "./percentiles.js";
 import { StressWitness } from "./stress-witness.js";
 
-/** Bounds of a replay's length: enough orders for a p99, few enough to stay a short task. */
+/** Order messages a replay aims at, for a p99 worth the name: laps of the data set until then. */
 const MIN_MESSAGES = 2_000;
-const MAX_MESSAGES = 40_000;
+/** Most laps of the data set, so a bot that rarely trades still ends as a short task. */
+const MAX_LAPS = 200;
 /** Slices of a replay, between which the task reports progress and yields. */
 export const STRESS_SLICES = 10;
 
@@ -26,25 +30,32 @@ export type StressOutcome = Record<string, unknown> & {
 };
 
 /**
- * RTS 6 Article 10: the bot's order path under `multiple` times its peak load. Decisions that
- * flip the position (each one to three order messages) come at the demanded rate on the
- * controls' clock, over the data set's prices with its volume times `multiple`, through the same
- * OrderPipeline, RiskGuard (the bot's limits, all on) and SimulatedBroker as every run. The
- * order path is timed per decision on the wall clock: its latency, and the rate it could sustain.
- * Note: the simulated broker fills whatever the volume, so the volume multiple is recorded, not
- * felt by fills.
+ * RTS 6 Article 10: the bot's own strategy (a fresh instance per lap of the data set) over its
+ * data set, through the OrderPipeline, RiskGuard (the bot's limits, all on) and SimulatedBroker
+ * of every run, with two things multiplied by `multiple`: the bars' volume (which bounds fills)
+ * and the rate of its orders. The rate comes from compressing the bot's clock (see
+ * compressionFor): the time between bars is divided by a factor chosen from a rehearsal at the
+ * data set's own clock so that its busiest second carries `multiple` times its peak. Nothing is
+ * scripted: a strategy that cannot send that many orders reaches less, and the result says so
+ * (achieved against demanded). The order path is timed per bar on the wall clock: its latency
+ * per message, and the rate it could sustain.
  */
 export async function stressReplay(
   bot: BotUnderTest,
   bars: Bars,
+  newStrategy: () => Strategy,
   peak: Peak,
   multiple: number,
   onSlice: (done: number) => Promise<void>,
 ): Promise<StressOutcome> {
-  // A bot that never sent an order still gets a load: one message a second, doubled.
-  const observed = Math.max(peak.messagesPerSecond, 1);
-  const demanded = observed * multiple;
-  const messages = Math.min(MAX_MESSAGES, Math.max(MIN_MESSAGES, Math.ceil(demanded * 10)));
+  // A bot that never sent an order still gets a demand: one message a second, multiplied.
+  const demanded = Math.max(peak.messagesPerSecond, 1) * multiple;
+  const rehearsal = rehearse(bot, bars, newStrategy());
+  const compression = compressionFor(rehearsal.times, rehearsal.counts, demanded, multiple);
+  const laps = Math.min(
+    MAX_LAPS,
+    Math.max(1, Math.ceil(MIN_MESSAGES / Math.max(rehearsal.sent, 1))),
+  );
   const events: ExecutionEvent[] = [];
   const record = (e: ExecutionEvent) => events.push(e);
   const broker = new SimulatedBroker(bot.symbol, { cash: bot.initialCash, units: 0 }, bot.costs, {
@@ -60,33 +71,38 @@ export async function stressReplay(
     },
   });
   const pipeline = new OrderPipeline(broker, bot.costs, [w.counter, guard, w.witness], record);
-  // About two messages a decision (a flip closes, then opens): decisions at half the rate.
-  const stepMs = 2_000 / demanded;
-  const latencies = new Float64Array(messages);
-  let timed = 0;
+  const n = bars.length;
+  const t0 = n > 0 ? bars.time[0]! : 0;
+  // One lap follows the last as the data set's next bar would: one bar interval later.
+  const lapMs = n > 1 ? ((bars.time[n - 1]! - t0) * n) / (n - 1) : 1000;
+  const total = laps * n;
+  const latencies: number[] = [];
   let busyNs = 0n;
   let replayedVolume = 0;
-  const t0 = bars.time[0] ?? 0;
   let reference = NaN;
   let step = 0;
+  let strategy = newStrategy();
   for (let slice = 1; slice <= STRESS_SLICES; slice++) {
-    const until = Math.ceil((messages * slice) / STRESS_SLICES);
-    while (w.sent < until) {
-      const b = step % bars.length;
-      const time = t0 + step * stepMs;
+    const until = Math.ceil((total * slice) / STRESS_SLICES);
+    for (; step < until; step++) {
+      const b = step % n;
+      // Each lap is the strategy's first look at the data set; the account carries on.
+      if (b === 0 && step > 0) strategy = newStrategy();
+      const time = t0 + (Math.floor(step / n) * lapMs + (bars.time[b]! - t0)) / compression.factor;
+      const volume = bars.volume[b]! * multiple;
+      replayedVolume = Math.max(replayedVolume, volume);
       const close = bars.close[b]!;
-      replayedVolume = Math.max(replayedVolume, bars.volume[b]! * multiple);
+      const target = strategy.onBar(close, bars.high[b]!, bars.low[b]!);
       const sentBefore = w.sent;
       const start = process.hrtime.bigint();
-      broker.onBar(bars.open[b]!, bars.high[b]!, bars.low[b]!);
-      pipeline.decide(step % 2 === 0 ? 1 : -1, close, time, reference);
+      broker.onBar(bars.open[b]!, bars.high[b]!, bars.low[b]!, volume);
+      pipeline.decide(target, close, time, reference);
       const took = process.hrtime.bigint() - start;
       busyNs += took;
       const sent = w.sent - sentBefore;
       const perMessageUs = Number(took) / 1_000 / Math.max(sent, 1);
-      for (let k = 0; k < sent && timed < latencies.length; k++) latencies[timed++] = perMessageUs;
+      for (let k = 0; k < sent; k++) latencies.push(perMessageUs);
       reference = close;
-      step++;
     }
     await onSlice(slice);
   }
@@ -95,13 +111,60 @@ export async function stressReplay(
     peak,
     multiple,
     demanded,
+    compression,
+    laps,
+    bars: total,
     events,
     w,
     broker,
     busyNs,
     replayedVolume,
-    latencies: latencies.subarray(0, timed),
+    latencies: Float64Array.from(latencies),
   });
+}
+
+/** The strategy over the data set at its own clock: when it sends orders, and how many. */
+function rehearse(
+  bot: BotUnderTest,
+  bars: Bars,
+  strategy: Strategy,
+): { times: number[]; counts: number[]; sent: number } {
+  let sent = 0;
+  const counter: PreTradeCheck = {
+    name: "stress_rehearsal",
+    check: () => {
+      sent++;
+      return ACCEPT;
+    },
+  };
+  const broker = new SimulatedBroker(
+    bot.symbol,
+    { cash: bot.initialCash, units: 0 },
+    bot.costs,
+    {},
+  );
+  const guard = new RiskGuard({ limits: bot.limits, startEquity: bot.initialCash });
+  const pipeline = new OrderPipeline(broker, bot.costs, [counter, guard]);
+  const times: number[] = [];
+  const counts: number[] = [];
+  let reference = NaN;
+  for (let i = 0; i < bars.length; i++) {
+    broker.onBar(bars.open[i]!, bars.high[i]!, bars.low[i]!, bars.volume[i]!);
+    const close = bars.close[i]!;
+    const before = sent;
+    pipeline.decide(
+      strategy.onBar(close, bars.high[i]!, bars.low[i]!),
+      close,
+      bars.time[i]!,
+      reference,
+    );
+    if (sent > before) {
+      times.push(bars.time[i]!);
+      counts.push(sent - before);
+    }
+    reference = close;
+  }
+  return { times, counts, sent };
 }
 
 function judge(r: {
@@ -109,6 +172,9 @@ function judge(r: {
   peak: Peak;
   multiple: number;
   demanded: number;
+  compression: { factor: number; reachable: boolean };
+  laps: number;
+  bars: number;
   events: ExecutionEvent[];
   w: StressWitness;
   broker: SimulatedBroker;
@@ -129,6 +195,12 @@ function judge(r: {
     (e) => !ended.has(e.data.order_id) && !working.has(e.data.order_id),
   ).length;
   const lost = w.sent - placed.length - rejected.length + unaccounted;
+  const volumeLimited = events.filter(
+    (e) => e.type === "order_filled" && e.data.unfilled !== undefined,
+  ).length;
+  const volumeCancelled = events.filter(
+    (e) => e.type === "order_cancelled" && e.data.reason.startsWith(VOLUME_CANCEL),
+  ).length;
   const byControl: Record<string, number> = {};
   for (const e of rejected) byControl[e.data.check] = (byControl[e.data.check] ?? 0) + 1;
   const l = bot.limits;
@@ -144,15 +216,25 @@ function judge(r: {
     );
   const busyS = Number(r.busyNs) / 1e9;
   const capacity = busyS > 0 ? w.sent / busyS : 0;
+  const achieved = w.maxSentWithin(1000);
   const lat = percentiles(r.latencies);
   const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
   return {
+    replay: "strategy",
     peak_source: r.peak.source,
     peak_messages_per_second: r.peak.messagesPerSecond,
     peak_volume: r.peak.volume,
     peak_multiple: r.multiple,
     demanded_messages_per_second: r.demanded,
+    achieved_messages_per_second: achieved,
+    demanded_rate_reached: achieved >= r.demanded,
+    time_compression: round(r.compression.factor, 3),
+    laps: r.laps,
+    bars_replayed: r.bars,
     replayed_peak_volume: r.replayedVolume,
+    max_volume_participation: bot.costs.maxVolumeParticipation ?? 0,
+    fills_volume_limited: volumeLimited,
+    orders_cancelled_for_volume: volumeCancelled,
     orders_sent: w.sent,
     orders_accepted: placed.length,
     orders_rejected: rejected.length,
@@ -160,8 +242,8 @@ function judge(r: {
     controls_held: violations.length === 0,
     control_violations: violations,
     rejections_by_control: byControl,
-    throttle_expected:
-      throttleOn && r.demanded * (l.throttleWindowMs / 1000) > l.maxOrdersPerWindow,
+    // Judged on the replay's own clock: did the orders the strategy sent outrun the throttle?
+    throttle_expected: throttleOn && w.maxSentWithin(l.throttleWindowMs) > l.maxOrdersPerWindow,
     throttle_fired: (byControl[CONTROL.messageThrottle] ?? 0) > 0,
     latency: { p50_us: round(lat.p50), p99_us: round(lat.p99), max_us: round(lat.max) },
     capacity_messages_per_second: round(capacity, 1),

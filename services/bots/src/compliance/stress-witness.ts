@@ -5,8 +5,9 @@ import type { OrderIntent } from "../execution/sizing.js";
 const EPS = 1e-9;
 
 /**
- * Two checks that refuse nothing and judge the risk controls from outside: `sent` (first in the
- * list) counts every order that entered the order path; `witness` (last) sees every order the
+ * Two checks that refuse nothing and judge the risk controls from outside: `counter` (first in
+ * the list) counts every order that entered the order path, and when (the replay's clock, for
+ * the rate it reached); `witness` (last) sees every order the
  * whole list accepted and records each limit it breaks, written again here rather than calling
  * the controls, so a control that lets an order through is caught, not trusted.
  */
@@ -15,14 +16,16 @@ export class StressWitness {
   accepted = 0;
   readonly violations: string[] = [];
   private readonly acceptedAt: number[] = [];
+  private readonly sentAt: number[] = [];
   private disabledSince = -1;
 
   constructor(private readonly l: RiskLimits) {}
 
   readonly counter: PreTradeCheck = {
     name: "stress_counter",
-    check: () => {
+    check: (_order, ctx) => {
       this.sent++;
+      this.sentAt.push(ctx.time);
       return ACCEPT;
     },
   };
@@ -40,14 +43,12 @@ export class StressWitness {
 
   /** The most accepted orders within any one throttle window. */
   maxAcceptedInWindow(): number {
-    const w = this.l.throttleWindowMs;
-    if (w <= 0) return 0;
-    let most = 0;
-    for (let i = 0, j = 0; i < this.acceptedAt.length; i++) {
-      while (this.acceptedAt[j]! <= this.acceptedAt[i]! - w) j++;
-      most = Math.max(most, i - j + 1);
-    }
-    return most;
+    return mostWithin(this.acceptedAt, this.l.throttleWindowMs);
+  }
+
+  /** The most orders that entered the order path within any `windowMs` of the replay's clock. */
+  maxSentWithin(windowMs: number): number {
+    return mostWithin(this.sentAt, windowMs);
   }
 
   private judge(order: OrderIntent, ctx: PreTradeContext): void {
@@ -70,4 +71,15 @@ export class StressWitness {
     if (l.restricted.has(ctx.symbol) && !order.closes)
       breaks(`adding exposure in restricted ${ctx.symbol}`);
   }
+}
+
+/** The most of `times` (ascending) within any window (t - w, t]; the controls' own window. */
+function mostWithin(times: readonly number[], w: number): number {
+  if (w <= 0) return 0;
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[j]! <= times[i]! - w) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
 }

@@ -7,7 +7,20 @@ export interface EngineSettings {
   slippageBps: number;
   /** Fraction of equity a full (target 1) position takes. */
   positionSize: number;
+  /**
+   * Most of a bar's volume one bar's fills may take (see SimulatedBroker); unset, fills ignore
+   * volume (the engine's own tests and benchmarks). A bot's runs always set it (see below).
+   */
+  maxVolumeParticipation?: number;
 }
+
+/**
+ * A bot's runs fill at most the whole of a bar's volume unless its spec asks for less
+ * (engine.max_volume_participation): a fill larger than what the market traded cannot happen,
+ * and a smaller share is a choice of the bot's owner. Over the bundled data a bot's orders are
+ * well under 1 % of a bar's volume, so only a run that trades the whole bar notices it.
+ */
+export const DEFAULT_MAX_VOLUME_PARTICIPATION = 1;
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   initialCash: 100_000,
@@ -19,7 +32,13 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
 /** Fills the spec's zero values with defaults (proto3 cannot tell 0 from unset for cash and size). */
 export function engineSettingsFrom(
   spec:
-    | { initialCash?: number; feeBps?: number; slippageBps?: number; positionSize?: number }
+    | {
+        initialCash?: number;
+        feeBps?: number;
+        slippageBps?: number;
+        positionSize?: number;
+        maxVolumeParticipation?: number;
+      }
     | undefined,
 ): EngineSettings {
   const s = {
@@ -27,6 +46,7 @@ export function engineSettingsFrom(
     feeBps: spec?.feeBps ?? 0,
     slippageBps: spec?.slippageBps ?? 0,
     positionSize: spec?.positionSize || DEFAULT_ENGINE_SETTINGS.positionSize,
+    maxVolumeParticipation: spec?.maxVolumeParticipation || DEFAULT_MAX_VOLUME_PARTICIPATION,
   };
   if (!(s.initialCash > 0))
     throw new EngineInputError(

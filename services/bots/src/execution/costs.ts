@@ -4,6 +4,11 @@ import type { Side } from "./events.js";
 export interface Costs {
   feeBps: number;
   slippageBps: number;
+  /**
+   * Most of a bar's volume the fills of that bar may take, in (0, 1] (engine
+   * max_volume_participation of the BotSpec); unset or 0, fills ignore volume.
+   */
+  maxVolumeParticipation?: number;
 }
 
 /** The price a market order gets: moved against the trader by the slippage. */

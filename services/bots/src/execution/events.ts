@@ -16,7 +16,19 @@ export type ExecutionEvent =
     }
   | {
       type: "order_filled";
-      data: { order_id: string; side: Side; units: number; price: number; fee: number };
+      data: {
+        order_id: string;
+        side: Side;
+        /** The units this fill took. */
+        units: number;
+        price: number;
+        fee: number;
+        /**
+         * Units of the order the bar's volume left unfilled (see SimulatedBroker): a market
+         * order's rest is then cancelled, a limit order's keeps working. Absent on a whole fill.
+         */
+        unfilled?: number;
+      };
     }
   | { type: "order_cancelled"; data: { order_id: string; reason: string } }
   | {

@@ -1,7 +1,12 @@
 export type { ExecutionEvent, Order, OrderKind, Side } from "./events.js";
 export { feeOf, slipped, type Costs } from "./costs.js";
 export { DUST_FRACTION, isDust, ordersForTarget, type OrderIntent, type Sizing } from "./sizing.js";
-export { SimulatedBroker, type Account, type BrokerReport } from "./simulated-broker.js";
+export {
+  SimulatedBroker,
+  VOLUME_CANCEL,
+  type Account,
+  type BrokerReport,
+} from "./simulated-broker.js";
 export {
   ACCEPT,
   firstRefusal,

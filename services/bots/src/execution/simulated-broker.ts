@@ -11,7 +11,11 @@ export interface Account {
   idPrefix?: string;
 }
 
+/** How the reason of a cancel for want of volume begins (a venue's cancel, not the bot's). */
+export const VOLUME_CANCEL = "volume:";
+
 type OrderPlaced = Extract<ExecutionEvent, { type: "order_placed" }>["data"];
+type OrderFilled = Extract<ExecutionEvent, { type: "order_filled" }>["data"];
 
 /** Who hears what a broker does. */
 export interface BrokerReport {
@@ -26,6 +30,12 @@ export interface BrokerReport {
  * the next bar's open with slippage against the trader, limit orders when the bar trades through
  * their price (at the open when it gaps through); a fee on every fill's notional; cancels; one
  * position per symbol; cash. Every change is reported, in order, to `report`.
+ *
+ * Volume: with `costs.maxVolumeParticipation` set, the fills of one bar take at most that share
+ * of the bar's volume, in placement order. A market order's unfilled rest is cancelled at that
+ * bar (a market order does not wait for a better bar: the strategy's next change of target
+ * decides anew); a limit order's rest keeps working at its price. A bar whose volume is not
+ * reported (0 or not a number) does not limit fills: many data sets carry no volume.
  */
 export class SimulatedBroker {
   cash: number;
@@ -75,23 +85,47 @@ export class SimulatedBroker {
     for (const o of [...this.working]) this.cancel(o.id, reason);
   }
 
-  /** Fills what a new bar allows, in placement order. */
-  onBar(open: number, high: number, low: number): void {
+  /** Fills what a new bar allows, in placement order, within its `volume` (see the class). */
+  onBar(open: number, high: number, low: number, volume = NaN): void {
     // Called on every bar; kept this small so the engine's hot loop inlines it.
-    if (this.working.length !== 0) this.fillWorking(open, high, low);
+    if (this.working.length !== 0) this.fillWorking(open, high, low, volume);
   }
 
-  private fillWorking(open: number, high: number, low: number): void {
+  private fillWorking(open: number, high: number, low: number, volume: number): void {
     const orders = this.working;
+    const share = this.costs.maxVolumeParticipation ?? 0;
+    let room = share > 0 && volume > 0 ? share * volume : Infinity;
+    const cancelled: { order: Order; reason: string }[] = [];
     let kept = 0;
     for (let i = 0, n = orders.length; i < n; i++) {
       const order = orders[i]!;
       const price = fillPrice(order, open, high, low, this.costs.slippageBps);
-      if (Number.isNaN(price)) orders[kept++] = order;
-      else this.fill(order, price);
+      if (Number.isNaN(price)) {
+        orders[kept++] = order;
+        continue;
+      }
+      const units = Math.min(order.units, room);
+      if (units === order.units) {
+        room -= units;
+        this.fill(order, price, units);
+        continue;
+      }
+      room = 0;
+      if (units > 0) this.fill(order, price, units);
+      const rest = order.units - units;
+      const why = `bar volume ${volume} times max_volume_participation ${share} left ${rest} of ${order.units} units unfilled`;
+      if (order.kind === "limit") {
+        order.units = rest;
+        orders[kept++] = order;
+      } else cancelled.push({ order, reason: `${VOLUME_CANCEL} ${why}` });
     }
     // pop, not `length = kept`: shrinking an array by its length goes through the runtime.
     while (orders.length > kept) orders.pop();
+    for (const c of cancelled)
+      this.report.event?.({
+        type: "order_cancelled",
+        data: { order_id: c.order.id, reason: c.reason },
+      });
   }
 
   /** Closes the position at once at `price` (a flatten on a kill switch cannot wait a bar). */
@@ -99,22 +133,22 @@ export class SimulatedBroker {
     if (this.units === 0) return;
     const order = this.place(this.units > 0 ? "sell" : "buy", Math.abs(this.units));
     this.working.pop(); // the order just placed: it fills now, not at the next bar
-    this.fill(order, slipped(order.side, price, this.costs.slippageBps));
+    // Not held to a bar's volume: the flatten of a kill switch must not leave a position behind.
+    this.fill(order, slipped(order.side, price, this.costs.slippageBps), order.units);
   }
 
-  /** Books a fill of an order already taken off the working list. */
-  private fill(order: Order, price: number): void {
-    const fee = feeOf(order.units, price, this.costs.feeBps);
-    const signed = order.side === "buy" ? order.units : -order.units;
+  /** Books a fill of `units` of an order (all of it unless the bar's volume binds). */
+  private fill(order: Order, price: number, units: number): void {
+    const fee = feeOf(units, price, this.costs.feeBps);
+    const signed = order.side === "buy" ? units : -units;
     this.cash -= signed * price + fee;
     this.units += signed;
     this.report.fill?.(signed, price, fee);
     const event = this.report.event;
     if (!event) return;
-    event({
-      type: "order_filled",
-      data: { order_id: order.id, side: order.side, units: order.units, price, fee },
-    });
+    const data: OrderFilled = { order_id: order.id, side: order.side, units, price, fee };
+    if (units !== order.units) data.unfilled = order.units - units;
+    event({ type: "order_filled", data });
     event({ type: "position_changed", data: { symbol: this.symbol, units: this.units } });
   }
 
@@ -144,7 +178,8 @@ class PlacedOrder implements Order {
     private readonly seq: number,
     readonly side: Side,
     readonly kind: OrderKind,
-    readonly units: number,
+    /** What is left to fill: a limit order the bar's volume filled in part keeps working. */
+    public units: number,
     readonly limitPrice: number | undefined,
   ) {}
   get id(): string {

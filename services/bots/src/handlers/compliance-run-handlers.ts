@@ -126,8 +126,8 @@ export function createComplianceRunHandlers(deps: {
         task = { botId: bot.id, kind, bot: subject };
         if (kind === "stress") {
           const bars = await loadBars(DEFAULT_DATA_SOURCE);
-          const s = strategy.family.create(strategy.params);
-          task.stress = { bars, strategy: s, multiple };
+          const newStrategy = () => strategy.family.create(strategy.params);
+          task.stress = { bars, newStrategy, multiple };
         }
       } catch (err) {
         if (err instanceof EngineInputError) throw engineInputRefused(err);

@@ -18,6 +18,7 @@ import {
   DEFAULT_DATA_SOURCE,
   EngineInputError,
   loadBars,
+  engineSettingsFrom,
   resolveStrategy,
 } from "../engine/index.js";
 import { BotRunner } from "../runner/bot-runner.js";
@@ -313,7 +314,17 @@ async function rerun(db: Kysely<BotsDatabase>, botId: string, uptoSeq: number): 
   );
   const bars = recorded
     .filter((e) => e.type === "bar_received")
-    .map((e) => e.data as { time: number; open: number; high: number; low: number; close: number });
+    .map(
+      (e) =>
+        e.data as {
+          time: number;
+          open: number;
+          high: number;
+          low: number;
+          close: number;
+          volume?: number;
+        },
+    );
   const inputs = {
     length: bars.length,
     time: Float64Array.from(bars, (b) => b.time),
@@ -321,7 +332,7 @@ async function rerun(db: Kysely<BotsDatabase>, botId: string, uptoSeq: number): 
     high: Float64Array.from(bars, (b) => b.high),
     low: Float64Array.from(bars, (b) => b.low),
     close: Float64Array.from(bars, (b) => b.close),
-    volume: new Float64Array(bars.length),
+    volume: Float64Array.from(bars, (b) => b.volume ?? 0),
   };
   const engine = spec.engine;
   const produced: RunnerEvent[] = [];
@@ -335,6 +346,7 @@ async function rerun(db: Kysely<BotsDatabase>, botId: string, uptoSeq: number): 
       feeBps: engine?.feeBps ?? 0,
       slippageBps: engine?.slippageBps ?? 0,
       positionSize: engine?.positionSize || 1,
+      maxVolumeParticipation: engineSettingsFrom(engine).maxVolumeParticipation,
     },
     broker: {
       cash: Number(lastStart.data.initial_cash),

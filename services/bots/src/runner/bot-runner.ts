@@ -128,9 +128,10 @@ export class BotRunner {
           high: bars.high[i]!,
           low: bars.low[i]!,
           close: bars.close[i]!,
+          volume: bars.volume[i]!,
         },
       });
-      this.broker.onBar(bars.open[i]!, bars.high[i]!, bars.low[i]!);
+      this.broker.onBar(bars.open[i]!, bars.high[i]!, bars.low[i]!, bars.volume[i]!);
       const close = bars.close[i]!;
       const reference = this.lastClose;
       this.lastClose = close;

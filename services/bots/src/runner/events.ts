@@ -18,7 +18,16 @@ export type RunnerEvent =
     }
   | {
       type: "bar_received";
-      data: { index: number; time: number; open: number; high: number; low: number; close: number };
+      data: {
+        index: number;
+        time: number;
+        open: number;
+        high: number;
+        low: number;
+        close: number;
+        /** The bar's volume, which bounds its fills (absent in sessions recorded before it). */
+        volume?: number;
+      };
     }
   | ExecutionEvent
   | { type: "phase_changed"; data: { phase: Phase; reason: string } }

@@ -17,8 +17,8 @@ export interface ComplianceTask {
   botId: string;
   kind: "conformance" | "stress";
   bot: BotUnderTest;
-  /** Stress only: the data set's bars, the bot's strategy over them, and the multiple. */
-  stress?: { bars: Bars; strategy: Strategy; multiple: number };
+  /** Stress only: the data set's bars, a fresh instance of the bot's strategy, and the multiple. */
+  stress?: { bars: Bars; newStrategy: () => Strategy; multiple: number };
 }
 
 /** How many progress steps a run of `kind` has (cases, or slices of the replay). */
@@ -57,7 +57,7 @@ async function conformance(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise
 
 async function stress(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise<void> {
   const s = t.stress!;
-  const fromData = peakFromDataSet(t.bot, s.bars, s.strategy);
+  const fromData = peakFromDataSet(t.bot, s.bars, s.newStrategy());
   const recorded = await peakMessagesPerSecond(db, t.botId);
   const peak: Peak =
     recorded > 0
@@ -67,10 +67,17 @@ async function stress(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise<void
           messagesPerSecond: fromData.messagesPerSecond,
           volume: fromData.volume,
         };
-  const outcome = await stressReplay(t.bot, s.bars, peak, s.multiple, async (done) => {
-    await runs.recordComplianceProgress(db, t.id, done);
-    await yieldToEventLoop();
-  });
+  const outcome = await stressReplay(
+    t.bot,
+    s.bars,
+    s.newStrategy,
+    peak,
+    s.multiple,
+    async (done) => {
+      await runs.recordComplianceProgress(db, t.id, done);
+      await yieldToEventLoop();
+    },
+  );
   await runs.finishComplianceRun(db, t.id, {
     passed: outcome.controls_held && outcome.orders_lost === 0,
     cases: [],

@@ -286,6 +286,7 @@ export class PaperSessions {
         feeBps: settings.feeBps,
         slippageBps: settings.slippageBps,
         positionSize: settings.positionSize,
+        maxVolumeParticipation: settings.maxVolumeParticipation,
       },
       broker: {
         cash: state.initialCash ? state.cash : settings.initialCash,
