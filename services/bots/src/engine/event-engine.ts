@@ -75,7 +75,7 @@ export class BacktestRun {
     for (let t = 0, n = b.length; t < n;) {
       if (this.sent) {
         this.sent = false;
-        broker.onBar(b.open[t]!, b.high[t]!, b.low[t]!);
+        broker.onBar(b.open[t]!, b.high[t]!, b.low[t]!, b.volume[t]!);
       }
       // Orders are rare (one bar in hundreds): the bars between them run in `scan`, a loop
       // small enough for the JIT to compile at once, while the order path stays outside it.
