@@ -149,6 +149,14 @@ export declare type EngineSettings = Message<"svc.bots.v1.EngineSettings"> & {
    * @generated from field: bool high_frequency = 5;
    */
   highFrequency: boolean;
+
+  /**
+   * Most of a bar's volume the fills of that bar may take, in (0, 1]; 0 or unset: 1 (the whole
+   * bar). A market order's rest is cancelled at that bar, a limit order's keeps working.
+   *
+   * @generated from field: double max_volume_participation = 6;
+   */
+  maxVolumeParticipation: number;
 };
 
 /**
@@ -185,6 +193,14 @@ export declare type EngineSettingsJson = {
    * @generated from field: bool high_frequency = 5;
    */
   highFrequency?: boolean;
+
+  /**
+   * Most of a bar's volume the fills of that bar may take, in (0, 1]; 0 or unset: 1 (the whole
+   * bar). A market order's rest is cancelled at that bar, a limit order's keeps working.
+   *
+   * @generated from field: double max_volume_participation = 6;
+   */
+  maxVolumeParticipation?: number | "NaN" | "Infinity" | "-Infinity";
 };
 
 /**
@@ -2914,14 +2930,14 @@ export declare type StressResult = Message<"svc.bots.v1.StressResult"> & {
   peakMultiple: number;
 
   /**
-   * peak_messages_per_second times peak_multiple: the rate the replay sent at.
+   * peak_messages_per_second times peak_multiple: the rate the replay demands of the strategy.
    *
    * @generated from field: double demanded_messages_per_second = 5;
    */
   demandedMessagesPerSecond: number;
 
   /**
-   * Largest bar volume of the replay (the data set's times peak_multiple).
+   * Largest bar volume of the replay (the data set's times peak_multiple): bounds its fills.
    *
    * @generated from field: double replayed_peak_volume = 6;
    */
@@ -2999,6 +3015,66 @@ export declare type StressResult = Message<"svc.bots.v1.StressResult"> & {
    * @generated from field: double headroom = 18;
    */
   headroom: number;
+
+  /**
+   * What sent the orders: "strategy", the bot's own strategy over its data set (nothing scripted).
+   *
+   * @generated from field: string replay = 19;
+   */
+  replay: string;
+
+  /**
+   * Most orders the strategy sent within one second of the replay's clock.
+   *
+   * @generated from field: double achieved_messages_per_second = 20;
+   */
+  achievedMessagesPerSecond: number;
+
+  /**
+   * achieved_messages_per_second reached demanded_messages_per_second; false for a strategy
+   * that never sends that many orders close together, however fast its clock runs.
+   *
+   * @generated from field: bool demanded_rate_reached = 21;
+   */
+  demandedRateReached: boolean;
+
+  /**
+   * The bot's clock ran this many times faster than the data set's (time between bars divided).
+   *
+   * @generated from field: double time_compression = 22;
+   */
+  timeCompression: number;
+
+  /**
+   * Passes over the data set (each with a fresh strategy), and the bars they replayed.
+   *
+   * @generated from field: int32 laps = 23;
+   */
+  laps: number;
+
+  /**
+   * @generated from field: int64 bars_replayed = 24;
+   */
+  barsReplayed: bigint;
+
+  /**
+   * The engine's max_volume_participation the fills were held to (0: volume not enforced).
+   *
+   * @generated from field: double max_volume_participation = 25;
+   */
+  maxVolumeParticipation: number;
+
+  /**
+   * Fills the bar's volume cut short, and market orders whose rest was cancelled for it.
+   *
+   * @generated from field: int64 fills_volume_limited = 26;
+   */
+  fillsVolumeLimited: bigint;
+
+  /**
+   * @generated from field: int64 orders_cancelled_for_volume = 27;
+   */
+  ordersCancelledForVolume: bigint;
 };
 
 /**
@@ -3034,14 +3110,14 @@ export declare type StressResultJson = {
   peakMultiple?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
-   * peak_messages_per_second times peak_multiple: the rate the replay sent at.
+   * peak_messages_per_second times peak_multiple: the rate the replay demands of the strategy.
    *
    * @generated from field: double demanded_messages_per_second = 5;
    */
   demandedMessagesPerSecond?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
-   * Largest bar volume of the replay (the data set's times peak_multiple).
+   * Largest bar volume of the replay (the data set's times peak_multiple): bounds its fills.
    *
    * @generated from field: double replayed_peak_volume = 6;
    */
@@ -3119,6 +3195,66 @@ export declare type StressResultJson = {
    * @generated from field: double headroom = 18;
    */
   headroom?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * What sent the orders: "strategy", the bot's own strategy over its data set (nothing scripted).
+   *
+   * @generated from field: string replay = 19;
+   */
+  replay?: string;
+
+  /**
+   * Most orders the strategy sent within one second of the replay's clock.
+   *
+   * @generated from field: double achieved_messages_per_second = 20;
+   */
+  achievedMessagesPerSecond?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * achieved_messages_per_second reached demanded_messages_per_second; false for a strategy
+   * that never sends that many orders close together, however fast its clock runs.
+   *
+   * @generated from field: bool demanded_rate_reached = 21;
+   */
+  demandedRateReached?: boolean;
+
+  /**
+   * The bot's clock ran this many times faster than the data set's (time between bars divided).
+   *
+   * @generated from field: double time_compression = 22;
+   */
+  timeCompression?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Passes over the data set (each with a fresh strategy), and the bars they replayed.
+   *
+   * @generated from field: int32 laps = 23;
+   */
+  laps?: number;
+
+  /**
+   * @generated from field: int64 bars_replayed = 24;
+   */
+  barsReplayed?: string;
+
+  /**
+   * The engine's max_volume_participation the fills were held to (0: volume not enforced).
+   *
+   * @generated from field: double max_volume_participation = 25;
+   */
+  maxVolumeParticipation?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Fills the bar's volume cut short, and market orders whose rest was cancelled for it.
+   *
+   * @generated from field: int64 fills_volume_limited = 26;
+   */
+  fillsVolumeLimited?: string;
+
+  /**
+   * @generated from field: int64 orders_cancelled_for_volume = 27;
+   */
+  ordersCancelledForVolume?: string;
 };
 
 /**
