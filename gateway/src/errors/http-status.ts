@@ -31,6 +31,7 @@ export const HTTP_STATUS_OF_CODE: Record<Code, number> = {
 export const HTTP_STATUS_OF_MACHINE_CODE: Partial<Record<ErrorCode, number>> = {
   invalid_transition: 409,
   evidence_retained: 409,
+  results_unavailable: 409,
   request_expired: 410,
 };
 

@@ -20,6 +20,9 @@ export const ERROR_CODES = [
   "approved_promotion_required",
   "risk_not_disabled",
   "evidence_retained",
+  "results_unavailable",
+  "dataset_exists",
+  "timeframe_mismatch",
   // Things that are not there
   "bot_not_found",
   "version_not_found",

@@ -13,6 +13,7 @@ import * as riskControls from "./2026-11-25T1000-risk-controls.js";
 import * as complianceRuns from "./2026-11-25T1100-compliance-runs.js";
 import * as complianceRunsKept from "./2026-11-25T1200-compliance-runs-kept.js";
 import * as complianceRunHosts from "./2026-11-25T1210-compliance-run-hosts.js";
+import * as backtestResults from "./2026-11-25T1400-backtest-results.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-25T1100-compliance-runs": complianceRuns,
   "2026-11-25T1200-compliance-runs-kept": complianceRunsKept,
   "2026-11-25T1210-compliance-run-hosts": complianceRunHosts,
+  "2026-11-25T1400-backtest-results": backtestResults,
 };

@@ -19,6 +19,7 @@ import { externalControl, inProcessControl } from "./runtime/session-control.js"
 import { createRuntimeHandlers } from "./handlers/runtime-handlers.js";
 import { createRiskHandlers } from "./handlers/risk-handlers.js";
 import { createTrialHandlers } from "./handlers/trial-handlers.js";
+import { createBacktestResultsHandlers } from "./handlers/backtest-results-handlers.js";
 import { createComplianceRunHandlers } from "./handlers/compliance-run-handlers.js";
 import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import type { BotsDatabase } from "./store/bots.table.js";
@@ -81,6 +82,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
   });
   const riskRoutes = createRiskHandlers({ db, sessions: control, log: platform.log });
   const trials = createTrialHandlers(db);
+  const backtestResults = createBacktestResultsHandlers(db);
   const complianceRuns = createComplianceRunHandlers({ db, tasks, hostId });
   const controlPlane = createControlPlaneHandlers({ db, schema: BOTS_SCHEMA, kube: runtimeKube });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
@@ -98,6 +100,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
           ...runtime,
           ...riskRoutes,
           ...trials,
+          ...backtestResults,
           ...complianceRuns,
         }),
       );

@@ -3,7 +3,9 @@ import { OrderPipeline } from "../execution/order-pipeline.js";
 import type { PreTradeCheck } from "../execution/pre-trade.js";
 import { SimulatedBroker } from "../execution/simulated-broker.js";
 import type { Bars } from "./bars.js";
+import { EquitySeries } from "./equity-series.js";
 import { riskAdjusted, type RunMetrics } from "./metrics.js";
+import { TradeBook } from "./trade-book.js";
 import type { EngineSettings } from "./settings.js";
 import type { Strategy } from "./strategies/strategy.js";
 
@@ -45,6 +47,13 @@ export class BacktestRun {
   private nextDay = -Infinity;
   private dayStartEquity: number;
   private readonly daily: number[] = [];
+  /** The day (days since the epoch) each of `daily` belongs to. */
+  private readonly days: number[] = [];
+  private readonly series = new EquitySeries();
+  private readonly book = new TradeBook();
+  /** Time of the bar whose open fills the orders sent at the last close. */
+  private fillTime = NaN;
+  private lastTime = NaN;
   private trades = 0;
   private wins = 0;
   private tradeCash = 0;
@@ -75,6 +84,7 @@ export class BacktestRun {
     for (let t = 0, n = b.length; t < n;) {
       if (this.sent) {
         this.sent = false;
+        this.fillTime = b.time[t]!;
         broker.onBar(b.open[t]!, b.high[t]!, b.low[t]!, b.volume[t]!);
       }
       // Orders are rare (one bar in hundreds): the bars between them run in `scan`, a loop
@@ -87,7 +97,10 @@ export class BacktestRun {
       t = decided + 1;
     }
     this.bars += b.length;
-    if (b.length > 0) this.lastClose = b.close[b.length - 1]!;
+    if (b.length > 0) {
+      this.lastClose = b.close[b.length - 1]!;
+      this.lastTime = b.time[b.length - 1]!;
+    }
   }
 
   /**
@@ -106,11 +119,15 @@ export class BacktestRun {
         this.trough = equity;
         const dd = (this.peak - equity) / this.peak;
         if (dd > this.maxDrawdown) this.maxDrawdown = dd;
+        this.series.deepen(time[t]!, equity, dd);
       }
+      // One counter per bar: the equity curve keeps a bounded number of points (EquitySeries).
+      if (--this.series.due === 0) this.series.close(time[t]!, equity, this.peak);
       // Bar times only increase: a bar at or past the next midnight starts a new day.
       if (time[t]! >= this.nextDay) {
         if (!Number.isNaN(this.day)) {
           this.daily.push(this.lastEquity / this.dayStartEquity - 1);
+          this.days.push(this.day);
           this.dayStartEquity = this.lastEquity;
         }
         this.day = Math.floor(time[t]! / DAY_MS);
@@ -129,6 +146,7 @@ export class BacktestRun {
 
   /** The portfolio side of a fill: the books, fees, and round trips (one ends when flat). */
   private booked(signed: number, price: number, fee: number): void {
+    this.book.fill(this.fillTime, signed, price, fee);
     this.cash = this.broker.cash;
     this.units = this.broker.units;
     this.fees += fee;
@@ -148,6 +166,10 @@ export class BacktestRun {
         : [...this.daily, this.lastEquity / this.dayStartEquity - 1],
     );
     const { sharpe, sortino } = riskAdjusted(daily);
+    const days = Number.isNaN(this.day) ? this.days : [...this.days, this.day];
+    // The open bucket of the curve ends at the last bar.
+    if (this.series.due !== this.series.bucketBars && !Number.isNaN(this.lastTime))
+      this.series.close(this.lastTime, this.lastEquity, this.peak);
     const initial = this.settings.initialCash;
     const openTrade = this.units !== 0 ? 1 : 0;
     // The open trade's result so far: its cash flows plus the position marked at the last close.
@@ -165,6 +187,11 @@ export class BacktestRun {
       exposure: this.bars > 0 ? this.barsInMarket / this.bars : 0,
       fees: this.fees,
       dailyReturns: daily,
+      results: {
+        curve: this.series.points(),
+        dailyDates: days.map((d) => d * DAY_MS),
+        trades: this.book.finish(this.lastTime, this.lastClose),
+      },
     };
   }
 }

@@ -1,3 +1,14 @@
+import type { EquityPoint } from "./equity-series.js";
+import type { Trade } from "./trade-book.js";
+
+/** What a finished backtest keeps besides its figures: the curve, the days and the trades. */
+export interface RunResults {
+  curve: { points: EquityPoint[]; downsampled: boolean; bucketBars: number };
+  /** Midnight UTC (epoch ms) of each daily return's day. */
+  dailyDates: number[];
+  trades: Trade[];
+}
+
 /** What a finished run reports (result_summary), plus the daily returns kept for the evidence bundle. */
 export interface RunMetrics {
   bars: number;
@@ -12,6 +23,8 @@ export interface RunMetrics {
   exposure: number;
   fees: number;
   dailyReturns: Float64Array;
+  /** The event engine's curve and trades (the vectorised path has none). */
+  results?: RunResults;
 }
 
 /** Annualised Sharpe and Sortino of daily returns (252 trading days), zero when undefined. */

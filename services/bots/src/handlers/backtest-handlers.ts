@@ -34,6 +34,7 @@ import { rowToDeployment } from "./deployment-mapping.js";
 import { anyLimit, RiskGuard, type RiskLimits } from "../execution/risk-controls/index.js";
 import type { ExecutionEvent } from "../execution/events.js";
 import { riskLimitsOf } from "../runtime/risk-limits-of.js";
+import { insertResults, type NewResults } from "../store/backtest-results.repository.js";
 
 const SCHEMA = "bots";
 const CHUNK = 250_000;
@@ -63,6 +64,10 @@ interface Run {
   dataSource: string;
   /** The risk controls of the order path, the same a paper session of the bot runs. */
   risk: RiskLimits;
+  /** Bars in the range, counted when the backtest was checked: its progress's total. */
+  barsTotal: number;
+  /** The symbol traded, named in its trades. */
+  symbol: string;
 }
 
 /**
@@ -126,6 +131,7 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
         version,
         request: { data_source: dataSource, start, end },
         hostId: deps.hostId,
+        barsTotal: inputs.barsTotal,
       });
       submitRun(deps, {
         id: row.id,
@@ -157,7 +163,7 @@ async function loadInputs(
   dataSource: string,
   start: Date | null,
   end: Date | null,
-): Promise<{ strategy: Run["strategy"]; bars: Run["bars"] }> {
+): Promise<Pick<Run, "strategy" | "bars" | "barsTotal" | "symbol">> {
   if (!spec.strategy?.family)
     throw new EngineInputError(
       "invalid_parameter",
@@ -169,8 +175,8 @@ async function loadInputs(
     spec.strategy.parameters as Record<string, unknown> | undefined,
   );
   const bars = { dataSource, startMs: start?.getTime(), endMs: end?.getTime() };
-  await checkBars(bars.dataSource, bars.startMs, bars.endMs);
-  return { strategy, bars };
+  const barsTotal = await checkBars(bars.dataSource, bars.startMs, bars.endMs);
+  return { strategy, bars, barsTotal, symbol: spec.universe?.symbols[0] ?? "ASSET" };
 }
 
 /**
@@ -231,7 +237,7 @@ export async function resumeBacktest(deps: BacktestDeps, row: DeploymentRow): Pr
 function submitRun(deps: BacktestDeps, run: Run): void {
   deps.tasks.submit(run.taskId, async () => {
     // Halted or taken over before it started: the row is no longer this process's to run.
-    if (!(await backtests.markBacktestRunning(deps.db, run.id, deps.hostId))) return;
+    if (!(await backtests.markBacktestRunning(deps.db, run.id, deps.hostId, run.barsTotal))) return;
     const metrics = await simulate(deps, run);
     if (metrics) await recordSuccess(deps, run, metrics);
   });
@@ -250,14 +256,18 @@ async function simulate(
   );
   const { dataSource, startMs, endMs } = run.bars;
   let lookedAt = Date.now();
+  let done = 0;
   for await (const bars of streamBars(dataSource, startMs, endMs)) {
     for (let from = 0; from < bars.length; from += CHUNK) {
       const to = Math.min(from + CHUNK, bars.length);
       engine.feed(barsAt(bars, from, to));
+      done += to - from;
       await yieldToEventLoop();
       if (deps.tasks.cancelled(run.taskId)) throw new TaskCancelled();
+      // At most once a second: the progress write is also the look for a halt or a takeover.
       if (Date.now() - lookedAt < LOOK_EVERY_MS) continue;
-      if (!(await backtests.backtestHeldBy(deps.db, run.id, deps.hostId))) return undefined;
+      if (!(await backtests.reportBacktestProgress(deps.db, run.id, deps.hostId, done)))
+        return undefined;
       lookedAt = Date.now();
     }
   }
@@ -290,8 +300,10 @@ async function recordSuccess(
 ): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const summary = summaryOf(metrics, run.dataSource);
-    if (await backtests.finishBacktest(trx, run.id, deps.hostId, summary))
+    if (await backtests.finishBacktest(trx, run.id, deps.hostId, summary, metrics.bars)) {
+      await insertResults(trx, resultsOf(run, metrics));
       await recordAndAnnounceTrial(trx, run, metrics);
+    }
   });
 }
 
@@ -307,6 +319,32 @@ export async function failDeployment(
 ): Promise<void> {
   const status = err instanceof TaskCancelled ? "halted" : "failed";
   await backtests.endBacktest(db, hostId, taskId, status, (err as Error)?.message ?? String(err));
+}
+
+/** What the results routes serve, from the engine's curve, days and trades. */
+function resultsOf(run: Run, m: RunMetrics): NewResults {
+  const r = m.results!;
+  return {
+    deploymentId: run.id,
+    equity: r.curve.points,
+    barsPerPoint: r.curve.bucketBars,
+    dailyReturns: r.dailyDates.map((d, i) => ({
+      date: new Date(d).toISOString().slice(0, 10),
+      value: m.dailyReturns[i]!,
+    })),
+    symbol: run.symbol,
+    trades: r.trades.map((t) => ({
+      side: t.side,
+      entry_time: new Date(t.entryTime),
+      entry_price: t.entryPrice,
+      exit_time: new Date(t.exitTime),
+      exit_price: t.exitPrice,
+      size: t.units,
+      pnl: t.pnl,
+      fees: t.fees,
+      closed: t.closed,
+    })),
+  };
 }
 
 function summaryOf(

@@ -1,7 +1,9 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
+  BacktestProgressSchema,
   BotDeploymentSchema,
+  type BacktestProgress,
   DeploymentStatus,
   DeploymentTarget,
   type BotDeployment,
@@ -36,5 +38,27 @@ export function rowToDeployment(row: DeploymentRow): BotDeployment {
     version: row.version,
     createdAt: timestampFromDate(new Date(row.created_at)),
     updatedAt: timestampFromDate(new Date(row.updated_at)),
+    progress: progressOf(row),
+  });
+}
+
+/**
+ * A backtest's progress: elapsed runs to now while it runs and to its last update once it
+ * ended; the time left extrapolates the pace so far (0 before the first report and at the end).
+ */
+function progressOf(row: DeploymentRow): BacktestProgress | undefined {
+  if (row.target !== "backtest" || row.bars_total === null) return undefined;
+  const done = Number(row.bars_done ?? 0);
+  const total = Number(row.bars_total);
+  const running = row.status === "running";
+  const started = row.started_at ? new Date(row.started_at).getTime() : NaN;
+  const end = running ? Date.now() : new Date(row.updated_at).getTime();
+  const elapsedS = Number.isNaN(started) ? 0 : Math.max(0, (end - started) / 1000);
+  const remainingS = running && done > 0 && total > done ? (elapsedS * (total - done)) / done : 0;
+  return create(BacktestProgressSchema, {
+    barsDone: BigInt(done),
+    barsTotal: BigInt(total),
+    elapsedS,
+    remainingS,
   });
 }

@@ -20,7 +20,13 @@ const now = () => sql<Date>`now()` as unknown as Date;
  */
 export function insertBacktest(
   db: Db,
-  b: { botId: string; version: number; request: Record<string, unknown>; hostId: string },
+  b: {
+    botId: string;
+    version: number;
+    request: Record<string, unknown>;
+    hostId: string;
+    barsTotal: number;
+  },
 ): Promise<DeploymentRow> {
   const id = randomUUID();
   return db
@@ -36,16 +42,32 @@ export function insertBacktest(
       host: b.hostId,
       host_seen_at: now(),
       attempts: 1,
+      bars_done: 0,
+      bars_total: b.barsTotal,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
-/** Running, if still this host's and not halted before it started; false otherwise. */
-export async function markBacktestRunning(db: Db, id: string, hostId: string): Promise<boolean> {
+/**
+ * Running, if still this host's and not halted before it started; false otherwise. A run taken
+ * over starts again from its first bar: its progress too.
+ */
+export async function markBacktestRunning(
+  db: Db,
+  id: string,
+  hostId: string,
+  barsTotal: number,
+): Promise<boolean> {
   const updated = await db
     .updateTable("bot_deployments")
-    .set({ status: "running", updated_at: now() })
+    .set({
+      status: "running",
+      updated_at: now(),
+      started_at: now(),
+      bars_done: 0,
+      bars_total: barsTotal,
+    })
     .where("id", "=", id)
     .where("host", "=", hostId)
     .where("status", "in", LIVE_BACKTEST_STATES)
@@ -59,10 +81,16 @@ export async function finishBacktest(
   id: string,
   hostId: string,
   summary: Record<string, unknown>,
+  barsDone: number,
 ): Promise<boolean> {
   const done = await trx
     .updateTable("bot_deployments")
-    .set({ status: "success", result_summary: JSON.stringify(summary), updated_at: now() })
+    .set({
+      status: "success",
+      result_summary: JSON.stringify(summary),
+      bars_done: barsDone,
+      updated_at: now(),
+    })
     .where("id", "=", id)
     .where("status", "=", "running")
     .where("host", "=", hostId)
@@ -87,14 +115,24 @@ export async function endBacktest(
     .execute();
 }
 
-/** Whether this process still holds a running backtest: not halted, not taken over. */
-export async function backtestHeldBy(db: Db, id: string, hostId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom("bot_deployments")
-    .select(["status", "host"])
+/**
+ * Writes a running backtest's progress, if this process still holds it (not halted, not taken
+ * over): one statement both reports and asks, so progress costs the run no extra round trip.
+ */
+export async function reportBacktestProgress(
+  db: Db,
+  id: string,
+  hostId: string,
+  barsDone: number,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable("bot_deployments")
+    .set({ bars_done: barsDone })
     .where("id", "=", id)
+    .where("status", "=", "running")
+    .where("host", "=", hostId)
     .executeTakeFirst();
-  return row?.status === "running" && row.host === hostId;
+  return Number(updated.numUpdatedRows) > 0;
 }
 
 /** Halts every live backtest wherever it runs; returns their task ids. */

@@ -16,7 +16,38 @@ export interface BotsDatabase {
   bot_risk_state: BotRiskStateTable;
   fleet_risk_limits: FleetRiskLimitsTable;
   compliance_runs: ComplianceRunsTable;
+  backtest_results: BacktestResultsTable;
+  backtest_trades: BacktestTradesTable;
 }
+
+/** A finished backtest's curve (bounded) and daily returns; its trades are rows of their own. */
+export interface BacktestResultsTable {
+  deployment_id: string;
+  /** [{time (epoch ms), equity, drawdown}] */
+  equity: ColumnType<{ time: number; equity: number; drawdown: number }[], string, never>;
+  bars_per_point: ColumnType<string, number, never>;
+  /** [{date (YYYY-MM-DD), value}] */
+  daily_returns: ColumnType<{ date: string; value: number }[], string, never>;
+  symbol: string;
+  trade_count: number;
+}
+
+export interface BacktestTradesTable {
+  deployment_id: string;
+  number: number;
+  side: "long" | "short";
+  entry_time: ColumnType<Date, Date, never>;
+  entry_price: number;
+  exit_time: ColumnType<Date, Date, never>;
+  exit_price: number;
+  size: number;
+  pnl: number;
+  fees: number;
+  closed: boolean;
+}
+
+export type BacktestResultsRow = Selectable<BacktestResultsTable>;
+export type BacktestTradeRow = Selectable<BacktestTradesTable>;
 
 /** A conformance or stress run of one bot version (see compliance/), with its results. */
 export interface ComplianceRunsTable {
@@ -124,6 +155,10 @@ export interface BotDeploymentsTable {
   attempts: ColumnType<number, number | undefined, number>;
   /** Paper sessions: bumped each time the lease moves to another host; appends carry it as a fence. */
   lease_epoch: ColumnType<string, number | string | undefined, number | string>;
+  /** Backtests: bars run so far and in all, and when the run started (its progress). */
+  bars_done: ColumnType<string | null, number | undefined, number>;
+  bars_total: ColumnType<string | null, number | undefined, number>;
+  started_at: ColumnType<Date | null, Date | string | undefined, Date | string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1183,6 +1183,14 @@ export declare type BotDeployment = Message<"svc.bots.v1.BotDeployment"> & {
    * @generated from field: bool parked = 9;
    */
   parked: boolean;
+
+  /**
+   * Backtests: how far the run is (bars done of total, elapsed, estimated time left); unset on
+   * other targets and on backtests accepted before progress was kept.
+   *
+   * @generated from field: svc.bots.v1.BacktestProgress progress = 10;
+   */
+  progress?: BacktestProgress | undefined;
 };
 
 /**
@@ -1237,6 +1245,14 @@ export declare type BotDeploymentJson = {
    * @generated from field: bool parked = 9;
    */
   parked?: boolean;
+
+  /**
+   * Backtests: how far the run is (bars done of total, elapsed, estimated time left); unset on
+   * other targets and on backtests accepted before progress was kept.
+   *
+   * @generated from field: svc.bots.v1.BacktestProgress progress = 10;
+   */
+  progress?: BacktestProgressJson;
 };
 
 /**
@@ -1244,6 +1260,82 @@ export declare type BotDeploymentJson = {
  * Use `create(BotDeploymentSchema)` to create a new message.
  */
 export declare const BotDeploymentSchema: GenMessage<BotDeployment, {jsonType: BotDeploymentJson}>;
+
+/**
+ * How far a backtest is. Written at most once a second while it runs, and once at its end.
+ *
+ * @generated from message svc.bots.v1.BacktestProgress
+ */
+export declare type BacktestProgress = Message<"svc.bots.v1.BacktestProgress"> & {
+  /**
+   * Bars the engine has run so far.
+   *
+   * @generated from field: int64 bars_done = 1;
+   */
+  barsDone: bigint;
+
+  /**
+   * Bars in the backtest's range, counted when the backtest was accepted.
+   *
+   * @generated from field: int64 bars_total = 2;
+   */
+  barsTotal: bigint;
+
+  /**
+   * Seconds since the run started (to its end once it ended); 0 while pending.
+   *
+   * @generated from field: double elapsed_s = 3;
+   */
+  elapsedS: number;
+
+  /**
+   * Estimated seconds left at the pace so far; 0 once it ended or before its first report.
+   *
+   * @generated from field: double remaining_s = 4;
+   */
+  remainingS: number;
+};
+
+/**
+ * How far a backtest is. Written at most once a second while it runs, and once at its end.
+ *
+ * @generated from message svc.bots.v1.BacktestProgress
+ */
+export declare type BacktestProgressJson = {
+  /**
+   * Bars the engine has run so far.
+   *
+   * @generated from field: int64 bars_done = 1;
+   */
+  barsDone?: string;
+
+  /**
+   * Bars in the backtest's range, counted when the backtest was accepted.
+   *
+   * @generated from field: int64 bars_total = 2;
+   */
+  barsTotal?: string;
+
+  /**
+   * Seconds since the run started (to its end once it ended); 0 while pending.
+   *
+   * @generated from field: double elapsed_s = 3;
+   */
+  elapsedS?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Estimated seconds left at the pace so far; 0 once it ended or before its first report.
+   *
+   * @generated from field: double remaining_s = 4;
+   */
+  remainingS?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message svc.bots.v1.BacktestProgress.
+ * Use `create(BacktestProgressSchema)` to create a new message.
+ */
+export declare const BacktestProgressSchema: GenMessage<BacktestProgress, {jsonType: BacktestProgressJson}>;
 
 /**
  * @generated from message svc.bots.v1.BotEvent
@@ -2387,6 +2479,14 @@ export declare type ListStateEventsRequest = Message<"svc.bots.v1.ListStateEvent
    * @generated from field: int32 limit = 3;
    */
   limit: number;
+
+  /**
+   * Only events of these types (repeat the parameter or separate types with commas), for
+   * example order_filled; unset lists every type. An unknown type is refused, naming the known.
+   *
+   * @generated from field: repeated string type = 4;
+   */
+  type: string[];
 };
 
 /**
@@ -2409,6 +2509,14 @@ export declare type ListStateEventsRequestJson = {
    * @generated from field: int32 limit = 3;
    */
   limit?: number;
+
+  /**
+   * Only events of these types (repeat the parameter or separate types with commas), for
+   * example order_filled; unset lists every type. An unknown type is refused, naming the known.
+   *
+   * @generated from field: repeated string type = 4;
+   */
+  type?: string[];
 };
 
 /**
@@ -2672,6 +2780,624 @@ export declare type FleetRiskLimitsRecordJson = {
  * Use `create(FleetRiskLimitsRecordSchema)` to create a new message.
  */
 export declare const FleetRiskLimitsRecordSchema: GenMessage<FleetRiskLimitsRecord, {jsonType: FleetRiskLimitsRecordJson}>;
+
+/**
+ * @generated from message svc.bots.v1.GetBacktestResultsRequest
+ */
+export declare type GetBacktestResultsRequest = Message<"svc.bots.v1.GetBacktestResultsRequest"> & {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * The backtest's deployment id (BotDeployment.id).
+   *
+   * @generated from field: string deployment_id = 2;
+   */
+  deploymentId: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.GetBacktestResultsRequest
+ */
+export declare type GetBacktestResultsRequestJson = {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * The backtest's deployment id (BotDeployment.id).
+   *
+   * @generated from field: string deployment_id = 2;
+   */
+  deploymentId?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.GetBacktestResultsRequest.
+ * Use `create(GetBacktestResultsRequestSchema)` to create a new message.
+ */
+export declare const GetBacktestResultsRequestSchema: GenMessage<GetBacktestResultsRequest, {jsonType: GetBacktestResultsRequestJson}>;
+
+/**
+ * One point of a backtest's equity curve.
+ *
+ * @generated from message svc.bots.v1.EquityPoint
+ */
+export declare type EquityPoint = Message<"svc.bots.v1.EquityPoint"> & {
+  /**
+   * Time of the bar.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * Cash plus the position marked at the bar's close.
+   *
+   * @generated from field: double equity = 2;
+   */
+  equity: number;
+
+  /**
+   * Drawdown from the running peak at that bar, as a fraction: (peak - equity) / peak.
+   *
+   * @generated from field: double drawdown = 3;
+   */
+  drawdown: number;
+};
+
+/**
+ * One point of a backtest's equity curve.
+ *
+ * @generated from message svc.bots.v1.EquityPoint
+ */
+export declare type EquityPointJson = {
+  /**
+   * Time of the bar.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: TimestampJson;
+
+  /**
+   * Cash plus the position marked at the bar's close.
+   *
+   * @generated from field: double equity = 2;
+   */
+  equity?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Drawdown from the running peak at that bar, as a fraction: (peak - equity) / peak.
+   *
+   * @generated from field: double drawdown = 3;
+   */
+  drawdown?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message svc.bots.v1.EquityPoint.
+ * Use `create(EquityPointSchema)` to create a new message.
+ */
+export declare const EquityPointSchema: GenMessage<EquityPoint, {jsonType: EquityPointJson}>;
+
+/**
+ * The return of one calendar day (UTC) of a backtest.
+ *
+ * @generated from message svc.bots.v1.DailyReturn
+ */
+export declare type DailyReturn = Message<"svc.bots.v1.DailyReturn"> & {
+  /**
+   * The day, YYYY-MM-DD (UTC).
+   *
+   * @generated from field: string date = 1;
+   */
+  date: string;
+
+  /**
+   * The day's return as a fraction (0.01 is 1 %): the equity at the day's last bar over the
+   * previous day's.
+   *
+   * @generated from field: double value = 2;
+   */
+  value: number;
+};
+
+/**
+ * The return of one calendar day (UTC) of a backtest.
+ *
+ * @generated from message svc.bots.v1.DailyReturn
+ */
+export declare type DailyReturnJson = {
+  /**
+   * The day, YYYY-MM-DD (UTC).
+   *
+   * @generated from field: string date = 1;
+   */
+  date?: string;
+
+  /**
+   * The day's return as a fraction (0.01 is 1 %): the equity at the day's last bar over the
+   * previous day's.
+   *
+   * @generated from field: double value = 2;
+   */
+  value?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message svc.bots.v1.DailyReturn.
+ * Use `create(DailyReturnSchema)` to create a new message.
+ */
+export declare const DailyReturnSchema: GenMessage<DailyReturn, {jsonType: DailyReturnJson}>;
+
+/**
+ * What a finished backtest keeps: its figures, its equity curve with the drawdown at each point,
+ * and its daily returns. Its trades are paged apart (GET .../trades).
+ *
+ * @generated from message svc.bots.v1.BacktestResults
+ */
+export declare type BacktestResults = Message<"svc.bots.v1.BacktestResults"> & {
+  /**
+   * @generated from field: string deployment_id = 1;
+   */
+  deploymentId: string;
+
+  /**
+   * @generated from field: string bot_id = 2;
+   */
+  botId: string;
+
+  /**
+   * @generated from field: int32 version = 3;
+   */
+  version: number;
+
+  /**
+   * Where the bars came from: csv:<dataset> or synthetic:<seed>.
+   *
+   * @generated from field: string data_source = 4;
+   */
+  dataSource: string;
+
+  /**
+   * The figures of result_summary (total_return, pnl, sharpe, sortino, max_drawdown, ...).
+   *
+   * @generated from field: google.protobuf.Struct metrics = 5;
+   */
+  metrics?: JsonObject | undefined;
+
+  /**
+   * The equity curve, oldest first. Every bar while the run has at most 2,048 bars; past that,
+   * each point stands for a bucket of bars_per_point bars (a power of two) and the curve holds
+   * each bucket's last bar and its deepest drawdown, so at most 4,096 points: the last bar and
+   * the worst drawdown of the run are always in it.
+   *
+   * @generated from field: repeated svc.bots.v1.EquityPoint equity = 6;
+   */
+  equity: EquityPoint[];
+
+  /**
+   * True when equity holds buckets of bars rather than every bar.
+   *
+   * @generated from field: bool downsampled = 7;
+   */
+  downsampled: boolean;
+
+  /**
+   * Bars per bucket of the curve (1 when not downsampled).
+   *
+   * @generated from field: int64 bars_per_point = 8;
+   */
+  barsPerPoint: bigint;
+
+  /**
+   * Every day's return, oldest first.
+   *
+   * @generated from field: repeated svc.bots.v1.DailyReturn daily_returns = 9;
+   */
+  dailyReturns: DailyReturn[];
+
+  /**
+   * How many trades GET .../trades pages through.
+   *
+   * @generated from field: int32 trade_count = 10;
+   */
+  tradeCount: number;
+};
+
+/**
+ * What a finished backtest keeps: its figures, its equity curve with the drawdown at each point,
+ * and its daily returns. Its trades are paged apart (GET .../trades).
+ *
+ * @generated from message svc.bots.v1.BacktestResults
+ */
+export declare type BacktestResultsJson = {
+  /**
+   * @generated from field: string deployment_id = 1;
+   */
+  deploymentId?: string;
+
+  /**
+   * @generated from field: string bot_id = 2;
+   */
+  botId?: string;
+
+  /**
+   * @generated from field: int32 version = 3;
+   */
+  version?: number;
+
+  /**
+   * Where the bars came from: csv:<dataset> or synthetic:<seed>.
+   *
+   * @generated from field: string data_source = 4;
+   */
+  dataSource?: string;
+
+  /**
+   * The figures of result_summary (total_return, pnl, sharpe, sortino, max_drawdown, ...).
+   *
+   * @generated from field: google.protobuf.Struct metrics = 5;
+   */
+  metrics?: StructJson;
+
+  /**
+   * The equity curve, oldest first. Every bar while the run has at most 2,048 bars; past that,
+   * each point stands for a bucket of bars_per_point bars (a power of two) and the curve holds
+   * each bucket's last bar and its deepest drawdown, so at most 4,096 points: the last bar and
+   * the worst drawdown of the run are always in it.
+   *
+   * @generated from field: repeated svc.bots.v1.EquityPoint equity = 6;
+   */
+  equity?: EquityPointJson[];
+
+  /**
+   * True when equity holds buckets of bars rather than every bar.
+   *
+   * @generated from field: bool downsampled = 7;
+   */
+  downsampled?: boolean;
+
+  /**
+   * Bars per bucket of the curve (1 when not downsampled).
+   *
+   * @generated from field: int64 bars_per_point = 8;
+   */
+  barsPerPoint?: string;
+
+  /**
+   * Every day's return, oldest first.
+   *
+   * @generated from field: repeated svc.bots.v1.DailyReturn daily_returns = 9;
+   */
+  dailyReturns?: DailyReturnJson[];
+
+  /**
+   * How many trades GET .../trades pages through.
+   *
+   * @generated from field: int32 trade_count = 10;
+   */
+  tradeCount?: number;
+};
+
+/**
+ * Describes the message svc.bots.v1.BacktestResults.
+ * Use `create(BacktestResultsSchema)` to create a new message.
+ */
+export declare const BacktestResultsSchema: GenMessage<BacktestResults, {jsonType: BacktestResultsJson}>;
+
+/**
+ * @generated from message svc.bots.v1.ListBacktestTradesRequest
+ */
+export declare type ListBacktestTradesRequest = Message<"svc.bots.v1.ListBacktestTradesRequest"> & {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * The backtest's deployment id (BotDeployment.id).
+   *
+   * @generated from field: string deployment_id = 2;
+   */
+  deploymentId: string;
+
+  /**
+   * Trades per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * next_page_token of the previous page of the same backtest; unset for the first page.
+   *
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.ListBacktestTradesRequest
+ */
+export declare type ListBacktestTradesRequestJson = {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * The backtest's deployment id (BotDeployment.id).
+   *
+   * @generated from field: string deployment_id = 2;
+   */
+  deploymentId?: string;
+
+  /**
+   * Trades per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize?: number;
+
+  /**
+   * next_page_token of the previous page of the same backtest; unset for the first page.
+   *
+   * @generated from field: string page_token = 4;
+   */
+  pageToken?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ListBacktestTradesRequest.
+ * Use `create(ListBacktestTradesRequestSchema)` to create a new message.
+ */
+export declare const ListBacktestTradesRequestSchema: GenMessage<ListBacktestTradesRequest, {jsonType: ListBacktestTradesRequestJson}>;
+
+/**
+ * One round trip of a backtest: from the fill that opened a position from flat to the fill that
+ * closed it (a fill that goes from long to short at once ends one trade and opens the next).
+ *
+ * @generated from message svc.bots.v1.BacktestTrade
+ */
+export declare type BacktestTrade = Message<"svc.bots.v1.BacktestTrade"> & {
+  /**
+   * 1 for the first trade of the backtest, in time order.
+   *
+   * @generated from field: int32 number = 1;
+   */
+  number: number;
+
+  /**
+   * long or short.
+   *
+   * @generated from field: string side = 2;
+   */
+  side: string;
+
+  /**
+   * The symbol traded (the data set's, or the bot's for synthetic data).
+   *
+   * @generated from field: string symbol = 3;
+   */
+  symbol: string;
+
+  /**
+   * Time of the opening fill (a bar's open).
+   *
+   * @generated from field: google.protobuf.Timestamp entry_time = 4;
+   */
+  entryTime?: Timestamp | undefined;
+
+  /**
+   * Average price of the fills that opened or added to the position.
+   *
+   * @generated from field: double entry_price = 5;
+   */
+  entryPrice: number;
+
+  /**
+   * Time of the closing fill; for a trade still open at the end, the last bar's time.
+   *
+   * @generated from field: google.protobuf.Timestamp exit_time = 6;
+   */
+  exitTime?: Timestamp | undefined;
+
+  /**
+   * Average price of the fills that reduced it; for a trade still open, the last close.
+   *
+   * @generated from field: double exit_price = 7;
+   */
+  exitPrice: number;
+
+  /**
+   * The largest size the position reached, in units of the instrument.
+   *
+   * @generated from field: double size = 8;
+   */
+  size: number;
+
+  /**
+   * Net result in cash: every fill's cash flow, fees included (marked at the last close if open).
+   *
+   * @generated from field: double pnl = 9;
+   */
+  pnl: number;
+
+  /**
+   * Fees paid on the trade's fills.
+   *
+   * @generated from field: double fees = 10;
+   */
+  fees: number;
+
+  /**
+   * False for a trade still open at the end of the backtest (marked, not sold).
+   *
+   * @generated from field: bool closed = 11;
+   */
+  closed: boolean;
+};
+
+/**
+ * One round trip of a backtest: from the fill that opened a position from flat to the fill that
+ * closed it (a fill that goes from long to short at once ends one trade and opens the next).
+ *
+ * @generated from message svc.bots.v1.BacktestTrade
+ */
+export declare type BacktestTradeJson = {
+  /**
+   * 1 for the first trade of the backtest, in time order.
+   *
+   * @generated from field: int32 number = 1;
+   */
+  number?: number;
+
+  /**
+   * long or short.
+   *
+   * @generated from field: string side = 2;
+   */
+  side?: string;
+
+  /**
+   * The symbol traded (the data set's, or the bot's for synthetic data).
+   *
+   * @generated from field: string symbol = 3;
+   */
+  symbol?: string;
+
+  /**
+   * Time of the opening fill (a bar's open).
+   *
+   * @generated from field: google.protobuf.Timestamp entry_time = 4;
+   */
+  entryTime?: TimestampJson;
+
+  /**
+   * Average price of the fills that opened or added to the position.
+   *
+   * @generated from field: double entry_price = 5;
+   */
+  entryPrice?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Time of the closing fill; for a trade still open at the end, the last bar's time.
+   *
+   * @generated from field: google.protobuf.Timestamp exit_time = 6;
+   */
+  exitTime?: TimestampJson;
+
+  /**
+   * Average price of the fills that reduced it; for a trade still open, the last close.
+   *
+   * @generated from field: double exit_price = 7;
+   */
+  exitPrice?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The largest size the position reached, in units of the instrument.
+   *
+   * @generated from field: double size = 8;
+   */
+  size?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Net result in cash: every fill's cash flow, fees included (marked at the last close if open).
+   *
+   * @generated from field: double pnl = 9;
+   */
+  pnl?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Fees paid on the trade's fills.
+   *
+   * @generated from field: double fees = 10;
+   */
+  fees?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * False for a trade still open at the end of the backtest (marked, not sold).
+   *
+   * @generated from field: bool closed = 11;
+   */
+  closed?: boolean;
+};
+
+/**
+ * Describes the message svc.bots.v1.BacktestTrade.
+ * Use `create(BacktestTradeSchema)` to create a new message.
+ */
+export declare const BacktestTradeSchema: GenMessage<BacktestTrade, {jsonType: BacktestTradeJson}>;
+
+/**
+ * @generated from message svc.bots.v1.ListBacktestTradesResponse
+ */
+export declare type ListBacktestTradesResponse = Message<"svc.bots.v1.ListBacktestTradesResponse"> & {
+  /**
+   * In time order.
+   *
+   * @generated from field: repeated svc.bots.v1.BacktestTrade items = 1;
+   */
+  items: BacktestTrade[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+
+  /**
+   * Trades of the backtest in all.
+   *
+   * @generated from field: int32 total = 3;
+   */
+  total: number;
+};
+
+/**
+ * @generated from message svc.bots.v1.ListBacktestTradesResponse
+ */
+export declare type ListBacktestTradesResponseJson = {
+  /**
+   * In time order.
+   *
+   * @generated from field: repeated svc.bots.v1.BacktestTrade items = 1;
+   */
+  items?: BacktestTradeJson[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken?: string;
+
+  /**
+   * Trades of the backtest in all.
+   *
+   * @generated from field: int32 total = 3;
+   */
+  total?: number;
+};
+
+/**
+ * Describes the message svc.bots.v1.ListBacktestTradesResponse.
+ * Use `create(ListBacktestTradesResponseSchema)` to create a new message.
+ */
+export declare const ListBacktestTradesResponseSchema: GenMessage<ListBacktestTradesResponse, {jsonType: ListBacktestTradesResponseJson}>;
 
 /**
  * @generated from message svc.bots.v1.ScaleDeploymentRequest
@@ -3285,6 +4011,13 @@ export declare type ComplianceRunProgress = Message<"svc.bots.v1.ComplianceRunPr
    * @generated from field: double elapsed_s = 3;
    */
   elapsedS: number;
+
+  /**
+   * Estimated seconds left at the pace so far; 0 once it ended or before its first step.
+   *
+   * @generated from field: double remaining_s = 4;
+   */
+  remainingS: number;
 };
 
 /**
@@ -3309,6 +4042,13 @@ export declare type ComplianceRunProgressJson = {
    * @generated from field: double elapsed_s = 3;
    */
   elapsedS?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Estimated seconds left at the pace so far; 0 once it ended or before its first step.
+   *
+   * @generated from field: double remaining_s = 4;
+   */
+  remainingS?: number | "NaN" | "Infinity" | "-Infinity";
 };
 
 /**
@@ -4075,6 +4815,26 @@ export declare const BotsService: GenService<{
     methodKind: "unary";
     input: typeof ListBotDeploymentsRequestSchema;
     output: typeof ListBotDeploymentsResponseSchema;
+  },
+  /**
+   * A finished backtest's figures, equity curve, drawdown and daily returns.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.GetBacktestResults
+   */
+  getBacktestResults: {
+    methodKind: "unary";
+    input: typeof GetBacktestResultsRequestSchema;
+    output: typeof BacktestResultsSchema;
+  },
+  /**
+   * A finished backtest's trades, a page at a time.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.ListBacktestTrades
+   */
+  listBacktestTrades: {
+    methodKind: "unary";
+    input: typeof ListBacktestTradesRequestSchema;
+    output: typeof ListBacktestTradesResponseSchema;
   },
   /**
    * The bot's TrialLedger: every backtest recorded as a trial, with its Sharpe ratio.

@@ -1,0 +1,105 @@
+/** One round trip: from the fill that opened a position from flat to the fill that closed it. */
+export interface Trade {
+  side: "long" | "short";
+  /** Time (epoch ms) of the opening fill, and the average price of the fills that added to it. */
+  entryTime: number;
+  entryPrice: number;
+  /** Time of the closing fill and the average price of the fills that reduced it; for a trade
+   * still open at the end of the run, the last bar's time and close (marked, not sold). */
+  exitTime: number;
+  exitPrice: number;
+  /** The largest size the position reached, in units. */
+  units: number;
+  /** Net result: every cash flow of the trade's fills, fees included (marked at the end if open). */
+  pnl: number;
+  fees: number;
+  closed: boolean;
+}
+
+/**
+ * Builds the trade list from fills, in order. It is called once per fill (never per bar), so it
+ * costs a backtest nothing between orders. A fill that crosses zero (long to short at once) ends
+ * the trade with the part that closes it and opens the next with the rest.
+ */
+export class TradeBook {
+  readonly trades: Trade[] = [];
+  private units = 0;
+  private open: Trade | undefined;
+  private added = 0;
+  private addedCost = 0;
+  private reduced = 0;
+  private reducedValue = 0;
+
+  fill(time: number, signed: number, price: number, fee: number): void {
+    if (signed === 0) return;
+    const before = this.units;
+    const after = before + signed;
+    if (before !== 0 && Math.sign(after) !== Math.sign(before)) {
+      // The part that takes the position to zero closes the trade; the rest opens a new one.
+      const closing = -before;
+      const share = Math.abs(closing / signed);
+      this.apply(time, closing, price, fee * share);
+      if (after !== 0) this.apply(time, after, price, fee * (1 - share));
+      return;
+    }
+    this.apply(time, signed, price, fee);
+  }
+
+  /** A fill that does not cross zero. */
+  private apply(time: number, signed: number, price: number, fee: number): void {
+    if (this.units === 0) {
+      this.open = {
+        side: signed > 0 ? "long" : "short",
+        entryTime: time,
+        entryPrice: price,
+        exitTime: time,
+        exitPrice: price,
+        units: 0,
+        pnl: 0,
+        fees: 0,
+        closed: false,
+      };
+      this.added = this.addedCost = this.reduced = this.reducedValue = 0;
+    }
+    const t = this.open!;
+    const growing = Math.sign(signed) === Math.sign(this.units) || this.units === 0;
+    this.units += signed;
+    t.pnl += -signed * price - fee;
+    t.fees += fee;
+    if (growing) {
+      this.added += Math.abs(signed);
+      this.addedCost += Math.abs(signed) * price;
+      t.entryPrice = this.addedCost / this.added;
+      t.units = Math.max(t.units, Math.abs(this.units));
+    } else {
+      this.reduced += Math.abs(signed);
+      this.reducedValue += Math.abs(signed) * price;
+      t.exitPrice = this.reducedValue / this.reduced;
+      t.exitTime = time;
+    }
+    if (Math.abs(this.units) < 1e-12) {
+      this.units = 0;
+      t.closed = true;
+      this.trades.push(t);
+      this.open = undefined;
+    }
+  }
+
+  /** The trades, with one still open marked at the last close (its exit is that bar). */
+  finish(lastTime: number, lastClose: number): Trade[] {
+    const t = this.open;
+    if (!t || this.units === 0) return this.trades;
+    const units = this.units;
+    const marked = units * lastClose;
+    const reducedValue = this.reducedValue + Math.abs(units) * lastClose;
+    return [
+      ...this.trades,
+      {
+        ...t,
+        exitTime: lastTime,
+        exitPrice: reducedValue / (this.reduced + Math.abs(units)),
+        pnl: t.pnl + marked,
+      },
+    ];
+  }
+}
