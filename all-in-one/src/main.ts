@@ -35,6 +35,7 @@ running.platform.log.info(
 );
 process.stdout.write(
   `\nsvc platform ready in ${ms} ms at ${running.url}\n` +
+    `  console:   ${running.url}/\n` +
     `  API docs:  ${running.url}/docs   (OpenAPI: ${running.url}/openapi.json)\n` +
     `  try:       curl -s ${running.url}/bots\n` +
     `  storage:   ${storage}; bus: ${config.natsUrl ? "NATS" : "in-process"}; kv: ${config.redisUrl ? "Redis" : "in-process"}; auth: ${config.auth.provider}\n\n`,

@@ -24,6 +24,7 @@ import { protoJsonToWire, WireInputError } from "./transcode/wire-json.js";
 import { errorBody, httpErrorFromConnect, type HttpError } from "./errors/error-body.js";
 import { buildOpenApi } from "./openapi/build-openapi.js";
 import { registerDocs } from "./openapi/docs-page.js";
+import { DEFAULT_CONSOLE_DIR, registerConsole } from "./console/serve-console.js";
 
 /** A service the gateway routes to, and how to reach it (in-process or over gRPC). */
 export interface GatewayBackend {
@@ -37,6 +38,8 @@ export interface GatewayOptions {
   log: Logger;
   /** Deadline of one backend call. */
   timeoutMs?: number;
+  /** Folder of the built operator console, served at / (default: console/dist of this checkout). */
+  consoleDir?: string;
 }
 
 /** Request headers a backend needs from the caller; everything else stays at the edge. */
@@ -185,6 +188,7 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
   const openapi = buildOpenApi(bindings);
   app.get("/openapi.json", async () => openapi);
   await registerDocs(app, openapi);
+  await registerConsole(app, { dir: opts.consoleDir ?? DEFAULT_CONSOLE_DIR, log: opts.log });
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_req, reply) => {
     const results = await Promise.all(
