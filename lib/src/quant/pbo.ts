@@ -16,7 +16,9 @@ export interface PboResult {
  * λ = ln(ω/(1 − ω)), and PBO is the share of λ ≤ 0 (a tie at the median counts as overfit:
  * the conservative reading of the paper's integral up to 0).
  *
- * Each split costs O(S·N): per-block sums and sums of squares are computed once.
+ * Per-block sums and sums of squares, and each trial's totals, are computed once; the splits
+ * share the in-sample sums of their common first blocks, so a split costs O(N) on average.
+ * `logits` are in the lexicographic order of the in-sample block sets.
  */
 export function probabilityOfBacktestOverfitting(
   columns: ArrayLike<number>[],
@@ -57,56 +59,88 @@ export function probabilityOfBacktestOverfitting(
   }
 
   const half = blocks / 2;
-  const count = size * half;
+  const inverseCount = 1 / (size * half);
+  // Per-trial totals over every block, summed in block order once (not once per split).
+  const totSum = new Float64Array(n);
+  const totSq = new Float64Array(n);
+  for (let j = 0; j < n; j++) {
+    let s = 0;
+    let q = 0;
+    for (let b = 0; b < blocks; b++) {
+      s += sums[b * n + j]!;
+      q += squares[b * n + j]!;
+    }
+    totSum[j] = s;
+    totSq[j] = q;
+  }
+
+  // In-sample sums are built along the combinations in lexicographic order: level k holds the
+  // sum of the first k chosen blocks, shared by every split that starts with them, and each level
+  // adds its block to the one above in ascending block order, as a sum started afresh would, so
+  // every figure is the same to the last bit as summing each split's blocks from zero.
+  const prefixSum = Array.from({ length: half }, () => new Float64Array(n));
+  const prefixSq = Array.from({ length: half }, () => new Float64Array(n));
   const isSum = new Float64Array(n);
   const isSq = new Float64Array(n);
   const logits: number[] = [];
-  const total = (1 << blocks) - 1;
-  // Gosper's hack: every bitmask with exactly `half` bits set, in increasing order.
-  for (let mask = (1 << half) - 1; mask <= total;) {
-    isSum.fill(0);
-    isSq.fill(0);
-    for (let b = 0; b < blocks; b++) {
-      if ((mask & (1 << b)) === 0) continue;
-      const off = b * n;
-      for (let j = 0; j < n; j++) {
-        isSum[j]! += sums[off + j]!;
-        isSq[j]! += squares[off + j]!;
-      }
-    }
+
+  const split = (above: number, b: number): void => {
+    const fromSum = prefixSum[above]!;
+    const fromSq = prefixSq[above]!;
+    const off = b * n;
     let best = 0;
     let bestSr = -Infinity;
     for (let j = 0; j < n; j++) {
-      const sr = sharpeOf(isSum[j]!, isSq[j]!, count);
+      const s = fromSum[j]! + sums[off + j]!;
+      const q = fromSq[j]! + squares[off + j]!;
+      isSum[j] = s;
+      isSq[j] = q;
+      const sr = sharpeKey(s, q, inverseCount);
       if (sr > bestSr) {
         bestSr = sr;
         best = j;
       }
     }
     // Out of sample = all blocks minus in-sample.
+    const bestOos = sharpeKey(
+      totSum[best]! - isSum[best]!,
+      totSq[best]! - isSq[best]!,
+      inverseCount,
+    );
     let below = 0;
     let ties = 0;
-    const bestOos = sharpeOf(
-      totalSum(sums, n, blocks, best) - isSum[best]!,
-      totalSum(squares, n, blocks, best) - isSq[best]!,
-      count,
-    );
     for (let j = 0; j < n; j++) {
       if (j === best) continue;
-      const sr = sharpeOf(
-        totalSum(sums, n, blocks, j) - isSum[j]!,
-        totalSum(squares, n, blocks, j) - isSq[j]!,
-        count,
-      );
+      const sr = sharpeKey(totSum[j]! - isSum[j]!, totSq[j]! - isSq[j]!, inverseCount);
       if (sr < bestOos) below++;
       else if (sr === bestOos) ties++;
     }
     const omega = (below + 1 + ties / 2) / (n + 1);
     logits.push(Math.log(omega / (1 - omega)));
-    const c = mask & -mask;
-    const r = mask + c;
-    mask = (((r ^ mask) >>> 2) / c) | r;
-  }
+  };
+
+  // chosen: how many blocks the prefix at level `chosen` holds; from: the first block to try next.
+  const choose = (chosen: number, from: number): void => {
+    const last = blocks - (half - chosen);
+    if (chosen === half - 1) {
+      for (let b = from; b <= last; b++) split(chosen, b);
+      return;
+    }
+    const upSum = prefixSum[chosen]!;
+    const upSq = prefixSq[chosen]!;
+    const downSum = prefixSum[chosen + 1]!;
+    const downSq = prefixSq[chosen + 1]!;
+    for (let b = from; b <= last; b++) {
+      const off = b * n;
+      for (let j = 0; j < n; j++) {
+        downSum[j] = upSum[j]! + sums[off + j]!;
+        downSq[j] = upSq[j]! + squares[off + j]!;
+      }
+      choose(chosen + 1, b + 1);
+    }
+  };
+  choose(0, 0);
+
   const sorted = Float64Array.from(logits).sort();
   const overfit = logits.filter((l) => l <= 0).length;
   return {
@@ -117,14 +151,15 @@ export function probabilityOfBacktestOverfitting(
   };
 }
 
-function sharpeOf(sum: number, sq: number, count: number): number {
-  const mean = sum / count;
-  const variance = (sq - sum * mean) / (count - 1);
-  return variance > 0 ? mean / Math.sqrt(variance) : mean > 0 ? Infinity : mean < 0 ? -Infinity : 0;
-}
-
-function totalSum(values: Float64Array, n: number, blocks: number, j: number): number {
-  let s = 0;
-  for (let b = 0; b < blocks; b++) s += values[b * n + j]!;
-  return s;
+/**
+ * A key that orders trials as their Sharpe ratios do, at a fraction of the cost: with mean m and
+ * the sum of squared deviations d (d/(count-1) is the variance), Sharpe·|Sharpe| is
+ * m·|m|/d·(count-1), and the constant factor (count-1) changes no order. No square root, one
+ * division.
+ */
+function sharpeKey(sum: number, sq: number, inverseCount: number): number {
+  const mean = sum * inverseCount;
+  const deviations = sq - sum * mean;
+  if (deviations > 0) return (mean * Math.abs(mean)) / deviations;
+  return mean > 0 ? Infinity : mean < 0 ? -Infinity : 0;
 }

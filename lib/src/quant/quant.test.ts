@@ -129,6 +129,54 @@ describe("Probability of Backtest Overfitting (CSCV)", () => {
     expect(r.pbo).toBeGreaterThan(0.5);
   });
 
+  it("gives what CSCV computed straight from the rows gives, split by split", () => {
+    // The paper's procedure with nothing shared between splits: each split's in-sample and
+    // out-of-sample rows gathered and their Sharpe ratios computed from the returns themselves.
+    const straight = (columns: Float64Array[], blocks: number) => {
+      const size = Math.floor(columns[0]!.length / blocks);
+      const sharpe = (rows: number[]) => {
+        const mean = rows.reduce((a, v) => a + v, 0) / rows.length;
+        const variance = rows.reduce((a, v) => a + (v - mean) ** 2, 0) / (rows.length - 1);
+        return variance > 0 ? mean / Math.sqrt(variance) : Math.sign(mean) * Infinity || 0;
+      };
+      const logits: number[] = [];
+      const pick = (chosen: number[], from: number): void => {
+        if (chosen.length === blocks / 2) {
+          const inSample = (b: number) => chosen.includes(b);
+          const rows = (col: Float64Array, want: boolean) =>
+            [...col.subarray(0, size * blocks)].filter(
+              (_, r) => inSample(Math.floor(r / size)) === want,
+            );
+          const is = columns.map((c) => sharpe(rows(c, true)));
+          const oos = columns.map((c) => sharpe(rows(c, false)));
+          const best = is.indexOf(Math.max(...is));
+          const below = oos.filter((v, j) => j !== best && v < oos[best]!).length;
+          const ties = oos.filter((v, j) => j !== best && v === oos[best]!).length;
+          const omega = (below + 1 + ties / 2) / (columns.length + 1);
+          logits.push(Math.log(omega / (1 - omega)));
+          return;
+        }
+        for (let b = from; b < blocks; b++) pick([...chosen, b], b + 1);
+      };
+      pick([], 0);
+      return logits;
+    };
+    for (const [seed, n, t, blocks] of [
+      [11, 12, 400, 8],
+      [12, 30, 600, 10],
+      [13, 8, 240, 6],
+    ] as const) {
+      const columns = noise(seed, n, t, (j) => (j === 1 ? 0.0008 : 0));
+      columns[4] = columns[2]!; // a duplicate trial: ties must be counted the same way
+      columns[5] = new Float64Array(t); // a flat trial: no variance
+      const expected = straight(columns, blocks);
+      const got = probabilityOfBacktestOverfitting(columns, blocks);
+      expect(got.splits).toBe(expected.length);
+      expect([...got.logits]).toEqual(expected.map((v) => expect.closeTo(v, 12)));
+      expect(got.pbo).toBe(expected.filter((l) => l <= 0).length / expected.length);
+    }
+  });
+
   it("refuses an odd S, too little data, or a single trial", () => {
     expect(() => probabilityOfBacktestOverfitting(noise(5, 3, 100), 7)).toThrow(/even/);
     expect(() => probabilityOfBacktestOverfitting(noise(5, 3, 10), 16)).toThrow(/cannot be cut/);
