@@ -25,6 +25,15 @@ const ARTICLE: Record<ComplianceRunRow["kind"], string> = {
   stress: "RTS 6 Art. 10",
 };
 
+/** Steps done of total, elapsed, and the time left at the pace so far (0 unless running). */
+function progressOf(row: ComplianceRunRow, started: number, end: number) {
+  const elapsedS = Number.isNaN(started) ? 0 : Math.max(0, (end - started) / 1000);
+  const { cases_done: done, cases_total: total } = row;
+  const remainingS =
+    row.status === "running" && done > 0 && total > done ? (elapsedS * (total - done)) / done : 0;
+  return { done, total, elapsedS, remainingS };
+}
+
 /** A stored run as the API shows it; elapsed runs to now while it runs, to its end after. */
 export function rowToComplianceRun(row: ComplianceRunRow, slug: string): ComplianceRun {
   const ts = (d: Date | null) => (d ? timestampFromDate(new Date(d)) : undefined);
@@ -55,11 +64,7 @@ export function rowToComplianceRun(row: ComplianceRunRow, slug: string): Complia
     stress: row.stress
       ? fromJson(StressResultSchema, row.stress as JsonValue, { ignoreUnknownFields: true })
       : undefined,
-    progress: {
-      done: row.cases_done,
-      total: row.cases_total,
-      elapsedS: Number.isNaN(started) ? 0 : Math.max(0, (end - started) / 1000),
-    },
+    progress: progressOf(row, started, end),
     error: row.error ?? "",
     requestedBy: row.requested_by,
     createdAt: ts(row.created_at),

@@ -22,7 +22,7 @@ import {
   resolveStrategy,
 } from "../engine/index.js";
 import { BotRunner } from "../runner/bot-runner.js";
-import type { RunnerEvent, StoredEvent } from "../runner/events.js";
+import { EVENT_TYPES, type RunnerEvent, type StoredEvent } from "../runner/events.js";
 import { snapshotOf } from "../runner/state.js";
 import type { SessionControl } from "../runtime/session-control.js";
 import { applyBotResource, type KubeTarget } from "../runtime/kubernetes.js";
@@ -212,7 +212,8 @@ export function createRuntimeHandlers(deps: {
     async listStateEvents(req) {
       const bot = await mustFind(req.botRef);
       const limit = req.limit > 0 ? req.limit : DEFAULT_PAGE;
-      const rows = await listEvents(db, bot.id, Number(req.afterSeq), limit + 1);
+      const types = eventTypesOf(req.type);
+      const rows = await listEvents(db, bot.id, Number(req.afterSeq), limit + 1, types);
       const page = rows.slice(0, limit);
       return create(ListStateEventsResponseSchema, {
         items: page.map((e) =>
@@ -292,6 +293,23 @@ export function createRuntimeHandlers(deps: {
       return rowToDeployment(row);
     },
   };
+}
+
+/** The types asked for (repeated or comma-separated); an unknown one is refused, naming all. */
+function eventTypesOf(asked: readonly string[]): string[] {
+  const types = [...new Set(asked.flatMap((t) => t.split(",")).map((t) => t.trim()))].filter(
+    (t) => t !== "",
+  );
+  const known: readonly string[] = EVENT_TYPES;
+  const unknown = types.find((t) => !known.includes(t));
+  if (unknown !== undefined)
+    throw svcError(
+      Code.InvalidArgument,
+      "invalid_argument",
+      `type ${JSON.stringify(unknown)} is no event type; known: ${known.join(", ")}`,
+      { field: "type", allowed: [...known] },
+    );
+  return types;
 }
 
 /**

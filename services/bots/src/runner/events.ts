@@ -45,3 +45,24 @@ export interface StoredEvent {
   occurredAt: Date;
   data: Record<string, unknown>;
 }
+
+/** Every type a bot records, in the order a session meets them: the events filter's known types. */
+export const EVENT_TYPES = [
+  "session_started",
+  "phase_changed",
+  "bar_received",
+  "order_placed",
+  "order_filled",
+  "order_cancelled",
+  "order_rejected",
+  "position_changed",
+  "risk_disabled",
+  "risk_re_enabled",
+  "reduce_only",
+  "fail_safe",
+  "halted",
+] as const satisfies readonly RunnerEvent["type"][];
+
+// A type added to RunnerEvent and not to EVENT_TYPES fails to compile here.
+type Unlisted = Exclude<RunnerEvent["type"], (typeof EVENT_TYPES)[number]>;
+export const everyEventTypeListed: [Unlisted] extends [never] ? true : Unlisted = true;

@@ -118,20 +118,21 @@ function toStored(r: {
   };
 }
 
+/** The bot's events after `afterSeq`, in order; only those of `types` when given. */
 export async function listEvents(
   db: Db,
   botId: string,
   afterSeq: number,
   limit: number,
+  types: readonly string[] = [],
 ): Promise<StoredEvent[]> {
-  const rows = await db
+  let q = db
     .selectFrom("bot_events")
     .select(["seq", "type", "occurred_at", "data"])
     .where("bot_id", "=", botId)
-    .where("seq", ">", String(afterSeq))
-    .orderBy("seq")
-    .limit(limit)
-    .execute();
+    .where("seq", ">", String(afterSeq));
+  if (types.length > 0) q = q.where("type", "in", types);
+  const rows = await q.orderBy("seq").limit(limit).execute();
   return rows.map(toStored);
 }
 
