@@ -85,12 +85,19 @@ async function realRun(what: "conformance" | "stress") {
   const { rows } = await sql<{
     cases: unknown;
     stress: unknown;
-  }>`select cases, stress from bots.compliance_runs where id = ${String(started.run_id)}`.execute(
-    db,
-  );
+    passed: boolean;
+    cases_done: number;
+    cases_total: number;
+  }>`select cases, stress, passed, cases_done, cases_total from bots.compliance_runs
+     where id = ${String(started.run_id)}`.execute(db);
+  const row = rows[0]!;
+  // Seeded runs must be what the template's run was: the whole suite of today, passing.
+  if (!row.passed) throw new Error(`the template ${what} run did not pass: the seed would fail`);
   return {
-    cases: JSON.stringify(rows[0]!.cases),
-    stress: rows[0]!.stress ? JSON.stringify(rows[0]!.stress) : null,
+    cases: JSON.stringify(row.cases),
+    stress: row.stress ? JSON.stringify(row.stress) : null,
+    done: row.cases_done,
+    total: row.cases_total,
   };
 }
 
@@ -120,7 +127,7 @@ for (let i = 0; i < bots.length; i += 100) {
         const id = randomUUID();
         const r = kind === "conformance" ? conformance : stress;
         return sql`(${id}, ${b.id}, ${kind}, 1, ${b.hash}, ${`${kind === "conformance" ? "cf" : "st"}-${id.slice(0, 8)}`},
-          'completed', true, ${kind === "stress" ? 2 : 0}, ${r.cases}::jsonb, ${r.stress}::jsonb, 9, 9, 'bench',
+          'completed', true, ${kind === "stress" ? 2 : 0}, ${r.cases}::jsonb, ${r.stress}::jsonb, ${r.done}, ${r.total}, 'bench',
           ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz)`;
       }),
     ),
@@ -201,6 +208,16 @@ const covered = Number(
 if (covered !== bots.length + 1)
   throw new Error(`the platform report covers ${covered} bots of ${bots.length + 1}`);
 const oneBot = await timed(`/bots/bench-0000/risk/validation-report?year=${YEAR}`, ROUNDS * 4);
+// A seeded bot's evidence must pass what it rests on: a stale seed (an older suite, a run
+// without thresholds) shows here as fail or not evidenced, and the figures would time a
+// report nobody files.
+const verdicts: Record<string, number> = {};
+for (const m of (
+  await api("GET", `/bots/bench-0000/risk/validation-report?year=${YEAR}`)
+).text.matchAll(/\bverdict: (\w+)/g))
+  verdicts[m[1]!] = (verdicts[m[1]!] ?? 0) + 1;
+if (verdicts.fail)
+  throw new Error(`a seeded bot's report has failing verdicts: ${JSON.stringify(verdicts)}`);
 const result = {
   bench: "compliance-report",
   what: "GET /risk/validation-report over every bot, and one bot's report, through the gateway of the all-in-one platform",
@@ -213,6 +230,7 @@ const result = {
     drills: QUARTERS.length,
     cases_per_conformance_run: JSON.parse(conformance.cases).length as number,
   },
+  seeded_bot_verdicts: verdicts,
   seed_s: Math.round(seedS * 10) / 10,
   platform_report: platform,
   bot_report: oneBot,
