@@ -232,10 +232,21 @@ export function protoJsonToWire(desc: DescMessage, json: JsonValue): JsonValue {
   return json;
 }
 
+// Per enum, its values' wire names by proto name and by number (unspecified: null), built once.
+const enumOutOf = new WeakMap<DescEnum, Map<string | number, string | null>>();
+
 function enumOut(desc: DescEnum, value: JsonValue): JsonValue {
-  const found = desc.values.find((v) => v.name === value || v.number === value);
-  if (!found || found.number === 0) return null;
-  return enumValueWireName(desc, found.name);
+  let names = enumOutOf.get(desc);
+  if (!names) {
+    names = new Map();
+    for (const v of desc.values) {
+      const wire = v.number === 0 ? null : enumValueWireName(desc, v.name);
+      names.set(v.name, wire);
+      names.set(v.number, wire);
+    }
+    enumOutOf.set(desc, names);
+  }
+  return typeof value === "string" || typeof value === "number" ? (names.get(value) ?? null) : null;
 }
 
 function isWellKnown(desc: DescMessage): boolean {

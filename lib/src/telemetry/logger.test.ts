@@ -19,7 +19,7 @@ describe("pretty logs for a person at a terminal", () => {
     expect(lines[0]).toMatch(/INFO.*GET \/bots 200 3\.1 ms/);
     expect(lines[0]).toContain("r1");
     expect(lines[0]).not.toMatch(/^\{/);
-    expect(lines[0].trimEnd().split("\n")).toHaveLength(1);
+    expect(lines[0]!.trimEnd().split("\n")).toHaveLength(1);
   });
 
   it("leaves out a successful RPC the gateway's line already reports, unless at debug", () => {
@@ -54,7 +54,7 @@ describe("pretty logs for a person at a terminal", () => {
       destination: { write: (t: string) => void lines.push(t) },
     });
     log.info({ a: 1 }, "hello");
-    expect(JSON.parse(lines[0])).toMatchObject({ a: 1, msg: "hello", name: "svc" });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ a: 1, msg: "hello", name: "svc" });
   });
 });
 

@@ -1,2 +1,7 @@
-export { validateMessage, allowedEnumWireValues, enumValueWireName } from "./validate-message.js";
+export {
+  validateMessage,
+  allowedEnumWireValues,
+  enumValueWireName,
+  fieldRules,
+} from "./validate-message.js";
 export { createValidationInterceptor } from "./validation-interceptor.js";

@@ -30,7 +30,7 @@ export function validateMessage(desc: DescMessage, message: Message, path = ""):
   for (const field of desc.fields) {
     const fieldPath = path ? `${path}.${field.name}` : field.name;
     const value = field.oneof ? oneofValue(msg, field) : msg[field.localName];
-    const rule = getOption(field, rulesOption) as FieldRules | undefined;
+    const rule = fieldRules(field);
     const set = field.oneof ? value !== undefined : isFieldSet(message, field);
     if (rule?.required && !set) {
       throw invalidField(fieldPath, `${fieldPath} is required${requiredHint(field)}`);
@@ -179,18 +179,43 @@ function checkEnum(enumDesc: DescEnum, value: number, path: string): void {
   }
 }
 
+// What is read from descriptor options is read once per process: reading options decodes them,
+// and every enum value of every answer and every field of every request asks.
+const rulesOf = new WeakMap<DescField, FieldRules | undefined>();
+const wireNamesOf = new WeakMap<DescEnum, Map<string, string>>();
+const allowedOf = new WeakMap<DescEnum, readonly string[]>();
+
+/** The `(svc.api.v1.rules)` of a field, if any. */
+export function fieldRules(field: DescField): FieldRules | undefined {
+  if (!rulesOf.has(field)) rulesOf.set(field, getOption(field, rulesOption) as FieldRules);
+  return rulesOf.get(field);
+}
+
 /** The spec's spelling of an enum's values: BOT_KIND_TRADING -> trading, unspecified left out. */
 export function allowedEnumWireValues(enumDesc: DescEnum): string[] {
-  return enumDesc.values
-    .filter((v) => v.number !== 0)
-    .map((v) => enumValueWireName(enumDesc, v.name));
+  let allowed = allowedOf.get(enumDesc);
+  if (!allowed) {
+    allowed = enumDesc.values
+      .filter((v) => v.number !== 0)
+      .map((v) => enumValueWireName(enumDesc, v.name));
+    allowedOf.set(enumDesc, allowed);
+  }
+  return [...allowed];
 }
 
 /** Wire name of one enum value, per the `wire_upper_case` enum option. */
 export function enumValueWireName(enumDesc: DescEnum, protoName: string): string {
-  const value = enumDesc.values.find((v) => v.name === protoName);
-  const suffix = value ? value.localName : protoName;
-  return getOption(enumDesc, wireUpperCase) === true ? suffix : suffix.toLowerCase();
+  let names = wireNamesOf.get(enumDesc);
+  if (!names) {
+    const upper = getOption(enumDesc, wireUpperCase) === true;
+    names = new Map(
+      enumDesc.values.map((v) => [v.name, upper ? v.localName : v.localName.toLowerCase()]),
+    );
+    wireNamesOf.set(enumDesc, names);
+  }
+  const known = names.get(protoName);
+  if (known !== undefined) return known;
+  return getOption(enumDesc, wireUpperCase) === true ? protoName : protoName.toLowerCase();
 }
 
 function isWellKnown(desc: DescMessage): boolean {
