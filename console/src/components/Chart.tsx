@@ -21,7 +21,7 @@ export function Chart(props: {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = host.current;
-    if (!el || props.times.length === 0) return;
+    if (!el || props.times.length < 2) return;
     const plot = new uPlot(
       {
         width: Math.max(320, el.clientWidth || 640),
@@ -46,7 +46,7 @@ export function Chart(props: {
   return (
     <figure class="chart">
       <figcaption>{props.title}</figcaption>
-      {props.times.length === 0 ? (
+      {props.times.length < 2 ? (
         <p>No points yet.</p>
       ) : (
         <div ref={host} class="plot" role="img" aria-label={props.title} />

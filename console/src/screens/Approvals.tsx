@@ -19,7 +19,15 @@ export function Approvals({ who }: { who: WhoAmI | undefined }) {
     5_000,
   );
   const decided = (recent.data?.items ?? []).filter((r) => r.status !== "pending");
-  const reload = () => {
+  // A request decided here leaves the pending list; its card stays, with the outcome, until the
+  // screen is left, so the decision's answer is not whisked away.
+  const [kept, setKept] = useState<PromotionRequest[]>([]);
+  const cards = [
+    ...(pending.data?.items ?? []),
+    ...kept.filter((k) => !(pending.data?.items ?? []).some((r) => r.request_id === k.request_id)),
+  ];
+  const reload = (r: PromotionRequest) => {
+    setKept((k) => [...k.filter((x) => x.request_id !== r.request_id), r]);
     pending.reload();
     recent.reload();
   };
@@ -32,7 +40,7 @@ export function Approvals({ who }: { who: WhoAmI | undefined }) {
       </p>
       <ErrorNote error={pending.error} what="listing pending approvals" />
       {pending.data && pending.data.items.length === 0 ? <p>Nothing waits for approval.</p> : null}
-      {(pending.data?.items ?? []).map((r) => (
+      {cards.map((r) => (
         <RequestCard key={r.request_id} request={r} onDecided={reload} />
       ))}
       <h2>Recently decided</h2>
@@ -70,7 +78,7 @@ function RequestCard({
   onDecided,
 }: {
   request: PromotionRequest;
-  onDecided: () => void;
+  onDecided: (r: PromotionRequest) => void;
 }) {
   const [error, setError] = useState<ApiError | undefined>();
   const [outcome, setOutcome] = useState<PromotionRequest | undefined>();
@@ -87,7 +95,7 @@ function RequestCard({
       setOutcome(done);
       if (done.approved_promotion && done.artifact?.bot_ref)
         sessionStorage.setItem(tokenKey(done.artifact.bot_ref), done.approved_promotion);
-      onDecided();
+      onDecided(done);
     } catch (err) {
       setError(err as ApiError);
     }

@@ -49,6 +49,7 @@ export function BacktestResults(props: { botRef: string; deployment: Deployment;
 
 function Curves({ base }: { base: string }) {
   const results = useLoad(() => api<Record<string, unknown>>("GET", `${base}/results`), [base]);
+  const downsampled = results.data?.downsampled === true;
   const curve = useMemo(() => (results.data ? curveOf(results.data) : undefined), [results.data]);
   const equity = useMemo(
     () => (curve ? [{ label: "Equity", color: "#1f4e9c", values: curve.equity }] : []),
@@ -64,7 +65,11 @@ function Curves({ base }: { base: string }) {
         <ErrorNote error={results.error} what="reading the equity curve" />
       ) : curve ? (
         <div class="equity">
-          <Chart title="Equity" times={curve.times} series={equity} />
+          <Chart
+            title={`Equity${downsampled ? ` (one point per ${String(results.data?.bars_per_point)} bars, deepest drawdown kept)` : ""}`}
+            times={curve.times}
+            series={equity}
+          />
           <Chart
             title="Drawdown from the running peak (%)"
             times={curve.times}
@@ -84,18 +89,19 @@ function Trades({ base }: { base: string }) {
   const [cursors, setCursors] = useState<string[]>([""]);
   const cursor = cursors[cursors.length - 1]!;
   const page = useLoad(() => {
-    const q = new URLSearchParams({ limit: String(TRADES_PAGE) });
-    if (cursor) q.set("after", cursor);
-    return api<{ items: Record<string, unknown>[]; next_cursor?: string; total?: number }>(
+    const q = new URLSearchParams({ page_size: String(TRADES_PAGE) });
+    if (cursor) q.set("page_token", cursor);
+    return api<{ items: Record<string, unknown>[]; next_page_token?: string; total?: number }>(
       "GET",
       `${base}/trades?${q.toString()}`,
     );
   }, [base, cursor]);
   const rows = (page.data?.items ?? []).map(tradeOf);
-  const next = page.data?.next_cursor;
+  const next = page.data?.next_page_token;
+  const total = page.data?.total;
   return (
     <>
-      <h3>Trades</h3>
+      <h3>Trades{total !== undefined ? ` (${total})` : ""}</h3>
       <ErrorNote error={page.error} what="reading the trades" />
       <table class="trades">
         <thead>

@@ -142,10 +142,14 @@ export function BotPage({ botRef }: { botRef: string }) {
 }
 
 function progressOrResult(d: Deployment): string {
-  const p = d.progress as { done?: number; total?: number; eta_s?: number } | null | undefined;
-  if ((d.status === "running" || d.status === "pending") && p && p.total) {
-    const eta = p.eta_s !== undefined ? `, about ${Math.ceil(Number(p.eta_s))} s left` : "";
-    return `${num(p.done, 0)} of ${num(p.total, 0)} bars${eta}`;
+  const p = d.progress as
+    | { bars_done?: string | number; bars_total?: string | number; remaining_s?: number }
+    | null
+    | undefined;
+  if ((d.status === "running" || d.status === "pending") && p && Number(p.bars_total) > 0) {
+    const left =
+      Number(p.remaining_s) > 0 ? `, about ${Math.ceil(Number(p.remaining_s))} s left` : "";
+    return `${num(Number(p.bars_done), 0)} of ${num(Number(p.bars_total), 0)} bars${left}`;
   }
   const s = d.result_summary;
   if (!s) return "—";
@@ -284,6 +288,23 @@ function PaperForm(props: { botRef: string; paper: Deployment[]; onChanged: () =
   );
 }
 
+/** The event types the events route filters on (services/bots/src/runner/events.ts). */
+const EVENT_TYPES = [
+  "session_started",
+  "phase_changed",
+  "bar_received",
+  "order_placed",
+  "order_filled",
+  "order_cancelled",
+  "order_rejected",
+  "position_changed",
+  "risk_disabled",
+  "risk_re_enabled",
+  "reduce_only",
+  "fail_safe",
+  "halted",
+];
+
 /** Live paper PnL from the snapshot, sampled every 2 s, and the event stream after a cursor. */
 function Live({ botRef }: { botRef: string }) {
   const samples = useRef<{ t: number[]; pnl: number[]; equity: number[] }>({
@@ -308,11 +329,13 @@ function Live({ botRef }: { botRef: string }) {
     [botRef],
     2_000,
   );
+  const [type, setType] = useState("");
   const events = useRef<{ after: number; items: BotEvent[] }>({ after: 0, items: [] });
   const stream = useLoad(
     async () => {
       const ev = events.current;
       const q = new URLSearchParams({ after_seq: String(ev.after), limit: "200" });
+      if (type) q.set("type", type);
       const page = await api<{ items: BotEvent[] }>("GET", `/bots/${botRef}/state/events?${q}`);
       if (page.items.length > 0) {
         ev.after = Number(page.items[page.items.length - 1]!.seq);
@@ -320,7 +343,7 @@ function Live({ botRef }: { botRef: string }) {
       }
       return ev.items;
     },
-    [botRef],
+    [botRef, type],
     2_000,
   );
   const m = snap.data?.metrics ?? {};
@@ -351,6 +374,22 @@ function Live({ botRef }: { botRef: string }) {
         height={160}
       />
       <h3>Events</h3>
+      <label for="ev-type">Only events of type</label>{" "}
+      <select
+        id="ev-type"
+        value={type}
+        onChange={(e) => {
+          events.current = { after: 0, items: [] };
+          setType(e.currentTarget.value);
+        }}
+      >
+        <option value="">every type</option>
+        {EVENT_TYPES.map((t) => (
+          <option key={t} value={t}>
+            {t}
+          </option>
+        ))}
+      </select>
       <ErrorNote error={stream.error} what="reading events" />
       <div class="scroll" tabIndex={0} aria-label="Latest events, newest first">
         <table id="events-table">

@@ -1,0 +1,216 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningPlatform } from "@svc/all-in-one";
+import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "./support/test-platform.js";
+import { eventually } from "./support/until.js";
+
+/**
+ * The operator console in a real browser (Debian's chromium driven by playwright-core) against a
+ * real platform: what an operator does with it, and axe-core on every screen. Screenshots land in
+ * test-results/console/ so CI keeps them.
+ */
+const CHROMIUM = [process.env.SVC_TEST_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"]
+  .filter((p): p is string => !!p)
+  .find((p) => existsSync(p));
+const SHOTS = fileURLToPath(new URL("../test-results/console/", import.meta.url));
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const WAIT_MS = 20_000;
+
+// Without a browser there is nothing to drive; CI installs one (.ci/run), so there it always runs.
+describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
+  let p: RunningPlatform;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    // One build per run: a no-op when console/dist is newer than its sources.
+    const built = spawnSync(process.execPath, ["console/scripts/ensure-build.mjs"], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      encoding: "utf8",
+    });
+    expect(built.status, built.stderr).toBe(0);
+    mkdirSync(SHOTS, { recursive: true });
+    [p, browser] = await Promise.all([
+      startTestPlatform("pglite", { SVC_KILLSWITCH_POLL_INTERVAL_S: "1" }),
+      chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] }),
+    ]);
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(WAIT_MS);
+  }, PLATFORM_START_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await p?.close();
+  });
+
+  /** axe-core on the screen as it stands: no serious or critical violation; then a screenshot. */
+  async function checkScreen(name: string) {
+    if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.evaluate(AXE);
+    const violations = (await page.evaluate(
+      `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.html.slice(0, 120)) })))`,
+    )) as unknown[];
+    await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+    expect(violations, `axe on ${name}`).toEqual([]);
+  }
+
+  /** Pixels of the equity line's colour on the chart's canvas: the curve was drawn, not only axes. */
+  const linePixels = () =>
+    page.evaluate(`(() => {
+      const c = document.querySelector(".equity canvas");
+      if (!c) return 0;
+      const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4)
+        if (d[i + 3] > 200 && Math.abs(d[i] - 31) < 40 && Math.abs(d[i + 1] - 78) < 40 && Math.abs(d[i + 2] - 156) < 40) n++;
+      return n;
+    })()`) as Promise<number>;
+
+  const go = async (path: string, heading: string) => {
+    await page.goto(`${p.url}${path}`);
+    await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+  };
+
+  const actAs = async (user: string) => {
+    await page.getByLabel("Act as").fill(user);
+    await page.getByRole("button", { name: "Set", exact: true }).click();
+    await page
+      .getByText(`Signed in as ${user === "" ? "local|default" : `local|${user}`}`)
+      .waitFor();
+  };
+
+  it(
+    "creates a bot, backtests it and draws its equity curve, drawdown and trades",
+    { timeout: 40_000 },
+    async () => {
+      await go("/", "Bots");
+      await checkScreen("bots-empty");
+      await page.getByText("New bot").click();
+      await page.getByLabel("Name", { exact: true }).fill("Console Alpha");
+      await page.getByLabel("Fleet", { exact: true }).fill("majors");
+      await page.getByRole("button", { name: /^Create/ }).click();
+      await page.getByRole("heading", { level: 1, name: "Console Alpha" }).waitFor();
+      expect(new URL(page.url()).pathname).toBe("/console/bots/console-alpha");
+
+      await page.getByRole("button", { name: "Start backtest" }).click();
+      await page.locator("tr[data-deployment]", { hasText: "success" }).first().waitFor();
+      await page.locator(".equity .plot[data-series='1'] canvas").first().waitFor();
+      await page.waitForFunction(`document.querySelectorAll("table.trades tbody tr").length > 0`);
+      expect(await linePixels()).toBeGreaterThan(50);
+      const trades = (await call(p.url, "GET", "/bots/console-alpha/deployments")).body.items[0];
+      expect(trades.status).toBe("success");
+      await checkScreen("bot-backtest");
+
+      // Back on the list, the bot shows with its status and a clear kill switch.
+      await page.getByRole("link", { name: "Bots", exact: true }).click();
+      const row = page.locator("#bots-table tbody tr", { hasText: "Console Alpha" });
+      await row.getByText("clear").waitFor();
+      expect(await row.textContent()).toContain("majors");
+      await checkScreen("bots");
+    },
+  );
+
+  it("refuses the submitter's own approval (four eyes) and approves as a second user", async () => {
+    const bot = (await call(p.url, "GET", "/bots/console-alpha")).body;
+    const submitted = await call(
+      p.url,
+      "POST",
+      "/promotion/requests",
+      {
+        request_id: "console-1",
+        kind: "strategy",
+        artifact: { bot_ref: "console-alpha", version: 1, version_hash: bot.spec_hash },
+        validation: { verdict: "PASS" },
+        risk: { decision: "APPROVE" },
+        evidence: {
+          deflated_sharpe_ratio: 0.97,
+          probability_of_backtest_overfitting: 0.1,
+          trial_count: 1,
+        },
+      },
+      { "x-svc-local-user": "alice" },
+    );
+    expect(submitted.status, submitted.text).toBe(201);
+
+    await go("/console/approvals", "Approvals");
+    await actAs("alice");
+    const card = page.locator("article[data-request='console-1']");
+    await card.getByText("0.97").waitFor();
+    await card.getByRole("button", { name: "Approve" }).click();
+    const refusal = card.getByRole("alert");
+    await refusal.getByText("four_eyes_violation").waitFor();
+    expect(await refusal.textContent()).toContain("403");
+    await checkScreen("approvals-four-eyes");
+
+    await actAs("bob");
+    await card.getByRole("button", { name: "Approve" }).click();
+    await card
+      .getByRole("status")
+      .getByText(/approved|promoted/)
+      .waitFor();
+    await checkScreen("approvals-approved");
+    const decided = await call(p.url, "GET", "/promotion/requests/console-1");
+    expect(decided.body.decisions.map((d: { actor: string }) => d.actor)).toContain("local|bob");
+  });
+
+  it(
+    "starts a paper session, engages the platform switch: it drains and stops; release restarts it",
+    { timeout: 40_000 },
+    async () => {
+      await eventually(
+        "promotion console-1 is promoted",
+        () => call(p.url, "GET", "/promotion/requests/console-1"),
+        (r) => r.body.status === "promoted",
+      );
+      // Same tab: the approval left the token in sessionStorage for the bot's paper form.
+      await go("/console/bots/console-alpha", "Console Alpha");
+      expect(await page.getByLabel("ApprovedPromotion token").inputValue()).not.toBe("");
+      await page.getByRole("button", { name: "Start paper session" }).click();
+      await page.locator("#live-phase", { hasText: "Running" }).waitFor();
+      await page.waitForFunction(`document.querySelectorAll("#events-table tbody tr").length > 0`);
+      await checkScreen("bot-paper-running");
+
+      await go("/console/kill-switch", "Kill switch");
+      await checkScreen("kill-switch");
+      await page.getByLabel("Scope").selectOption("platform");
+      await page.getByLabel("Mode").selectOption("cancel");
+      await page.getByLabel("Reason").fill("console test");
+      await page.getByRole("button", { name: "Engage…" }).click();
+      const dialog = page.getByRole("dialog");
+      await dialog.getByText("Engage platform switch on platform?").waitFor();
+      await checkScreen("kill-switch-confirm");
+      await dialog.getByRole("button", { name: "Engage", exact: true }).click();
+      await page.locator("#ks-table tbody tr", { hasText: "console test" }).waitFor();
+
+      await go("/console/bots/console-alpha", "Console Alpha");
+      await page.locator("#live-phase", { hasText: "Stopped" }).waitFor();
+      await page.locator("tr[data-deployment]", { hasText: "parked by a kill switch" }).waitFor();
+      await page.locator("#bot-phase + dt + dd .badge.bad").waitFor();
+      await checkScreen("bot-paper-halted");
+
+      await go("/console/kill-switch", "Kill switch");
+      await page.getByRole("button", { name: "Release console-platform-platform" }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Release", exact: true }).click();
+      await page.locator("#ks-none").waitFor();
+
+      await go("/console/bots/console-alpha", "Console Alpha");
+      await page.locator("#live-phase", { hasText: "Running" }).waitFor();
+      await page.locator("tr[data-deployment]", { hasText: "running" }).first().waitFor();
+      await checkScreen("bot-paper-restarted");
+    },
+  );
+
+  it("shows the datasets screen, and a client route the console does not know", async () => {
+    await go("/console/datasets", "Datasets");
+    await checkScreen("datasets");
+    await go("/console/nowhere", "Not found");
+    // The API keeps its JSON 404 for everything outside the console's paths.
+    const api404 = await call(p.url, "GET", "/nowhere");
+    expect(api404.body.error.code).toBe("route_not_found");
+  });
+});
