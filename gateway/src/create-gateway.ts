@@ -17,6 +17,7 @@ import {
   type Logger,
 } from "@svc/lib/telemetry";
 import { context, SpanKind, trace } from "@opentelemetry/api";
+import { notBuiltCapability } from "@svc/lib/server";
 import { buildRouteTable, type RouteBinding } from "./routes/route-table.js";
 import { requestInput } from "./transcode/request-input.js";
 import { parseJsonBody } from "./transcode/parse-json-body.js";
@@ -185,7 +186,7 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
     });
   }
 
-  const openapi = buildOpenApi(bindings);
+  const openapi = buildOpenApi(bindings, { notBuilt: notBuiltCapability });
   app.get("/openapi.json", async () => openapi);
   await registerDocs(app, openapi);
   await registerConsole(app, { dir: opts.consoleDir ?? DEFAULT_CONSOLE_DIR, log: opts.log });

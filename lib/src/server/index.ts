@@ -1,4 +1,4 @@
-export { completeService } from "./complete-service.js";
+export { completeService, notBuiltCapability } from "./complete-service.js";
 export { healthRoutes, type ReadinessCheck } from "./health.js";
 export { startRpcServer, type RunningServer } from "./grpc-server.js";
 export { assertListenAllowed, isLoopbackHost, type ListenerAuth } from "./listen-guard.js";
