@@ -231,6 +231,25 @@ describe("RTS 6 conformance (Art. 6) and stress (Art. 10) runs, through the API"
     expect(r.passed).toBe(true);
   });
 
+  it("refuses a volume share outside [0, 1], naming the setting", async () => {
+    const refused = await call(
+      p.url,
+      "POST",
+      "/bots",
+      {
+        name: "cf-greedy",
+        slug: "cf-greedy",
+        kind: "trading",
+        universe: { symbols: ["BTC-USD"] },
+        strategy: { family: "ma_crossover", parameters: { fast: 3, slow: 8 } },
+        engine: { initial_cash: 100_000, max_volume_participation: 1.5 },
+      },
+      as("alice"),
+    );
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(JSON.stringify(refused.body.error)).toMatch(/max_volume_participation/);
+  });
+
   it("refuses bad input with a 4xx naming the problem, and writes no run", async () => {
     const before = await call(p.url, "GET", "/bots/cf-good/compliance-runs");
     const unknown = await call(p.url, "POST", "/bots/no-such-bot/conformance", {}, as("alice"));
