@@ -5,7 +5,11 @@
  */
 export * from "./kill-switch-keys.js";
 export { subjectOf } from "./broadcast.js";
-export { publishKillSwitchChanged, listenKillSwitchChanged } from "./kill-switch-changed.js";
+export {
+  publishKillSwitchChanged,
+  listenKillSwitchChanged,
+  listenKillSwitchKeys,
+} from "./kill-switch-changed.js";
 export {
   publishBotPhaseChanged,
   listenBotPhaseChanged,

@@ -36,6 +36,13 @@ describe.each([
     expect(await kv.delete(`${ns}a`)).toBe(false);
   });
 
+  it("reads several keys in one call, in the order asked, missing ones as null", async () => {
+    await kv.set(`${ns}m1`, "one");
+    await kv.set(`${ns}m3`, "three");
+    expect(await kv.getMany([`${ns}m3`, `${ns}m2`, `${ns}m1`])).toEqual(["three", null, "one"]);
+    expect(await kv.getMany([])).toEqual([]);
+  });
+
   it("scans by a literal prefix, glob characters included", async () => {
     await kv.set(`${ns}ks:bot:x`, "engaged");
     await kv.set(`${ns}ks:fleet:y`, "engaged");

@@ -1,6 +1,8 @@
 /** The kill-switch keys' store: Redis in a cluster, an in-process map when nothing is configured. */
 export interface KeyValueStore {
   get(key: string): Promise<string | null>;
+  /** The values of several keys in one round trip (Redis MGET), in the order asked. */
+  getMany(keys: string[]): Promise<Array<string | null>>;
   set(key: string, value: string, opts?: { ttlSeconds?: number }): Promise<void>;
   /** True when the key existed. */
   delete(key: string): Promise<boolean>;

@@ -15,6 +15,9 @@ export function createMemoryStore(now: () => number = Date.now): KeyValueStore {
     async get(key) {
       return live(key)?.value ?? null;
     },
+    async getMany(keys) {
+      return keys.map((key) => live(key)?.value ?? null);
+    },
     async set(key, value, opts) {
       entries.set(key, {
         value,

@@ -47,6 +47,8 @@ export async function createRedisStore(
   };
   return {
     get: (key) => wrap("get", () => client.get(key)),
+    getMany: (keys) =>
+      keys.length === 0 ? Promise.resolve([]) : wrap("mget", () => client.mGet(keys)),
     set: (key, value, opts) =>
       wrap(
         "set",

@@ -2,22 +2,23 @@ import { describe, expect, it } from "vitest";
 import { createMemoryBus } from "@svc/lib/bus";
 import { publishKillSwitchChanged } from "@svc/lib/contracts";
 import { createMemoryStore, type KeyValueStore } from "@svc/lib/kv";
+import { eventually } from "../../../../test/support/until.js";
 import { watchKillSwitch } from "./kill-switch-watcher.js";
 
 const KEY = "svc:bots:killswitch:bot:b1";
 
-/** A store that counts the watcher's reads, so a test waits on polls that happened, not on time. */
+/** A store that counts the watcher's polls (one read of its keys each), so a test waits on polls that happened, not on time. */
 function countingStore(): KeyValueStore & { afterPolls(n: number): Promise<void> } {
   const store = createMemoryStore();
   let reads = 0;
   const waiters: Array<{ at: number; done: () => void }> = [];
   return {
     ...store,
-    async get(key: string) {
+    async getMany(keys: string[]) {
       reads++;
       for (const w of waiters.splice(0).filter((w) => (w.at <= reads ? (w.done(), false) : true)))
         waiters.push(w);
-      return store.get(key);
+      return store.getMany(keys);
     },
     afterPolls(n: number) {
       return new Promise<void>((resolve, reject) => {
@@ -89,5 +90,50 @@ describe("the kill-switch watcher", () => {
     } finally {
       await w.stop();
     }
+  });
+});
+
+describe("many watchers in one process", () => {
+  it("share one bus subscription, each hearing only its own keys, and the last to stop closes it", async () => {
+    const bus = createMemoryBus();
+    let subscriptions = 0;
+    let open = 0;
+    const counted: typeof bus = {
+      ...bus,
+      listen(subject, handler) {
+        subscriptions++;
+        open++;
+        const sub = bus.listen(subject, handler);
+        return { ...sub, stop: async () => (open--, sub.stop()) };
+      },
+    };
+    const kv = createMemoryStore();
+    const engaged: string[] = [];
+    const watchers = ["a", "b", "c"].map((bot) =>
+      watchKillSwitch({
+        kv,
+        bus: counted,
+        keys: [`svc:bots:killswitch:bot:${bot}`],
+        pollMs: 60_000,
+        onEngage: () => engaged.push(bot),
+        onRelease: () => {},
+        onBlind: () => {},
+      }),
+    );
+    await publishKillSwitchChanged(counted, {
+      key: "svc:bots:killswitch:bot:b",
+      engaged: true,
+      mode: "freeze",
+      reason: "only b",
+    });
+    await eventually(
+      "b hears its switch",
+      () => engaged.length,
+      (n) => n > 0,
+    );
+    expect(engaged).toEqual(["b"]);
+    expect(subscriptions).toBe(1);
+    for (const w of watchers) await w.stop();
+    expect(open).toBe(0);
   });
 });

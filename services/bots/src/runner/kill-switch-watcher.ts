@@ -2,7 +2,7 @@ import type { EventBus } from "@svc/lib/bus";
 import {
   killSwitchKeysCovering,
   killSwitchModeName,
-  listenKillSwitchChanged,
+  listenKillSwitchKeys,
   readKillSwitchValue,
   type KillSwitchModeName,
 } from "@svc/lib/contracts";
@@ -61,9 +61,9 @@ export function watchKillSwitch(o: {
     current = next;
   };
 
-  // A malformed broadcast never reaches here (the reader drops it); the poll still runs.
-  const listener = listenKillSwitchChanged(o.bus, (e) => {
-    if (!o.keys.includes(e.key)) return;
+  // A malformed broadcast never reaches here (the reader drops it); the poll still runs. The
+  // process's one subscription hands this runner only the broadcasts of its own keys.
+  const listener = listenKillSwitchKeys(o.bus, o.keys, (e) => {
     touched.set(e.key, performance.now());
     if (e.engaged) {
       state.set(e.key, { key: e.key, mode: killSwitchModeName(e.mode), reason: e.reason });
@@ -79,11 +79,7 @@ export function watchKillSwitch(o: {
     const started = performance.now();
     try {
       // A store that hangs must count as a failed poll, not stall the loop: every poll has a deadline.
-      const values = await withDeadline(
-        Promise.all(o.keys.map((k) => o.kv.get(k))),
-        o.pollMs,
-        "kill-switch key poll",
-      );
+      const values = await withDeadline(o.kv.getMany(o.keys), o.pollMs, "kill-switch key poll");
       failures = 0;
       o.keys.forEach((k, i) => {
         if ((touched.get(k) ?? -1) >= started) return;
@@ -104,9 +100,11 @@ export function watchKillSwitch(o: {
   };
 
   let timer: NodeJS.Timeout | undefined;
+  // Runners started together would poll together for ever; a jitter below the interval spreads
+  // them without making any interval longer than pollMs.
   const loop = async () => {
     await poll();
-    if (!stopped) timer = setTimeout(loop, o.pollMs);
+    if (!stopped) timer = setTimeout(loop, o.pollMs * (0.9 + Math.random() * 0.1));
   };
   void loop();
 
