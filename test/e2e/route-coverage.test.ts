@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ephemeralStatementKeyPem } from "@svc/lib/signed-statement";
-import { call, startTestPlatform } from "../support/test-platform.js";
+import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
 import type { RunningPlatform } from "@svc/all-in-one";
 
 /**
@@ -63,7 +63,7 @@ describe("every route of the spec answers: a real answer or 501, never 404 or 40
       SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: ephemeralStatementKeyPem().privateKeyPem,
     });
     await call(p.url, "POST", "/bots", { name: "Route bot", kind: "research" });
-  });
+  }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {
     await p?.close();
   });

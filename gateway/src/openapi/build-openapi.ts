@@ -132,6 +132,7 @@ export function buildOpenApi(bindings: RouteBinding[], opts: OpenApiOptions = {}
             : ref(input);
       const example = REQUEST_EXAMPLES[`${b.service.typeName}.${method.name}`];
       op.requestBody = {
+        ...describedBy(field ? fieldComment(field) : comments[input.typeName]),
         required: true,
         content: {
           "application/json": {
@@ -166,7 +167,10 @@ function successResponse(b: RouteBinding, ref: (d: DescMessage) => Schema): Sche
       description: "ok",
       content: { [b.rule.responseContentType || "text/plain"]: { schema: { type: "string" } } },
     };
-  return { description: "ok", content: { "application/json": { schema: ref(b.method.output) } } };
+  return {
+    description: comments[b.method.output.typeName] ?? "ok",
+    content: { "application/json": { schema: ref(b.method.output) } },
+  };
 }
 
 function addSchema(desc: DescMessage, schemas: Record<string, Schema>): void {
