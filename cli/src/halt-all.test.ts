@@ -5,7 +5,11 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { approvedSession } from "../../test/support/paper.js";
-import { call, startTestPlatform } from "../../test/support/test-platform.js";
+import {
+  call,
+  PLATFORM_START_TIMEOUT_MS,
+  startTestPlatform,
+} from "../../test/support/test-platform.js";
 
 const run = promisify(execFile);
 
@@ -13,7 +17,7 @@ describe("svc halt-all", () => {
   let p: RunningPlatform;
   beforeAll(async () => {
     p = await startTestPlatform("pglite");
-  });
+  }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {
     await p?.close();
   });
@@ -27,9 +31,24 @@ describe("svc halt-all", () => {
               ${JSON.stringify({ data_source: "synthetic:3", start: null, end: null })},
               'elsewhere:7:bt-live', now())`.execute(p.platform.db.db);
     const main = fileURLToPath(new URL("./main.ts", import.meta.url));
+    // Without --yes, and no terminal to ask on (execFile's stdin is a pipe), nothing is halted.
+    const refused = await run(process.execPath, ["--import", "tsx", main, "halt-all"], {
+      env: { ...process.env, SVC_API_URL: p.url },
+    }).then(
+      () => ({ code: 0, stdout: "", stderr: "" }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain(`on ${p.url}; stdin is not a terminal, so pass --yes`);
+    const live = (await call(p.url, "GET", "/bots/drill-bot/deployments")).body.items as Array<{
+      task_id: string;
+      status: string;
+    }>;
+    expect(live.find((d) => d.task_id === session)?.status).toBe("running");
     const { stdout } = await run(
       process.execPath,
-      ["--import", "tsx", main, "halt-all", "--reason", "quarterly drill"],
+      ["--import", "tsx", main, "halt-all", "--reason", "quarterly drill", "--yes"],
       { env: { ...process.env, SVC_API_URL: p.url } },
     );
     const lines = stdout.trim().split("\n");
@@ -55,14 +74,14 @@ describe("svc halt-all", () => {
       { task_id: "bt-drill", status: "halted" },
       { task_id: session, status: "halted" },
     ]);
-  });
+  }, 60_000);
 
   it("exits non-zero and says why when the platform cannot be reached", async () => {
     const main = fileURLToPath(new URL("./main.ts", import.meta.url));
-    const failed = await run(process.execPath, ["--import", "tsx", main, "halt-all"], {
+    const failed = await run(process.execPath, ["--import", "tsx", main, "halt-all", "--yes"], {
       env: { ...process.env, SVC_API_URL: "http://127.0.0.1:1" },
     }).catch((e) => e);
     expect(failed.code).toBe(1);
-    expect(failed.stdout).toMatch(/FAIL 0 +\/agents\/halt +unreachable/);
-  });
+    expect(failed.stdout).toMatch(/FAIL 0 +\/agents\/halt +unreachable: http:\/\/127\.0\.0\.1:1 /);
+  }, 30_000);
 });

@@ -10,18 +10,22 @@ export const FAN_OUT_ROUTES = [
 
 export interface RouteResult {
   route: string;
+  /** 0 when the route gave no answer. */
   status: number;
   summary: string;
+  /** The route's JSON answer, as served (absent when it gave none). */
+  body?: unknown;
 }
 
 /**
  * Calls every halt route in parallel, as the operator console does, and reports each answer;
- * one failing route never stops the others.
+ * one failing route never stops the others, and none waits past `timeoutMs`.
  */
 export async function haltAll(
   base: string,
   headers: Record<string, string>,
   reason: string,
+  timeoutMs = 30_000,
 ): Promise<RouteResult[]> {
   return Promise.all(
     FAN_OUT_ROUTES.map(async (route) => {
@@ -30,6 +34,7 @@ export async function haltAll(
           method: "POST",
           headers: { ...headers, "content-type": "application/json" },
           body: JSON.stringify({ reason }),
+          signal: AbortSignal.timeout(timeoutMs),
         });
         const body = (await res.json().catch(() => ({}))) as Record<string, unknown> & {
           error?: { code: string; message: string };
@@ -37,9 +42,14 @@ export async function haltAll(
         const summary = res.ok
           ? `halted ${body.halted ?? 0} (${body.scope ?? body.work_class ?? ""})`
           : `${body.error?.code ?? "error"}: ${body.error?.message ?? res.statusText}`;
-        return { route, status: res.status, summary };
+        return { route, status: res.status, summary, body };
       } catch (err) {
-        return { route, status: 0, summary: `unreachable: ${(err as Error).message}` };
+        const e = err as Error & { cause?: { code?: string } };
+        const why =
+          e.name === "TimeoutError"
+            ? `no answer within ${timeoutMs / 1000} s`
+            : (e.cause?.code ?? e.message);
+        return { route, status: 0, summary: `unreachable: ${base} (${why})` };
       }
     }),
   );

@@ -5,7 +5,11 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { RunningPlatform } from "@svc/all-in-one";
-import { call, startTestPlatform } from "../../test/support/test-platform.js";
+import {
+  call,
+  PLATFORM_START_TIMEOUT_MS,
+  startTestPlatform,
+} from "../../test/support/test-platform.js";
 
 const run = promisify(execFile);
 const main = fileURLToPath(new URL("./main.ts", import.meta.url));
@@ -22,7 +26,7 @@ describe("svc report", () => {
       strategy: { family: "ma_crossover", parameters: { fast: 3, slow: 8 } },
     });
     expect(bot.status, bot.text).toBe(201);
-  });
+  }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {
     await p?.close();
   });

@@ -14,12 +14,16 @@ export async function fetchReport(
   base: string,
   headers: Record<string, string>,
   opts: { bot?: string; year?: string },
+  timeoutMs = 30_000,
 ): Promise<ReportAnswer> {
   const path = opts.bot
     ? `/bots/${encodeURIComponent(opts.bot)}/risk/validation-report`
     : "/risk/validation-report";
   const query = opts.year ? `?year=${encodeURIComponent(opts.year)}` : "";
-  const res = await fetch(`${base}${path}${query}`, { headers });
+  const res = await fetch(`${base}${path}${query}`, {
+    headers,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   const text = await res.text();
   if (res.ok)
     return {
