@@ -26,7 +26,15 @@ if (!isAbsolute(config.licenseHolder.dir)) {
     licenseHolder: { ...config.licenseHolder, dir: resolve(launchDir, config.licenseHolder.dir) },
   };
 }
-const running = await startPlatform(config);
+const running = await startPlatform(config).catch((err: NodeJS.ErrnoException) => {
+  if (err.code !== "EADDRINUSE" && err.code !== "EACCES") throw err;
+  console.error(
+    err.code === "EADDRINUSE"
+      ? `port ${config.port} on ${config.host} is taken by another process: stop it, or start on another port with SVC_PORT=...`
+      : `port ${config.port} on ${config.host} may not be opened by this user: choose another with SVC_PORT=...`,
+  );
+  process.exit(1);
+});
 const ms = Math.round(performance.now() - started);
 const storage = config.databaseUrl ? "Postgres" : `embedded PGlite in ${config.dataDir}`;
 running.platform.log.info(
