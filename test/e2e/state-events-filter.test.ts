@@ -34,6 +34,8 @@ describe("GET /bots/{bot_ref}/state/events?type=", () => {
     const fills = await events("type=order_filled");
     expect(fills.length).toBeGreaterThan(0);
     expect(new Set(fills.map((e) => e.type))).toEqual(new Set(["order_filled"]));
+    // Records name the data set's symbol (the bundled BTC-USD), not a placeholder.
+    expect(new Set(fills.map((e) => e.data.symbol))).toEqual(new Set(["BTC-USD"]));
     const both = await events("type=order_filled&type=position_changed");
     const comma = await events("type=order_filled,position_changed");
     expect(comma).toEqual(both);

@@ -32,6 +32,7 @@ export const HTTP_STATUS_OF_MACHINE_CODE: Partial<Record<ErrorCode, number>> = {
   invalid_transition: 409,
   evidence_retained: 409,
   results_unavailable: 409,
+  dataset_too_large: 413,
   request_expired: 410,
 };
 

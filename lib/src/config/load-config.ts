@@ -26,6 +26,8 @@ export interface Config {
   logLevel: string;
   logFormat: LogFormat;
   bodyLimitBytes: number;
+  /** Largest CSV an uploaded data set may be (SVC_DATASET_MAX_BYTES). */
+  datasetMaxBytes: number;
   serviceUrls: Partial<
     Record<"bots" | "promotion" | "killswitch" | "compliance" | "identity", string>
   >;
@@ -162,6 +164,7 @@ function assemble(r: Raw): Config {
     logLevel: s("SVC_LOG_LEVEL")!,
     logFormat: s("SVC_LOG_FORMAT") as LogFormat,
     bodyLimitBytes: i("SVC_BODY_LIMIT_BYTES"),
+    datasetMaxBytes: i("SVC_DATASET_MAX_BYTES"),
     serviceUrls: {
       bots: s("SVC_BOTS_URL"),
       promotion: s("SVC_PROMOTION_URL"),

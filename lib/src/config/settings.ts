@@ -73,6 +73,11 @@ export const SETTINGS = {
     default: "1048576",
     doc: "Largest request body the gateway accepts (413 past it).",
   },
+  SVC_DATASET_MAX_BYTES: {
+    kind: int(1024, 1024 * 1024 * 1024),
+    default: "20971520",
+    doc: "Largest CSV POST /datasets keeps (413 past it); a JSON upload is also bounded by SVC_BODY_LIMIT_BYTES.",
+  },
 
   SVC_BOTS_URL: {
     kind: url("http:", "https:"),

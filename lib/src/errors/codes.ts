@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   "evidence_retained",
   "results_unavailable",
   "dataset_exists",
+  "dataset_too_large",
   "timeframe_mismatch",
   // Things that are not there
   "bot_not_found",

@@ -14,6 +14,7 @@ import * as complianceRuns from "./2026-11-25T1100-compliance-runs.js";
 import * as complianceRunsKept from "./2026-11-25T1200-compliance-runs-kept.js";
 import * as complianceRunHosts from "./2026-11-25T1210-compliance-run-hosts.js";
 import * as backtestResults from "./2026-11-25T1400-backtest-results.js";
+import * as datasets from "./2026-11-25T1410-datasets.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-25T1200-compliance-runs-kept": complianceRunsKept,
   "2026-11-25T1210-compliance-run-hosts": complianceRunHosts,
   "2026-11-25T1400-backtest-results": backtestResults,
+  "2026-11-25T1410-datasets": datasets,
 };

@@ -20,6 +20,7 @@ import { createRuntimeHandlers } from "./handlers/runtime-handlers.js";
 import { createRiskHandlers } from "./handlers/risk-handlers.js";
 import { createTrialHandlers } from "./handlers/trial-handlers.js";
 import { createBacktestResultsHandlers } from "./handlers/backtest-results-handlers.js";
+import { createDatasetHandlers } from "./handlers/dataset-handlers.js";
 import { createComplianceRunHandlers } from "./handlers/compliance-run-handlers.js";
 import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import type { BotsDatabase } from "./store/bots.table.js";
@@ -83,6 +84,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
   const riskRoutes = createRiskHandlers({ db, sessions: control, log: platform.log });
   const trials = createTrialHandlers(db);
   const backtestResults = createBacktestResultsHandlers(db);
+  const datasets = createDatasetHandlers({ db, maxBytes: platform.config.datasetMaxBytes });
   const complianceRuns = createComplianceRunHandlers({ db, tasks, hostId });
   const controlPlane = createControlPlaneHandlers({ db, schema: BOTS_SCHEMA, kube: runtimeKube });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
@@ -101,6 +103,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
           ...riskRoutes,
           ...trials,
           ...backtestResults,
+          ...datasets,
           ...complianceRuns,
         }),
       );

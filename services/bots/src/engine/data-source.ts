@@ -8,16 +8,80 @@ import { generateBars } from "./synthetic-source.js";
 const DATA_DIR = fileURLToPath(new URL("../../data/", import.meta.url));
 export const DEFAULT_DATA_SOURCE = "csv:sample-btc-usd-1d";
 
+/** The data sets shipped in the data folder, with what their bars are of. */
+export const BUNDLED_DATASETS: Readonly<Record<string, { symbol: string; timeframe: string }>> = {
+  "sample-btc-usd-1d": { symbol: "BTC-USD", timeframe: "1d" },
+};
+
+/** Most bars a synthetic source makes, whatever the timeframe. */
+export const SYNTHETIC_MAX_BARS = 100_000;
+/** Bars of a synthetic source without a range: two years of daily bars, at any timeframe. */
+const SYNTHETIC_DEFAULT_BARS = 730;
+
+/** Uploaded data sets as the engine reads them; the bots service's store provides them. */
+export interface DatasetSource {
+  describe(name: string): Promise<{ symbol: string; timeframe: string } | undefined>;
+  /** The data set's bars in chunks, in time order, read one chunk at a time. */
+  chunks(name: string): AsyncIterable<Bars>;
+}
+
+export interface SourceOptions {
+  /** Where `csv:<name>` finds a data set that is not bundled. */
+  datasets?: DatasetSource;
+  /** The bot's bar size (universe.timeframe): the synthetic source's bars; daily when unset. */
+  timeframe?: string;
+}
+
+/** A timeframe (1s, 5m, 1h, 1d) in milliseconds. */
+export function timeframeMs(timeframe: string): number {
+  const m = /^([0-9]+)(s|m|h|d)$/.exec(timeframe);
+  if (!m || Number(m[1]) === 0)
+    throw new EngineInputError(
+      "invalid_parameter",
+      `timeframe must be a count and a unit (s, m, h, d), for example 1m or 1d; got ${JSON.stringify(timeframe)}`,
+      "universe.timeframe",
+    );
+  return Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "s"];
+}
+
+/**
+ * What a source's bars are of: a data set's symbol and timeframe, or nothing said (synthetic,
+ * whose bars take the bot's). An unknown data set is refused here.
+ */
+export async function describeSource(
+  source: string,
+  opts: SourceOptions = {},
+): Promise<{ symbol?: string; timeframe?: string }> {
+  const csv = /^csv:([a-z0-9][a-z0-9-]{0,63})$/.exec(source);
+  if (!csv) return {};
+  const bundled = BUNDLED_DATASETS[csv[1]!];
+  if (bundled) return bundled;
+  const uploaded = await opts.datasets?.describe(csv[1]!);
+  if (uploaded) return uploaded;
+  throw unknownDataset(csv[1]!);
+}
+
+function unknownDataset(name: string): EngineInputError {
+  return new EngineInputError(
+    "invalid_parameter",
+    `no dataset named ${name}; bundled: ${Object.keys(BUNDLED_DATASETS).join(", ")}; GET /datasets lists every data set`,
+    "data_source",
+  );
+}
+
 /**
  * The bars of a run in chunks, in time order: `csv:<dataset>` (a file of the bundled data folder,
- * read a line at a time) or `synthetic:<seed>` (daily bars over the range, two years from
- * 2022-01-01 by default), cut to [start, end). Bad input throws EngineInputError: before the
- * first chunk for the source and the range, on the chunk that holds a malformed CSV line.
+ * read a line at a time, or an uploaded data set, read a stored chunk at a time) or
+ * `synthetic:<seed>` (bars of the bot's timeframe, daily by default, over the range: 730 bars
+ * from 2022-01-01 without one, at most 100,000), cut to [start, end). Bad input throws
+ * EngineInputError: before the first chunk for the source and the range, on the chunk that holds
+ * a malformed CSV line.
  */
 export async function* streamBars(
   source: string,
   startMs?: number,
   endMs?: number,
+  opts: SourceOptions = {},
 ): AsyncGenerator<Bars> {
   if (startMs !== undefined && endMs !== undefined && startMs >= endMs) {
     throw new EngineInputError("invalid_range", "start must be before end", "start");
@@ -25,31 +89,31 @@ export async function* streamBars(
   const csv = /^csv:([a-z0-9][a-z0-9-]{0,63})$/.exec(source);
   const synthetic = /^synthetic:(\d{1,9})$/.exec(source);
   if (csv) {
-    const path = `${DATA_DIR}${csv[1]}.csv`;
-    try {
-      await access(path);
-    } catch {
-      throw new EngineInputError(
-        "invalid_parameter",
-        `no dataset named ${csv[1]}; bundled: sample-btc-usd-1d`,
-        "data_source",
-      );
-    }
     const from = startMs ?? -Infinity;
     const to = endMs ?? Infinity;
-    yield* streamCsvBars(path, (t) => t >= from && t < to);
+    const path = `${DATA_DIR}${csv[1]}.csv`;
+    if (BUNDLED_DATASETS[csv[1]!] && (await exists(path))) {
+      yield* streamCsvBars(path, (t) => t >= from && t < to);
+      return;
+    }
+    if (!opts.datasets || !(await opts.datasets.describe(csv[1]!))) throw unknownDataset(csv[1]!);
+    for await (const chunk of opts.datasets.chunks(csv[1]!)) {
+      const kept = sliceBars(chunk, from, to);
+      if (kept.length > 0) yield kept;
+    }
   } else if (synthetic) {
+    const interval = timeframeMs(opts.timeframe || "1d");
     const from = startMs ?? Date.UTC(2022, 0, 1);
-    const to = endMs ?? from + 730 * 86_400_000;
-    const count = Math.ceil((to - from) / 86_400_000);
-    if (count > 100_000)
+    const to = endMs ?? from + SYNTHETIC_DEFAULT_BARS * interval;
+    const count = Math.ceil((to - from) / interval);
+    if (count > SYNTHETIC_MAX_BARS)
       throw new EngineInputError(
         "invalid_range",
-        "a synthetic daily range may span at most 100,000 days",
+        `a synthetic range may hold at most ${SYNTHETIC_MAX_BARS.toLocaleString("en")} bars of the bot's timeframe (${opts.timeframe || "1d"}); this one holds ${count.toLocaleString("en")}`,
         "end",
       );
     yield sliceBars(
-      generateBars({ seed: Number(synthetic[1]), count, startMs: from }),
+      generateBars({ seed: Number(synthetic[1]), count, startMs: from, intervalMs: interval }),
       startMs,
       endMs,
     );
@@ -63,9 +127,14 @@ export async function* streamBars(
 }
 
 /** All the bars of a run at once (see `streamBars`), refused when fewer than two. */
-export async function loadBars(source: string, startMs?: number, endMs?: number): Promise<Bars> {
+export async function loadBars(
+  source: string,
+  startMs?: number,
+  endMs?: number,
+  opts: SourceOptions = {},
+): Promise<Bars> {
   const chunks: Bars[] = [];
-  for await (const chunk of streamBars(source, startMs, endMs)) chunks.push(chunk);
+  for await (const chunk of streamBars(source, startMs, endMs, opts)) chunks.push(chunk);
   const bars = chunks.length === 1 ? chunks[0]! : concatBars(chunks);
   assertEnoughBars(bars.length);
   return bars;
@@ -75,11 +144,25 @@ export async function loadBars(source: string, startMs?: number, endMs?: number)
  * Reads the source through once, keeping no bar, so that a request can be refused (malformed
  * line, empty range) before it is accepted; the run then streams the bars again.
  */
-export async function checkBars(source: string, startMs?: number, endMs?: number): Promise<number> {
+export async function checkBars(
+  source: string,
+  startMs?: number,
+  endMs?: number,
+  opts: SourceOptions = {},
+): Promise<number> {
   let count = 0;
-  for await (const chunk of streamBars(source, startMs, endMs)) count += chunk.length;
+  for await (const chunk of streamBars(source, startMs, endMs, opts)) count += chunk.length;
   assertEnoughBars(count);
   return count;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function assertEnoughBars(count: number): void {

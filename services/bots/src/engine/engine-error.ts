@@ -1,6 +1,11 @@
 /** Stable codes of engine input problems; the bots handlers answer them with 400. */
 export type EngineErrorCode =
-  "invalid_parameter" | "unknown_strategy" | "malformed_csv" | "empty_data" | "invalid_range";
+  | "invalid_parameter"
+  | "unknown_strategy"
+  | "malformed_csv"
+  | "empty_data"
+  | "invalid_range"
+  | "timeframe_mismatch";
 
 /** Bad input to the engine, with the field or CSV line a person must fix. */
 export class EngineInputError extends Error {

@@ -4,6 +4,7 @@ import type { PreTradeCheck } from "../execution/pre-trade.js";
 import { SimulatedBroker } from "../execution/simulated-broker.js";
 import type { Bars } from "./bars.js";
 import { EquitySeries } from "./equity-series.js";
+import { namingSymbol } from "./symbol-events.js";
 import { riskAdjusted, type RunMetrics } from "./metrics.js";
 import { TradeBook } from "./trade-book.js";
 import type { EngineSettings } from "./settings.js";
@@ -65,9 +66,10 @@ export class BacktestRun {
     private readonly settings: EngineSettings,
     options: BacktestOptions = {},
   ) {
-    const { onEvent } = options;
+    const symbol = options.symbol ?? "ASSET";
+    const onEvent = options.onEvent && namingSymbol(symbol, options.onEvent);
     const account = { cash: settings.initialCash, units: 0 };
-    this.broker = new SimulatedBroker(options.symbol ?? "ASSET", account, settings, {
+    this.broker = new SimulatedBroker(symbol, account, settings, {
       ...(onEvent ? { event: onEvent } : {}),
       fill: (signed, price, fee) => this.booked(signed, price, fee),
     });

@@ -8,7 +8,18 @@ export { riskAdjusted, type RunMetrics, type RunResults } from "./metrics.js";
 export { EquitySeries, SERIES_BUCKETS, type EquityPoint } from "./equity-series.js";
 export { TradeBook, type Trade } from "./trade-book.js";
 export { vectorisedEquity } from "./vectorised.js";
-export { checkBars, loadBars, streamBars, DEFAULT_DATA_SOURCE } from "./data-source.js";
+export {
+  BUNDLED_DATASETS,
+  checkBars,
+  DEFAULT_DATA_SOURCE,
+  describeSource,
+  loadBars,
+  streamBars,
+  SYNTHETIC_MAX_BARS,
+  timeframeMs,
+  type DatasetSource,
+  type SourceOptions,
+} from "./data-source.js";
 export { STRATEGY_FAMILIES, resolveStrategy } from "./strategies/registry.js";
 export type { Strategy, StrategyFamily, ParamValue } from "./strategies/strategy.js";
 // The order path backtests share with paper sessions (and stress and conformance runs).

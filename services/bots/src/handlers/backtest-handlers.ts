@@ -12,7 +12,6 @@ import { enqueueEvent } from "@svc/lib/bus";
 import { Code, svcError } from "@svc/lib/errors";
 import {
   BacktestRun,
-  DEFAULT_DATA_SOURCE,
   EngineInputError,
   engineSettingsFrom,
   barsAt,
@@ -20,6 +19,7 @@ import {
   streamBars,
   resolveStrategy,
   type EngineSettings,
+  type SourceOptions,
   type RunMetrics,
 } from "../engine/index.js";
 import { TaskCancelled, yieldToEventLoop, type TaskRunner } from "../runtime/task-runner.js";
@@ -34,6 +34,7 @@ import { rowToDeployment } from "./deployment-mapping.js";
 import { anyLimit, RiskGuard, type RiskLimits } from "../execution/risk-controls/index.js";
 import type { ExecutionEvent } from "../execution/events.js";
 import { riskLimitsOf } from "../runtime/risk-limits-of.js";
+import { defaultDataSource, runSource } from "../runtime/run-source.js";
 import { insertResults, type NewResults } from "../store/backtest-results.repository.js";
 
 const SCHEMA = "bots";
@@ -60,7 +61,7 @@ interface Run {
   strategy: ReturnType<typeof resolveStrategy>;
   settings: EngineSettings;
   /** Where the bars come from; the run streams them, they never sit in memory whole. */
-  bars: { dataSource: string; startMs?: number; endMs?: number };
+  bars: { dataSource: string; startMs?: number; endMs?: number; opts: SourceOptions };
   dataSource: string;
   /** The risk controls of the order path, the same a paper session of the bot runs. */
   risk: RiskLimits;
@@ -101,12 +102,13 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
           { field: "version" },
         );
       const spec = storedToSpec(versionRow.spec);
-      const dataSource = req.dataSource || DEFAULT_DATA_SOURCE;
+      const dataSource = req.dataSource || defaultDataSource(spec);
       const start = req.start ? timestampDate(req.start) : null;
       const end = req.end ? timestampDate(req.end) : null;
       let inputs: Awaited<ReturnType<typeof loadInputs>>;
       try {
         inputs = await loadInputs(
+          db,
           spec,
           `version ${version} of bot "${bot.slug}"`,
           dataSource,
@@ -158,6 +160,7 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
 
 /** Strategy and bars of a run; throws EngineInputError for what a person got wrong. */
 async function loadInputs(
+  db: Kysely<BotsDatabase>,
   spec: BotSpec,
   what: string,
   dataSource: string,
@@ -174,9 +177,10 @@ async function loadInputs(
     spec.strategy.family,
     spec.strategy.parameters as Record<string, unknown> | undefined,
   );
-  const bars = { dataSource, startMs: start?.getTime(), endMs: end?.getTime() };
-  const barsTotal = await checkBars(bars.dataSource, bars.startMs, bars.endMs);
-  return { strategy, bars, barsTotal, symbol: spec.universe?.symbols[0] ?? "ASSET" };
+  const { opts, symbol } = await runSource(db, spec, dataSource);
+  const bars = { dataSource, startMs: start?.getTime(), endMs: end?.getTime(), opts };
+  const barsTotal = await checkBars(bars.dataSource, bars.startMs, bars.endMs, opts);
+  return { strategy, bars, barsTotal, symbol };
 }
 
 /**
@@ -200,11 +204,12 @@ export async function resumeBacktest(deps: BacktestDeps, row: DeploymentRow): Pr
     start?: string | null;
     end?: string | null;
   };
-  const dataSource = request.data_source || DEFAULT_DATA_SOURCE;
+  const dataSource = request.data_source || defaultDataSource(spec);
   const date = (iso: string | null | undefined) => (iso ? new Date(iso) : null);
   let run: Run;
   try {
     const inputs = await loadInputs(
+      deps.db,
       spec,
       `version ${row.version}`,
       dataSource,
@@ -249,15 +254,14 @@ async function simulate(
   run: Run,
 ): Promise<(RunMetrics & { riskRejections?: Record<string, number> }) | undefined> {
   const refused = new Map<string, number>();
-  const engine = new BacktestRun(
-    run.strategy.family.create(run.strategy.params),
-    run.settings,
-    riskOptions(run, refused),
-  );
-  const { dataSource, startMs, endMs } = run.bars;
+  const engine = new BacktestRun(run.strategy.family.create(run.strategy.params), run.settings, {
+    ...riskOptions(run, refused),
+    symbol: run.symbol,
+  });
+  const { dataSource, startMs, endMs, opts } = run.bars;
   let lookedAt = Date.now();
   let done = 0;
-  for await (const bars of streamBars(dataSource, startMs, endMs)) {
+  for await (const bars of streamBars(dataSource, startMs, endMs, opts)) {
     for (let from = 0; from < bars.length; from += CHUNK) {
       const to = Math.min(from + CHUNK, bars.length);
       engine.feed(barsAt(bars, from, to));

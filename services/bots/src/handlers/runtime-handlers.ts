@@ -15,7 +15,6 @@ import {
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, svcError } from "@svc/lib/errors";
 import {
-  DEFAULT_DATA_SOURCE,
   EngineInputError,
   loadBars,
   engineSettingsFrom,
@@ -28,6 +27,7 @@ import type { SessionControl } from "../runtime/session-control.js";
 import { applyBotResource, type KubeTarget } from "../runtime/kubernetes.js";
 import type { TaskRunner } from "../runtime/task-runner.js";
 import { haltBacktests } from "../runtime/backtest-recovery.js";
+import { defaultDataSource, runSource } from "../runtime/run-source.js";
 import * as repo from "../store/bots.repository.js";
 import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
@@ -107,7 +107,8 @@ export function createRuntimeHandlers(deps: {
         spec.strategy?.family ?? "",
         spec.strategy?.parameters as Record<string, unknown> | undefined,
       );
-      await loadBars(dataSource || DEFAULT_DATA_SOURCE);
+      const source = await runSource(db, spec, dataSource || defaultDataSource(spec));
+      await loadBars(dataSource || defaultDataSource(spec), undefined, undefined, source.opts);
     } catch (err) {
       if (err instanceof EngineInputError) throw engineInputRefused(err);
       throw err;
@@ -117,7 +118,7 @@ export function createRuntimeHandlers(deps: {
       botId: bot.id,
       version: bot.current_version,
       spec: bot.spec,
-      dataSource: dataSource || DEFAULT_DATA_SOURCE,
+      dataSource: dataSource || defaultDataSource(spec),
       speed: speed > 0 ? speed : 10,
       allocation,
     });

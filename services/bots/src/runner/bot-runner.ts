@@ -13,6 +13,7 @@ import {
   type FleetFigures,
   type RiskLimits,
 } from "../execution/risk-controls/index.js";
+import { namingSymbol } from "../engine/symbol-events.js";
 import type { Phase, RunnerEvent } from "./events.js";
 
 export type HaltMode = "cancel" | "flatten" | "freeze";
@@ -74,7 +75,7 @@ export class BotRunner {
   private readonly guard: RiskGuard | undefined;
 
   constructor(private readonly o: RunnerOptions) {
-    const record = (e: RunnerEvent) => this.pending.push(e);
+    const record = namingSymbol<RunnerEvent>(o.symbol, (e) => this.pending.push(e));
     this.broker = new SimulatedBroker(o.symbol, o.broker, o.costs, { event: record });
     const risk = o.risk;
     if (risk && (anyLimit(risk.limits) || risk.disabled)) {

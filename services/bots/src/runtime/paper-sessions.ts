@@ -18,6 +18,7 @@ import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import * as sessionStore from "../store/paper-sessions.repository.js";
 import { recordDisabled, riskStateOf } from "../store/risk.repository.js";
 import { riskLimitsOf } from "./risk-limits-of.js";
+import { runSource } from "./run-source.js";
 import { FleetBook } from "./fleet-book.js";
 
 export interface NewSession {
@@ -240,8 +241,8 @@ export class PaperSessions {
     const settings = request.initial_cash
       ? { ...fromSpec, initialCash: request.initial_cash }
       : fromSpec;
-    const bars = await loadBars(request.data_source);
-    const symbol = spec.universe?.symbols[0] ?? "ASSET";
+    const { opts, symbol } = await runSource(this.deps.db, spec, request.data_source);
+    const bars = await loadBars(request.data_source, undefined, undefined, opts);
     const state = await stateAsOf(this.deps.db, row.bot_id);
     const seen = fresh ? [] : await taskEvents(this.deps.db, row.task_id);
     const lastBar = seen.filter((e) => e.type === "bar_received").at(-1);

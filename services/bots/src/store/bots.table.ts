@@ -18,7 +18,33 @@ export interface BotsDatabase {
   compliance_runs: ComplianceRunsTable;
   backtest_results: BacktestResultsTable;
   backtest_trades: BacktestTradesTable;
+  datasets: DatasetsTable;
+  dataset_chunks: DatasetChunksTable;
 }
+
+/** An uploaded OHLCV data set; its bars are in dataset_chunks. */
+export interface DatasetsTable {
+  id: string;
+  name: string;
+  symbol: string;
+  timeframe: string;
+  first_bar_time: ColumnType<Date, Date, never>;
+  last_bar_time: ColumnType<Date, Date, never>;
+  bar_count: ColumnType<string, number, never>;
+  size_bytes: ColumnType<string, number, never>;
+  created_by: string;
+  created_at: ColumnType<Date, never, never>;
+}
+
+/** One chunk of a data set's bars: six float64 columns (time, open, high, low, close, volume). */
+export interface DatasetChunksTable {
+  dataset_id: string;
+  seq: number;
+  bar_count: number;
+  bars: ColumnType<Buffer, Buffer, never>;
+}
+
+export type DatasetRow = Selectable<DatasetsTable>;
 
 /** A finished backtest's curve (bounded) and daily returns; its trades are rows of their own. */
 export interface BacktestResultsTable {

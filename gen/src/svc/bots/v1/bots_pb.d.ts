@@ -3400,6 +3400,296 @@ export declare type ListBacktestTradesResponseJson = {
 export declare const ListBacktestTradesResponseSchema: GenMessage<ListBacktestTradesResponse, {jsonType: ListBacktestTradesResponseJson}>;
 
 /**
+ * A data set of OHLCV bars a backtest or paper session can run over, as data_source csv:<name>.
+ *
+ * @generated from message svc.bots.v1.Dataset
+ */
+export declare type Dataset = Message<"svc.bots.v1.Dataset"> & {
+  /**
+   * The name, unique: a run addresses it as csv:<name>.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * What to put in data_source to run over it: csv:<name>.
+   *
+   * @generated from field: string data_source = 2;
+   */
+  dataSource: string;
+
+  /**
+   * The instrument the bars are of, named in the events and trades of runs over it.
+   *
+   * @generated from field: string symbol = 3;
+   */
+  symbol: string;
+
+  /**
+   * Bar size, for example 1m, 1h, 1d: a bot whose universe.timeframe differs is refused.
+   *
+   * @generated from field: string timeframe = 4;
+   */
+  timeframe: string;
+
+  /**
+   * Time of the first and the last bar.
+   *
+   * @generated from field: google.protobuf.Timestamp first_bar_time = 5;
+   */
+  firstBarTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_bar_time = 6;
+   */
+  lastBarTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int64 bar_count = 7;
+   */
+  barCount: bigint;
+
+  /**
+   * True for the data set shipped with the platform; false for an uploaded one.
+   *
+   * @generated from field: bool bundled = 8;
+   */
+  bundled: boolean;
+
+  /**
+   * Size of the CSV as uploaded (0 for a bundled data set).
+   *
+   * @generated from field: int64 size_bytes = 9;
+   */
+  sizeBytes: bigint;
+
+  /**
+   * Who uploaded it (empty for a bundled data set).
+   *
+   * @generated from field: string created_by = 10;
+   */
+  createdBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 11;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * A data set of OHLCV bars a backtest or paper session can run over, as data_source csv:<name>.
+ *
+ * @generated from message svc.bots.v1.Dataset
+ */
+export declare type DatasetJson = {
+  /**
+   * The name, unique: a run addresses it as csv:<name>.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * What to put in data_source to run over it: csv:<name>.
+   *
+   * @generated from field: string data_source = 2;
+   */
+  dataSource?: string;
+
+  /**
+   * The instrument the bars are of, named in the events and trades of runs over it.
+   *
+   * @generated from field: string symbol = 3;
+   */
+  symbol?: string;
+
+  /**
+   * Bar size, for example 1m, 1h, 1d: a bot whose universe.timeframe differs is refused.
+   *
+   * @generated from field: string timeframe = 4;
+   */
+  timeframe?: string;
+
+  /**
+   * Time of the first and the last bar.
+   *
+   * @generated from field: google.protobuf.Timestamp first_bar_time = 5;
+   */
+  firstBarTime?: TimestampJson;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_bar_time = 6;
+   */
+  lastBarTime?: TimestampJson;
+
+  /**
+   * @generated from field: int64 bar_count = 7;
+   */
+  barCount?: string;
+
+  /**
+   * True for the data set shipped with the platform; false for an uploaded one.
+   *
+   * @generated from field: bool bundled = 8;
+   */
+  bundled?: boolean;
+
+  /**
+   * Size of the CSV as uploaded (0 for a bundled data set).
+   *
+   * @generated from field: int64 size_bytes = 9;
+   */
+  sizeBytes?: string;
+
+  /**
+   * Who uploaded it (empty for a bundled data set).
+   *
+   * @generated from field: string created_by = 10;
+   */
+  createdBy?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 11;
+   */
+  createdAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.Dataset.
+ * Use `create(DatasetSchema)` to create a new message.
+ */
+export declare const DatasetSchema: GenMessage<Dataset, {jsonType: DatasetJson}>;
+
+/**
+ * An OHLCV CSV to keep as a data set: a header timestamp,open,high,low,close,volume, then one
+ * bar per line (ISO 8601 UTC or epoch seconds or milliseconds; times strictly increasing; low and
+ * high bracket open and close). Its size is bounded by SVC_DATASET_MAX_BYTES (413 past it).
+ *
+ * @generated from message svc.bots.v1.UploadDatasetRequest
+ */
+export declare type UploadDatasetRequest = Message<"svc.bots.v1.UploadDatasetRequest"> & {
+  /**
+   * Lower-case letters, digits and dashes, up to 64 characters; a name already taken is refused.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The instrument, for example BTC-USD.
+   *
+   * @generated from field: string symbol = 2;
+   */
+  symbol: string;
+
+  /**
+   * Bar size, for example 1m, 1h, 1d.
+   *
+   * @generated from field: string timeframe = 3;
+   */
+  timeframe: string;
+
+  /**
+   * The CSV text; the first bad line is refused with its number.
+   *
+   * @generated from field: string csv = 4;
+   */
+  csv: string;
+};
+
+/**
+ * An OHLCV CSV to keep as a data set: a header timestamp,open,high,low,close,volume, then one
+ * bar per line (ISO 8601 UTC or epoch seconds or milliseconds; times strictly increasing; low and
+ * high bracket open and close). Its size is bounded by SVC_DATASET_MAX_BYTES (413 past it).
+ *
+ * @generated from message svc.bots.v1.UploadDatasetRequest
+ */
+export declare type UploadDatasetRequestJson = {
+  /**
+   * Lower-case letters, digits and dashes, up to 64 characters; a name already taken is refused.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * The instrument, for example BTC-USD.
+   *
+   * @generated from field: string symbol = 2;
+   */
+  symbol?: string;
+
+  /**
+   * Bar size, for example 1m, 1h, 1d.
+   *
+   * @generated from field: string timeframe = 3;
+   */
+  timeframe?: string;
+
+  /**
+   * The CSV text; the first bad line is refused with its number.
+   *
+   * @generated from field: string csv = 4;
+   */
+  csv?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.UploadDatasetRequest.
+ * Use `create(UploadDatasetRequestSchema)` to create a new message.
+ */
+export declare const UploadDatasetRequestSchema: GenMessage<UploadDatasetRequest, {jsonType: UploadDatasetRequestJson}>;
+
+/**
+ * @generated from message svc.bots.v1.ListDatasetsRequest
+ */
+export declare type ListDatasetsRequest = Message<"svc.bots.v1.ListDatasetsRequest"> & {
+};
+
+/**
+ * @generated from message svc.bots.v1.ListDatasetsRequest
+ */
+export declare type ListDatasetsRequestJson = {
+};
+
+/**
+ * Describes the message svc.bots.v1.ListDatasetsRequest.
+ * Use `create(ListDatasetsRequestSchema)` to create a new message.
+ */
+export declare const ListDatasetsRequestSchema: GenMessage<ListDatasetsRequest, {jsonType: ListDatasetsRequestJson}>;
+
+/**
+ * @generated from message svc.bots.v1.ListDatasetsResponse
+ */
+export declare type ListDatasetsResponse = Message<"svc.bots.v1.ListDatasetsResponse"> & {
+  /**
+   * The bundled data set first, then the uploaded ones by name.
+   *
+   * @generated from field: repeated svc.bots.v1.Dataset items = 1;
+   */
+  items: Dataset[];
+};
+
+/**
+ * @generated from message svc.bots.v1.ListDatasetsResponse
+ */
+export declare type ListDatasetsResponseJson = {
+  /**
+   * The bundled data set first, then the uploaded ones by name.
+   *
+   * @generated from field: repeated svc.bots.v1.Dataset items = 1;
+   */
+  items?: DatasetJson[];
+};
+
+/**
+ * Describes the message svc.bots.v1.ListDatasetsResponse.
+ * Use `create(ListDatasetsResponseSchema)` to create a new message.
+ */
+export declare const ListDatasetsResponseSchema: GenMessage<ListDatasetsResponse, {jsonType: ListDatasetsResponseJson}>;
+
+/**
  * @generated from message svc.bots.v1.ScaleDeploymentRequest
  */
 export declare type ScaleDeploymentRequest = Message<"svc.bots.v1.ScaleDeploymentRequest"> & {
@@ -4835,6 +5125,26 @@ export declare const BotsService: GenService<{
     methodKind: "unary";
     input: typeof ListBacktestTradesRequestSchema;
     output: typeof ListBacktestTradesResponseSchema;
+  },
+  /**
+   * Uploads an OHLCV CSV as a data set every backtest and paper session can use (csv:<name>).
+   *
+   * @generated from rpc svc.bots.v1.BotsService.UploadDataset
+   */
+  uploadDataset: {
+    methodKind: "unary";
+    input: typeof UploadDatasetRequestSchema;
+    output: typeof DatasetSchema;
+  },
+  /**
+   * The data sets a backtest or paper session can use: the bundled one and the uploaded ones.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.ListDatasets
+   */
+  listDatasets: {
+    methodKind: "unary";
+    input: typeof ListDatasetsRequestSchema;
+    output: typeof ListDatasetsResponseSchema;
   },
   /**
    * The bot's TrialLedger: every backtest recorded as a trial, with its Sharpe ratio.
