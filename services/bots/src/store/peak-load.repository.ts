@@ -6,7 +6,8 @@ export const ORDER_MESSAGE_TYPES = ["order_placed", "order_cancelled", "order_re
 
 /**
  * The most order messages the bot's recorded sessions sent within one wall-clock second, or 0
- * when it never sent one (no paper session yet).
+ * when it never sent one (no paper session yet). A cancel for want of volume (its reason starts
+ * with `volume:`, see SimulatedBroker) is the venue's, not a message the bot sent.
  */
 export async function peakMessagesPerSecond(
   db: Kysely<BotsDatabase>,
@@ -17,6 +18,7 @@ export async function peakMessagesPerSecond(
     .select(sql<number>`count(*)::int`.as("n"))
     .where("bot_id", "=", botId)
     .where("type", "in", ORDER_MESSAGE_TYPES)
+    .where(sql<boolean>`not (type = 'order_cancelled' and data->>'reason' like 'volume:%')`)
     .groupBy(sql`date_trunc('second', occurred_at)`)
     .orderBy("n", "desc")
     .limit(1)
