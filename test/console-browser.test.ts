@@ -100,7 +100,7 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
       await page.getByRole("button", { name: "Start backtest" }).click();
       await page.locator("tr[data-deployment]", { hasText: "success" }).first().waitFor();
       await page.locator(".equity .plot[data-series='1'] canvas").first().waitFor();
-      await page.waitForFunction(`document.querySelectorAll("table.trades tbody tr").length > 0`);
+      await page.locator("table.trades tbody tr").first().waitFor();
       expect(await linePixels()).toBeGreaterThan(50);
       const trades = (await call(p.url, "GET", "/bots/console-alpha/deployments")).body.items[0];
       expect(trades.status).toBe("success");
@@ -172,7 +172,7 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
       expect(await page.getByLabel("ApprovedPromotion token").inputValue()).not.toBe("");
       await page.getByRole("button", { name: "Start paper session" }).click();
       await page.locator("#live-phase", { hasText: "Running" }).waitFor();
-      await page.waitForFunction(`document.querySelectorAll("#events-table tbody tr").length > 0`);
+      await page.locator("#events-table tbody tr").first().waitFor();
       await checkScreen("bot-paper-running");
 
       await go("/console/kill-switch", "Kill switch");
@@ -205,8 +205,30 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
     },
   );
 
-  it("shows the datasets screen, and a client route the console does not know", async () => {
+  it("uploads a dataset (a bad line refused by its number), and knows its own routes", async () => {
     await go("/console/datasets", "Datasets");
+    await page.locator("table tbody tr", { hasText: "sample-btc-usd-1d" }).waitFor();
+    const bars = (rows: string[]) =>
+      Buffer.from(["timestamp,open,high,low,close,volume", ...rows].join("\n") + "\n");
+    const good = Array.from({ length: 40 }, (_, i) => {
+      const t = new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10);
+      return `${t},${100 + i},${102 + i},${99 + i},${101 + i},1000`;
+    });
+    const upload = async (name: string, csv: Buffer) => {
+      await page.getByLabel("Name").fill(name);
+      await page.getByLabel("Symbol").fill("ETH-USD");
+      await page.getByLabel("Timeframe").fill("1d");
+      await page
+        .getByLabel("CSV file")
+        .setInputFiles({ name: `${name}.csv`, mimeType: "text/csv", buffer: csv });
+      await page.getByRole("button", { name: "Upload" }).click();
+    };
+    // A bad line is refused with its number, shown as the platform said it.
+    await upload("eth-bad", bars([...good.slice(0, 5), "2024-01-06,100,90,99,101,1000"]));
+    await page.getByRole("alert").getByText("malformed_csv").waitFor();
+    expect(await page.getByRole("alert").textContent()).toContain("line 7");
+    await upload("eth-1d", bars(good));
+    await page.locator("table tbody tr", { hasText: "csv:eth-1d" }).waitFor();
     await checkScreen("datasets");
     await go("/console/nowhere", "Not found");
     // The API keeps its JSON 404 for everything outside the console's paths.

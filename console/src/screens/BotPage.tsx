@@ -163,8 +163,7 @@ function BacktestForm({ botRef, onStarted }: { botRef: string; onStarted: () => 
   const [error, setError] = useState<ApiError | undefined>();
   const [note, setNote] = useState("");
   const datasets = useLoad(
-    () =>
-      api<{ items: { name: string; symbol?: string; timeframe?: string }[] }>("GET", "/datasets"),
+    () => api<{ items: { name: string; data_source?: string }[] }>("GET", "/datasets"),
     [],
   );
   return (
@@ -197,9 +196,8 @@ function BacktestForm({ botRef, onStarted }: { botRef: string; onStarted: () => 
         aria-describedby="bt-source-help"
       />
       <datalist id="bt-sources">
-        <option value="csv:sample-btc-usd-1d" />
         {(datasets.data?.items ?? []).map((d) => (
-          <option key={d.name} value={`csv:${d.name}`} />
+          <option key={d.name} value={d.data_source ?? `csv:${d.name}`} />
         ))}
       </datalist>
       <p id="bt-source-help" class="help">

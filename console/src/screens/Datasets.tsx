@@ -9,12 +9,15 @@ const MAX_BYTES = 8 * 1024 * 1024;
 
 interface Dataset {
   name: string;
+  data_source?: string;
   symbol?: string;
   timeframe?: string;
-  start?: string;
-  end?: string;
-  rows?: number;
-  bars?: number;
+  first_bar_time?: string;
+  last_bar_time?: string;
+  /** int64: a string on the wire. */
+  bar_count?: string | number;
+  bundled?: boolean;
+  created_by?: string;
 }
 
 export function Datasets() {
@@ -27,7 +30,8 @@ export function Datasets() {
       <h1 tabIndex={-1}>Datasets</h1>
       <p>
         OHLCV data a backtest or paper session can use as <code>csv:&lt;name&gt;</code>. The CSV has
-        a header row; the platform names the line of the first error it finds.
+        the header <code>timestamp,open,high,low,close,volume</code>; the platform names the line of
+        the first error it finds.
       </p>
       <form
         class="panel grid"
@@ -98,19 +102,21 @@ export function Datasets() {
             <th scope="col">From</th>
             <th scope="col">To</th>
             <th scope="col">Bars</th>
+            <th scope="col">Uploaded by</th>
           </tr>
         </thead>
         <tbody>
           {(list.data?.items ?? []).map((d) => (
             <tr key={d.name}>
               <td>
-                <code>{d.name}</code>
+                <code>{d.data_source ?? `csv:${d.name}`}</code>
               </td>
               <td>{d.symbol ?? "—"}</td>
               <td>{d.timeframe ?? "—"}</td>
-              <td>{when(d.start)}</td>
-              <td>{when(d.end)}</td>
-              <td>{num(d.bars ?? d.rows, 0)}</td>
+              <td>{when(d.first_bar_time)}</td>
+              <td>{when(d.last_bar_time)}</td>
+              <td>{num(Number(d.bar_count), 0)}</td>
+              <td>{d.bundled ? "bundled" : d.created_by || "—"}</td>
             </tr>
           ))}
         </tbody>
