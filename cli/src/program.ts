@@ -52,7 +52,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     await program.parseAsync(args, { from: "user" });
     return 0;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
+    // Help and --version exit 0; a command line commander cannot parse is a usage error (2).
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     if (err instanceof CliExit) {
       if (err.message) io.err(`svc: ${err.message}\n`);
       return err.code;

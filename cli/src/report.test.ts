@@ -15,7 +15,8 @@ const run = promisify(execFile);
 const main = fileURLToPath(new URL("./main.ts", import.meta.url));
 const YEAR = String(new Date().getUTCFullYear());
 
-describe("svc report", () => {
+// Each test starts `svc` as a process: 5-10 s apiece on a busy 2-core machine.
+describe("svc report", { timeout: 60_000 }, () => {
   let p: RunningPlatform;
   beforeAll(async () => {
     p = await startTestPlatform("pglite");

@@ -305,7 +305,7 @@ describe("svc", () => {
     expect(bad.stdout).toBe("");
     expect(bad.stderr).toMatch(/^svc: 400 invalid_parameter: strategy\.parameters\.slow: /);
     const usage = await svc(["promote", "alpha-ma"]);
-    expect(usage.code).toBe(1);
+    expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("required option '--verdict <verdict>' not specified");
   });
 
