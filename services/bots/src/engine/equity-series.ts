@@ -16,14 +16,12 @@ export const SERIES_BUCKETS = 2048;
  * the point of its deepest drawdown, so downsampling never hides a loss: the curve's worst
  * drawdown is always one of the points served, and the last point is the run's last bar.
  *
- * The engine's per-bar cost is one counter (`due`); `deepen` runs only when a drawdown deepens
- * and `close` once per bucket.
+ * The engine's per-bar cost is one counter of its own (bars left in the open bucket, which
+ * `close` answers); `deepen` runs only when a drawdown deepens and `close` once per bucket.
  */
 export class EquitySeries {
   /** Bars per bucket now. */
   bucketBars = 1;
-  /** Bars still to go in the open bucket. */
-  due = 1;
   private n = 0;
   private readonly lastT = new Float64Array(SERIES_BUCKETS);
   private readonly lastE = new Float64Array(SERIES_BUCKETS);
@@ -35,7 +33,6 @@ export class EquitySeries {
   private openT = NaN;
   private openE = 0;
   private openD = -1;
-  private bars = 0;
 
   /** A drawdown deepened at this bar (the engine knows it without extra work). */
   deepen(time: number, equity: number, drawdown: number): void {
@@ -46,8 +43,8 @@ export class EquitySeries {
     }
   }
 
-  /** The open bucket's last bar: closes it. */
-  close(time: number, equity: number, peak: number): void {
+  /** The open bucket's last bar: closes it; answers how many bars the next bucket takes. */
+  close(time: number, equity: number, peak: number): number {
     const i = this.n++;
     this.lastT[i] = time;
     this.lastE[i] = equity;
@@ -57,9 +54,8 @@ export class EquitySeries {
     this.deepE[i] = before ? this.openE : 0;
     this.deepD[i] = before ? this.openD : -1;
     this.openD = -1;
-    this.bars += this.bucketBars;
     if (this.n === SERIES_BUCKETS) this.halve();
-    this.due = this.bucketBars;
+    return this.bucketBars;
   }
 
   /** Merges neighbouring buckets: the pair's last point, and its deepest other point. */

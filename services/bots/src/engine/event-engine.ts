@@ -51,6 +51,8 @@ export class BacktestRun {
   /** The day (days since the epoch) each of `daily` belongs to. */
   private readonly days: number[] = [];
   private readonly series = new EquitySeries();
+  /** Bars left in the curve's open bucket: the one count the per-bar loop pays for the curve. */
+  private due = 1;
   private readonly book = new TradeBook();
   /** Time of the bar whose open fills the orders sent at the last close. */
   private fillTime = NaN;
@@ -124,7 +126,7 @@ export class BacktestRun {
         this.series.deepen(time[t]!, equity, dd);
       }
       // One counter per bar: the equity curve keeps a bounded number of points (EquitySeries).
-      if (--this.series.due === 0) this.series.close(time[t]!, equity, this.peak);
+      if (--this.due === 0) this.due = this.series.close(time[t]!, equity, this.peak);
       // Bar times only increase: a bar at or past the next midnight starts a new day.
       if (time[t]! >= this.nextDay) {
         if (!Number.isNaN(this.day)) {
@@ -170,7 +172,7 @@ export class BacktestRun {
     const { sharpe, sortino } = riskAdjusted(daily);
     const days = Number.isNaN(this.day) ? this.days : [...this.days, this.day];
     // The open bucket of the curve ends at the last bar.
-    if (this.series.due !== this.series.bucketBars && !Number.isNaN(this.lastTime))
+    if (this.due !== this.series.bucketBars && !Number.isNaN(this.lastTime))
       this.series.close(this.lastTime, this.lastEquity, this.peak);
     const initial = this.settings.initialCash;
     const openTrade = this.units !== 0 ? 1 : 0;
