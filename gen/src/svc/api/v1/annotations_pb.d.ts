@@ -57,6 +57,8 @@ export declare type HttpRule = Message<"svc.api.v1.HttpRule"> & {
   responseBody: string;
 
   /**
+   * The content type of a raw response_body (for example application/yaml).
+   *
    * @generated from field: string response_content_type = 6;
    */
   responseContentType: string;
@@ -119,6 +121,8 @@ export declare type HttpRuleJson = {
   responseBody?: string;
 
   /**
+   * The content type of a raw response_body (for example application/yaml).
+   *
    * @generated from field: string response_content_type = 6;
    */
   responseContentType?: string;
@@ -145,10 +149,14 @@ export declare type HttpRuleJson = {
 export declare const HttpRuleSchema: GenMessage<HttpRule, {jsonType: HttpRuleJson}>;
 
 /**
+ * Who may call an RPC, checked by the auth interceptor of every service.
+ *
  * @generated from message svc.api.v1.AuthPolicy
  */
 export declare type AuthPolicy = Message<"svc.api.v1.AuthPolicy"> & {
   /**
+   * Which kind of token the RPC takes.
+   *
    * @generated from field: svc.api.v1.AuthMode mode = 1;
    */
   mode: AuthMode;
@@ -183,10 +191,14 @@ export declare type AuthPolicy = Message<"svc.api.v1.AuthPolicy"> & {
 };
 
 /**
+ * Who may call an RPC, checked by the auth interceptor of every service.
+ *
  * @generated from message svc.api.v1.AuthPolicy
  */
 export declare type AuthPolicyJson = {
   /**
+   * Which kind of token the RPC takes.
+   *
    * @generated from field: svc.api.v1.AuthMode mode = 1;
    */
   mode?: AuthModeJson;
@@ -233,6 +245,8 @@ export declare const AuthPolicySchema: GenMessage<AuthPolicy, {jsonType: AuthPol
  */
 export declare type FieldRules = Message<"svc.api.v1.FieldRules"> & {
   /**
+   * The field must be set (a non-empty string, a non-zero number, a present message).
+   *
    * @generated from field: bool required = 1;
    */
   required: boolean;
@@ -245,6 +259,8 @@ export declare type FieldRules = Message<"svc.api.v1.FieldRules"> & {
   pattern: string;
 
   /**
+   * The longest string allowed, in characters.
+   *
    * @generated from field: uint32 max_len = 3;
    */
   maxLen: number;
@@ -269,6 +285,8 @@ export declare type FieldRules = Message<"svc.api.v1.FieldRules"> & {
  */
 export declare type FieldRulesJson = {
   /**
+   * The field must be set (a non-empty string, a non-zero number, a present message).
+   *
    * @generated from field: bool required = 1;
    */
   required?: boolean;
@@ -281,6 +299,8 @@ export declare type FieldRulesJson = {
   pattern?: string;
 
   /**
+   * The longest string allowed, in characters.
+   *
    * @generated from field: uint32 max_len = 3;
    */
   maxLen?: number;
@@ -393,11 +413,15 @@ export declare type LicenseFeatureJson = "LICENSE_FEATURE_UNSPECIFIED" | "LICENS
 export declare const LicenseFeatureSchema: GenEnum<LicenseFeature, LicenseFeatureJson>;
 
 /**
+ * The RPC's REST route; an RPC without one is reached only service to service.
+ *
  * @generated from extension: svc.api.v1.HttpRule http = 51001;
  */
 export declare const http: GenExtension<MethodOptions, HttpRule>;
 
 /**
+ * Who may call the RPC.
+ *
  * @generated from extension: svc.api.v1.AuthPolicy auth = 51002;
  */
 export declare const auth: GenExtension<MethodOptions, AuthPolicy>;
@@ -418,6 +442,8 @@ export declare const capability: GenExtension<MethodOptions, string>;
 export declare const license_feature: GenExtension<MethodOptions, LicenseFeature>;
 
 /**
+ * Input rules of the field.
+ *
  * @generated from extension: svc.api.v1.FieldRules rules = 51010;
  */
 export declare const rules: GenExtension<FieldOptions, FieldRules>;

@@ -66,12 +66,16 @@ export const LicenseFeature = /*@__PURE__*/
   tsEnum(LicenseFeatureSchema);
 
 /**
+ * The RPC's REST route; an RPC without one is reached only service to service.
+ *
  * @generated from extension: svc.api.v1.HttpRule http = 51001;
  */
 export const http = /*@__PURE__*/
   extDesc(file_svc_api_v1_annotations, 0);
 
 /**
+ * Who may call the RPC.
+ *
  * @generated from extension: svc.api.v1.AuthPolicy auth = 51002;
  */
 export const auth = /*@__PURE__*/
@@ -95,6 +99,8 @@ export const license_feature = /*@__PURE__*/
   extDesc(file_svc_api_v1_annotations, 3);
 
 /**
+ * Input rules of the field.
+ *
  * @generated from extension: svc.api.v1.FieldRules rules = 51010;
  */
 export const rules = /*@__PURE__*/

@@ -18,6 +18,8 @@ export declare const file_svc_compliance_v1_compliance: GenFile;
  */
 export declare type RunConformanceRequest = Message<"svc.compliance.v1.RunConformanceRequest"> & {
   /**
+   * The bot's slug or id; its current version is tested.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -28,6 +30,8 @@ export declare type RunConformanceRequest = Message<"svc.compliance.v1.RunConfor
  */
 export declare type RunConformanceRequestJson = {
   /**
+   * The bot's slug or id; its current version is tested.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -44,6 +48,8 @@ export declare const RunConformanceRequestSchema: GenMessage<RunConformanceReque
  */
 export declare type RunStressRequest = Message<"svc.compliance.v1.RunStressRequest"> & {
   /**
+   * The bot's slug or id; its current version is tested.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -62,6 +68,8 @@ export declare type RunStressRequest = Message<"svc.compliance.v1.RunStressReque
  */
 export declare type RunStressRequestJson = {
   /**
+   * The bot's slug or id; its current version is tested.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -91,28 +99,37 @@ export declare const RunStressRequestSchema: GenMessage<RunStressRequest, {jsonT
  */
 export declare type TestRunResult = Message<"svc.compliance.v1.TestRunResult"> & {
   /**
+   * The run's id, for GET /bots/{bot_ref}/compliance-runs/{run_id}.
+   *
    * @generated from field: string run_id = 1;
    */
   runId: string;
 
   /**
+   * The article tested: "RTS 6 Art. 6" (conformance) or "RTS 6 Art. 10" (stress).
+   *
    * @generated from field: string article = 2;
    */
   article: string;
 
   /**
+   * The verdict; false until the run completed and passed.
+   *
    * @generated from field: bool passed = 3;
    */
   passed: boolean;
 
   /**
-   * The run as stored when it was started: status, task_id, version, version_hash, progress.
+   * The run as stored when it was started: bot_slug, kind, status, progress (done, total),
+   * requested_by, and href, where the stored run is read.
    *
    * @generated from field: google.protobuf.Struct results = 4;
    */
   results?: JsonObject | undefined;
 
   /**
+   * The bots-service task running it.
+   *
    * @generated from field: string task_id = 5;
    */
   taskId: string;
@@ -125,11 +142,15 @@ export declare type TestRunResult = Message<"svc.compliance.v1.TestRunResult"> &
   status: string;
 
   /**
+   * The bot version under test.
+   *
    * @generated from field: int32 version = 7;
    */
   version: number;
 
   /**
+   * That version's spec hash.
+   *
    * @generated from field: string version_hash = 8;
    */
   versionHash: string;
@@ -145,28 +166,37 @@ export declare type TestRunResult = Message<"svc.compliance.v1.TestRunResult"> &
  */
 export declare type TestRunResultJson = {
   /**
+   * The run's id, for GET /bots/{bot_ref}/compliance-runs/{run_id}.
+   *
    * @generated from field: string run_id = 1;
    */
   runId?: string;
 
   /**
+   * The article tested: "RTS 6 Art. 6" (conformance) or "RTS 6 Art. 10" (stress).
+   *
    * @generated from field: string article = 2;
    */
   article?: string;
 
   /**
+   * The verdict; false until the run completed and passed.
+   *
    * @generated from field: bool passed = 3;
    */
   passed?: boolean;
 
   /**
-   * The run as stored when it was started: status, task_id, version, version_hash, progress.
+   * The run as stored when it was started: bot_slug, kind, status, progress (done, total),
+   * requested_by, and href, where the stored run is read.
    *
    * @generated from field: google.protobuf.Struct results = 4;
    */
   results?: StructJson;
 
   /**
+   * The bots-service task running it.
+   *
    * @generated from field: string task_id = 5;
    */
   taskId?: string;
@@ -179,11 +209,15 @@ export declare type TestRunResultJson = {
   status?: string;
 
   /**
+   * The bot version under test.
+   *
    * @generated from field: int32 version = 7;
    */
   version?: number;
 
   /**
+   * That version's spec hash.
+   *
    * @generated from field: string version_hash = 8;
    */
   versionHash?: string;
@@ -200,6 +234,8 @@ export declare const TestRunResultSchema: GenMessage<TestRunResult, {jsonType: T
  */
 export declare type GetValidationReportRequest = Message<"svc.compliance.v1.GetValidationReportRequest"> & {
   /**
+   * The bot's slug or id (up to 200 characters).
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -218,6 +254,8 @@ export declare type GetValidationReportRequest = Message<"svc.compliance.v1.GetV
  */
 export declare type GetValidationReportRequestJson = {
   /**
+   * The bot's slug or id (up to 200 characters).
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -304,10 +342,17 @@ export declare type ValidationReportJson = {
 export declare const ValidationReportSchema: GenMessage<ValidationReport, {jsonType: ValidationReportJson}>;
 
 /**
+ * RTS 6 conformance and stress runs (executed by the bots service) and the annual validation
+ * report.
+ *
  * @generated from service svc.compliance.v1.ComplianceService
  */
 export declare const ComplianceService: GenService<{
   /**
+   * Starts an RTS 6 Article 6 conformance run of the bot's current version (every case in the
+   * table of docs/compliance.md) and answers 202 at once. 404 bot_not_found; 400 when the version
+   * has no strategy; 503 bots_unreachable (with Retry-After) when the bots service cannot be asked.
+   *
    * @generated from rpc svc.compliance.v1.ComplianceService.RunConformance
    */
   runConformance: {
@@ -316,6 +361,10 @@ export declare const ComplianceService: GenService<{
     output: typeof TestRunResultSchema;
   },
   /**
+   * Starts an RTS 6 Article 10 stress run (the bot at peak_multiple times its observed peak load)
+   * and answers 202 at once. 400 for a peak_multiple outside 1 to 100; 404 bot_not_found; 503
+   * bots_unreachable.
+   *
    * @generated from rpc svc.compliance.v1.ComplianceService.RunStress
    */
   runStress: {
@@ -324,6 +373,10 @@ export declare const ComplianceService: GenService<{
     output: typeof TestRunResultSchema;
   },
   /**
+   * The annual validation report of one bot (RTS 6 Art. 9, SEC 15c3-5 (e)) as YAML, from its
+   * completed runs and the year's drills; it only reads. 400 for a year in the future or before
+   * the bot existed; 404 bot_not_found; 503 bots_unreachable.
+   *
    * @generated from rpc svc.compliance.v1.ComplianceService.GetValidationReport
    */
   getValidationReport: {

@@ -57,6 +57,9 @@ export const ValidationReportSchema = /*@__PURE__*/
   messageDesc(file_svc_compliance_v1_compliance, 5);
 
 /**
+ * RTS 6 conformance and stress runs (executed by the bots service) and the annual validation
+ * report.
+ *
  * @generated from service svc.compliance.v1.ComplianceService
  */
 export const ComplianceService = /*@__PURE__*/

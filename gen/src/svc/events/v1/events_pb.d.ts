@@ -783,13 +783,15 @@ export declare type AuditActor = Message<"svc.events.v1.AuditActor"> & {
   internalUserId: string;
 
   /**
-   * For a delegated agent token (RFC 8693): the agent (act.sub) and the person it acts for.
+   * For a delegated agent token (RFC 8693): the agent (act.sub); empty otherwise.
    *
    * @generated from field: string agent_subject = 4;
    */
   agentSubject: string;
 
   /**
+   * For a delegated agent token: the subject of the person the agent acts for; empty otherwise.
+   *
    * @generated from field: string on_behalf_of = 5;
    */
   onBehalfOf: string;
@@ -823,13 +825,15 @@ export declare type AuditActorJson = {
   internalUserId?: string;
 
   /**
-   * For a delegated agent token (RFC 8693): the agent (act.sub) and the person it acts for.
+   * For a delegated agent token (RFC 8693): the agent (act.sub); empty otherwise.
    *
    * @generated from field: string agent_subject = 4;
    */
   agentSubject?: string;
 
   /**
+   * For a delegated agent token: the subject of the person the agent acts for; empty otherwise.
+   *
    * @generated from field: string on_behalf_of = 5;
    */
   onBehalfOf?: string;

@@ -15,30 +15,42 @@ import type { AuditActor, AuditActorJson } from "../../events/v1/events_pb.js";
 export declare const file_svc_identity_v1_identity: GenFile;
 
 /**
+ * What the provider's login says about how the person signed in.
+ *
  * @generated from message svc.identity.v1.RequestedClaims
  */
 export declare type RequestedClaims = Message<"svc.identity.v1.RequestedClaims"> & {
   /**
+   * The provider's connection name; answered back as the connection claim.
+   *
    * @generated from field: string connection = 1;
    */
   connection: string;
 
   /**
+   * The provider's connection strategy; kept for the hook, unused by the platform.
+   *
    * @generated from field: string strategy = 2;
    */
   strategy: string;
 };
 
 /**
+ * What the provider's login says about how the person signed in.
+ *
  * @generated from message svc.identity.v1.RequestedClaims
  */
 export declare type RequestedClaimsJson = {
   /**
+   * The provider's connection name; answered back as the connection claim.
+   *
    * @generated from field: string connection = 1;
    */
   connection?: string;
 
   /**
+   * The provider's connection strategy; kept for the hook, unused by the platform.
+   *
    * @generated from field: string strategy = 2;
    */
   strategy?: string;
@@ -51,60 +63,86 @@ export declare type RequestedClaimsJson = {
 export declare const RequestedClaimsSchema: GenMessage<RequestedClaims, {jsonType: RequestedClaimsJson}>;
 
 /**
+ * A login, as the provider's post-login action reports it.
+ *
  * @generated from message svc.identity.v1.OidcSyncRequest
  */
 export declare type OidcSyncRequest = Message<"svc.identity.v1.OidcSyncRequest"> & {
   /**
+   * The provider's subject of the person; the user is provisioned by it the first time.
+   *
    * @generated from field: string user_id = 1;
    */
   userId: string;
 
   /**
+   * The person's email address.
+   *
    * @generated from field: string email = 2;
    */
   email: string;
 
   /**
+   * The provider's organization id; the org is provisioned by it the first time and the person
+   * made a member. Empty: no org.
+   *
    * @generated from field: string organization_id = 3;
    */
   organizationId: string;
 
   /**
+   * The organization's display name, used when it is provisioned.
+   *
    * @generated from field: string organization_name = 4;
    */
   organizationName: string;
 
   /**
+   * How the person signed in.
+   *
    * @generated from field: svc.identity.v1.RequestedClaims requested_claims = 5;
    */
   requestedClaims?: RequestedClaims | undefined;
 };
 
 /**
+ * A login, as the provider's post-login action reports it.
+ *
  * @generated from message svc.identity.v1.OidcSyncRequest
  */
 export declare type OidcSyncRequestJson = {
   /**
+   * The provider's subject of the person; the user is provisioned by it the first time.
+   *
    * @generated from field: string user_id = 1;
    */
   userId?: string;
 
   /**
+   * The person's email address.
+   *
    * @generated from field: string email = 2;
    */
   email?: string;
 
   /**
+   * The provider's organization id; the org is provisioned by it the first time and the person
+   * made a member. Empty: no org.
+   *
    * @generated from field: string organization_id = 3;
    */
   organizationId?: string;
 
   /**
+   * The organization's display name, used when it is provisioned.
+   *
    * @generated from field: string organization_name = 4;
    */
   organizationName?: string;
 
   /**
+   * How the person signed in.
+   *
    * @generated from field: svc.identity.v1.RequestedClaims requested_claims = 5;
    */
   requestedClaims?: RequestedClaimsJson;
@@ -123,41 +161,57 @@ export declare const OidcSyncRequestSchema: GenMessage<OidcSyncRequest, {jsonTyp
  */
 export declare type OidcSyncResponse = Message<"svc.identity.v1.OidcSyncResponse"> & {
   /**
+   * The internal org id (what /tenancy/orgs/{org_id} takes).
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
 
   /**
+   * The first team the person belongs to.
+   *
    * @generated from field: string team_id = 2;
    */
   teamId: string;
 
   /**
+   * The first workspace the person belongs to.
+   *
    * @generated from field: string workspace_id = 3;
    */
   workspaceId: string;
 
   /**
+   * The first project the person belongs to.
+   *
    * @generated from field: string project_id = 4;
    */
   projectId: string;
 
   /**
+   * The first lab the person belongs to.
+   *
    * @generated from field: string lab_id = 5;
    */
   labId: string;
 
   /**
+   * Every role the person holds, on any scope.
+   *
    * @generated from field: repeated string roles = 6;
    */
   roles: string[];
 
   /**
+   * requested_claims.connection, passed back.
+   *
    * @generated from field: string connection = 7;
    */
   connection: string;
 
   /**
+   * The person's internal user id.
+   *
    * @generated from field: string internal_user_id = 8;
    */
   internalUserId: string;
@@ -170,41 +224,57 @@ export declare type OidcSyncResponse = Message<"svc.identity.v1.OidcSyncResponse
  */
 export declare type OidcSyncResponseJson = {
   /**
+   * The internal org id (what /tenancy/orgs/{org_id} takes).
+   *
    * @generated from field: string org_id = 1;
    */
   orgId?: string;
 
   /**
+   * The first team the person belongs to.
+   *
    * @generated from field: string team_id = 2;
    */
   teamId?: string;
 
   /**
+   * The first workspace the person belongs to.
+   *
    * @generated from field: string workspace_id = 3;
    */
   workspaceId?: string;
 
   /**
+   * The first project the person belongs to.
+   *
    * @generated from field: string project_id = 4;
    */
   projectId?: string;
 
   /**
+   * The first lab the person belongs to.
+   *
    * @generated from field: string lab_id = 5;
    */
   labId?: string;
 
   /**
+   * Every role the person holds, on any scope.
+   *
    * @generated from field: repeated string roles = 6;
    */
   roles?: string[];
 
   /**
+   * requested_claims.connection, passed back.
+   *
    * @generated from field: string connection = 7;
    */
   connection?: string;
 
   /**
+   * The person's internal user id.
+   *
    * @generated from field: string internal_user_id = 8;
    */
   internalUserId?: string;
@@ -217,50 +287,74 @@ export declare type OidcSyncResponseJson = {
 export declare const OidcSyncResponseSchema: GenMessage<OidcSyncResponse, {jsonType: OidcSyncResponseJson}>;
 
 /**
+ * The person's groups at the identity provider, as the post-login action reports them.
+ *
  * @generated from message svc.identity.v1.IdpSyncGroupsRequest
  */
 export declare type IdpSyncGroupsRequest = Message<"svc.identity.v1.IdpSyncGroupsRequest"> & {
   /**
+   * The provider's subject of the person.
+   *
    * @generated from field: string user_id = 1;
    */
   userId: string;
 
   /**
+   * The provider's organization id; absent: nothing changes (no_active_connection).
+   *
    * @generated from field: optional string idp_organization_id = 2;
    */
   idpOrganizationId?: string | undefined;
 
   /**
+   * The kind of connection the person signed in through; only an active connection of this kind
+   * in the org lets the groups grant anything.
+   *
    * @generated from field: svc.identity.v1.ConnectionKind connection_kind = 3;
    */
   connectionKind: ConnectionKind;
 
   /**
+   * Every group the person is in now (trimmed, de-duplicated). The person's grants from groups
+   * become exactly what the org's mappings give for these.
+   *
    * @generated from field: repeated string external_groups = 4;
    */
   externalGroups: string[];
 };
 
 /**
+ * The person's groups at the identity provider, as the post-login action reports them.
+ *
  * @generated from message svc.identity.v1.IdpSyncGroupsRequest
  */
 export declare type IdpSyncGroupsRequestJson = {
   /**
+   * The provider's subject of the person.
+   *
    * @generated from field: string user_id = 1;
    */
   userId?: string;
 
   /**
+   * The provider's organization id; absent: nothing changes (no_active_connection).
+   *
    * @generated from field: optional string idp_organization_id = 2;
    */
   idpOrganizationId?: string;
 
   /**
+   * The kind of connection the person signed in through; only an active connection of this kind
+   * in the org lets the groups grant anything.
+   *
    * @generated from field: svc.identity.v1.ConnectionKind connection_kind = 3;
    */
   connectionKind?: ConnectionKindJson;
 
   /**
+   * Every group the person is in now (trimmed, de-duplicated). The person's grants from groups
+   * become exactly what the org's mappings give for these.
+   *
    * @generated from field: repeated string external_groups = 4;
    */
   externalGroups?: string[];
@@ -277,11 +371,15 @@ export declare const IdpSyncGroupsRequestSchema: GenMessage<IdpSyncGroupsRequest
  */
 export declare type IdpSyncGroupsResponse = Message<"svc.identity.v1.IdpSyncGroupsResponse"> & {
   /**
+   * Memberships the groups grant that were added by this sync.
+   *
    * @generated from field: int32 memberships_upserted = 1;
    */
   membershipsUpserted: number;
 
   /**
+   * True when the org is unknown or has no active connection of that kind: nothing changed.
+   *
    * @generated from field: bool no_active_connection = 2;
    */
   noActiveConnection: boolean;
@@ -299,11 +397,15 @@ export declare type IdpSyncGroupsResponse = Message<"svc.identity.v1.IdpSyncGrou
  */
 export declare type IdpSyncGroupsResponseJson = {
   /**
+   * Memberships the groups grant that were added by this sync.
+   *
    * @generated from field: int32 memberships_upserted = 1;
    */
   membershipsUpserted?: number;
 
   /**
+   * True when the org is unknown or has no active connection of that kind: nothing changed.
+   *
    * @generated from field: bool no_active_connection = 2;
    */
   noActiveConnection?: boolean;
@@ -323,40 +425,56 @@ export declare type IdpSyncGroupsResponseJson = {
 export declare const IdpSyncGroupsResponseSchema: GenMessage<IdpSyncGroupsResponse, {jsonType: IdpSyncGroupsResponseJson}>;
 
 /**
+ * A role a person holds on one scope of the tenancy.
+ *
  * @generated from message svc.identity.v1.Membership
  */
 export declare type Membership = Message<"svc.identity.v1.Membership"> & {
   /**
+   * org, team, workspace, project or lab.
+   *
    * @generated from field: string scope_kind = 1;
    */
   scopeKind: string;
 
   /**
+   * The internal id of that org, team, workspace, project or lab.
+   *
    * @generated from field: string scope_id = 2;
    */
   scopeId: string;
 
   /**
+   * The role held there (member, or what a group mapping grants).
+   *
    * @generated from field: string role = 3;
    */
   role: string;
 };
 
 /**
+ * A role a person holds on one scope of the tenancy.
+ *
  * @generated from message svc.identity.v1.Membership
  */
 export declare type MembershipJson = {
   /**
+   * org, team, workspace, project or lab.
+   *
    * @generated from field: string scope_kind = 1;
    */
   scopeKind?: string;
 
   /**
+   * The internal id of that org, team, workspace, project or lab.
+   *
    * @generated from field: string scope_id = 2;
    */
   scopeId?: string;
 
   /**
+   * The role held there (member, or what a group mapping grants).
+   *
    * @generated from field: string role = 3;
    */
   role?: string;
@@ -403,6 +521,8 @@ export declare const ListMembershipsOfRequestSchema: GenMessage<ListMembershipsO
  */
 export declare type ListMembershipsOfResponse = Message<"svc.identity.v1.ListMembershipsOfResponse"> & {
   /**
+   * Every membership row of the person; empty: not a member of anything.
+   *
    * @generated from field: repeated svc.identity.v1.Membership memberships = 1;
    */
   memberships: Membership[];
@@ -413,6 +533,8 @@ export declare type ListMembershipsOfResponse = Message<"svc.identity.v1.ListMem
  */
 export declare type ListMembershipsOfResponseJson = {
   /**
+   * Every membership row of the person; empty: not a member of anything.
+   *
    * @generated from field: repeated svc.identity.v1.Membership memberships = 1;
    */
   memberships?: MembershipJson[];
@@ -443,120 +565,168 @@ export declare type WhoAmIRequestJson = {
 export declare const WhoAmIRequestSchema: GenMessage<WhoAmIRequest, {jsonType: WhoAmIRequestJson}>;
 
 /**
+ * The caller as the platform sees it.
+ *
  * @generated from message svc.identity.v1.WhoAmIResponse
  */
 export declare type WhoAmIResponse = Message<"svc.identity.v1.WhoAmIResponse"> & {
   /**
+   * The token's subject (local|<user> under local auth; for an agent, the agent).
+   *
    * @generated from field: string sub = 1;
    */
   sub: string;
 
   /**
+   * user, agent (a delegated token), machine or local.
+   *
    * @generated from field: string actor_type = 2;
    */
   actorType: string;
 
   /**
+   * For an agent: the subject of the person it acts for; empty otherwise.
+   *
    * @generated from field: string on_behalf_of_sub = 3;
    */
   onBehalfOfSub: string;
 
   /**
+   * The org claim of the token; empty when it has none.
+   *
    * @generated from field: string org_id = 4;
    */
   orgId: string;
 
   /**
+   * The workspace claim of the token; empty when it has none.
+   *
    * @generated from field: string workspace_id = 5;
    */
   workspaceId: string;
 
   /**
+   * The membership rows of the person (for an agent: of the person it acts for).
+   *
    * @generated from field: repeated svc.identity.v1.Membership memberships = 6;
    */
   memberships: Membership[];
 
   /**
+   * The roles claim of the token.
+   *
    * @generated from field: repeated string roles = 7;
    */
   roles: string[];
 
   /**
+   * The token's permissions, which the routes' scopes are checked against.
+   *
    * @generated from field: repeated string scopes = 8;
    */
   scopes: string[];
 
   /**
+   * The token's authentication context class (the multi-factor URI after a second factor).
+   *
    * @generated from field: string acr = 9;
    */
   acr: string;
 
   /**
+   * The token's authentication methods (["pwd"], or ["pwd","otp","mfa"] after a second factor).
+   *
    * @generated from field: repeated string amr = 10;
    */
   amr: string[];
 
   /**
+   * When the person last signed in; step-up routes want it within 180 s. Absent when unknown.
+   *
    * @generated from field: google.protobuf.Timestamp auth_time = 11;
    */
   authTime?: Timestamp | undefined;
 };
 
 /**
+ * The caller as the platform sees it.
+ *
  * @generated from message svc.identity.v1.WhoAmIResponse
  */
 export declare type WhoAmIResponseJson = {
   /**
+   * The token's subject (local|<user> under local auth; for an agent, the agent).
+   *
    * @generated from field: string sub = 1;
    */
   sub?: string;
 
   /**
+   * user, agent (a delegated token), machine or local.
+   *
    * @generated from field: string actor_type = 2;
    */
   actorType?: string;
 
   /**
+   * For an agent: the subject of the person it acts for; empty otherwise.
+   *
    * @generated from field: string on_behalf_of_sub = 3;
    */
   onBehalfOfSub?: string;
 
   /**
+   * The org claim of the token; empty when it has none.
+   *
    * @generated from field: string org_id = 4;
    */
   orgId?: string;
 
   /**
+   * The workspace claim of the token; empty when it has none.
+   *
    * @generated from field: string workspace_id = 5;
    */
   workspaceId?: string;
 
   /**
+   * The membership rows of the person (for an agent: of the person it acts for).
+   *
    * @generated from field: repeated svc.identity.v1.Membership memberships = 6;
    */
   memberships?: MembershipJson[];
 
   /**
+   * The roles claim of the token.
+   *
    * @generated from field: repeated string roles = 7;
    */
   roles?: string[];
 
   /**
+   * The token's permissions, which the routes' scopes are checked against.
+   *
    * @generated from field: repeated string scopes = 8;
    */
   scopes?: string[];
 
   /**
+   * The token's authentication context class (the multi-factor URI after a second factor).
+   *
    * @generated from field: string acr = 9;
    */
   acr?: string;
 
   /**
+   * The token's authentication methods (["pwd"], or ["pwd","otp","mfa"] after a second factor).
+   *
    * @generated from field: repeated string amr = 10;
    */
   amr?: string[];
 
   /**
+   * When the person last signed in; step-up routes want it within 180 s. Absent when unknown.
+   *
    * @generated from field: google.protobuf.Timestamp auth_time = 11;
    */
   authTime?: TimestampJson;
@@ -633,6 +803,8 @@ export declare const LoginRequestSchema: GenMessage<LoginRequest, {jsonType: Log
  */
 export declare type LoginResponse = Message<"svc.identity.v1.LoginResponse"> & {
   /**
+   * The URL the browser is redirected to (the answer is a 302 with it as Location).
+   *
    * @generated from field: string location = 1;
    */
   location: string;
@@ -645,6 +817,8 @@ export declare type LoginResponse = Message<"svc.identity.v1.LoginResponse"> & {
  */
 export declare type LoginResponseJson = {
   /**
+   * The URL the browser is redirected to (the answer is a 302 with it as Location).
+   *
    * @generated from field: string location = 1;
    */
   location?: string;
@@ -663,21 +837,30 @@ export declare const LoginResponseSchema: GenMessage<LoginResponse, {jsonType: L
  */
 export declare type LoginCallbackRequest = Message<"svc.identity.v1.LoginCallbackRequest"> & {
   /**
+   * The authorization code, redeemed once (400 login_code_refused after).
+   *
    * @generated from field: string code = 1;
    */
   code: string;
 
   /**
+   * The sealed state /auth/login sent; checked with the browser's svc_login cookie (400
+   * login_state_invalid for another browser's, an altered or an expired one).
+   *
    * @generated from field: string state = 2;
    */
   state: string;
 
   /**
+   * The provider's error code when it refused the sign-in; passed back as #error=...
+   *
    * @generated from field: string error = 3;
    */
   error: string;
 
   /**
+   * The provider's description of that error.
+   *
    * @generated from field: string error_description = 4;
    */
   errorDescription: string;
@@ -690,21 +873,30 @@ export declare type LoginCallbackRequest = Message<"svc.identity.v1.LoginCallbac
  */
 export declare type LoginCallbackRequestJson = {
   /**
+   * The authorization code, redeemed once (400 login_code_refused after).
+   *
    * @generated from field: string code = 1;
    */
   code?: string;
 
   /**
+   * The sealed state /auth/login sent; checked with the browser's svc_login cookie (400
+   * login_state_invalid for another browser's, an altered or an expired one).
+   *
    * @generated from field: string state = 2;
    */
   state?: string;
 
   /**
+   * The provider's error code when it refused the sign-in; passed back as #error=...
+   *
    * @generated from field: string error = 3;
    */
   error?: string;
 
   /**
+   * The provider's description of that error.
+   *
    * @generated from field: string error_description = 4;
    */
   errorDescription?: string;
@@ -724,6 +916,8 @@ export declare const LoginCallbackRequestSchema: GenMessage<LoginCallbackRequest
  */
 export declare type IssueLeaseRequest = Message<"svc.identity.v1.IssueLeaseRequest"> & {
   /**
+   * The install the lease is for: letters, digits, ".", "_", ":" and "-" (up to 256).
+   *
    * @generated from field: string deployment_id = 1;
    */
   deploymentId: string;
@@ -736,13 +930,16 @@ export declare type IssueLeaseRequest = Message<"svc.identity.v1.IssueLeaseReque
   entitlements?: JsonObject | undefined;
 
   /**
-   * Default 7 days; clamped to contract_ends_at.
+   * Seconds the lease is valid before its grace period; 0: 7 days (604800). At most 366 days,
+   * clamped to contract_ends_at. Issuance only: a renewal reuses the deployment's terms.
    *
    * @generated from field: int64 ttl_seconds = 3;
    */
   ttlSeconds: bigint;
 
   /**
+   * The customer, written into the lease; empty: left out. Issuance only.
+   *
    * @generated from field: string customer_id = 4;
    */
   customerId: string;
@@ -756,6 +953,9 @@ export declare type IssueLeaseRequest = Message<"svc.identity.v1.IssueLeaseReque
   renewLeaseId: string;
 
   /**
+   * Renewal: claims signed by the device key (401 device_credential_invalid when not, or when
+   * signed_at is more than 300 s off; 409 renewal_replayed for a spent nonce).
+   *
    * @generated from field: string device_credential = 6;
    */
   deviceCredential: string;
@@ -783,6 +983,8 @@ export declare type IssueLeaseRequest = Message<"svc.identity.v1.IssueLeaseReque
  */
 export declare type IssueLeaseRequestJson = {
   /**
+   * The install the lease is for: letters, digits, ".", "_", ":" and "-" (up to 256).
+   *
    * @generated from field: string deployment_id = 1;
    */
   deploymentId?: string;
@@ -795,13 +997,16 @@ export declare type IssueLeaseRequestJson = {
   entitlements?: StructJson;
 
   /**
-   * Default 7 days; clamped to contract_ends_at.
+   * Seconds the lease is valid before its grace period; 0: 7 days (604800). At most 366 days,
+   * clamped to contract_ends_at. Issuance only: a renewal reuses the deployment's terms.
    *
    * @generated from field: int64 ttl_seconds = 3;
    */
   ttlSeconds?: string;
 
   /**
+   * The customer, written into the lease; empty: left out. Issuance only.
+   *
    * @generated from field: string customer_id = 4;
    */
   customerId?: string;
@@ -815,6 +1020,9 @@ export declare type IssueLeaseRequestJson = {
   renewLeaseId?: string;
 
   /**
+   * Renewal: claims signed by the device key (401 device_credential_invalid when not, or when
+   * signed_at is more than 300 s off; 409 renewal_replayed for a spent nonce).
+   *
    * @generated from field: string device_credential = 6;
    */
   deviceCredential?: string;
@@ -852,26 +1060,36 @@ export declare type IssueLeaseResponse = Message<"svc.identity.v1.IssueLeaseResp
   lease: string;
 
   /**
+   * The new lease's id (what a renewal names as renew_lease_id).
+   *
    * @generated from field: string lease_id = 2;
    */
   leaseId: string;
 
   /**
+   * The RFC 7638 thumbprint of the key that signed it.
+   *
    * @generated from field: string public_key_id = 3;
    */
   publicKeyId: string;
 
   /**
+   * When the lease expires; it is then in its grace period.
+   *
    * @generated from field: google.protobuf.Timestamp expires_at = 4;
    */
   expiresAt?: Timestamp | undefined;
 
   /**
+   * Seconds of grace after expires_at during which the lease still counts (3 days).
+   *
    * @generated from field: int64 grace_period_seconds = 5;
    */
   gracePeriodSeconds: bigint;
 
   /**
+   * Grows by one with every lease of the deployment; a holder refuses a smaller one than it saw.
+   *
    * @generated from field: int64 serial = 6;
    */
   serial: bigint;
@@ -889,26 +1107,36 @@ export declare type IssueLeaseResponseJson = {
   lease?: string;
 
   /**
+   * The new lease's id (what a renewal names as renew_lease_id).
+   *
    * @generated from field: string lease_id = 2;
    */
   leaseId?: string;
 
   /**
+   * The RFC 7638 thumbprint of the key that signed it.
+   *
    * @generated from field: string public_key_id = 3;
    */
   publicKeyId?: string;
 
   /**
+   * When the lease expires; it is then in its grace period.
+   *
    * @generated from field: google.protobuf.Timestamp expires_at = 4;
    */
   expiresAt?: TimestampJson;
 
   /**
+   * Seconds of grace after expires_at during which the lease still counts (3 days).
+   *
    * @generated from field: int64 grace_period_seconds = 5;
    */
   gracePeriodSeconds?: string;
 
   /**
+   * Grows by one with every lease of the deployment; a holder refuses a smaller one than it saw.
+   *
    * @generated from field: int64 serial = 6;
    */
   serial?: string;
@@ -945,6 +1173,8 @@ export declare const GetLicensePublicKeyRequestSchema: GenMessage<GetLicensePubl
  */
 export declare type LicensePublicKey = Message<"svc.identity.v1.LicensePublicKey"> & {
   /**
+   * The key's id, what a lease's public_key_id names.
+   *
    * @generated from field: string public_key_id = 1;
    */
   publicKeyId: string;
@@ -964,6 +1194,8 @@ export declare type LicensePublicKey = Message<"svc.identity.v1.LicensePublicKey
   publicKeyPem: string;
 
   /**
+   * True for the key that signs new leases; false for a retired one.
+   *
    * @generated from field: bool active = 4;
    */
   active: boolean;
@@ -983,6 +1215,8 @@ export declare type LicensePublicKey = Message<"svc.identity.v1.LicensePublicKey
  */
 export declare type LicensePublicKeyJson = {
   /**
+   * The key's id, what a lease's public_key_id names.
+   *
    * @generated from field: string public_key_id = 1;
    */
   publicKeyId?: string;
@@ -1002,6 +1236,8 @@ export declare type LicensePublicKeyJson = {
   publicKeyPem?: string;
 
   /**
+   * True for the key that signs new leases; false for a retired one.
+   *
    * @generated from field: bool active = 4;
    */
   active?: boolean;
@@ -1025,6 +1261,8 @@ export declare const LicensePublicKeySchema: GenMessage<LicensePublicKey, {jsonT
  */
 export declare type GetLicensePublicKeyResponse = Message<"svc.identity.v1.GetLicensePublicKeyResponse"> & {
   /**
+   * The active key's id (its RFC 7638 JWK thumbprint).
+   *
    * @generated from field: string public_key_id = 1;
    */
   publicKeyId: string;
@@ -1037,6 +1275,8 @@ export declare type GetLicensePublicKeyResponse = Message<"svc.identity.v1.GetLi
   publicKey: string;
 
   /**
+   * The ids of the retired keys still served.
+   *
    * @generated from field: repeated string retired_public_key_ids = 3;
    */
   retiredPublicKeyIds: string[];
@@ -1054,6 +1294,8 @@ export declare type GetLicensePublicKeyResponse = Message<"svc.identity.v1.GetLi
  */
 export declare type GetLicensePublicKeyResponseJson = {
   /**
+   * The active key's id (its RFC 7638 JWK thumbprint).
+   *
    * @generated from field: string public_key_id = 1;
    */
   publicKeyId?: string;
@@ -1066,6 +1308,8 @@ export declare type GetLicensePublicKeyResponseJson = {
   publicKey?: string;
 
   /**
+   * The ids of the retired keys still served.
+   *
    * @generated from field: repeated string retired_public_key_ids = 3;
    */
   retiredPublicKeyIds?: string[];
@@ -1089,11 +1333,15 @@ export declare const GetLicensePublicKeyResponseSchema: GenMessage<GetLicensePub
  */
 export declare type RevokeDeploymentLeasesRequest = Message<"svc.identity.v1.RevokeDeploymentLeasesRequest"> & {
   /**
+   * The install whose leases are revoked.
+   *
    * @generated from field: string deployment_id = 1;
    */
   deploymentId: string;
 
   /**
+   * Why, kept in the registry and the audit trail (up to 2000 characters).
+   *
    * @generated from field: string reason = 2;
    */
   reason: string;
@@ -1104,11 +1352,15 @@ export declare type RevokeDeploymentLeasesRequest = Message<"svc.identity.v1.Rev
  */
 export declare type RevokeDeploymentLeasesRequestJson = {
   /**
+   * The install whose leases are revoked.
+   *
    * @generated from field: string deployment_id = 1;
    */
   deploymentId?: string;
 
   /**
+   * Why, kept in the registry and the audit trail (up to 2000 characters).
+   *
    * @generated from field: string reason = 2;
    */
   reason?: string;
@@ -1125,6 +1377,8 @@ export declare const RevokeDeploymentLeasesRequestSchema: GenMessage<RevokeDeplo
  */
 export declare type RevokeDeploymentLeasesResponse = Message<"svc.identity.v1.RevokeDeploymentLeasesResponse"> & {
   /**
+   * How many leases were revoked now (0 when all already were).
+   *
    * @generated from field: int32 revoked = 1;
    */
   revoked: number;
@@ -1135,6 +1389,8 @@ export declare type RevokeDeploymentLeasesResponse = Message<"svc.identity.v1.Re
  */
 export declare type RevokeDeploymentLeasesResponseJson = {
   /**
+   * How many leases were revoked now (0 when all already were).
+   *
    * @generated from field: int32 revoked = 1;
    */
   revoked?: number;
@@ -1147,80 +1403,112 @@ export declare type RevokeDeploymentLeasesResponseJson = {
 export declare const RevokeDeploymentLeasesResponseSchema: GenMessage<RevokeDeploymentLeasesResponse, {jsonType: RevokeDeploymentLeasesResponseJson}>;
 
 /**
+ * A rule of an org: members of an identity-provider group get a role on a scope.
+ *
  * @generated from message svc.identity.v1.IdpGroupMapping
  */
 export declare type IdpGroupMapping = Message<"svc.identity.v1.IdpGroupMapping"> & {
   /**
+   * The mapping's id (a UUID), set by the platform; ignored when creating.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * The internal org id, set from the path; ignored in the body.
+   *
    * @generated from field: string org_id = 2;
    */
   orgId: string;
 
   /**
+   * The kind of connection whose groups it maps.
+   *
    * @generated from field: svc.identity.v1.ConnectionKind connection_kind = 3;
    */
   connectionKind: ConnectionKind;
 
   /**
+   * The group's name at the provider (trimmed; up to 512 characters, not blank).
+   *
    * @generated from field: string external_group = 4;
    */
   externalGroup: string;
 
   /**
+   * org, team, workspace, project or lab.
+   *
    * @generated from field: string scope_kind = 5;
    */
   scopeKind: string;
 
   /**
+   * The id of the org, team, workspace, project or lab the role is on.
+   *
    * @generated from field: string scope_id = 6;
    */
   scopeId: string;
 
   /**
+   * The role granted there.
+   *
    * @generated from field: string role = 7;
    */
   role: string;
 };
 
 /**
+ * A rule of an org: members of an identity-provider group get a role on a scope.
+ *
  * @generated from message svc.identity.v1.IdpGroupMapping
  */
 export declare type IdpGroupMappingJson = {
   /**
+   * The mapping's id (a UUID), set by the platform; ignored when creating.
+   *
    * @generated from field: string id = 1;
    */
   id?: string;
 
   /**
+   * The internal org id, set from the path; ignored in the body.
+   *
    * @generated from field: string org_id = 2;
    */
   orgId?: string;
 
   /**
+   * The kind of connection whose groups it maps.
+   *
    * @generated from field: svc.identity.v1.ConnectionKind connection_kind = 3;
    */
   connectionKind?: ConnectionKindJson;
 
   /**
+   * The group's name at the provider (trimmed; up to 512 characters, not blank).
+   *
    * @generated from field: string external_group = 4;
    */
   externalGroup?: string;
 
   /**
+   * org, team, workspace, project or lab.
+   *
    * @generated from field: string scope_kind = 5;
    */
   scopeKind?: string;
 
   /**
+   * The id of the org, team, workspace, project or lab the role is on.
+   *
    * @generated from field: string scope_id = 6;
    */
   scopeId?: string;
 
   /**
+   * The role granted there.
+   *
    * @generated from field: string role = 7;
    */
   role?: string;
@@ -1237,6 +1525,8 @@ export declare const IdpGroupMappingSchema: GenMessage<IdpGroupMapping, {jsonTyp
  */
 export declare type ListIdpGroupMappingsRequest = Message<"svc.identity.v1.ListIdpGroupMappingsRequest"> & {
   /**
+   * The internal org id (the sync route's org_id claim).
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
@@ -1247,6 +1537,8 @@ export declare type ListIdpGroupMappingsRequest = Message<"svc.identity.v1.ListI
  */
 export declare type ListIdpGroupMappingsRequestJson = {
   /**
+   * The internal org id (the sync route's org_id claim).
+   *
    * @generated from field: string org_id = 1;
    */
   orgId?: string;
@@ -1263,6 +1555,8 @@ export declare const ListIdpGroupMappingsRequestSchema: GenMessage<ListIdpGroupM
  */
 export declare type ListIdpGroupMappingsResponse = Message<"svc.identity.v1.ListIdpGroupMappingsResponse"> & {
   /**
+   * The org's mappings.
+   *
    * @generated from field: repeated svc.identity.v1.IdpGroupMapping items = 1;
    */
   items: IdpGroupMapping[];
@@ -1273,6 +1567,8 @@ export declare type ListIdpGroupMappingsResponse = Message<"svc.identity.v1.List
  */
 export declare type ListIdpGroupMappingsResponseJson = {
   /**
+   * The org's mappings.
+   *
    * @generated from field: repeated svc.identity.v1.IdpGroupMapping items = 1;
    */
   items?: IdpGroupMappingJson[];
@@ -1289,11 +1585,15 @@ export declare const ListIdpGroupMappingsResponseSchema: GenMessage<ListIdpGroup
  */
 export declare type CreateIdpGroupMappingRequest = Message<"svc.identity.v1.CreateIdpGroupMappingRequest"> & {
   /**
+   * The internal org id.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
 
   /**
+   * The mapping to add (the body).
+   *
    * @generated from field: svc.identity.v1.IdpGroupMapping mapping = 2;
    */
   mapping?: IdpGroupMapping | undefined;
@@ -1304,11 +1604,15 @@ export declare type CreateIdpGroupMappingRequest = Message<"svc.identity.v1.Crea
  */
 export declare type CreateIdpGroupMappingRequestJson = {
   /**
+   * The internal org id.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId?: string;
 
   /**
+   * The mapping to add (the body).
+   *
    * @generated from field: svc.identity.v1.IdpGroupMapping mapping = 2;
    */
   mapping?: IdpGroupMappingJson;
@@ -1325,11 +1629,15 @@ export declare const CreateIdpGroupMappingRequestSchema: GenMessage<CreateIdpGro
  */
 export declare type DeleteIdpGroupMappingRequest = Message<"svc.identity.v1.DeleteIdpGroupMappingRequest"> & {
   /**
+   * The internal org id.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
 
   /**
+   * The mapping's id.
+   *
    * @generated from field: string mapping_id = 2;
    */
   mappingId: string;
@@ -1340,11 +1648,15 @@ export declare type DeleteIdpGroupMappingRequest = Message<"svc.identity.v1.Dele
  */
 export declare type DeleteIdpGroupMappingRequestJson = {
   /**
+   * The internal org id.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId?: string;
 
   /**
+   * The mapping's id.
+   *
    * @generated from field: string mapping_id = 2;
    */
   mappingId?: string;
@@ -1361,6 +1673,8 @@ export declare const DeleteIdpGroupMappingRequestSchema: GenMessage<DeleteIdpGro
  */
 export declare type DeleteIdpGroupMappingResponse = Message<"svc.identity.v1.DeleteIdpGroupMappingResponse"> & {
   /**
+   * Always true: a mapping not found answers 404 instead.
+   *
    * @generated from field: bool deleted = 1;
    */
   deleted: boolean;
@@ -1371,6 +1685,8 @@ export declare type DeleteIdpGroupMappingResponse = Message<"svc.identity.v1.Del
  */
 export declare type DeleteIdpGroupMappingResponseJson = {
   /**
+   * Always true: a mapping not found answers 404 instead.
+   *
    * @generated from field: bool deleted = 1;
    */
   deleted?: boolean;
@@ -1383,30 +1699,42 @@ export declare type DeleteIdpGroupMappingResponseJson = {
 export declare const DeleteIdpGroupMappingResponseSchema: GenMessage<DeleteIdpGroupMappingResponse, {jsonType: DeleteIdpGroupMappingResponseJson}>;
 
 /**
+ * Who called an MCP tool.
+ *
  * @generated from message svc.identity.v1.McpActor
  */
 export declare type McpActor = Message<"svc.identity.v1.McpActor"> & {
   /**
+   * The agent's subject (agent|...); empty when a person called directly.
+   *
    * @generated from field: string agent_subject = 1;
    */
   agentSubject: string;
 
   /**
+   * The subject of the person the agent acts for (the caller when no agent).
+   *
    * @generated from field: string on_behalf_of_sub = 2;
    */
   onBehalfOfSub: string;
 };
 
 /**
+ * Who called an MCP tool.
+ *
  * @generated from message svc.identity.v1.McpActor
  */
 export declare type McpActorJson = {
   /**
+   * The agent's subject (agent|...); empty when a person called directly.
+   *
    * @generated from field: string agent_subject = 1;
    */
   agentSubject?: string;
 
   /**
+   * The subject of the person the agent acts for (the caller when no agent).
+   *
    * @generated from field: string on_behalf_of_sub = 2;
    */
   onBehalfOfSub?: string;
@@ -1423,11 +1751,15 @@ export declare const McpActorSchema: GenMessage<McpActor, {jsonType: McpActorJso
  */
 export declare type InvokeMcpToolRequest = Message<"svc.identity.v1.InvokeMcpToolRequest"> & {
   /**
+   * bots.list, bots.get, backtests.results, trials.ledger or promotion.request.
+   *
    * @generated from field: string tool_name = 1;
    */
   toolName: string;
 
   /**
+   * The tool's arguments (the body): limit for bots.list, bot_ref or request_id for the others.
+   *
    * @generated from field: google.protobuf.Struct arguments = 2;
    */
   arguments?: JsonObject | undefined;
@@ -1438,11 +1770,15 @@ export declare type InvokeMcpToolRequest = Message<"svc.identity.v1.InvokeMcpToo
  */
 export declare type InvokeMcpToolRequestJson = {
   /**
+   * bots.list, bots.get, backtests.results, trials.ledger or promotion.request.
+   *
    * @generated from field: string tool_name = 1;
    */
   toolName?: string;
 
   /**
+   * The tool's arguments (the body): limit for bots.list, bot_ref or request_id for the others.
+   *
    * @generated from field: google.protobuf.Struct arguments = 2;
    */
   arguments?: StructJson;
@@ -1459,11 +1795,15 @@ export declare const InvokeMcpToolRequestSchema: GenMessage<InvokeMcpToolRequest
  */
 export declare type InvokeMcpToolResponse = Message<"svc.identity.v1.InvokeMcpToolResponse"> & {
   /**
+   * The tool's answer.
+   *
    * @generated from field: google.protobuf.Struct result = 1;
    */
   result?: JsonObject | undefined;
 
   /**
+   * Who called.
+   *
    * @generated from field: svc.identity.v1.McpActor actor = 2;
    */
   actor?: McpActor | undefined;
@@ -1474,11 +1814,15 @@ export declare type InvokeMcpToolResponse = Message<"svc.identity.v1.InvokeMcpTo
  */
 export declare type InvokeMcpToolResponseJson = {
   /**
+   * The tool's answer.
+   *
    * @generated from field: google.protobuf.Struct result = 1;
    */
   result?: StructJson;
 
   /**
+   * Who called.
+   *
    * @generated from field: svc.identity.v1.McpActor actor = 2;
    */
   actor?: McpActorJson;
@@ -1513,61 +1857,85 @@ export declare type AuditEvent = Message<"svc.identity.v1.AuditEvent"> & {
   id: string;
 
   /**
+   * When the act happened (the acting service's clock).
+   *
    * @generated from field: google.protobuf.Timestamp occurred_at = 3;
    */
   occurredAt?: Timestamp | undefined;
 
   /**
+   * The service that recorded it.
+   *
    * @generated from field: string service = 4;
    */
   service: string;
 
   /**
+   * What was done: killswitch.engaged, promotion.approve, admin.identity.license.revoke...
+   *
    * @generated from field: string action = 5;
    */
   action: string;
 
   /**
+   * succeeded, denied or failed.
+   *
    * @generated from field: string outcome = 6;
    */
   outcome: string;
 
   /**
+   * kind/id of what it was done to: kill_switch/alpha-drill, promotion_request/req-1...
+   *
    * @generated from field: string resource = 7;
    */
   resource: string;
 
   /**
+   * Who did it.
+   *
    * @generated from field: svc.events.v1.AuditActor actor = 8;
    */
   actor?: AuditActor | undefined;
 
   /**
+   * The x-request-id of the call, to find its logs.
+   *
    * @generated from field: string request_id = 9;
    */
   requestId: string;
 
   /**
+   * The call's trace id, to find its spans.
+   *
    * @generated from field: string trace_id = 10;
    */
   traceId: string;
 
   /**
+   * What else matters for this act (a switch's mode and reason, an approval's note and MFA...).
+   *
    * @generated from field: google.protobuf.Struct details = 11;
    */
   details?: JsonObject | undefined;
 
   /**
+   * The hash of the row before (64 zeros for the first).
+   *
    * @generated from field: string prev_hash = 12;
    */
   prevHash: string;
 
   /**
+   * SHA-256 (hex) of this row, as described above.
+   *
    * @generated from field: string hash = 13;
    */
   hash: string;
 
   /**
+   * When the identity service appended it.
+   *
    * @generated from field: google.protobuf.Timestamp recorded_at = 14;
    */
   recordedAt?: Timestamp | undefined;
@@ -1596,61 +1964,85 @@ export declare type AuditEventJson = {
   id?: string;
 
   /**
+   * When the act happened (the acting service's clock).
+   *
    * @generated from field: google.protobuf.Timestamp occurred_at = 3;
    */
   occurredAt?: TimestampJson;
 
   /**
+   * The service that recorded it.
+   *
    * @generated from field: string service = 4;
    */
   service?: string;
 
   /**
+   * What was done: killswitch.engaged, promotion.approve, admin.identity.license.revoke...
+   *
    * @generated from field: string action = 5;
    */
   action?: string;
 
   /**
+   * succeeded, denied or failed.
+   *
    * @generated from field: string outcome = 6;
    */
   outcome?: string;
 
   /**
+   * kind/id of what it was done to: kill_switch/alpha-drill, promotion_request/req-1...
+   *
    * @generated from field: string resource = 7;
    */
   resource?: string;
 
   /**
+   * Who did it.
+   *
    * @generated from field: svc.events.v1.AuditActor actor = 8;
    */
   actor?: AuditActorJson;
 
   /**
+   * The x-request-id of the call, to find its logs.
+   *
    * @generated from field: string request_id = 9;
    */
   requestId?: string;
 
   /**
+   * The call's trace id, to find its spans.
+   *
    * @generated from field: string trace_id = 10;
    */
   traceId?: string;
 
   /**
+   * What else matters for this act (a switch's mode and reason, an approval's note and MFA...).
+   *
    * @generated from field: google.protobuf.Struct details = 11;
    */
   details?: StructJson;
 
   /**
+   * The hash of the row before (64 zeros for the first).
+   *
    * @generated from field: string prev_hash = 12;
    */
   prevHash?: string;
 
   /**
+   * SHA-256 (hex) of this row, as described above.
+   *
    * @generated from field: string hash = 13;
    */
   hash?: string;
 
   /**
+   * When the identity service appended it.
+   *
    * @generated from field: google.protobuf.Timestamp recorded_at = 14;
    */
   recordedAt?: TimestampJson;
@@ -1674,11 +2066,15 @@ export declare type ListAuditEventsRequest = Message<"svc.identity.v1.ListAuditE
   actor: string;
 
   /**
+   * Only this action (exact, e.g. killswitch.engaged).
+   *
    * @generated from field: string action = 2;
    */
   action: string;
 
   /**
+   * Only this resource (exact, kind/id).
+   *
    * @generated from field: string resource = 3;
    */
   resource: string;
@@ -1691,6 +2087,8 @@ export declare type ListAuditEventsRequest = Message<"svc.identity.v1.ListAuditE
   since?: Timestamp | undefined;
 
   /**
+   * Occurred before this moment (RFC 3339); unset: no upper bound.
+   *
    * @generated from field: google.protobuf.Timestamp until = 5;
    */
   until?: Timestamp | undefined;
@@ -1722,11 +2120,15 @@ export declare type ListAuditEventsRequestJson = {
   actor?: string;
 
   /**
+   * Only this action (exact, e.g. killswitch.engaged).
+   *
    * @generated from field: string action = 2;
    */
   action?: string;
 
   /**
+   * Only this resource (exact, kind/id).
+   *
    * @generated from field: string resource = 3;
    */
   resource?: string;
@@ -1739,6 +2141,8 @@ export declare type ListAuditEventsRequestJson = {
   since?: TimestampJson;
 
   /**
+   * Occurred before this moment (RFC 3339); unset: no upper bound.
+   *
    * @generated from field: google.protobuf.Timestamp until = 5;
    */
   until?: TimestampJson;
@@ -1769,6 +2173,8 @@ export declare const ListAuditEventsRequestSchema: GenMessage<ListAuditEventsReq
  */
 export declare type ListAuditEventsResponse = Message<"svc.identity.v1.ListAuditEventsResponse"> & {
   /**
+   * The page's rows, in chain order.
+   *
    * @generated from field: repeated svc.identity.v1.AuditEvent items = 1;
    */
   items: AuditEvent[];
@@ -1786,6 +2192,8 @@ export declare type ListAuditEventsResponse = Message<"svc.identity.v1.ListAudit
  */
 export declare type ListAuditEventsResponseJson = {
   /**
+   * The page's rows, in chain order.
+   *
    * @generated from field: repeated svc.identity.v1.AuditEvent items = 1;
    */
   items?: AuditEventJson[];
@@ -1865,10 +2273,15 @@ export declare type ConnectionKindJson = "CONNECTION_KIND_UNSPECIFIED" | "CONNEC
 export declare const ConnectionKindSchema: GenEnum<ConnectionKind, ConnectionKindJson>;
 
 /**
+ * Login sync hooks, the caller's identity and the browser sign-in.
+ *
  * @generated from service svc.identity.v1.IdentityService
  */
 export declare const IdentityService: GenService<{
   /**
+   * The post-login hook (machine token): provisions the person and their org the first time,
+   * makes them a member, and answers the claim values to put in the token. Idempotent.
+   *
    * @generated from rpc svc.identity.v1.IdentityService.OidcSync
    */
   oidcSync: {
@@ -1877,6 +2290,10 @@ export declare const IdentityService: GenService<{
     output: typeof OidcSyncResponseSchema;
   },
   /**
+   * The post-login hook (machine token): makes the person's grants from groups exactly what the
+   * org's mappings give for the groups sent, when the org has an active connection of that kind.
+   * Changes are audited (identity.memberships.synced).
+   *
    * @generated from rpc svc.identity.v1.IdentityService.IdpSyncGroups
    */
   idpSyncGroups: {
@@ -1895,6 +2312,8 @@ export declare const IdentityService: GenService<{
     output: typeof ListMembershipsOfResponseSchema;
   },
   /**
+   * Who the caller is: the token's subject, scopes and MFA claims, and the person's memberships.
+   *
    * @generated from rpc svc.identity.v1.IdentityService.WhoAmI
    */
   whoAmI: {
@@ -1928,10 +2347,15 @@ export declare const IdentityService: GenService<{
 }>;
 
 /**
+ * License leases for self-hosted installs: issue, renew, revoke, and the signing keys.
+ *
  * @generated from service svc.identity.v1.LicenseService
  */
 export declare const LicenseService: GenService<{
   /**
+   * Issues a lease (a person with issue:license; 201 with the signed lease) or renews one (the
+   * holder, with its device credential). 403 license_revoked for a revoked deployment; 404
+   * license_deployment_not_found on renewal; 503 license_lease_unavailable without a signing key.
    * Public at the interceptor because a renewal's credential is the device signature in the body
    * (a holder keeps no bearer secret); an issuance needs a user token holding these scopes, which
    * the handler checks through this same policy.
@@ -1944,6 +2368,9 @@ export declare const LicenseService: GenService<{
     output: typeof IssueLeaseResponseSchema;
   },
   /**
+   * The lease-signing public keys, for holders to check leases offline: the active one and every
+   * retired one still served. Anyone may call it.
+   *
    * @generated from rpc svc.identity.v1.LicenseService.GetLicensePublicKey
    */
   getLicensePublicKey: {
@@ -1952,6 +2379,10 @@ export declare const LicenseService: GenService<{
     output: typeof GetLicensePublicKeyResponseSchema;
   },
   /**
+   * Revokes every lease of a deployment (audited admin.identity.license.revoke). With
+   * SVC_LICENSE_REGISTRY_ENFORCED its next renewal answers 403 license_revoked; its current lease
+   * decays offline. 404 license_deployment_not_found.
+   *
    * @generated from rpc svc.identity.v1.LicenseService.RevokeDeploymentLeases
    */
   revokeDeploymentLeases: {
@@ -1962,10 +2393,14 @@ export declare const LicenseService: GenService<{
 }>;
 
 /**
+ * An org's identity-provider group mappings (admin:tenant).
+ *
  * @generated from service svc.identity.v1.TenancyService
  */
 export declare const TenancyService: GenService<{
   /**
+   * The org's group mappings. 404 org_not_found.
+   *
    * @generated from rpc svc.identity.v1.TenancyService.ListIdpGroupMappings
    */
   listIdpGroupMappings: {
@@ -1974,6 +2409,9 @@ export declare const TenancyService: GenService<{
     output: typeof ListIdpGroupMappingsResponseSchema;
   },
   /**
+   * Adds a group mapping (audited idp_group_mapping_created). 409 mapping_exists for the same
+   * mapping twice; 404 org_not_found.
+   *
    * @generated from rpc svc.identity.v1.TenancyService.CreateIdpGroupMapping
    */
   createIdpGroupMapping: {
@@ -1982,6 +2420,9 @@ export declare const TenancyService: GenService<{
     output: typeof IdpGroupMappingSchema;
   },
   /**
+   * Deletes a group mapping (audited idp_group_mapping_deleted); grants it gave go at the
+   * person's next group sync. 404 mapping_not_found or org_not_found.
+   *
    * @generated from rpc svc.identity.v1.TenancyService.DeleteIdpGroupMapping
    */
   deleteIdpGroupMapping: {
@@ -1992,10 +2433,15 @@ export declare const TenancyService: GenService<{
 }>;
 
 /**
+ * The MCP data tools: read-only views of the platform for agents acting for a person.
+ *
  * @generated from service svc.identity.v1.McpService
  */
 export declare const McpService: GenService<{
   /**
+   * Calls an MCP data tool, for a person or a delegated agent; every call is audited
+   * (mcp.tool.<name>). 404 mcp_tool_not_found lists the tools; a bad argument is a 400 naming it.
+   *
    * @generated from rpc svc.identity.v1.McpService.InvokeMcpTool
    */
   invokeMcpTool: {
@@ -2012,6 +2458,9 @@ export declare const McpService: GenService<{
  */
 export declare const AuditService: GenService<{
   /**
+   * Reads the audit trail in chain order, a page at a time, with filters. `svc audit verify`
+   * recomputes every hash from these rows.
+   *
    * @generated from rpc svc.identity.v1.AuditService.ListAuditEvents
    */
   listAuditEvents: {

@@ -252,24 +252,32 @@ export const ConnectionKind = /*@__PURE__*/
   tsEnum(ConnectionKindSchema);
 
 /**
+ * Login sync hooks, the caller's identity and the browser sign-in.
+ *
  * @generated from service svc.identity.v1.IdentityService
  */
 export const IdentityService = /*@__PURE__*/
   serviceDesc(file_svc_identity_v1_identity, 0);
 
 /**
+ * License leases for self-hosted installs: issue, renew, revoke, and the signing keys.
+ *
  * @generated from service svc.identity.v1.LicenseService
  */
 export const LicenseService = /*@__PURE__*/
   serviceDesc(file_svc_identity_v1_identity, 1);
 
 /**
+ * An org's identity-provider group mappings (admin:tenant).
+ *
  * @generated from service svc.identity.v1.TenancyService
  */
 export const TenancyService = /*@__PURE__*/
   serviceDesc(file_svc_identity_v1_identity, 2);
 
 /**
+ * The MCP data tools: read-only views of the platform for agents acting for a person.
+ *
  * @generated from service svc.identity.v1.McpService
  */
 export const McpService = /*@__PURE__*/

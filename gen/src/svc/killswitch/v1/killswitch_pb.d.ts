@@ -14,20 +14,30 @@ import type { EnumValueOptions, Timestamp, TimestampJson } from "@bufbuild/proto
 export declare const file_svc_killswitch_v1_killswitch: GenFile;
 
 /**
+ * A switch's identity, as on a Kubernetes resource.
+ *
  * @generated from message svc.killswitch.v1.ObjectMeta
  */
 export declare type ObjectMeta = Message<"svc.killswitch.v1.ObjectMeta"> & {
   /**
+   * The switch's name: lower-case letters, digits, dots and dashes (up to 253). Names starting
+   * with kv- stand for values set by hand in the key-value store.
+   *
    * @generated from field: string name = 1;
    */
   name: string;
 };
 
 /**
+ * A switch's identity, as on a Kubernetes resource.
+ *
  * @generated from message svc.killswitch.v1.ObjectMeta
  */
 export declare type ObjectMetaJson = {
   /**
+   * The switch's name: lower-case letters, digits, dots and dashes (up to 253). Names starting
+   * with kv- stand for values set by hand in the key-value store.
+   *
    * @generated from field: string name = 1;
    */
   name?: string;
@@ -40,10 +50,14 @@ export declare type ObjectMetaJson = {
 export declare const ObjectMetaSchema: GenMessage<ObjectMeta, {jsonType: ObjectMetaJson}>;
 
 /**
+ * What a switch halts and how.
+ *
  * @generated from message svc.killswitch.v1.KillSwitchSpec
  */
 export declare type KillSwitchSpec = Message<"svc.killswitch.v1.KillSwitchSpec"> & {
   /**
+   * bot, fleet or platform.
+   *
    * @generated from field: svc.killswitch.v1.Scope scope = 1;
    */
   scope: Scope;
@@ -56,17 +70,23 @@ export declare type KillSwitchSpec = Message<"svc.killswitch.v1.KillSwitchSpec">
   target: string;
 
   /**
+   * freeze stops new orders and keeps positions, cancel also cancels working orders, flatten also
+   * closes positions. Several switches on one key: the strictest wins.
+   *
    * @generated from field: svc.killswitch.v1.Mode mode = 3;
    */
   mode: Mode;
 
   /**
+   * Why, for the runners, the audit trail and the people who release it (up to 2000 characters).
+   *
    * @generated from field: string reason = 4;
    */
   reason: string;
 
   /**
-   * A duration such as 4h, 30m or 90s; empty means until released.
+   * A duration such as 4h, 30m or 90s, at most 720h; empty means until released. When it lapses
+   * the switch releases itself (and only itself).
    *
    * @generated from field: string ttl = 5;
    */
@@ -74,10 +94,14 @@ export declare type KillSwitchSpec = Message<"svc.killswitch.v1.KillSwitchSpec">
 };
 
 /**
+ * What a switch halts and how.
+ *
  * @generated from message svc.killswitch.v1.KillSwitchSpec
  */
 export declare type KillSwitchSpecJson = {
   /**
+   * bot, fleet or platform.
+   *
    * @generated from field: svc.killswitch.v1.Scope scope = 1;
    */
   scope?: ScopeJson;
@@ -90,17 +114,23 @@ export declare type KillSwitchSpecJson = {
   target?: string;
 
   /**
+   * freeze stops new orders and keeps positions, cancel also cancels working orders, flatten also
+   * closes positions. Several switches on one key: the strictest wins.
+   *
    * @generated from field: svc.killswitch.v1.Mode mode = 3;
    */
   mode?: ModeJson;
 
   /**
+   * Why, for the runners, the audit trail and the people who release it (up to 2000 characters).
+   *
    * @generated from field: string reason = 4;
    */
   reason?: string;
 
   /**
-   * A duration such as 4h, 30m or 90s; empty means until released.
+   * A duration such as 4h, 30m or 90s, at most 720h; empty means until released. When it lapses
+   * the switch releases itself (and only itself).
    *
    * @generated from field: string ttl = 5;
    */
@@ -114,25 +144,36 @@ export declare type KillSwitchSpecJson = {
 export declare const KillSwitchSpecSchema: GenMessage<KillSwitchSpec, {jsonType: KillSwitchSpecJson}>;
 
 /**
+ * A switch's state as the service sees it.
+ *
  * @generated from message svc.killswitch.v1.KillSwitchStatus
  */
 export declare type KillSwitchStatus = Message<"svc.killswitch.v1.KillSwitchStatus"> & {
   /**
+   * True while the switch exists: a released switch is gone, not disengaged.
+   *
    * @generated from field: bool engaged = 1;
    */
   engaged: boolean;
 
   /**
+   * The subject of whoever engaged it last; for a value set by hand, what it names, else
+   * "(set directly in the key-value store)".
+   *
    * @generated from field: string engaged_by = 2;
    */
   engagedBy: string;
 
   /**
+   * When it was last engaged (applying it again restarts the clock).
+   *
    * @generated from field: google.protobuf.Timestamp engaged_at = 3;
    */
   engagedAt?: Timestamp | undefined;
 
   /**
+   * When its TTL releases it; absent: engaged until released.
+   *
    * @generated from field: google.protobuf.Timestamp expires_at = 4;
    */
   expiresAt?: Timestamp | undefined;
@@ -147,25 +188,36 @@ export declare type KillSwitchStatus = Message<"svc.killswitch.v1.KillSwitchStat
 };
 
 /**
+ * A switch's state as the service sees it.
+ *
  * @generated from message svc.killswitch.v1.KillSwitchStatus
  */
 export declare type KillSwitchStatusJson = {
   /**
+   * True while the switch exists: a released switch is gone, not disengaged.
+   *
    * @generated from field: bool engaged = 1;
    */
   engaged?: boolean;
 
   /**
+   * The subject of whoever engaged it last; for a value set by hand, what it names, else
+   * "(set directly in the key-value store)".
+   *
    * @generated from field: string engaged_by = 2;
    */
   engagedBy?: string;
 
   /**
+   * When it was last engaged (applying it again restarts the clock).
+   *
    * @generated from field: google.protobuf.Timestamp engaged_at = 3;
    */
   engagedAt?: TimestampJson;
 
   /**
+   * When its TTL releases it; absent: engaged until released.
+   *
    * @generated from field: google.protobuf.Timestamp expires_at = 4;
    */
   expiresAt?: TimestampJson;
@@ -186,40 +238,56 @@ export declare type KillSwitchStatusJson = {
 export declare const KillSwitchStatusSchema: GenMessage<KillSwitchStatus, {jsonType: KillSwitchStatusJson}>;
 
 /**
+ * A kill switch: a resource whose key in the key-value store every runner it covers watches.
+ *
  * @generated from message svc.killswitch.v1.KillSwitch
  */
 export declare type KillSwitch = Message<"svc.killswitch.v1.KillSwitch"> & {
   /**
+   * Its name.
+   *
    * @generated from field: svc.killswitch.v1.ObjectMeta metadata = 1;
    */
   metadata?: ObjectMeta | undefined;
 
   /**
+   * What it halts and how.
+   *
    * @generated from field: svc.killswitch.v1.KillSwitchSpec spec = 2;
    */
   spec?: KillSwitchSpec | undefined;
 
   /**
+   * Its state.
+   *
    * @generated from field: svc.killswitch.v1.KillSwitchStatus status = 3;
    */
   status?: KillSwitchStatus | undefined;
 };
 
 /**
+ * A kill switch: a resource whose key in the key-value store every runner it covers watches.
+ *
  * @generated from message svc.killswitch.v1.KillSwitch
  */
 export declare type KillSwitchJson = {
   /**
+   * Its name.
+   *
    * @generated from field: svc.killswitch.v1.ObjectMeta metadata = 1;
    */
   metadata?: ObjectMetaJson;
 
   /**
+   * What it halts and how.
+   *
    * @generated from field: svc.killswitch.v1.KillSwitchSpec spec = 2;
    */
   spec?: KillSwitchSpecJson;
 
   /**
+   * Its state.
+   *
    * @generated from field: svc.killswitch.v1.KillSwitchStatus status = 3;
    */
   status?: KillSwitchStatusJson;
@@ -236,11 +304,15 @@ export declare const KillSwitchSchema: GenMessage<KillSwitch, {jsonType: KillSwi
  */
 export declare type ApplyKillSwitchRequest = Message<"svc.killswitch.v1.ApplyKillSwitchRequest"> & {
   /**
+   * The switch's name; an existing switch of that name is replaced (and moved off its old key).
+   *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
+   * What to halt and how.
+   *
    * @generated from field: svc.killswitch.v1.KillSwitchSpec spec = 2;
    */
   spec?: KillSwitchSpec | undefined;
@@ -251,11 +323,15 @@ export declare type ApplyKillSwitchRequest = Message<"svc.killswitch.v1.ApplyKil
  */
 export declare type ApplyKillSwitchRequestJson = {
   /**
+   * The switch's name; an existing switch of that name is replaced (and moved off its old key).
+   *
    * @generated from field: string name = 1;
    */
   name?: string;
 
   /**
+   * What to halt and how.
+   *
    * @generated from field: svc.killswitch.v1.KillSwitchSpec spec = 2;
    */
   spec?: KillSwitchSpecJson;
@@ -272,6 +348,8 @@ export declare const ApplyKillSwitchRequestSchema: GenMessage<ApplyKillSwitchReq
  */
 export declare type GetKillSwitchRequest = Message<"svc.killswitch.v1.GetKillSwitchRequest"> & {
   /**
+   * The switch's name (kv-<scope>-<target> for a value set by hand).
+   *
    * @generated from field: string name = 1;
    */
   name: string;
@@ -282,6 +360,8 @@ export declare type GetKillSwitchRequest = Message<"svc.killswitch.v1.GetKillSwi
  */
 export declare type GetKillSwitchRequestJson = {
   /**
+   * The switch's name (kv-<scope>-<target> for a value set by hand).
+   *
    * @generated from field: string name = 1;
    */
   name?: string;
@@ -316,6 +396,8 @@ export declare const ListKillSwitchesRequestSchema: GenMessage<ListKillSwitchesR
  */
 export declare type ListKillSwitchesResponse = Message<"svc.killswitch.v1.ListKillSwitchesResponse"> & {
   /**
+   * Every engaged switch, values set by hand included.
+   *
    * @generated from field: repeated svc.killswitch.v1.KillSwitch items = 1;
    */
   items: KillSwitch[];
@@ -333,6 +415,8 @@ export declare type ListKillSwitchesResponse = Message<"svc.killswitch.v1.ListKi
  */
 export declare type ListKillSwitchesResponseJson = {
   /**
+   * Every engaged switch, values set by hand included.
+   *
    * @generated from field: repeated svc.killswitch.v1.KillSwitch items = 1;
    */
   items?: KillSwitchJson[];
@@ -356,6 +440,8 @@ export declare const ListKillSwitchesResponseSchema: GenMessage<ListKillSwitches
  */
 export declare type DeleteKillSwitchRequest = Message<"svc.killswitch.v1.DeleteKillSwitchRequest"> & {
   /**
+   * The switch to release (kv-<scope>-<target> releases a value set by hand).
+   *
    * @generated from field: string name = 1;
    */
   name: string;
@@ -366,6 +452,8 @@ export declare type DeleteKillSwitchRequest = Message<"svc.killswitch.v1.DeleteK
  */
 export declare type DeleteKillSwitchRequestJson = {
   /**
+   * The switch to release (kv-<scope>-<target> releases a value set by hand).
+   *
    * @generated from field: string name = 1;
    */
   name?: string;
@@ -382,11 +470,15 @@ export declare const DeleteKillSwitchRequestSchema: GenMessage<DeleteKillSwitchR
  */
 export declare type DeleteKillSwitchResponse = Message<"svc.killswitch.v1.DeleteKillSwitchResponse"> & {
   /**
+   * The switch released.
+   *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
+   * Always true: a release that did not happen answers an error instead.
+   *
    * @generated from field: bool released = 2;
    */
   released: boolean;
@@ -397,11 +489,15 @@ export declare type DeleteKillSwitchResponse = Message<"svc.killswitch.v1.Delete
  */
 export declare type DeleteKillSwitchResponseJson = {
   /**
+   * The switch released.
+   *
    * @generated from field: string name = 1;
    */
   name?: string;
 
   /**
+   * Always true: a release that did not happen answers an error instead.
+   *
    * @generated from field: bool released = 2;
    */
   released?: boolean;
@@ -418,6 +514,8 @@ export declare const DeleteKillSwitchResponseSchema: GenMessage<DeleteKillSwitch
  */
 export declare type HaltRequest = Message<"svc.killswitch.v1.HaltRequest"> & {
   /**
+   * Why, for the audit trail (up to 2000 characters).
+   *
    * @generated from field: string reason = 1;
    */
   reason: string;
@@ -428,6 +526,8 @@ export declare type HaltRequest = Message<"svc.killswitch.v1.HaltRequest"> & {
  */
 export declare type HaltRequestJson = {
   /**
+   * Why, for the audit trail (up to 2000 characters).
+   *
    * @generated from field: string reason = 1;
    */
   reason?: string;
@@ -451,11 +551,15 @@ export declare type HaltResponse = Message<"svc.killswitch.v1.HaltResponse"> & {
   workClass: string;
 
   /**
+   * How many were halted.
+   *
    * @generated from field: int32 halted = 2;
    */
   halted: number;
 
   /**
+   * The ids of what was halted.
+   *
    * @generated from field: repeated string ids = 3;
    */
   ids: string[];
@@ -473,11 +577,15 @@ export declare type HaltResponseJson = {
   workClass?: string;
 
   /**
+   * How many were halted.
+   *
    * @generated from field: int32 halted = 2;
    */
   halted?: number;
 
   /**
+   * The ids of what was halted.
+   *
    * @generated from field: repeated string ids = 3;
    */
   ids?: string[];
@@ -496,11 +604,15 @@ export declare const HaltResponseSchema: GenMessage<HaltResponse, {jsonType: Hal
  */
 export declare type CheckEngagedRequest = Message<"svc.killswitch.v1.CheckEngagedRequest"> & {
   /**
+   * The bot's slug; empty: the bot scope is not asked.
+   *
    * @generated from field: string bot_slug = 1;
    */
   botSlug: string;
 
   /**
+   * The bot's fleet; empty: the fleet scope is not asked.
+   *
    * @generated from field: string fleet = 2;
    */
   fleet: string;
@@ -513,11 +625,15 @@ export declare type CheckEngagedRequest = Message<"svc.killswitch.v1.CheckEngage
  */
 export declare type CheckEngagedRequestJson = {
   /**
+   * The bot's slug; empty: the bot scope is not asked.
+   *
    * @generated from field: string bot_slug = 1;
    */
   botSlug?: string;
 
   /**
+   * The bot's fleet; empty: the fleet scope is not asked.
+   *
    * @generated from field: string fleet = 2;
    */
   fleet?: string;
@@ -534,11 +650,15 @@ export declare const CheckEngagedRequestSchema: GenMessage<CheckEngagedRequest, 
  */
 export declare type CheckEngagedResponse = Message<"svc.killswitch.v1.CheckEngagedResponse"> & {
   /**
+   * True when any covering key is engaged.
+   *
    * @generated from field: bool engaged = 1;
    */
   engaged: boolean;
 
   /**
+   * The engaged keys among the platform's, the fleet's and the bot's.
+   *
    * @generated from field: repeated string engaged_keys = 2;
    */
   engagedKeys: string[];
@@ -549,11 +669,15 @@ export declare type CheckEngagedResponse = Message<"svc.killswitch.v1.CheckEngag
  */
 export declare type CheckEngagedResponseJson = {
   /**
+   * True when any covering key is engaged.
+   *
    * @generated from field: bool engaged = 1;
    */
   engaged?: boolean;
 
   /**
+   * The engaged keys among the platform's, the fleet's and the bot's.
+   *
    * @generated from field: repeated string engaged_keys = 2;
    */
   engagedKeys?: string[];
@@ -570,6 +694,8 @@ export declare const CheckEngagedResponseSchema: GenMessage<CheckEngagedResponse
  */
 export declare type RunDrillRequest = Message<"svc.killswitch.v1.RunDrillRequest"> & {
   /**
+   * Why, kept with the drill and on its switch (up to 2000 characters); empty: "kill-switch drill".
+   *
    * @generated from field: string reason = 1;
    */
   reason: string;
@@ -580,6 +706,8 @@ export declare type RunDrillRequest = Message<"svc.killswitch.v1.RunDrillRequest
  */
 export declare type RunDrillRequestJson = {
   /**
+   * Why, kept with the drill and on its switch (up to 2000 characters); empty: "kill-switch drill".
+   *
    * @generated from field: string reason = 1;
    */
   reason?: string;
@@ -605,6 +733,8 @@ export declare type DrillBoundMiss = Message<"svc.killswitch.v1.DrillBoundMiss">
   bound: string;
 
   /**
+   * The bound, in milliseconds from the drill's engagement.
+   *
    * @generated from field: double bound_ms = 2;
    */
   boundMs: number;
@@ -638,6 +768,8 @@ export declare type DrillBoundMissJson = {
   bound?: string;
 
   /**
+   * The bound, in milliseconds from the drill's engagement.
+   *
    * @generated from field: double bound_ms = 2;
    */
   boundMs?: number | "NaN" | "Infinity" | "-Infinity";
@@ -670,16 +802,22 @@ export declare const DrillBoundMissSchema: GenMessage<DrillBoundMiss, {jsonType:
  */
 export declare type DrillBotResult = Message<"svc.killswitch.v1.DrillBotResult"> & {
   /**
+   * The paper session's task id.
+   *
    * @generated from field: string task_id = 1;
    */
   taskId: string;
 
   /**
+   * The bot's id.
+   *
    * @generated from field: string bot_id = 2;
    */
   botId: string;
 
   /**
+   * The bot's slug.
+   *
    * @generated from field: string bot_slug = 3;
    */
   botSlug: string;
@@ -699,38 +837,52 @@ export declare type DrillBotResult = Message<"svc.killswitch.v1.DrillBotResult">
   highFrequencyBasis: string;
 
   /**
+   * Milliseconds within which it must be Draining (SVC_KILLSWITCH_DRILL_DRAINING_S, 10 s).
+   *
    * @generated from field: double draining_bound_ms = 6;
    */
   drainingBoundMs: number;
 
   /**
+   * Milliseconds within which it must be Stopped: SVC_KILLSWITCH_DRILL_STOPPED_HF_S (30 s) when
+   * high-frequency, else SVC_KILLSWITCH_DRILL_STOPPED_S (300 s).
+   *
    * @generated from field: double stopped_bound_ms = 7;
    */
   stoppedBoundMs: number;
 
   /**
-   * Absent when the runner never announced the phase during the drill.
+   * Milliseconds from the engagement to Draining. Absent when the runner never announced the
+   * phase during the drill.
    *
    * @generated from field: optional double draining_ms = 8;
    */
   drainingMs?: number | undefined;
 
   /**
+   * Milliseconds from the engagement to Stopped; absent when not announced during the drill.
+   *
    * @generated from field: optional double stopped_ms = 9;
    */
   stoppedMs?: number | undefined;
 
   /**
+   * Whether it ran again after the release; reported, not part of the verdict.
+   *
    * @generated from field: bool restarted = 10;
    */
   restarted: boolean;
 
   /**
+   * pass when both bounds are met, else fail; unset while the drill runs.
+   *
    * @generated from field: svc.killswitch.v1.DrillVerdict verdict = 11;
    */
   verdict: DrillVerdict;
 
   /**
+   * One entry per bound missed; empty when it passed.
+   *
    * @generated from field: repeated svc.killswitch.v1.DrillBoundMiss misses = 12;
    */
   misses: DrillBoundMiss[];
@@ -743,16 +895,22 @@ export declare type DrillBotResult = Message<"svc.killswitch.v1.DrillBotResult">
  */
 export declare type DrillBotResultJson = {
   /**
+   * The paper session's task id.
+   *
    * @generated from field: string task_id = 1;
    */
   taskId?: string;
 
   /**
+   * The bot's id.
+   *
    * @generated from field: string bot_id = 2;
    */
   botId?: string;
 
   /**
+   * The bot's slug.
+   *
    * @generated from field: string bot_slug = 3;
    */
   botSlug?: string;
@@ -772,38 +930,52 @@ export declare type DrillBotResultJson = {
   highFrequencyBasis?: string;
 
   /**
+   * Milliseconds within which it must be Draining (SVC_KILLSWITCH_DRILL_DRAINING_S, 10 s).
+   *
    * @generated from field: double draining_bound_ms = 6;
    */
   drainingBoundMs?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * Milliseconds within which it must be Stopped: SVC_KILLSWITCH_DRILL_STOPPED_HF_S (30 s) when
+   * high-frequency, else SVC_KILLSWITCH_DRILL_STOPPED_S (300 s).
+   *
    * @generated from field: double stopped_bound_ms = 7;
    */
   stoppedBoundMs?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
-   * Absent when the runner never announced the phase during the drill.
+   * Milliseconds from the engagement to Draining. Absent when the runner never announced the
+   * phase during the drill.
    *
    * @generated from field: optional double draining_ms = 8;
    */
   drainingMs?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * Milliseconds from the engagement to Stopped; absent when not announced during the drill.
+   *
    * @generated from field: optional double stopped_ms = 9;
    */
   stoppedMs?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * Whether it ran again after the release; reported, not part of the verdict.
+   *
    * @generated from field: bool restarted = 10;
    */
   restarted?: boolean;
 
   /**
+   * pass when both bounds are met, else fail; unset while the drill runs.
+   *
    * @generated from field: svc.killswitch.v1.DrillVerdict verdict = 11;
    */
   verdict?: DrillVerdictJson;
 
   /**
+   * One entry per bound missed; empty when it passed.
+   *
    * @generated from field: repeated svc.killswitch.v1.DrillBoundMiss misses = 12;
    */
   misses?: DrillBoundMissJson[];
@@ -816,45 +988,63 @@ export declare type DrillBotResultJson = {
 export declare const DrillBotResultSchema: GenMessage<DrillBotResult, {jsonType: DrillBotResultJson}>;
 
 /**
+ * A kill-switch drill: the platform switch engaged, every running paper session timed and judged.
+ *
  * @generated from message svc.killswitch.v1.DrillResult
  */
 export declare type DrillResult = Message<"svc.killswitch.v1.DrillResult"> & {
   /**
+   * The drill's id (a UUID); its switch is named drill-<id>.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * When the drill started.
+   *
    * @generated from field: google.protobuf.Timestamp started_at = 2;
    */
   startedAt?: Timestamp | undefined;
 
   /**
+   * How many paper sessions the drill judges.
+   *
    * @generated from field: int32 bots = 3;
    */
   bots: number;
 
   /**
+   * The median time to Draining among the sessions seen draining, in milliseconds (0 when none).
+   *
    * @generated from field: double draining_p50_ms = 4;
    */
   drainingP50Ms: number;
 
   /**
+   * The slowest time to Draining, in milliseconds (0 when none was seen).
+   *
    * @generated from field: double draining_max_ms = 5;
    */
   drainingMaxMs: number;
 
   /**
+   * The slowest time to Stopped, in milliseconds (0 when none was seen).
+   *
    * @generated from field: double stopped_max_ms = 6;
    */
   stoppedMaxMs: number;
 
   /**
+   * True when every judged session ran again after the release; false when there were none.
+   *
    * @generated from field: bool all_restarted = 7;
    */
   allRestarted: boolean;
 
   /**
+   * running, finished or interrupted.
+   *
    * @generated from field: svc.killswitch.v1.DrillState state = 8;
    */
   state: DrillState;
@@ -867,6 +1057,8 @@ export declare type DrillResult = Message<"svc.killswitch.v1.DrillResult"> & {
   verdict: DrillVerdict;
 
   /**
+   * When it was judged or recorded interrupted; absent while running.
+   *
    * @generated from field: google.protobuf.Timestamp ended_at = 10;
    */
   endedAt?: Timestamp | undefined;
@@ -879,16 +1071,22 @@ export declare type DrillResult = Message<"svc.killswitch.v1.DrillResult"> & {
   releaseBy?: Timestamp | undefined;
 
   /**
+   * Why it was run, as given.
+   *
    * @generated from field: string reason = 12;
    */
   reason: string;
 
   /**
+   * The subject who started it.
+   *
    * @generated from field: string started_by = 13;
    */
   startedBy: string;
 
   /**
+   * One result per judged paper session, with its bounds (listed from the start).
+   *
    * @generated from field: repeated svc.killswitch.v1.DrillBotResult per_bot = 14;
    */
   perBot: DrillBotResult[];
@@ -902,45 +1100,63 @@ export declare type DrillResult = Message<"svc.killswitch.v1.DrillResult"> & {
 };
 
 /**
+ * A kill-switch drill: the platform switch engaged, every running paper session timed and judged.
+ *
  * @generated from message svc.killswitch.v1.DrillResult
  */
 export declare type DrillResultJson = {
   /**
+   * The drill's id (a UUID); its switch is named drill-<id>.
+   *
    * @generated from field: string id = 1;
    */
   id?: string;
 
   /**
+   * When the drill started.
+   *
    * @generated from field: google.protobuf.Timestamp started_at = 2;
    */
   startedAt?: TimestampJson;
 
   /**
+   * How many paper sessions the drill judges.
+   *
    * @generated from field: int32 bots = 3;
    */
   bots?: number;
 
   /**
+   * The median time to Draining among the sessions seen draining, in milliseconds (0 when none).
+   *
    * @generated from field: double draining_p50_ms = 4;
    */
   drainingP50Ms?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * The slowest time to Draining, in milliseconds (0 when none was seen).
+   *
    * @generated from field: double draining_max_ms = 5;
    */
   drainingMaxMs?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * The slowest time to Stopped, in milliseconds (0 when none was seen).
+   *
    * @generated from field: double stopped_max_ms = 6;
    */
   stoppedMaxMs?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * True when every judged session ran again after the release; false when there were none.
+   *
    * @generated from field: bool all_restarted = 7;
    */
   allRestarted?: boolean;
 
   /**
+   * running, finished or interrupted.
+   *
    * @generated from field: svc.killswitch.v1.DrillState state = 8;
    */
   state?: DrillStateJson;
@@ -953,6 +1169,8 @@ export declare type DrillResultJson = {
   verdict?: DrillVerdictJson;
 
   /**
+   * When it was judged or recorded interrupted; absent while running.
+   *
    * @generated from field: google.protobuf.Timestamp ended_at = 10;
    */
   endedAt?: TimestampJson;
@@ -965,16 +1183,22 @@ export declare type DrillResultJson = {
   releaseBy?: TimestampJson;
 
   /**
+   * Why it was run, as given.
+   *
    * @generated from field: string reason = 12;
    */
   reason?: string;
 
   /**
+   * The subject who started it.
+   *
    * @generated from field: string started_by = 13;
    */
   startedBy?: string;
 
   /**
+   * One result per judged paper session, with its bounds (listed from the start).
+   *
    * @generated from field: repeated svc.killswitch.v1.DrillBotResult per_bot = 14;
    */
   perBot?: DrillBotResultJson[];
@@ -998,6 +1222,8 @@ export declare const DrillResultSchema: GenMessage<DrillResult, {jsonType: Drill
  */
 export declare type GetDrillRequest = Message<"svc.killswitch.v1.GetDrillRequest"> & {
   /**
+   * The drill's id (a UUID).
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -1008,6 +1234,8 @@ export declare type GetDrillRequest = Message<"svc.killswitch.v1.GetDrillRequest
  */
 export declare type GetDrillRequestJson = {
   /**
+   * The drill's id (a UUID).
+   *
    * @generated from field: string id = 1;
    */
   id?: string;
@@ -1054,6 +1282,8 @@ export declare const ListDrillsRequestSchema: GenMessage<ListDrillsRequest, {jso
  */
 export declare type ListDrillsResponse = Message<"svc.killswitch.v1.ListDrillsResponse"> & {
   /**
+   * The drills, in the order the request asked for.
+   *
    * @generated from field: repeated svc.killswitch.v1.DrillResult items = 1;
    */
   items: DrillResult[];
@@ -1064,6 +1294,8 @@ export declare type ListDrillsResponse = Message<"svc.killswitch.v1.ListDrillsRe
  */
 export declare type ListDrillsResponseJson = {
   /**
+   * The drills, in the order the request asked for.
+   *
    * @generated from field: repeated svc.killswitch.v1.DrillResult items = 1;
    */
   items?: DrillResultJson[];
@@ -1235,10 +1467,17 @@ export declare type DrillVerdictJson = "DRILL_VERDICT_UNSPECIFIED" | "DRILL_VERD
 export declare const DrillVerdictSchema: GenEnum<DrillVerdict, DrillVerdictJson>;
 
 /**
+ * Kill switches on a bot, a fleet or the platform, the halt routes and the quarterly drill.
+ *
  * @generated from service svc.killswitch.v1.KillSwitchService
  */
 export declare const KillSwitchService: GenService<{
   /**
+   * Engages a switch (or replaces the one of that name). It is broadcast to the runners before
+   * anything is stored, so they halt even when a store hangs. 400 for a bad target or a TTL over
+   * 720h; 503 killswitch_not_durable when the key or the row could not be written
+   * (details.not_durable says which; runners were told).
+   *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.ApplyKillSwitch
    */
   applyKillSwitch: {
@@ -1247,6 +1486,8 @@ export declare const KillSwitchService: GenService<{
     output: typeof KillSwitchSchema;
   },
   /**
+   * One switch, a value set by hand in the key-value store included. 404 killswitch_not_found.
+   *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.GetKillSwitch
    */
   getKillSwitch: {
@@ -1255,6 +1496,9 @@ export declare const KillSwitchService: GenService<{
     output: typeof KillSwitchSchema;
   },
   /**
+   * Every engaged switch. Never hangs on a store: key_store_unreachable and each key_state say
+   * what could not be read.
+   *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.ListKillSwitches
    */
   listKillSwitches: {
@@ -1263,6 +1507,10 @@ export declare const KillSwitchService: GenService<{
     output: typeof ListKillSwitchesResponseSchema;
   },
   /**
+   * Releases one switch; others on the same key stay. The key is written before the release is
+   * broadcast: 503 killswitch_store_unreachable when the store refuses, and the switch stays
+   * engaged. 404 killswitch_not_found.
+   *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.DeleteKillSwitch
    */
   deleteKillSwitch: {
@@ -1271,6 +1519,9 @@ export declare const KillSwitchService: GenService<{
     output: typeof DeleteKillSwitchResponseSchema;
   },
   /**
+   * Halts every agent session. None runs on this platform (agent chat is not built; an MCP tool
+   * call is over once answered), so it answers 0 halted and says so in work_class.
+   *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.HaltAgents
    */
   haltAgents: {
@@ -1279,6 +1530,9 @@ export declare const KillSwitchService: GenService<{
     output: typeof HaltResponseSchema;
   },
   /**
+   * Halts every research-bot agent. None runs on this platform (research-bot chat is not built),
+   * so it answers 0 halted and says so in work_class.
+   *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.HaltQuantAgents
    */
   haltQuantAgents: {
@@ -1287,6 +1541,9 @@ export declare const KillSwitchService: GenService<{
     output: typeof HaltResponseSchema;
   },
   /**
+   * Which of the keys covering a bot are engaged (for the promotion gates, machine callers only).
+   * 503 killswitch_store_unreachable when the key-value store does not answer.
+   *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.CheckEngaged
    */
   checkEngaged: {
@@ -1295,6 +1552,11 @@ export declare const KillSwitchService: GenService<{
     output: typeof CheckEngagedResponseSchema;
   },
   /**
+   * Starts the quarterly drill: engages one more switch on the platform, times every running
+   * paper session to Draining and Stopped, releases and judges. Answers 202 at once with the
+   * drill RUNNING; GET /kill-switch/drills/{id} follows it. 409 drill_running when one runs; 412
+   * killswitch_engaged while the platform switch is engaged for real; 503 bot_unverifiable.
+   *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.RunDrill
    */
   runDrill: {
@@ -1303,6 +1565,8 @@ export declare const KillSwitchService: GenService<{
     output: typeof DrillResultSchema;
   },
   /**
+   * One drill: running, or finished with its verdicts. 404 drill_not_found.
+   *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.GetDrill
    */
   getDrill: {
@@ -1311,6 +1575,9 @@ export declare const KillSwitchService: GenService<{
     output: typeof DrillResultSchema;
   },
   /**
+   * The latest 100 drills, newest first, or with year every drill started that year (UTC),
+   * oldest first (what the annual validation report embeds).
+   *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.ListDrills
    */
   listDrills: {

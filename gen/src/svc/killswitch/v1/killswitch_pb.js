@@ -216,6 +216,8 @@ export const DrillVerdict = /*@__PURE__*/
   tsEnum(DrillVerdictSchema);
 
 /**
+ * Kill switches on a bot, a fleet or the platform, the halt routes and the quarterly drill.
+ *
  * @generated from service svc.killswitch.v1.KillSwitchService
  */
 export const KillSwitchService = /*@__PURE__*/

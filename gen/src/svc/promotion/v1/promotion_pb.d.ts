@@ -14,60 +14,86 @@ import type { StructJson, Timestamp, TimestampJson } from "@bufbuild/protobuf/wk
 export declare const file_svc_promotion_v1_promotion: GenFile;
 
 /**
+ * The bot version a strategy or DRL-policy request promotes.
+ *
  * @generated from message svc.promotion.v1.ProductionStrategyArtifact
  */
 export declare type ProductionStrategyArtifact = Message<"svc.promotion.v1.ProductionStrategyArtifact"> & {
   /**
+   * The bot's slug or id.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
 
   /**
+   * The bot version to promote (1 is the first).
+   *
    * @generated from field: int32 version = 2;
    */
   version: number;
 
   /**
+   * The version's spec hash (64 lower-case hex characters, the bot's spec_hash). The
+   * artifact_known gate denies the request when it is not the hash of that version.
+   *
    * @generated from field: string version_hash = 3;
    */
   versionHash: string;
 
   /**
+   * Free text kept with the request for reviewers; no gate reads it.
+   *
    * @generated from field: string strategy_family = 4;
    */
   strategyFamily: string;
 
   /**
+   * Free-form parameters kept with the request for reviewers; no gate reads them.
+   *
    * @generated from field: google.protobuf.Struct parameters = 5;
    */
   parameters?: JsonObject | undefined;
 };
 
 /**
+ * The bot version a strategy or DRL-policy request promotes.
+ *
  * @generated from message svc.promotion.v1.ProductionStrategyArtifact
  */
 export declare type ProductionStrategyArtifactJson = {
   /**
+   * The bot's slug or id.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
 
   /**
+   * The bot version to promote (1 is the first).
+   *
    * @generated from field: int32 version = 2;
    */
   version?: number;
 
   /**
+   * The version's spec hash (64 lower-case hex characters, the bot's spec_hash). The
+   * artifact_known gate denies the request when it is not the hash of that version.
+   *
    * @generated from field: string version_hash = 3;
    */
   versionHash?: string;
 
   /**
+   * Free text kept with the request for reviewers; no gate reads it.
+   *
    * @generated from field: string strategy_family = 4;
    */
   strategyFamily?: string;
 
   /**
+   * Free-form parameters kept with the request for reviewers; no gate reads them.
+   *
    * @generated from field: google.protobuf.Struct parameters = 5;
    */
   parameters?: StructJson;
@@ -80,34 +106,44 @@ export declare type ProductionStrategyArtifactJson = {
 export declare const ProductionStrategyArtifactSchema: GenMessage<ProductionStrategyArtifact, {jsonType: ProductionStrategyArtifactJson}>;
 
 /**
+ * The capital an allocation request gives, applied by the bots service once approved.
+ *
  * @generated from message svc.promotion.v1.AllocationProposal
  */
 export declare type AllocationProposal = Message<"svc.promotion.v1.AllocationProposal"> & {
   /**
-   * Capital per bot slug or fleet name.
+   * Capital per bot slug or fleet name. New paper sessions of a funded bot trade it as their
+   * initial cash (the bot's own entry first, then its fleet's).
    *
    * @generated from field: map<string, double> capital = 1;
    */
   capital: { [key: string]: number };
 
   /**
+   * Limits recorded with the allocation for the risk controls; nothing enforces them yet.
+   *
    * @generated from field: google.protobuf.Struct limits = 2;
    */
   limits?: JsonObject | undefined;
 };
 
 /**
+ * The capital an allocation request gives, applied by the bots service once approved.
+ *
  * @generated from message svc.promotion.v1.AllocationProposal
  */
 export declare type AllocationProposalJson = {
   /**
-   * Capital per bot slug or fleet name.
+   * Capital per bot slug or fleet name. New paper sessions of a funded bot trade it as their
+   * initial cash (the bot's own entry first, then its fleet's).
    *
    * @generated from field: map<string, double> capital = 1;
    */
   capital?: { [key: string]: number | "NaN" | "Infinity" | "-Infinity" };
 
   /**
+   * Limits recorded with the allocation for the risk controls; nothing enforces them yet.
+   *
    * @generated from field: google.protobuf.Struct limits = 2;
    */
   limits?: StructJson;
@@ -120,40 +156,56 @@ export declare type AllocationProposalJson = {
 export declare const AllocationProposalSchema: GenMessage<AllocationProposal, {jsonType: AllocationProposalJson}>;
 
 /**
+ * The independent validation's verdict on the artifact.
+ *
  * @generated from message svc.promotion.v1.ValidationVerdict
  */
 export declare type ValidationVerdict = Message<"svc.promotion.v1.ValidationVerdict"> & {
   /**
+   * PASS, PASS_WITH_FINDINGS or FAIL. A FAIL is refused at submission (400 validation_failed).
+   *
    * @generated from field: svc.promotion.v1.Verdict verdict = 1;
    */
   verdict: Verdict;
 
   /**
+   * Who or what validated; kept for reviewers.
+   *
    * @generated from field: string validator = 2;
    */
   validator: string;
 
   /**
+   * What the validation found; kept for reviewers.
+   *
    * @generated from field: repeated string findings = 3;
    */
   findings: string[];
 };
 
 /**
+ * The independent validation's verdict on the artifact.
+ *
  * @generated from message svc.promotion.v1.ValidationVerdict
  */
 export declare type ValidationVerdictJson = {
   /**
+   * PASS, PASS_WITH_FINDINGS or FAIL. A FAIL is refused at submission (400 validation_failed).
+   *
    * @generated from field: svc.promotion.v1.Verdict verdict = 1;
    */
   verdict?: VerdictJson;
 
   /**
+   * Who or what validated; kept for reviewers.
+   *
    * @generated from field: string validator = 2;
    */
   validator?: string;
 
   /**
+   * What the validation found; kept for reviewers.
+   *
    * @generated from field: repeated string findings = 3;
    */
   findings?: string[];
@@ -166,40 +218,56 @@ export declare type ValidationVerdictJson = {
 export declare const ValidationVerdictSchema: GenMessage<ValidationVerdict, {jsonType: ValidationVerdictJson}>;
 
 /**
+ * The risk engine's decision on the request.
+ *
  * @generated from message svc.promotion.v1.RiskDecision
  */
 export declare type RiskDecision = Message<"svc.promotion.v1.RiskDecision"> & {
   /**
+   * APPROVE or REJECT. REJECT fails the risk_approved gate, which denies the request.
+   *
    * @generated from field: svc.promotion.v1.RiskOutcome decision = 1;
    */
   decision: RiskOutcome;
 
   /**
+   * The limits the risk engine checked; kept for reviewers.
+   *
    * @generated from field: repeated string limits_checked = 2;
    */
   limitsChecked: string[];
 
   /**
+   * The risk engine's version; kept for reviewers.
+   *
    * @generated from field: string engine_version = 3;
    */
   engineVersion: string;
 };
 
 /**
+ * The risk engine's decision on the request.
+ *
  * @generated from message svc.promotion.v1.RiskDecision
  */
 export declare type RiskDecisionJson = {
   /**
+   * APPROVE or REJECT. REJECT fails the risk_approved gate, which denies the request.
+   *
    * @generated from field: svc.promotion.v1.RiskOutcome decision = 1;
    */
   decision?: RiskOutcomeJson;
 
   /**
+   * The limits the risk engine checked; kept for reviewers.
+   *
    * @generated from field: repeated string limits_checked = 2;
    */
   limitsChecked?: string[];
 
   /**
+   * The risk engine's version; kept for reviewers.
+   *
    * @generated from field: string engine_version = 3;
    */
   engineVersion?: string;
@@ -212,50 +280,72 @@ export declare type RiskDecisionJson = {
 export declare const RiskDecisionSchema: GenMessage<RiskDecision, {jsonType: RiskDecisionJson}>;
 
 /**
+ * The research lab's evidence, judged by the lab_evidence gate when
+ * SVC_PROMOTION_LAB_EVIDENCE_ENFORCE is on (all four fields are then required).
+ *
  * @generated from message svc.promotion.v1.EvidenceBundle
  */
 export declare type EvidenceBundle = Message<"svc.promotion.v1.EvidenceBundle"> & {
   /**
+   * Deflated Sharpe ratio, a probability from 0 to 1; the gate wants at least 0.95.
+   *
    * @generated from field: double deflated_sharpe_ratio = 1;
    */
   deflatedSharpeRatio: number;
 
   /**
+   * Probability of backtest overfitting (PBO), 0 to 1; the gate wants at most 0.5.
+   *
    * @generated from field: double probability_of_backtest_overfitting = 2;
    */
   probabilityOfBacktestOverfitting: number;
 
   /**
+   * How many trials (backtests) the choice was made among; must be above 0.
+   *
    * @generated from field: int32 trial_count = 3;
    */
   trialCount: number;
 
   /**
+   * Where the trials are recorded; must not be empty.
+   *
    * @generated from field: string trial_ledger_ref = 4;
    */
   trialLedgerRef: string;
 };
 
 /**
+ * The research lab's evidence, judged by the lab_evidence gate when
+ * SVC_PROMOTION_LAB_EVIDENCE_ENFORCE is on (all four fields are then required).
+ *
  * @generated from message svc.promotion.v1.EvidenceBundle
  */
 export declare type EvidenceBundleJson = {
   /**
+   * Deflated Sharpe ratio, a probability from 0 to 1; the gate wants at least 0.95.
+   *
    * @generated from field: double deflated_sharpe_ratio = 1;
    */
   deflatedSharpeRatio?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * Probability of backtest overfitting (PBO), 0 to 1; the gate wants at most 0.5.
+   *
    * @generated from field: double probability_of_backtest_overfitting = 2;
    */
   probabilityOfBacktestOverfitting?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * How many trials (backtests) the choice was made among; must be above 0.
+   *
    * @generated from field: int32 trial_count = 3;
    */
   trialCount?: number;
 
   /**
+   * Where the trials are recorded; must not be empty.
+   *
    * @generated from field: string trial_ledger_ref = 4;
    */
   trialLedgerRef?: string;
@@ -268,40 +358,58 @@ export declare type EvidenceBundleJson = {
 export declare const EvidenceBundleSchema: GenMessage<EvidenceBundle, {jsonType: EvidenceBundleJson}>;
 
 /**
+ * One deterministic gate's outcome; any failed gate denies the request.
+ *
  * @generated from message svc.promotion.v1.GateOutcome
  */
 export declare type GateOutcome = Message<"svc.promotion.v1.GateOutcome"> & {
   /**
+   * validation_not_fail, risk_approved, artifact_known, kill_switch_clear, lab_evidence,
+   * trial_ledger, or kill_switch_clear_at_approval (a switch engaged before the approval).
+   *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
+   * Whether the gate passed.
+   *
    * @generated from field: bool passed = 2;
    */
   passed: boolean;
 
   /**
+   * What the gate saw, in words (the hash it compared, the engaged switches, DSR and PBO).
+   *
    * @generated from field: string detail = 3;
    */
   detail: string;
 };
 
 /**
+ * One deterministic gate's outcome; any failed gate denies the request.
+ *
  * @generated from message svc.promotion.v1.GateOutcome
  */
 export declare type GateOutcomeJson = {
   /**
+   * validation_not_fail, risk_approved, artifact_known, kill_switch_clear, lab_evidence,
+   * trial_ledger, or kill_switch_clear_at_approval (a switch engaged before the approval).
+   *
    * @generated from field: string name = 1;
    */
   name?: string;
 
   /**
+   * Whether the gate passed.
+   *
    * @generated from field: bool passed = 2;
    */
   passed?: boolean;
 
   /**
+   * What the gate saw, in words (the hash it compared, the engaged switches, DSR and PBO).
+   *
    * @generated from field: string detail = 3;
    */
   detail?: string;
@@ -314,80 +422,114 @@ export declare type GateOutcomeJson = {
 export declare const GateOutcomeSchema: GenMessage<GateOutcome, {jsonType: GateOutcomeJson}>;
 
 /**
+ * One entry of a request's decision log.
+ *
  * @generated from message svc.promotion.v1.HumanDecision
  */
 export declare type HumanDecision = Message<"svc.promotion.v1.HumanDecision"> & {
   /**
+   * The person's subject (an agent's decision is never recorded: agents cannot decide);
+   * "(policy)" for an auto_approve.
+   *
    * @generated from field: string actor = 1;
    */
   actor: string;
 
   /**
+   * When the decision was recorded.
+   *
    * @generated from field: google.protobuf.Timestamp at = 2;
    */
   at?: Timestamp | undefined;
 
   /**
+   * approve, reject, revoke, or auto_approve (human approval waived by policy).
+   *
    * @generated from field: string action = 3;
    */
   action: string;
 
   /**
+   * The approver's note or the reason given; for auto_approve, the policy that waived review.
+   *
    * @generated from field: string note = 4;
    */
   note: string;
 
   /**
+   * The authentication context class of the decider's token; empty when it had none.
+   *
    * @generated from field: string acr = 5;
    */
   acr: string;
 
   /**
+   * The authentication methods of the decider's token (RFC 8176 values such as pwd, otp).
+   *
    * @generated from field: repeated string amr = 6;
    */
   amr: string[];
 
   /**
+   * When the decider last signed in (the step-up's fresh sign-in); absent for auto_approve.
+   *
    * @generated from field: google.protobuf.Timestamp auth_time = 7;
    */
   authTime?: Timestamp | undefined;
 };
 
 /**
+ * One entry of a request's decision log.
+ *
  * @generated from message svc.promotion.v1.HumanDecision
  */
 export declare type HumanDecisionJson = {
   /**
+   * The person's subject (an agent's decision is never recorded: agents cannot decide);
+   * "(policy)" for an auto_approve.
+   *
    * @generated from field: string actor = 1;
    */
   actor?: string;
 
   /**
+   * When the decision was recorded.
+   *
    * @generated from field: google.protobuf.Timestamp at = 2;
    */
   at?: TimestampJson;
 
   /**
+   * approve, reject, revoke, or auto_approve (human approval waived by policy).
+   *
    * @generated from field: string action = 3;
    */
   action?: string;
 
   /**
+   * The approver's note or the reason given; for auto_approve, the policy that waived review.
+   *
    * @generated from field: string note = 4;
    */
   note?: string;
 
   /**
+   * The authentication context class of the decider's token; empty when it had none.
+   *
    * @generated from field: string acr = 5;
    */
   acr?: string;
 
   /**
+   * The authentication methods of the decider's token (RFC 8176 values such as pwd, otp).
+   *
    * @generated from field: repeated string amr = 6;
    */
   amr?: string[];
 
   /**
+   * When the decider last signed in (the step-up's fresh sign-in); absent for auto_approve.
+   *
    * @generated from field: google.protobuf.Timestamp auth_time = 7;
    */
   authTime?: TimestampJson;
@@ -400,85 +542,120 @@ export declare type HumanDecisionJson = {
 export declare const HumanDecisionSchema: GenMessage<HumanDecision, {jsonType: HumanDecisionJson}>;
 
 /**
+ * A promotion request: what was submitted, the gates' outcomes and the human decisions.
+ *
  * @generated from message svc.promotion.v1.PromotionRequest
  */
 export declare type PromotionRequest = Message<"svc.promotion.v1.PromotionRequest"> & {
   /**
+   * The caller's id for the request, unique.
+   *
    * @generated from field: string request_id = 1;
    */
   requestId: string;
 
   /**
+   * strategy, drl_policy or allocation.
+   *
    * @generated from field: svc.promotion.v1.PromotionKind kind = 2;
    */
   kind: PromotionKind;
 
   /**
+   * The bot version promoted (strategy and drl_policy requests).
+   *
    * @generated from field: svc.promotion.v1.ProductionStrategyArtifact artifact = 3;
    */
   artifact?: ProductionStrategyArtifact | undefined;
 
   /**
+   * The capital given (allocation requests).
+   *
    * @generated from field: svc.promotion.v1.AllocationProposal allocation = 4;
    */
   allocation?: AllocationProposal | undefined;
 
   /**
+   * The validation verdict as submitted.
+   *
    * @generated from field: svc.promotion.v1.ValidationVerdict validation = 5;
    */
   validation?: ValidationVerdict | undefined;
 
   /**
+   * The risk decision as submitted.
+   *
    * @generated from field: svc.promotion.v1.RiskDecision risk = 6;
    */
   risk?: RiskDecision | undefined;
 
   /**
+   * The lab evidence as submitted; absent when none was sent.
+   *
    * @generated from field: svc.promotion.v1.EvidenceBundle evidence = 7;
    */
   evidence?: EvidenceBundle | undefined;
 
   /**
+   * Who the request is for: as submitted, else the submitter's subject.
+   *
    * @generated from field: string requested_by = 8;
    */
   requestedBy: string;
 
   /**
+   * Whether a person must approve: false only when policy honoured a waiver.
+   *
    * @generated from field: bool requires_human_approval = 9;
    */
   requiresHumanApproval: boolean;
 
   /**
+   * True once a person approved the request.
+   *
    * @generated from field: bool human_approved = 10;
    */
   humanApproved: boolean;
 
   /**
+   * pending (waits for a person), approved, promoted (the live plane activated it), rejected,
+   * denied (a gate failed), revoked or expired (not decided before expires_at).
+   *
    * @generated from field: svc.promotion.v1.PromotionStatus status = 11;
    */
   status: PromotionStatus;
 
   /**
+   * Every deterministic gate's outcome, in the order they ran.
+   *
    * @generated from field: repeated svc.promotion.v1.GateOutcome gates = 12;
    */
   gates: GateOutcome[];
 
   /**
+   * The decision log, oldest first.
+   *
    * @generated from field: repeated svc.promotion.v1.HumanDecision decisions = 13;
    */
   decisions: HumanDecision[];
 
   /**
+   * When a pending request expires (only when expiry is enforced); absent: never.
+   *
    * @generated from field: google.protobuf.Timestamp expires_at = 14;
    */
   expiresAt?: Timestamp | undefined;
 
   /**
+   * When the request was submitted.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 15;
    */
   createdAt?: Timestamp | undefined;
 
   /**
+   * When the request last changed.
+   *
    * @generated from field: google.protobuf.Timestamp updated_at = 16;
    */
   updatedAt?: Timestamp | undefined;
@@ -500,85 +677,120 @@ export declare type PromotionRequest = Message<"svc.promotion.v1.PromotionReques
 };
 
 /**
+ * A promotion request: what was submitted, the gates' outcomes and the human decisions.
+ *
  * @generated from message svc.promotion.v1.PromotionRequest
  */
 export declare type PromotionRequestJson = {
   /**
+   * The caller's id for the request, unique.
+   *
    * @generated from field: string request_id = 1;
    */
   requestId?: string;
 
   /**
+   * strategy, drl_policy or allocation.
+   *
    * @generated from field: svc.promotion.v1.PromotionKind kind = 2;
    */
   kind?: PromotionKindJson;
 
   /**
+   * The bot version promoted (strategy and drl_policy requests).
+   *
    * @generated from field: svc.promotion.v1.ProductionStrategyArtifact artifact = 3;
    */
   artifact?: ProductionStrategyArtifactJson;
 
   /**
+   * The capital given (allocation requests).
+   *
    * @generated from field: svc.promotion.v1.AllocationProposal allocation = 4;
    */
   allocation?: AllocationProposalJson;
 
   /**
+   * The validation verdict as submitted.
+   *
    * @generated from field: svc.promotion.v1.ValidationVerdict validation = 5;
    */
   validation?: ValidationVerdictJson;
 
   /**
+   * The risk decision as submitted.
+   *
    * @generated from field: svc.promotion.v1.RiskDecision risk = 6;
    */
   risk?: RiskDecisionJson;
 
   /**
+   * The lab evidence as submitted; absent when none was sent.
+   *
    * @generated from field: svc.promotion.v1.EvidenceBundle evidence = 7;
    */
   evidence?: EvidenceBundleJson;
 
   /**
+   * Who the request is for: as submitted, else the submitter's subject.
+   *
    * @generated from field: string requested_by = 8;
    */
   requestedBy?: string;
 
   /**
+   * Whether a person must approve: false only when policy honoured a waiver.
+   *
    * @generated from field: bool requires_human_approval = 9;
    */
   requiresHumanApproval?: boolean;
 
   /**
+   * True once a person approved the request.
+   *
    * @generated from field: bool human_approved = 10;
    */
   humanApproved?: boolean;
 
   /**
+   * pending (waits for a person), approved, promoted (the live plane activated it), rejected,
+   * denied (a gate failed), revoked or expired (not decided before expires_at).
+   *
    * @generated from field: svc.promotion.v1.PromotionStatus status = 11;
    */
   status?: PromotionStatusJson;
 
   /**
+   * Every deterministic gate's outcome, in the order they ran.
+   *
    * @generated from field: repeated svc.promotion.v1.GateOutcome gates = 12;
    */
   gates?: GateOutcomeJson[];
 
   /**
+   * The decision log, oldest first.
+   *
    * @generated from field: repeated svc.promotion.v1.HumanDecision decisions = 13;
    */
   decisions?: HumanDecisionJson[];
 
   /**
+   * When a pending request expires (only when expiry is enforced); absent: never.
+   *
    * @generated from field: google.protobuf.Timestamp expires_at = 14;
    */
   expiresAt?: TimestampJson;
 
   /**
+   * When the request was submitted.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 15;
    */
   createdAt?: TimestampJson;
 
   /**
+   * When the request last changed.
+   *
    * @generated from field: google.protobuf.Timestamp updated_at = 16;
    */
   updatedAt?: TimestampJson;
@@ -606,114 +818,158 @@ export declare type PromotionRequestJson = {
 export declare const PromotionRequestSchema: GenMessage<PromotionRequest, {jsonType: PromotionRequestJson}>;
 
 /**
+ * A submission: the gates run at once and the request comes back pending, approved or denied.
+ *
  * @generated from message svc.promotion.v1.CreatePromotionRequestRequest
  */
 export declare type CreatePromotionRequestRequest = Message<"svc.promotion.v1.CreatePromotionRequestRequest"> & {
   /**
+   * Your id for the request (up to 128 characters); sending one that exists answers 409
+   * request_exists.
+   *
    * @generated from field: string request_id = 1;
    */
   requestId: string;
 
   /**
+   * strategy, drl_policy or allocation.
+   *
    * @generated from field: svc.promotion.v1.PromotionKind kind = 2;
    */
   kind: PromotionKind;
 
   /**
+   * Required for strategy and drl_policy, absent for allocation.
+   *
    * @generated from field: svc.promotion.v1.ProductionStrategyArtifact artifact = 3;
    */
   artifact?: ProductionStrategyArtifact | undefined;
 
   /**
+   * Required for allocation, absent otherwise.
+   *
    * @generated from field: svc.promotion.v1.AllocationProposal allocation = 4;
    */
   allocation?: AllocationProposal | undefined;
 
   /**
+   * The independent validation's verdict; FAIL is refused (400 validation_failed).
+   *
    * @generated from field: svc.promotion.v1.ValidationVerdict validation = 5;
    */
   validation?: ValidationVerdict | undefined;
 
   /**
+   * The risk engine's decision.
+   *
    * @generated from field: svc.promotion.v1.RiskDecision risk = 6;
    */
   risk?: RiskDecision | undefined;
 
   /**
+   * The lab evidence; required when SVC_PROMOTION_LAB_EVIDENCE_ENFORCE is on.
+   *
    * @generated from field: svc.promotion.v1.EvidenceBundle evidence = 7;
    */
   evidence?: EvidenceBundle | undefined;
 
   /**
+   * Who the request is for (up to 256 characters); empty: the caller's subject.
+   *
    * @generated from field: string requested_by = 8;
    */
   requestedBy: string;
 
   /**
-   * Defaults to true.
+   * Defaults to true. false is honoured only for kinds listed in SVC_PROMOTION_SKIP_HUMAN_KINDS
+   * (empty by default) and never for an agent's request.
    *
    * @generated from field: optional bool requires_human_approval = 9;
    */
   requiresHumanApproval?: boolean | undefined;
 
   /**
+   * Ignored: only a person's approve decision sets human_approved.
+   *
    * @generated from field: bool human_approved = 10;
    */
   humanApproved: boolean;
 };
 
 /**
+ * A submission: the gates run at once and the request comes back pending, approved or denied.
+ *
  * @generated from message svc.promotion.v1.CreatePromotionRequestRequest
  */
 export declare type CreatePromotionRequestRequestJson = {
   /**
+   * Your id for the request (up to 128 characters); sending one that exists answers 409
+   * request_exists.
+   *
    * @generated from field: string request_id = 1;
    */
   requestId?: string;
 
   /**
+   * strategy, drl_policy or allocation.
+   *
    * @generated from field: svc.promotion.v1.PromotionKind kind = 2;
    */
   kind?: PromotionKindJson;
 
   /**
+   * Required for strategy and drl_policy, absent for allocation.
+   *
    * @generated from field: svc.promotion.v1.ProductionStrategyArtifact artifact = 3;
    */
   artifact?: ProductionStrategyArtifactJson;
 
   /**
+   * Required for allocation, absent otherwise.
+   *
    * @generated from field: svc.promotion.v1.AllocationProposal allocation = 4;
    */
   allocation?: AllocationProposalJson;
 
   /**
+   * The independent validation's verdict; FAIL is refused (400 validation_failed).
+   *
    * @generated from field: svc.promotion.v1.ValidationVerdict validation = 5;
    */
   validation?: ValidationVerdictJson;
 
   /**
+   * The risk engine's decision.
+   *
    * @generated from field: svc.promotion.v1.RiskDecision risk = 6;
    */
   risk?: RiskDecisionJson;
 
   /**
+   * The lab evidence; required when SVC_PROMOTION_LAB_EVIDENCE_ENFORCE is on.
+   *
    * @generated from field: svc.promotion.v1.EvidenceBundle evidence = 7;
    */
   evidence?: EvidenceBundleJson;
 
   /**
+   * Who the request is for (up to 256 characters); empty: the caller's subject.
+   *
    * @generated from field: string requested_by = 8;
    */
   requestedBy?: string;
 
   /**
-   * Defaults to true.
+   * Defaults to true. false is honoured only for kinds listed in SVC_PROMOTION_SKIP_HUMAN_KINDS
+   * (empty by default) and never for an agent's request.
    *
    * @generated from field: optional bool requires_human_approval = 9;
    */
   requiresHumanApproval?: boolean;
 
   /**
+   * Ignored: only a person's approve decision sets human_approved.
+   *
    * @generated from field: bool human_approved = 10;
    */
   humanApproved?: boolean;
@@ -730,11 +986,15 @@ export declare const CreatePromotionRequestRequestSchema: GenMessage<CreatePromo
  */
 export declare type ListPromotionRequestsRequest = Message<"svc.promotion.v1.ListPromotionRequestsRequest"> & {
   /**
+   * Only requests in this status; unset: every status.
+   *
    * @generated from field: svc.promotion.v1.PromotionStatus status = 1;
    */
   status: PromotionStatus;
 
   /**
+   * At most this many, newest first (up to 1000); 0: 100.
+   *
    * @generated from field: int32 limit = 2;
    */
   limit: number;
@@ -745,11 +1005,15 @@ export declare type ListPromotionRequestsRequest = Message<"svc.promotion.v1.Lis
  */
 export declare type ListPromotionRequestsRequestJson = {
   /**
+   * Only requests in this status; unset: every status.
+   *
    * @generated from field: svc.promotion.v1.PromotionStatus status = 1;
    */
   status?: PromotionStatusJson;
 
   /**
+   * At most this many, newest first (up to 1000); 0: 100.
+   *
    * @generated from field: int32 limit = 2;
    */
   limit?: number;
@@ -766,6 +1030,9 @@ export declare const ListPromotionRequestsRequestSchema: GenMessage<ListPromotio
  */
 export declare type ListPromotionRequestsResponse = Message<"svc.promotion.v1.ListPromotionRequestsResponse"> & {
   /**
+   * The requests, newest first. A list never carries approved_promotion tokens: read one
+   * request for its token.
+   *
    * @generated from field: repeated svc.promotion.v1.PromotionRequest items = 1;
    */
   items: PromotionRequest[];
@@ -776,6 +1043,9 @@ export declare type ListPromotionRequestsResponse = Message<"svc.promotion.v1.Li
  */
 export declare type ListPromotionRequestsResponseJson = {
   /**
+   * The requests, newest first. A list never carries approved_promotion tokens: read one
+   * request for its token.
+   *
    * @generated from field: repeated svc.promotion.v1.PromotionRequest items = 1;
    */
   items?: PromotionRequestJson[];
@@ -792,6 +1062,8 @@ export declare const ListPromotionRequestsResponseSchema: GenMessage<ListPromoti
  */
 export declare type GetPromotionRequestRequest = Message<"svc.promotion.v1.GetPromotionRequestRequest"> & {
   /**
+   * The request's id.
+   *
    * @generated from field: string request_id = 1;
    */
   requestId: string;
@@ -802,6 +1074,8 @@ export declare type GetPromotionRequestRequest = Message<"svc.promotion.v1.GetPr
  */
 export declare type GetPromotionRequestRequestJson = {
   /**
+   * The request's id.
+   *
    * @generated from field: string request_id = 1;
    */
   requestId?: string;
@@ -818,11 +1092,15 @@ export declare const GetPromotionRequestRequestSchema: GenMessage<GetPromotionRe
  */
 export declare type ApprovePromotionRequestRequest = Message<"svc.promotion.v1.ApprovePromotionRequestRequest"> & {
   /**
+   * The request to approve.
+   *
    * @generated from field: string request_id = 1;
    */
   requestId: string;
 
   /**
+   * Why, kept in the decision log (up to 4000 characters).
+   *
    * @generated from field: string note = 2;
    */
   note: string;
@@ -833,11 +1111,15 @@ export declare type ApprovePromotionRequestRequest = Message<"svc.promotion.v1.A
  */
 export declare type ApprovePromotionRequestRequestJson = {
   /**
+   * The request to approve.
+   *
    * @generated from field: string request_id = 1;
    */
   requestId?: string;
 
   /**
+   * Why, kept in the decision log (up to 4000 characters).
+   *
    * @generated from field: string note = 2;
    */
   note?: string;
@@ -854,11 +1136,15 @@ export declare const ApprovePromotionRequestRequestSchema: GenMessage<ApprovePro
  */
 export declare type RejectPromotionRequestRequest = Message<"svc.promotion.v1.RejectPromotionRequestRequest"> & {
   /**
+   * The request to reject.
+   *
    * @generated from field: string request_id = 1;
    */
   requestId: string;
 
   /**
+   * Why, kept in the decision log (up to 4000 characters).
+   *
    * @generated from field: string reason = 2;
    */
   reason: string;
@@ -869,11 +1155,15 @@ export declare type RejectPromotionRequestRequest = Message<"svc.promotion.v1.Re
  */
 export declare type RejectPromotionRequestRequestJson = {
   /**
+   * The request to reject.
+   *
    * @generated from field: string request_id = 1;
    */
   requestId?: string;
 
   /**
+   * Why, kept in the decision log (up to 4000 characters).
+   *
    * @generated from field: string reason = 2;
    */
   reason?: string;
@@ -890,11 +1180,15 @@ export declare const RejectPromotionRequestRequestSchema: GenMessage<RejectPromo
  */
 export declare type RevokePromotionRequestRequest = Message<"svc.promotion.v1.RevokePromotionRequestRequest"> & {
   /**
+   * The promoted request to revoke.
+   *
    * @generated from field: string request_id = 1;
    */
   requestId: string;
 
   /**
+   * Why, kept in the decision log (up to 4000 characters).
+   *
    * @generated from field: string reason = 2;
    */
   reason: string;
@@ -905,11 +1199,15 @@ export declare type RevokePromotionRequestRequest = Message<"svc.promotion.v1.Re
  */
 export declare type RevokePromotionRequestRequestJson = {
   /**
+   * The promoted request to revoke.
+   *
    * @generated from field: string request_id = 1;
    */
   requestId?: string;
 
   /**
+   * Why, kept in the decision log (up to 4000 characters).
+   *
    * @generated from field: string reason = 2;
    */
   reason?: string;
@@ -1095,10 +1393,18 @@ export declare type RiskOutcomeJson = "RISK_OUTCOME_UNSPECIFIED" | "RISK_OUTCOME
 export declare const RiskOutcomeSchema: GenEnum<RiskOutcome, RiskOutcomeJson>;
 
 /**
+ * Promotion requests: the deterministic gates at submission, then human decisions with step-up
+ * and four eyes.
+ *
  * @generated from service svc.promotion.v1.PromotionService
  */
 export declare const PromotionService: GenService<{
   /**
+   * Submits a request and runs the deterministic gates at once: any failed gate answers it
+   * denied, else it waits for a person (pending) unless policy waived that. 409 request_exists
+   * when request_id is taken; 503 artifact_unverifiable or killswitch_unverifiable when an
+   * owner could not be asked (nothing recorded, send it again).
+   *
    * @generated from rpc svc.promotion.v1.PromotionService.CreatePromotionRequest
    */
   createPromotionRequest: {
@@ -1107,6 +1413,8 @@ export declare const PromotionService: GenService<{
     output: typeof PromotionRequestSchema;
   },
   /**
+   * Lists promotion requests, newest first, optionally of one status.
+   *
    * @generated from rpc svc.promotion.v1.PromotionService.ListPromotionRequests
    */
   listPromotionRequests: {
@@ -1115,6 +1423,9 @@ export declare const PromotionService: GenService<{
     output: typeof ListPromotionRequestsResponseSchema;
   },
   /**
+   * One promotion request with its gates and decision log. Its approved_promotion token is shown
+   * only to its approver and to callers holding run:bots or deploy:bots. 404 request_not_found.
+   *
    * @generated from rpc svc.promotion.v1.PromotionService.GetPromotionRequest
    */
   getPromotionRequest: {
@@ -1123,6 +1434,11 @@ export declare const PromotionService: GenService<{
     output: typeof PromotionRequestSchema;
   },
   /**
+   * Approves a pending request and signs its ApprovedPromotion token (valid 30 days). A person,
+   * not the submitter: 403 four_eyes_violation for the submitter, 403 agent_not_allowed for an
+   * agent; 409 invalid_transition unless pending; 410 request_expired; 412 killswitch_engaged
+   * (the request is then denied); 503 killswitch_unverifiable (nothing recorded).
+   *
    * @generated from rpc svc.promotion.v1.PromotionService.ApprovePromotionRequest
    */
   approvePromotionRequest: {
@@ -1131,6 +1447,9 @@ export declare const PromotionService: GenService<{
     output: typeof PromotionRequestSchema;
   },
   /**
+   * Rejects a pending request. A person must: 403 agent_not_allowed for an agent; 409
+   * invalid_transition unless pending; 410 request_expired.
+   *
    * @generated from rpc svc.promotion.v1.PromotionService.RejectPromotionRequest
    */
   rejectPromotionRequest: {
@@ -1139,6 +1458,10 @@ export declare const PromotionService: GenService<{
     output: typeof PromotionRequestSchema;
   },
   /**
+   * Revokes a promoted request: the bots service then refuses its token and halts what runs its
+   * artifact (an allocation's capital is withdrawn). A person must: 403 agent_not_allowed for an
+   * agent; 409 invalid_transition unless promoted.
+   *
    * @generated from rpc svc.promotion.v1.PromotionService.RevokePromotionRequest
    */
   revokePromotionRequest: {
@@ -1147,6 +1470,8 @@ export declare const PromotionService: GenService<{
     output: typeof PromotionRequestSchema;
   },
   /**
+   * The requests waiting for a person (pending), newest first, up to 1000.
+   *
    * @generated from rpc svc.promotion.v1.PromotionService.ListPendingApprovals
    */
   listPendingApprovals: {

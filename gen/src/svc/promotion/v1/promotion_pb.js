@@ -175,6 +175,9 @@ export const RiskOutcome = /*@__PURE__*/
   tsEnum(RiskOutcomeSchema);
 
 /**
+ * Promotion requests: the deterministic gates at submission, then human decisions with step-up
+ * and four eyes.
+ *
  * @generated from service svc.promotion.v1.PromotionService
  */
 export const PromotionService = /*@__PURE__*/
