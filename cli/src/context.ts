@@ -31,7 +31,12 @@ export function contextOf(cmd: Command, io: Io): Ctx {
   const seconds = Number(o.timeout);
   if (!Number.isFinite(seconds) || seconds <= 0)
     throw new CliExit(2, `--timeout must be a number of seconds above 0, not ${o.timeout}`);
-  const api = new Api({ url: o.url, token: o.token, as: o.as, timeoutMs: seconds * 1000 });
+  const api = new Api({
+    url: o.url,
+    token: o.token ?? (io.env.SVC_TOKEN || undefined),
+    as: o.as,
+    timeoutMs: seconds * 1000,
+  });
   const asJson = Boolean(o.json);
   return {
     api,

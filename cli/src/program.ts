@@ -26,11 +26,8 @@ export function buildProgram(io: Io): Command {
         defaultUrl(io.env),
       ),
     )
-    .addOption(
-      new Option("--token <token>", "a bearer token, in OIDC mode (SVC_TOKEN)").default(
-        io.env.SVC_TOKEN || undefined,
-      ),
-    )
+    // No commander default for the token: --help would print it.
+    .option("--token <token>", "a bearer token, in OIDC mode (default: SVC_TOKEN)")
     .option("--as <user>", "local auth: act as this local user (x-svc-local-user)")
     .option("--json", "print the API's JSON answer, and nothing else, on stdout")
     .option("--timeout <seconds>", "deadline of each HTTP call", DEFAULT_TIMEOUT_S);

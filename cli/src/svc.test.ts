@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -327,6 +328,34 @@ describe("svc", () => {
       );
     } finally {
       silent.close();
+    }
+  });
+
+  it("sends the token (SVC_TOKEN or --token) and --as, to 127.0.0.1 on SVC_PORT by default", async () => {
+    const seen: Array<Record<string, string | string[] | undefined>> = [];
+    const api = createHttpServer((req, res) => {
+      seen.push({ path: req.url, ...req.headers });
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ items: [] }));
+    });
+    await new Promise<void>((r) => api.listen(0, "127.0.0.1", r));
+    const port = String((api.address() as { port: number }).port);
+    try {
+      const env = { SVC_URL: "", SVC_PORT: port, SVC_TOKEN: "from-env" };
+      const help = await svcIn("", ["--help"], { env });
+      expect(help.stdout).not.toContain("from-env");
+      expect(await svcIn("", ["bots", "list"], { env })).toEqual({
+        code: 0,
+        stdout: "no bots\n",
+        stderr: "",
+      });
+      await svcIn("", ["--token", "from-flag", "--as", "bob", "bots", "list"], { env });
+      expect(seen.map((h) => [h.path, h.authorization, h["x-svc-local-user"]])).toEqual([
+        ["/bots", "Bearer from-env", undefined],
+        ["/bots", "Bearer from-flag", "bob"],
+      ]);
+    } finally {
+      api.close();
     }
   });
 
