@@ -14,6 +14,8 @@ import type { StructJson } from "@bufbuild/protobuf/wkt";
 export declare const file_svc_compliance_v1_compliance: GenFile;
 
 /**
+ * A conformance run to start.
+ *
  * @generated from message svc.compliance.v1.RunConformanceRequest
  */
 export declare type RunConformanceRequest = Message<"svc.compliance.v1.RunConformanceRequest"> & {
@@ -26,6 +28,8 @@ export declare type RunConformanceRequest = Message<"svc.compliance.v1.RunConfor
 };
 
 /**
+ * A conformance run to start.
+ *
  * @generated from message svc.compliance.v1.RunConformanceRequest
  */
 export declare type RunConformanceRequestJson = {
@@ -44,6 +48,8 @@ export declare type RunConformanceRequestJson = {
 export declare const RunConformanceRequestSchema: GenMessage<RunConformanceRequest, {jsonType: RunConformanceRequestJson}>;
 
 /**
+ * A stress run to start.
+ *
  * @generated from message svc.compliance.v1.RunStressRequest
  */
 export declare type RunStressRequest = Message<"svc.compliance.v1.RunStressRequest"> & {
@@ -64,6 +70,8 @@ export declare type RunStressRequest = Message<"svc.compliance.v1.RunStressReque
 };
 
 /**
+ * A stress run to start.
+ *
  * @generated from message svc.compliance.v1.RunStressRequest
  */
 export declare type RunStressRequestJson = {

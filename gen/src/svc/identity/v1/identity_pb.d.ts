@@ -367,6 +367,8 @@ export declare type IdpSyncGroupsRequestJson = {
 export declare const IdpSyncGroupsRequestSchema: GenMessage<IdpSyncGroupsRequest, {jsonType: IdpSyncGroupsRequestJson}>;
 
 /**
+ * What a group sync changed.
+ *
  * @generated from message svc.identity.v1.IdpSyncGroupsResponse
  */
 export declare type IdpSyncGroupsResponse = Message<"svc.identity.v1.IdpSyncGroupsResponse"> & {
@@ -393,6 +395,8 @@ export declare type IdpSyncGroupsResponse = Message<"svc.identity.v1.IdpSyncGrou
 };
 
 /**
+ * What a group sync changed.
+ *
  * @generated from message svc.identity.v1.IdpSyncGroupsResponse
  */
 export declare type IdpSyncGroupsResponseJson = {
@@ -517,6 +521,8 @@ export declare type ListMembershipsOfRequestJson = {
 export declare const ListMembershipsOfRequestSchema: GenMessage<ListMembershipsOfRequest, {jsonType: ListMembershipsOfRequestJson}>;
 
 /**
+ * A person's membership rows.
+ *
  * @generated from message svc.identity.v1.ListMembershipsOfResponse
  */
 export declare type ListMembershipsOfResponse = Message<"svc.identity.v1.ListMembershipsOfResponse"> & {
@@ -529,6 +535,8 @@ export declare type ListMembershipsOfResponse = Message<"svc.identity.v1.ListMem
 };
 
 /**
+ * A person's membership rows.
+ *
  * @generated from message svc.identity.v1.ListMembershipsOfResponse
  */
 export declare type ListMembershipsOfResponseJson = {
@@ -1049,6 +1057,8 @@ export declare type IssueLeaseRequestJson = {
 export declare const IssueLeaseRequestSchema: GenMessage<IssueLeaseRequest, {jsonType: IssueLeaseRequestJson}>;
 
 /**
+ * A new lease, signed.
+ *
  * @generated from message svc.identity.v1.IssueLeaseResponse
  */
 export declare type IssueLeaseResponse = Message<"svc.identity.v1.IssueLeaseResponse"> & {
@@ -1096,6 +1106,8 @@ export declare type IssueLeaseResponse = Message<"svc.identity.v1.IssueLeaseResp
 };
 
 /**
+ * A new lease, signed.
+ *
  * @generated from message svc.identity.v1.IssueLeaseResponse
  */
 export declare type IssueLeaseResponseJson = {
@@ -1257,6 +1269,8 @@ export declare type LicensePublicKeyJson = {
 export declare const LicensePublicKeySchema: GenMessage<LicensePublicKey, {jsonType: LicensePublicKeyJson}>;
 
 /**
+ * The lease-signing public keys.
+ *
  * @generated from message svc.identity.v1.GetLicensePublicKeyResponse
  */
 export declare type GetLicensePublicKeyResponse = Message<"svc.identity.v1.GetLicensePublicKeyResponse"> & {
@@ -1290,6 +1304,8 @@ export declare type GetLicensePublicKeyResponse = Message<"svc.identity.v1.GetLi
 };
 
 /**
+ * The lease-signing public keys.
+ *
  * @generated from message svc.identity.v1.GetLicensePublicKeyResponse
  */
 export declare type GetLicensePublicKeyResponseJson = {
@@ -1329,6 +1345,8 @@ export declare type GetLicensePublicKeyResponseJson = {
 export declare const GetLicensePublicKeyResponseSchema: GenMessage<GetLicensePublicKeyResponse, {jsonType: GetLicensePublicKeyResponseJson}>;
 
 /**
+ * A revocation of every lease of one install.
+ *
  * @generated from message svc.identity.v1.RevokeDeploymentLeasesRequest
  */
 export declare type RevokeDeploymentLeasesRequest = Message<"svc.identity.v1.RevokeDeploymentLeasesRequest"> & {
@@ -1348,6 +1366,8 @@ export declare type RevokeDeploymentLeasesRequest = Message<"svc.identity.v1.Rev
 };
 
 /**
+ * A revocation of every lease of one install.
+ *
  * @generated from message svc.identity.v1.RevokeDeploymentLeasesRequest
  */
 export declare type RevokeDeploymentLeasesRequestJson = {
@@ -1373,6 +1393,8 @@ export declare type RevokeDeploymentLeasesRequestJson = {
 export declare const RevokeDeploymentLeasesRequestSchema: GenMessage<RevokeDeploymentLeasesRequest, {jsonType: RevokeDeploymentLeasesRequestJson}>;
 
 /**
+ * What a revocation did.
+ *
  * @generated from message svc.identity.v1.RevokeDeploymentLeasesResponse
  */
 export declare type RevokeDeploymentLeasesResponse = Message<"svc.identity.v1.RevokeDeploymentLeasesResponse"> & {
@@ -1385,6 +1407,8 @@ export declare type RevokeDeploymentLeasesResponse = Message<"svc.identity.v1.Re
 };
 
 /**
+ * What a revocation did.
+ *
  * @generated from message svc.identity.v1.RevokeDeploymentLeasesResponse
  */
 export declare type RevokeDeploymentLeasesResponseJson = {
@@ -1551,6 +1575,8 @@ export declare type ListIdpGroupMappingsRequestJson = {
 export declare const ListIdpGroupMappingsRequestSchema: GenMessage<ListIdpGroupMappingsRequest, {jsonType: ListIdpGroupMappingsRequestJson}>;
 
 /**
+ * An org's group mappings.
+ *
  * @generated from message svc.identity.v1.ListIdpGroupMappingsResponse
  */
 export declare type ListIdpGroupMappingsResponse = Message<"svc.identity.v1.ListIdpGroupMappingsResponse"> & {
@@ -1563,6 +1589,8 @@ export declare type ListIdpGroupMappingsResponse = Message<"svc.identity.v1.List
 };
 
 /**
+ * An org's group mappings.
+ *
  * @generated from message svc.identity.v1.ListIdpGroupMappingsResponse
  */
 export declare type ListIdpGroupMappingsResponseJson = {
@@ -1669,6 +1697,8 @@ export declare type DeleteIdpGroupMappingRequestJson = {
 export declare const DeleteIdpGroupMappingRequestSchema: GenMessage<DeleteIdpGroupMappingRequest, {jsonType: DeleteIdpGroupMappingRequestJson}>;
 
 /**
+ * The mapping deleted.
+ *
  * @generated from message svc.identity.v1.DeleteIdpGroupMappingResponse
  */
 export declare type DeleteIdpGroupMappingResponse = Message<"svc.identity.v1.DeleteIdpGroupMappingResponse"> & {
@@ -1681,6 +1711,8 @@ export declare type DeleteIdpGroupMappingResponse = Message<"svc.identity.v1.Del
 };
 
 /**
+ * The mapping deleted.
+ *
  * @generated from message svc.identity.v1.DeleteIdpGroupMappingResponse
  */
 export declare type DeleteIdpGroupMappingResponseJson = {
@@ -1791,6 +1823,8 @@ export declare type InvokeMcpToolRequestJson = {
 export declare const InvokeMcpToolRequestSchema: GenMessage<InvokeMcpToolRequest, {jsonType: InvokeMcpToolRequestJson}>;
 
 /**
+ * A tool's answer and who called it.
+ *
  * @generated from message svc.identity.v1.InvokeMcpToolResponse
  */
 export declare type InvokeMcpToolResponse = Message<"svc.identity.v1.InvokeMcpToolResponse"> & {
@@ -1810,6 +1844,8 @@ export declare type InvokeMcpToolResponse = Message<"svc.identity.v1.InvokeMcpTo
 };
 
 /**
+ * A tool's answer and who called it.
+ *
  * @generated from message svc.identity.v1.InvokeMcpToolResponse
  */
 export declare type InvokeMcpToolResponseJson = {
@@ -2055,6 +2091,8 @@ export declare type AuditEventJson = {
 export declare const AuditEventSchema: GenMessage<AuditEvent, {jsonType: AuditEventJson}>;
 
 /**
+ * Which audit rows to read.
+ *
  * @generated from message svc.identity.v1.ListAuditEventsRequest
  */
 export declare type ListAuditEventsRequest = Message<"svc.identity.v1.ListAuditEventsRequest"> & {
@@ -2109,6 +2147,8 @@ export declare type ListAuditEventsRequest = Message<"svc.identity.v1.ListAuditE
 };
 
 /**
+ * Which audit rows to read.
+ *
  * @generated from message svc.identity.v1.ListAuditEventsRequest
  */
 export declare type ListAuditEventsRequestJson = {
@@ -2169,6 +2209,8 @@ export declare type ListAuditEventsRequestJson = {
 export declare const ListAuditEventsRequestSchema: GenMessage<ListAuditEventsRequest, {jsonType: ListAuditEventsRequestJson}>;
 
 /**
+ * One page of the audit trail.
+ *
  * @generated from message svc.identity.v1.ListAuditEventsResponse
  */
 export declare type ListAuditEventsResponse = Message<"svc.identity.v1.ListAuditEventsResponse"> & {
@@ -2188,6 +2230,8 @@ export declare type ListAuditEventsResponse = Message<"svc.identity.v1.ListAudit
 };
 
 /**
+ * One page of the audit trail.
+ *
  * @generated from message svc.identity.v1.ListAuditEventsResponse
  */
 export declare type ListAuditEventsResponseJson = {
@@ -2213,6 +2257,9 @@ export declare type ListAuditEventsResponseJson = {
 export declare const ListAuditEventsResponseSchema: GenMessage<ListAuditEventsResponse, {jsonType: ListAuditEventsResponseJson}>;
 
 /**
+ * The kind of identity-provider connection a person signs in through; a group mapping and a
+ * group sync name one.
+ *
  * @generated from enum svc.identity.v1.ConnectionKind
  */
 export enum ConnectionKind {
@@ -2263,6 +2310,9 @@ export enum ConnectionKind {
 }
 
 /**
+ * The kind of identity-provider connection a person signs in through; a group mapping and a
+ * group sync name one.
+ *
  * @generated from enum svc.identity.v1.ConnectionKind
  */
 export declare type ConnectionKindJson = "CONNECTION_KIND_UNSPECIFIED" | "CONNECTION_KIND_DIRECTORY_SERVICE" | "CONNECTION_KIND_WORKSPACE_SUITE" | "CONNECTION_KIND_CLOUD_SSO" | "CONNECTION_KIND_IDP_VENDOR_1" | "CONNECTION_KIND_IDP_VENDOR_2" | "CONNECTION_KIND_IDP_VENDOR_3" | "CONNECTION_KIND_GENERIC_SAML" | "CONNECTION_KIND_GENERIC_OIDC";

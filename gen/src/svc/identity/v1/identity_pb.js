@@ -246,6 +246,9 @@ export const ConnectionKindSchema = /*@__PURE__*/
   enumDesc(file_svc_identity_v1_identity, 0);
 
 /**
+ * The kind of identity-provider connection a person signs in through; a group mapping and a
+ * group sync name one.
+ *
  * @generated from enum svc.identity.v1.ConnectionKind
  */
 export const ConnectionKind = /*@__PURE__*/

@@ -56,7 +56,7 @@ export declare const ObjectMetaSchema: GenMessage<ObjectMeta, {jsonType: ObjectM
  */
 export declare type KillSwitchSpec = Message<"svc.killswitch.v1.KillSwitchSpec"> & {
   /**
-   * bot, fleet or platform.
+   * What it covers.
    *
    * @generated from field: svc.killswitch.v1.Scope scope = 1;
    */
@@ -70,8 +70,7 @@ export declare type KillSwitchSpec = Message<"svc.killswitch.v1.KillSwitchSpec">
   target: string;
 
   /**
-   * freeze stops new orders and keeps positions, cancel also cancels working orders, flatten also
-   * closes positions. Several switches on one key: the strictest wins.
+   * How hard it halts.
    *
    * @generated from field: svc.killswitch.v1.Mode mode = 3;
    */
@@ -100,7 +99,7 @@ export declare type KillSwitchSpec = Message<"svc.killswitch.v1.KillSwitchSpec">
  */
 export declare type KillSwitchSpecJson = {
   /**
-   * bot, fleet or platform.
+   * What it covers.
    *
    * @generated from field: svc.killswitch.v1.Scope scope = 1;
    */
@@ -114,8 +113,7 @@ export declare type KillSwitchSpecJson = {
   target?: string;
 
   /**
-   * freeze stops new orders and keeps positions, cancel also cancels working orders, flatten also
-   * closes positions. Several switches on one key: the strictest wins.
+   * How hard it halts.
    *
    * @generated from field: svc.killswitch.v1.Mode mode = 3;
    */
@@ -300,6 +298,8 @@ export declare type KillSwitchJson = {
 export declare const KillSwitchSchema: GenMessage<KillSwitch, {jsonType: KillSwitchJson}>;
 
 /**
+ * A switch to engage, by name (PUT: applying it again replaces it).
+ *
  * @generated from message svc.killswitch.v1.ApplyKillSwitchRequest
  */
 export declare type ApplyKillSwitchRequest = Message<"svc.killswitch.v1.ApplyKillSwitchRequest"> & {
@@ -319,6 +319,8 @@ export declare type ApplyKillSwitchRequest = Message<"svc.killswitch.v1.ApplyKil
 };
 
 /**
+ * A switch to engage, by name (PUT: applying it again replaces it).
+ *
  * @generated from message svc.killswitch.v1.ApplyKillSwitchRequest
  */
 export declare type ApplyKillSwitchRequestJson = {
@@ -392,6 +394,8 @@ export declare type ListKillSwitchesRequestJson = {
 export declare const ListKillSwitchesRequestSchema: GenMessage<ListKillSwitchesRequest, {jsonType: ListKillSwitchesRequestJson}>;
 
 /**
+ * The engaged switches, and whether the key-value store could be read.
+ *
  * @generated from message svc.killswitch.v1.ListKillSwitchesResponse
  */
 export declare type ListKillSwitchesResponse = Message<"svc.killswitch.v1.ListKillSwitchesResponse"> & {
@@ -411,6 +415,8 @@ export declare type ListKillSwitchesResponse = Message<"svc.killswitch.v1.ListKi
 };
 
 /**
+ * The engaged switches, and whether the key-value store could be read.
+ *
  * @generated from message svc.killswitch.v1.ListKillSwitchesResponse
  */
 export declare type ListKillSwitchesResponseJson = {
@@ -466,6 +472,8 @@ export declare type DeleteKillSwitchRequestJson = {
 export declare const DeleteKillSwitchRequestSchema: GenMessage<DeleteKillSwitchRequest, {jsonType: DeleteKillSwitchRequestJson}>;
 
 /**
+ * The switch released.
+ *
  * @generated from message svc.killswitch.v1.DeleteKillSwitchResponse
  */
 export declare type DeleteKillSwitchResponse = Message<"svc.killswitch.v1.DeleteKillSwitchResponse"> & {
@@ -485,6 +493,8 @@ export declare type DeleteKillSwitchResponse = Message<"svc.killswitch.v1.Delete
 };
 
 /**
+ * The switch released.
+ *
  * @generated from message svc.killswitch.v1.DeleteKillSwitchResponse
  */
 export declare type DeleteKillSwitchResponseJson = {
@@ -510,6 +520,8 @@ export declare type DeleteKillSwitchResponseJson = {
 export declare const DeleteKillSwitchResponseSchema: GenMessage<DeleteKillSwitchResponse, {jsonType: DeleteKillSwitchResponseJson}>;
 
 /**
+ * A halt of every running unit of one class of work.
+ *
  * @generated from message svc.killswitch.v1.HaltRequest
  */
 export declare type HaltRequest = Message<"svc.killswitch.v1.HaltRequest"> & {
@@ -522,6 +534,8 @@ export declare type HaltRequest = Message<"svc.killswitch.v1.HaltRequest"> & {
 };
 
 /**
+ * A halt of every running unit of one class of work.
+ *
  * @generated from message svc.killswitch.v1.HaltRequest
  */
 export declare type HaltRequestJson = {
@@ -540,6 +554,8 @@ export declare type HaltRequestJson = {
 export declare const HaltRequestSchema: GenMessage<HaltRequest, {jsonType: HaltRequestJson}>;
 
 /**
+ * What a halt route halted.
+ *
  * @generated from message svc.killswitch.v1.HaltResponse
  */
 export declare type HaltResponse = Message<"svc.killswitch.v1.HaltResponse"> & {
@@ -566,6 +582,8 @@ export declare type HaltResponse = Message<"svc.killswitch.v1.HaltResponse"> & {
 };
 
 /**
+ * What a halt route halted.
+ *
  * @generated from message svc.killswitch.v1.HaltResponse
  */
 export declare type HaltResponseJson = {
@@ -690,6 +708,8 @@ export declare type CheckEngagedResponseJson = {
 export declare const CheckEngagedResponseSchema: GenMessage<CheckEngagedResponse, {jsonType: CheckEngagedResponseJson}>;
 
 /**
+ * A drill to start.
+ *
  * @generated from message svc.killswitch.v1.RunDrillRequest
  */
 export declare type RunDrillRequest = Message<"svc.killswitch.v1.RunDrillRequest"> & {
@@ -702,6 +722,8 @@ export declare type RunDrillRequest = Message<"svc.killswitch.v1.RunDrillRequest
 };
 
 /**
+ * A drill to start.
+ *
  * @generated from message svc.killswitch.v1.RunDrillRequest
  */
 export declare type RunDrillRequestJson = {
@@ -1043,7 +1065,7 @@ export declare type DrillResult = Message<"svc.killswitch.v1.DrillResult"> & {
   allRestarted: boolean;
 
   /**
-   * running, finished or interrupted.
+   * Where the drill is.
    *
    * @generated from field: svc.killswitch.v1.DrillState state = 8;
    */
@@ -1155,7 +1177,7 @@ export declare type DrillResultJson = {
   allRestarted?: boolean;
 
   /**
-   * running, finished or interrupted.
+   * Where the drill is.
    *
    * @generated from field: svc.killswitch.v1.DrillState state = 8;
    */
@@ -1248,6 +1270,8 @@ export declare type GetDrillRequestJson = {
 export declare const GetDrillRequestSchema: GenMessage<GetDrillRequest, {jsonType: GetDrillRequestJson}>;
 
 /**
+ * Which drills to list.
+ *
  * @generated from message svc.killswitch.v1.ListDrillsRequest
  */
 export declare type ListDrillsRequest = Message<"svc.killswitch.v1.ListDrillsRequest"> & {
@@ -1260,6 +1284,8 @@ export declare type ListDrillsRequest = Message<"svc.killswitch.v1.ListDrillsReq
 };
 
 /**
+ * Which drills to list.
+ *
  * @generated from message svc.killswitch.v1.ListDrillsRequest
  */
 export declare type ListDrillsRequestJson = {
@@ -1278,6 +1304,8 @@ export declare type ListDrillsRequestJson = {
 export declare const ListDrillsRequestSchema: GenMessage<ListDrillsRequest, {jsonType: ListDrillsRequestJson}>;
 
 /**
+ * Kill-switch drills.
+ *
  * @generated from message svc.killswitch.v1.ListDrillsResponse
  */
 export declare type ListDrillsResponse = Message<"svc.killswitch.v1.ListDrillsResponse"> & {
@@ -1290,6 +1318,8 @@ export declare type ListDrillsResponse = Message<"svc.killswitch.v1.ListDrillsRe
 };
 
 /**
+ * Kill-switch drills.
+ *
  * @generated from message svc.killswitch.v1.ListDrillsResponse
  */
 export declare type ListDrillsResponseJson = {
@@ -1308,6 +1338,8 @@ export declare type ListDrillsResponseJson = {
 export declare const ListDrillsResponseSchema: GenMessage<ListDrillsResponse, {jsonType: ListDrillsResponseJson}>;
 
 /**
+ * What a switch covers.
+ *
  * @generated from enum svc.killswitch.v1.Scope
  */
 export enum Scope {
@@ -1317,11 +1349,15 @@ export enum Scope {
   UNSPECIFIED = 0,
 
   /**
+   * One bot; the target is its slug.
+   *
    * @generated from enum value: SCOPE_BOT = 1;
    */
   BOT = 1,
 
   /**
+   * Every bot of a fleet; the target is the fleet's name.
+   *
    * @generated from enum value: SCOPE_FLEET = 2;
    */
   FLEET = 2,
@@ -1335,6 +1371,8 @@ export enum Scope {
 }
 
 /**
+ * What a switch covers.
+ *
  * @generated from enum svc.killswitch.v1.Scope
  */
 export declare type ScopeJson = "SCOPE_UNSPECIFIED" | "SCOPE_BOT" | "SCOPE_FLEET" | "SCOPE_PLATFORM";
@@ -1345,6 +1383,9 @@ export declare type ScopeJson = "SCOPE_UNSPECIFIED" | "SCOPE_BOT" | "SCOPE_FLEET
 export declare const ScopeSchema: GenEnum<Scope, ScopeJson>;
 
 /**
+ * How hard a switch halts; the strictest of the switches on a key wins (freeze < cancel <
+ * flatten).
+ *
  * @generated from enum svc.killswitch.v1.Mode
  */
 export enum Mode {
@@ -1354,22 +1395,31 @@ export enum Mode {
   UNSPECIFIED = 0,
 
   /**
+   * Stops the bot and cancels its working orders; positions are kept.
+   *
    * @generated from enum value: MODE_CANCEL = 1;
    */
   CANCEL = 1,
 
   /**
+   * Stops the bot, cancels its working orders and closes its positions (at the last close).
+   *
    * @generated from enum value: MODE_FLATTEN = 2;
    */
   FLATTEN = 2,
 
   /**
+   * Stops the bot: no new orders; positions are kept.
+   *
    * @generated from enum value: MODE_FREEZE = 3;
    */
   FREEZE = 3,
 }
 
 /**
+ * How hard a switch halts; the strictest of the switches on a key wins (freeze < cancel <
+ * flatten).
+ *
  * @generated from enum svc.killswitch.v1.Mode
  */
 export declare type ModeJson = "MODE_UNSPECIFIED" | "MODE_CANCEL" | "MODE_FLATTEN" | "MODE_FREEZE";
@@ -1392,11 +1442,15 @@ export enum DrillState {
   UNSPECIFIED = 0,
 
   /**
+   * Engaged; the sessions are being timed.
+   *
    * @generated from enum value: DRILL_STATE_RUNNING = 1;
    */
   RUNNING = 1,
 
   /**
+   * Released and judged: the verdicts are final.
+   *
    * @generated from enum value: DRILL_STATE_FINISHED = 2;
    */
   FINISHED = 2,
@@ -1436,11 +1490,15 @@ export enum DrillVerdict {
   UNSPECIFIED = 0,
 
   /**
+   * Every bound met (for a drill: by every bot).
+   *
    * @generated from enum value: DRILL_VERDICT_PASS = 1;
    */
   PASS = 1,
 
   /**
+   * A bound missed (for a drill: by any bot); misses say which.
+   *
    * @generated from enum value: DRILL_VERDICT_FAIL = 2;
    */
   FAIL = 2,

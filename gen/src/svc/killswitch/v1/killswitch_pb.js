@@ -168,6 +168,8 @@ export const ScopeSchema = /*@__PURE__*/
   enumDesc(file_svc_killswitch_v1_killswitch, 0);
 
 /**
+ * What a switch covers.
+ *
  * @generated from enum svc.killswitch.v1.Scope
  */
 export const Scope = /*@__PURE__*/
@@ -180,6 +182,9 @@ export const ModeSchema = /*@__PURE__*/
   enumDesc(file_svc_killswitch_v1_killswitch, 1);
 
 /**
+ * How hard a switch halts; the strictest of the switches on a key wins (freeze < cancel <
+ * flatten).
+ *
  * @generated from enum svc.killswitch.v1.Mode
  */
 export const Mode = /*@__PURE__*/

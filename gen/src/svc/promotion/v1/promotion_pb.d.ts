@@ -618,8 +618,7 @@ export declare type PromotionRequest = Message<"svc.promotion.v1.PromotionReques
   humanApproved: boolean;
 
   /**
-   * pending (waits for a person), approved, promoted (the live plane activated it), rejected,
-   * denied (a gate failed), revoked or expired (not decided before expires_at).
+   * Where the request is.
    *
    * @generated from field: svc.promotion.v1.PromotionStatus status = 11;
    */
@@ -753,8 +752,7 @@ export declare type PromotionRequestJson = {
   humanApproved?: boolean;
 
   /**
-   * pending (waits for a person), approved, promoted (the live plane activated it), rejected,
-   * denied (a gate failed), revoked or expired (not decided before expires_at).
+   * Where the request is.
    *
    * @generated from field: svc.promotion.v1.PromotionStatus status = 11;
    */
@@ -982,6 +980,8 @@ export declare type CreatePromotionRequestRequestJson = {
 export declare const CreatePromotionRequestRequestSchema: GenMessage<CreatePromotionRequestRequest, {jsonType: CreatePromotionRequestRequestJson}>;
 
 /**
+ * Which promotion requests to list.
+ *
  * @generated from message svc.promotion.v1.ListPromotionRequestsRequest
  */
 export declare type ListPromotionRequestsRequest = Message<"svc.promotion.v1.ListPromotionRequestsRequest"> & {
@@ -1001,6 +1001,8 @@ export declare type ListPromotionRequestsRequest = Message<"svc.promotion.v1.Lis
 };
 
 /**
+ * Which promotion requests to list.
+ *
  * @generated from message svc.promotion.v1.ListPromotionRequestsRequest
  */
 export declare type ListPromotionRequestsRequestJson = {
@@ -1026,6 +1028,8 @@ export declare type ListPromotionRequestsRequestJson = {
 export declare const ListPromotionRequestsRequestSchema: GenMessage<ListPromotionRequestsRequest, {jsonType: ListPromotionRequestsRequestJson}>;
 
 /**
+ * Promotion requests, newest first.
+ *
  * @generated from message svc.promotion.v1.ListPromotionRequestsResponse
  */
 export declare type ListPromotionRequestsResponse = Message<"svc.promotion.v1.ListPromotionRequestsResponse"> & {
@@ -1039,6 +1043,8 @@ export declare type ListPromotionRequestsResponse = Message<"svc.promotion.v1.Li
 };
 
 /**
+ * Promotion requests, newest first.
+ *
  * @generated from message svc.promotion.v1.ListPromotionRequestsResponse
  */
 export declare type ListPromotionRequestsResponseJson = {
@@ -1088,6 +1094,8 @@ export declare type GetPromotionRequestRequestJson = {
 export declare const GetPromotionRequestRequestSchema: GenMessage<GetPromotionRequestRequest, {jsonType: GetPromotionRequestRequestJson}>;
 
 /**
+ * A person's approval of a pending request.
+ *
  * @generated from message svc.promotion.v1.ApprovePromotionRequestRequest
  */
 export declare type ApprovePromotionRequestRequest = Message<"svc.promotion.v1.ApprovePromotionRequestRequest"> & {
@@ -1107,6 +1115,8 @@ export declare type ApprovePromotionRequestRequest = Message<"svc.promotion.v1.A
 };
 
 /**
+ * A person's approval of a pending request.
+ *
  * @generated from message svc.promotion.v1.ApprovePromotionRequestRequest
  */
 export declare type ApprovePromotionRequestRequestJson = {
@@ -1132,6 +1142,8 @@ export declare type ApprovePromotionRequestRequestJson = {
 export declare const ApprovePromotionRequestRequestSchema: GenMessage<ApprovePromotionRequestRequest, {jsonType: ApprovePromotionRequestRequestJson}>;
 
 /**
+ * A person's rejection of a pending request.
+ *
  * @generated from message svc.promotion.v1.RejectPromotionRequestRequest
  */
 export declare type RejectPromotionRequestRequest = Message<"svc.promotion.v1.RejectPromotionRequestRequest"> & {
@@ -1151,6 +1163,8 @@ export declare type RejectPromotionRequestRequest = Message<"svc.promotion.v1.Re
 };
 
 /**
+ * A person's rejection of a pending request.
+ *
  * @generated from message svc.promotion.v1.RejectPromotionRequestRequest
  */
 export declare type RejectPromotionRequestRequestJson = {
@@ -1176,6 +1190,8 @@ export declare type RejectPromotionRequestRequestJson = {
 export declare const RejectPromotionRequestRequestSchema: GenMessage<RejectPromotionRequestRequest, {jsonType: RejectPromotionRequestRequestJson}>;
 
 /**
+ * A person's revocation of a promoted request.
+ *
  * @generated from message svc.promotion.v1.RevokePromotionRequestRequest
  */
 export declare type RevokePromotionRequestRequest = Message<"svc.promotion.v1.RevokePromotionRequestRequest"> & {
@@ -1195,6 +1211,8 @@ export declare type RevokePromotionRequestRequest = Message<"svc.promotion.v1.Re
 };
 
 /**
+ * A person's revocation of a promoted request.
+ *
  * @generated from message svc.promotion.v1.RevokePromotionRequestRequest
  */
 export declare type RevokePromotionRequestRequestJson = {
@@ -1238,6 +1256,8 @@ export declare type ListPendingApprovalsRequestJson = {
 export declare const ListPendingApprovalsRequestSchema: GenMessage<ListPendingApprovalsRequest, {jsonType: ListPendingApprovalsRequestJson}>;
 
 /**
+ * What a request promotes.
+ *
  * @generated from enum svc.promotion.v1.PromotionKind
  */
 export enum PromotionKind {
@@ -1247,22 +1267,30 @@ export enum PromotionKind {
   UNSPECIFIED = 0,
 
   /**
+   * A bot version (the artifact) to trade live.
+   *
    * @generated from enum value: PROMOTION_KIND_STRATEGY = 1;
    */
   STRATEGY = 1,
 
   /**
+   * A bot version running a learned (DRL) policy; gated like a strategy.
+   *
    * @generated from enum value: PROMOTION_KIND_DRL_POLICY = 2;
    */
   DRL_POLICY = 2,
 
   /**
+   * Capital per bot or fleet (the allocation), applied by the bots service once approved.
+   *
    * @generated from enum value: PROMOTION_KIND_ALLOCATION = 3;
    */
   ALLOCATION = 3,
 }
 
 /**
+ * What a request promotes.
+ *
  * @generated from enum svc.promotion.v1.PromotionKind
  */
 export declare type PromotionKindJson = "PROMOTION_KIND_UNSPECIFIED" | "PROMOTION_KIND_STRATEGY" | "PROMOTION_KIND_DRL_POLICY" | "PROMOTION_KIND_ALLOCATION";
@@ -1273,6 +1301,8 @@ export declare type PromotionKindJson = "PROMOTION_KIND_UNSPECIFIED" | "PROMOTIO
 export declare const PromotionKindSchema: GenEnum<PromotionKind, PromotionKindJson>;
 
 /**
+ * Where a promotion request is.
+ *
  * @generated from enum svc.promotion.v1.PromotionStatus
  */
 export enum PromotionStatus {
@@ -1282,42 +1312,58 @@ export enum PromotionStatus {
   UNSPECIFIED = 0,
 
   /**
+   * Every gate passed; waits for a person to approve or reject it.
+   *
    * @generated from enum value: PROMOTION_STATUS_PENDING = 1;
    */
   PENDING = 1,
 
   /**
+   * Approved (by a person, or by policy); its ApprovedPromotion token is signed.
+   *
    * @generated from enum value: PROMOTION_STATUS_APPROVED = 2;
    */
   APPROVED = 2,
 
   /**
+   * The live plane activated the approved artifact or allocation.
+   *
    * @generated from enum value: PROMOTION_STATUS_PROMOTED = 3;
    */
   PROMOTED = 3,
 
   /**
+   * A person rejected it.
+   *
    * @generated from enum value: PROMOTION_STATUS_REJECTED = 4;
    */
   REJECTED = 4,
 
   /**
+   * A gate failed, at submission or (a kill switch) at approval.
+   *
    * @generated from enum value: PROMOTION_STATUS_DENIED = 5;
    */
   DENIED = 5,
 
   /**
+   * Revoked after it was promoted: its token is refused and what ran it is halted.
+   *
    * @generated from enum value: PROMOTION_STATUS_REVOKED = 6;
    */
   REVOKED = 6,
 
   /**
+   * Not decided before expires_at.
+   *
    * @generated from enum value: PROMOTION_STATUS_EXPIRED = 7;
    */
   EXPIRED = 7,
 }
 
 /**
+ * Where a promotion request is.
+ *
  * @generated from enum svc.promotion.v1.PromotionStatus
  */
 export declare type PromotionStatusJson = "PROMOTION_STATUS_UNSPECIFIED" | "PROMOTION_STATUS_PENDING" | "PROMOTION_STATUS_APPROVED" | "PROMOTION_STATUS_PROMOTED" | "PROMOTION_STATUS_REJECTED" | "PROMOTION_STATUS_DENIED" | "PROMOTION_STATUS_REVOKED" | "PROMOTION_STATUS_EXPIRED";
@@ -1328,6 +1374,8 @@ export declare type PromotionStatusJson = "PROMOTION_STATUS_UNSPECIFIED" | "PROM
 export declare const PromotionStatusSchema: GenEnum<PromotionStatus, PromotionStatusJson>;
 
 /**
+ * The independent validation's verdict.
+ *
  * @generated from enum svc.promotion.v1.Verdict
  */
 export enum Verdict {
@@ -1353,6 +1401,8 @@ export enum Verdict {
 }
 
 /**
+ * The independent validation's verdict.
+ *
  * @generated from enum svc.promotion.v1.Verdict
  */
 export declare type VerdictJson = "VERDICT_UNSPECIFIED" | "VERDICT_PASS" | "VERDICT_PASS_WITH_FINDINGS" | "VERDICT_FAIL";
@@ -1363,6 +1413,8 @@ export declare type VerdictJson = "VERDICT_UNSPECIFIED" | "VERDICT_PASS" | "VERD
 export declare const VerdictSchema: GenEnum<Verdict, VerdictJson>;
 
 /**
+ * The risk engine's decision.
+ *
  * @generated from enum svc.promotion.v1.RiskOutcome
  */
 export enum RiskOutcome {
@@ -1383,6 +1435,8 @@ export enum RiskOutcome {
 }
 
 /**
+ * The risk engine's decision.
+ *
  * @generated from enum svc.promotion.v1.RiskOutcome
  */
 export declare type RiskOutcomeJson = "RISK_OUTCOME_UNSPECIFIED" | "RISK_OUTCOME_APPROVE" | "RISK_OUTCOME_REJECT";

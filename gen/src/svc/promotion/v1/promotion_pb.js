@@ -133,6 +133,8 @@ export const PromotionKindSchema = /*@__PURE__*/
   enumDesc(file_svc_promotion_v1_promotion, 0);
 
 /**
+ * What a request promotes.
+ *
  * @generated from enum svc.promotion.v1.PromotionKind
  */
 export const PromotionKind = /*@__PURE__*/
@@ -145,6 +147,8 @@ export const PromotionStatusSchema = /*@__PURE__*/
   enumDesc(file_svc_promotion_v1_promotion, 1);
 
 /**
+ * Where a promotion request is.
+ *
  * @generated from enum svc.promotion.v1.PromotionStatus
  */
 export const PromotionStatus = /*@__PURE__*/
@@ -157,6 +161,8 @@ export const VerdictSchema = /*@__PURE__*/
   enumDesc(file_svc_promotion_v1_promotion, 2);
 
 /**
+ * The independent validation's verdict.
+ *
  * @generated from enum svc.promotion.v1.Verdict
  */
 export const Verdict = /*@__PURE__*/
@@ -169,6 +175,8 @@ export const RiskOutcomeSchema = /*@__PURE__*/
   enumDesc(file_svc_promotion_v1_promotion, 3);
 
 /**
+ * The risk engine's decision.
+ *
  * @generated from enum svc.promotion.v1.RiskOutcome
  */
 export const RiskOutcome = /*@__PURE__*/
