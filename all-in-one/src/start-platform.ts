@@ -128,6 +128,7 @@ export async function startPlatform(
   const app = await createGateway({
     backends,
     bodyLimitBytes: config.bodyLimitBytes,
+    textBodyLimitBytes: config.datasetMaxBytes,
     log: platform.log,
   });
   await app.listen({ host: config.host, port: config.port });

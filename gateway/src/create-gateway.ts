@@ -20,6 +20,13 @@ import { context, SpanKind, trace } from "@opentelemetry/api";
 import { notBuiltCapability } from "@svc/lib/server";
 import { buildRouteTable, type RouteBinding } from "./routes/route-table.js";
 import { requestInput } from "./transcode/request-input.js";
+import {
+  bodyLimitFor,
+  rawTextInput,
+  RawTextBody,
+  registerRawTextBodies,
+  UnsupportedTextBody,
+} from "./transcode/raw-text-body.js";
 import { parseJsonBody } from "./transcode/parse-json-body.js";
 import { protoJsonToWire, WireInputError } from "./transcode/wire-json.js";
 import { errorBody, httpErrorFromConnect, type HttpError } from "./errors/error-body.js";
@@ -36,6 +43,8 @@ export interface GatewayBackend {
 export interface GatewayOptions {
   backends: GatewayBackend[];
   bodyLimitBytes: number;
+  /** Largest raw text/csv body (a data set upload: SVC_DATASET_MAX_BYTES); unset, bodyLimitBytes. */
+  textBodyLimitBytes?: number;
   log: Logger;
   /** Deadline of one backend call. */
   timeoutMs?: number;
@@ -91,6 +100,8 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
     }
   });
 
+  registerRawTextBodies(app, opts.textBodyLimitBytes ?? opts.bodyLimitBytes);
+
   app.addHook("onSend", async (req, reply) => {
     reply.header(REQUEST_ID_HEADER, req.id);
   });
@@ -127,15 +138,20 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
             : status === 500
               ? "internal"
               : "invalid_request";
+      const limit = bodyLimitFor(
+        req.headers["content-type"],
+        opts.bodyLimitBytes,
+        opts.textBodyLimitBytes ?? opts.bodyLimitBytes,
+      );
       const message =
         status === 413
-          ? `request body is larger than the limit of ${opts.bodyLimitBytes} bytes`
+          ? `request body is larger than the limit of ${limit} bytes`
           : status === 500
             ? "internal error; the request id in the x-request-id header finds it in the logs"
             : err.message;
       return sendError(reply, {
         status,
-        body: errorBody(code, message, status === 413 ? { limit_bytes: opts.bodyLimitBytes } : {}),
+        body: errorBody(code, message, status === 413 ? { limit_bytes: limit } : {}),
         headers: {},
       });
     },
@@ -220,12 +236,14 @@ async function transcode(
   );
   return context.with(trace.setSpan(parent, span), async () => {
     try {
-      const input = requestInput(
-        binding,
+      const [params, query] = [
         req.params as Record<string, string>,
         req.query as Record<string, string | string[]>,
-        req.body,
-      );
+      ];
+      const input =
+        req.body instanceof RawTextBody
+          ? rawTextInput(binding, params, query, req.body)
+          : requestInput(binding, params, query, req.body);
       let message;
       try {
         message = fromJson(binding.method.input, input);
@@ -248,7 +266,7 @@ async function transcode(
       span.setAttribute("http.response.status_code", binding.rule.successStatus || 200);
       return sendSuccess(binding, res.message as never, reply);
     } catch (err) {
-      if (err instanceof WireInputError) throw err;
+      if (err instanceof WireInputError || err instanceof UnsupportedTextBody) throw err;
       const ce = ConnectError.from(err);
       span.setAttribute("http.response.status_code", httpErrorFromConnect(ce).status);
       return sendError(reply, relativeToBody(binding, httpErrorFromConnect(ce)));

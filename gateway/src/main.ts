@@ -47,7 +47,12 @@ const backends = Object.entries(owners).flatMap(([name, services]) => {
   });
   return services.map((service) => ({ service, transport }));
 });
-const app = await createGateway({ backends, bodyLimitBytes: config.bodyLimitBytes, log });
+const app = await createGateway({
+  backends,
+  bodyLimitBytes: config.bodyLimitBytes,
+  textBodyLimitBytes: config.datasetMaxBytes,
+  log,
+});
 await app.listen({ host: config.host, port: config.port });
 log.info({ url: `http://${config.host}:${config.port}` }, "gateway listening");
 closeOnSignals(log, [() => app.close()]);

@@ -178,6 +178,45 @@ describe("data sets: upload, list, and backtests over them", () => {
     expect(huge.status).toBe(413);
   });
 
+  it("takes the CSV raw as text/csv, its other fields in the query", async () => {
+    const csv = { "content-type": "text/csv" };
+    const up = await call(
+      p.url,
+      "POST",
+      "/datasets?name=raw-btc&symbol=BTC-USD&timeframe=1d",
+      SAMPLE,
+      csv,
+    );
+    expect(up.status, JSON.stringify(up.body)).toBe(201);
+    expect(up.body).toMatchObject({ name: "raw-btc", bar_count: "1000", symbol: "BTC-USD" });
+    const bad = await call(
+      p.url,
+      "POST",
+      "/datasets?name=raw-bad&symbol=BTC-USD&timeframe=1d",
+      SAMPLE.split("\n").slice(0, 6).join("\n") + "\n2022-01-06,1,2,3\n",
+      csv,
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toMatchObject({ field: "csv", line: 7 });
+    const noName = await call(p.url, "POST", "/datasets?symbol=BTC-USD&timeframe=1d", SAMPLE, csv);
+    expect(noName.status).toBe(400);
+    expect(noName.body.error.details.field).toBe("name");
+    // Over SVC_DATASET_MAX_BYTES the gateway stops it before reading it whole.
+    const big = await call(
+      p.url,
+      "POST",
+      "/datasets?name=raw-big&symbol=BTC-USD&timeframe=1d",
+      SAMPLE.repeat(3),
+      csv,
+    );
+    expect(big.status).toBe(413);
+    expect(big.body.error.details.limit_bytes).toBe(LIMIT);
+    // A route without a csv field takes no CSV.
+    const elsewhere = await call(p.url, "POST", "/bots", SAMPLE, csv);
+    expect(elsewhere.status).toBe(415);
+    expect(elsewhere.body.error.message).toMatch(/takes no text\/csv body/);
+  });
+
   it("refuses an unknown data set and one whose timeframe is not the bot's, naming both", async () => {
     await call(p.url, "POST", "/bots", bot("hourly", "1h"));
     const unknown = await call(p.url, "POST", "/bots/hourly/backtest", {

@@ -76,7 +76,7 @@ export const SETTINGS = {
   SVC_DATASET_MAX_BYTES: {
     kind: int(1024, 1024 * 1024 * 1024),
     default: "20971520",
-    doc: "Largest CSV POST /datasets keeps (413 past it); a JSON upload is also bounded by SVC_BODY_LIMIT_BYTES.",
+    doc: "Largest CSV POST /datasets keeps, and largest raw text/csv body the gateway reads (413 past it); a JSON upload is bounded by SVC_BODY_LIMIT_BYTES.",
   },
 
   SVC_BOTS_URL: {
