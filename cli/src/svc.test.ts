@@ -24,6 +24,8 @@ const exec = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
 type Failed = { code: number; stdout: string; stderr: string };
 
+// One platform for the file: the tests run in order and build on each other (the bots the first
+// creates are backtested, promoted and paper-traded by the next), as a person would use svc.
 describe("svc", () => {
   let p: RunningPlatform;
   const svc = (args: string[], t: Parameters<typeof svcIn>[2] = {}) => svcIn(p.url, args, t);

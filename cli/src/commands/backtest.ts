@@ -66,15 +66,29 @@ export function registerBacktest(program: Command, io: Io): void {
 
 /** Polls the bot's deployments until this one ends, drawing its progress on stderr. */
 async function watch(ctx: Ctx, bot: string, accepted: Deployment, intervalMs: number) {
+  const bar = ctx.io.stderrIsTTY;
+  try {
+    return await follow(ctx, bot, accepted, intervalMs, bar);
+  } finally {
+    // End the bar's line, so what follows (the result, or an error) starts on its own.
+    if (bar) ctx.io.err("\n");
+  }
+}
+
+async function follow(
+  ctx: Ctx,
+  bot: string,
+  accepted: Deployment,
+  intervalMs: number,
+  bar: boolean,
+): Promise<Deployment> {
   const { io } = ctx;
-  const bar = io.stderrIsTTY;
   let lastLine = "";
   let lastLineAt = 0;
   for (let d = accepted; ;) {
     const progress = progressOf(d.progress);
     if (bar) {
-      const line = progress ? progressBar(progress) : d.status;
-      io.err(`\r${line}\x1b[K`);
+      io.err(`\r${progress ? progressBar(progress) : d.status}\x1b[K`);
     } else {
       const line = `${d.status}${progress ? `  ${progressText(progress)}` : ""}`;
       const statusChanged = line.split(" ")[0] !== lastLine.split(" ")[0];
@@ -84,19 +98,13 @@ async function watch(ctx: Ctx, bot: string, accepted: Deployment, intervalMs: nu
         lastLineAt = Date.now();
       }
     }
-    if (ENDED.has(d.status)) {
-      if (bar) io.err("\n");
-      return d;
-    }
+    if (ENDED.has(d.status)) return d;
     await io.sleep(intervalMs);
     const list = await ctx.api.get<Items<Deployment>>(
       `/bots/${encodeURIComponent(bot)}/deployments`,
     );
     const found = list.items.find((x) => x.id === accepted.id);
-    if (!found) {
-      if (bar) io.err("\n");
-      throw new CliExit(1, `deployment ${accepted.id} is gone from ${bot}'s deployments`);
-    }
+    if (!found) throw new CliExit(1, `deployment ${accepted.id} is gone from ${bot}'s deployments`);
     d = found;
   }
 }
