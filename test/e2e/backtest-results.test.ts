@@ -162,4 +162,18 @@ describe("a finished backtest's results, trades and progress", () => {
       expect(res.body.error.details).toMatchObject({ target: "backtest", status });
     }
   });
+
+  it("shows a running backtest's elapsed time and the time left at its pace", async () => {
+    // A 1,000-bar run ends within a second, before its first progress write: the row is set as
+    // a long run's would be a quarter of the way through, 10 s after it started.
+    await sql`update bots.bot_deployments set status = 'running', bars_done = 250, bars_total = 1000,
+      started_at = now() - interval '10 seconds' where id = ${id}`.execute(p.platform.db.db);
+    const d = (await call(p.url, "GET", "/bots/res/deployments")).body.items.find(
+      (x: { id: string }) => x.id === id,
+    );
+    expect(d.progress).toMatchObject({ bars_done: "250", bars_total: "1000" });
+    expect(d.progress.elapsed_s).toBeGreaterThanOrEqual(10);
+    expect(d.progress.elapsed_s).toBeLessThan(60);
+    expect(d.progress.remaining_s).toBeCloseTo(3 * d.progress.elapsed_s, 6);
+  });
 });

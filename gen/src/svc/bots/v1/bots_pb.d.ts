@@ -2782,6 +2782,8 @@ export declare type FleetRiskLimitsRecordJson = {
 export declare const FleetRiskLimitsRecordSchema: GenMessage<FleetRiskLimitsRecord, {jsonType: FleetRiskLimitsRecordJson}>;
 
 /**
+ * Which backtest's results to read.
+ *
  * @generated from message svc.bots.v1.GetBacktestResultsRequest
  */
 export declare type GetBacktestResultsRequest = Message<"svc.bots.v1.GetBacktestResultsRequest"> & {
@@ -2801,6 +2803,8 @@ export declare type GetBacktestResultsRequest = Message<"svc.bots.v1.GetBacktest
 };
 
 /**
+ * Which backtest's results to read.
+ *
  * @generated from message svc.bots.v1.GetBacktestResultsRequest
  */
 export declare type GetBacktestResultsRequestJson = {
@@ -2945,16 +2949,22 @@ export declare const DailyReturnSchema: GenMessage<DailyReturn, {jsonType: Daily
  */
 export declare type BacktestResults = Message<"svc.bots.v1.BacktestResults"> & {
   /**
+   * The backtest's deployment id (BotDeployment.id).
+   *
    * @generated from field: string deployment_id = 1;
    */
   deploymentId: string;
 
   /**
+   * The bot's id.
+   *
    * @generated from field: string bot_id = 2;
    */
   botId: string;
 
   /**
+   * The bot version the backtest ran.
+   *
    * @generated from field: int32 version = 3;
    */
   version: number;
@@ -3020,16 +3030,22 @@ export declare type BacktestResults = Message<"svc.bots.v1.BacktestResults"> & {
  */
 export declare type BacktestResultsJson = {
   /**
+   * The backtest's deployment id (BotDeployment.id).
+   *
    * @generated from field: string deployment_id = 1;
    */
   deploymentId?: string;
 
   /**
+   * The bot's id.
+   *
    * @generated from field: string bot_id = 2;
    */
   botId?: string;
 
   /**
+   * The bot version the backtest ran.
+   *
    * @generated from field: int32 version = 3;
    */
   version?: number;
@@ -3094,6 +3110,8 @@ export declare type BacktestResultsJson = {
 export declare const BacktestResultsSchema: GenMessage<BacktestResults, {jsonType: BacktestResultsJson}>;
 
 /**
+ * Which backtest's trades to page through, and where.
+ *
  * @generated from message svc.bots.v1.ListBacktestTradesRequest
  */
 export declare type ListBacktestTradesRequest = Message<"svc.bots.v1.ListBacktestTradesRequest"> & {
@@ -3127,6 +3145,8 @@ export declare type ListBacktestTradesRequest = Message<"svc.bots.v1.ListBacktes
 };
 
 /**
+ * Which backtest's trades to page through, and where.
+ *
  * @generated from message svc.bots.v1.ListBacktestTradesRequest
  */
 export declare type ListBacktestTradesRequestJson = {
@@ -3342,6 +3362,8 @@ export declare type BacktestTradeJson = {
 export declare const BacktestTradeSchema: GenMessage<BacktestTrade, {jsonType: BacktestTradeJson}>;
 
 /**
+ * One page of a backtest's trades.
+ *
  * @generated from message svc.bots.v1.ListBacktestTradesResponse
  */
 export declare type ListBacktestTradesResponse = Message<"svc.bots.v1.ListBacktestTradesResponse"> & {
@@ -3368,6 +3390,8 @@ export declare type ListBacktestTradesResponse = Message<"svc.bots.v1.ListBackte
 };
 
 /**
+ * One page of a backtest's trades.
+ *
  * @generated from message svc.bots.v1.ListBacktestTradesResponse
  */
 export declare type ListBacktestTradesResponseJson = {
@@ -3434,18 +3458,22 @@ export declare type Dataset = Message<"svc.bots.v1.Dataset"> & {
   timeframe: string;
 
   /**
-   * Time of the first and the last bar.
+   * Time of the first bar.
    *
    * @generated from field: google.protobuf.Timestamp first_bar_time = 5;
    */
   firstBarTime?: Timestamp | undefined;
 
   /**
+   * Time of the last bar.
+   *
    * @generated from field: google.protobuf.Timestamp last_bar_time = 6;
    */
   lastBarTime?: Timestamp | undefined;
 
   /**
+   * How many bars it holds.
+   *
    * @generated from field: int64 bar_count = 7;
    */
   barCount: bigint;
@@ -3472,6 +3500,8 @@ export declare type Dataset = Message<"svc.bots.v1.Dataset"> & {
   createdBy: string;
 
   /**
+   * When it was uploaded (unset for a bundled data set).
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 11;
    */
   createdAt?: Timestamp | undefined;
@@ -3512,18 +3542,22 @@ export declare type DatasetJson = {
   timeframe?: string;
 
   /**
-   * Time of the first and the last bar.
+   * Time of the first bar.
    *
    * @generated from field: google.protobuf.Timestamp first_bar_time = 5;
    */
   firstBarTime?: TimestampJson;
 
   /**
+   * Time of the last bar.
+   *
    * @generated from field: google.protobuf.Timestamp last_bar_time = 6;
    */
   lastBarTime?: TimestampJson;
 
   /**
+   * How many bars it holds.
+   *
    * @generated from field: int64 bar_count = 7;
    */
   barCount?: string;
@@ -3550,6 +3584,8 @@ export declare type DatasetJson = {
   createdBy?: string;
 
   /**
+   * When it was uploaded (unset for a bundled data set).
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 11;
    */
   createdAt?: TimestampJson;
@@ -3642,12 +3678,16 @@ export declare type UploadDatasetRequestJson = {
 export declare const UploadDatasetRequestSchema: GenMessage<UploadDatasetRequest, {jsonType: UploadDatasetRequestJson}>;
 
 /**
+ * Lists every data set; takes no parameters.
+ *
  * @generated from message svc.bots.v1.ListDatasetsRequest
  */
 export declare type ListDatasetsRequest = Message<"svc.bots.v1.ListDatasetsRequest"> & {
 };
 
 /**
+ * Lists every data set; takes no parameters.
+ *
  * @generated from message svc.bots.v1.ListDatasetsRequest
  */
 export declare type ListDatasetsRequestJson = {
@@ -3660,6 +3700,8 @@ export declare type ListDatasetsRequestJson = {
 export declare const ListDatasetsRequestSchema: GenMessage<ListDatasetsRequest, {jsonType: ListDatasetsRequestJson}>;
 
 /**
+ * The data sets a run can use.
+ *
  * @generated from message svc.bots.v1.ListDatasetsResponse
  */
 export declare type ListDatasetsResponse = Message<"svc.bots.v1.ListDatasetsResponse"> & {
@@ -3672,6 +3714,8 @@ export declare type ListDatasetsResponse = Message<"svc.bots.v1.ListDatasetsResp
 };
 
 /**
+ * The data sets a run can use.
+ *
  * @generated from message svc.bots.v1.ListDatasetsResponse
  */
 export declare type ListDatasetsResponseJson = {
