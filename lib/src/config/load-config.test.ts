@@ -38,6 +38,11 @@ describe("loadConfig", () => {
     );
   });
 
+  it("lets the svc command's own variables be, so a shell that uses both can start the platform", () => {
+    const config = loadConfig({ SVC_URL: "http://127.0.0.1:9", SVC_TOKEN: "t", SVC_API_URL: "x" });
+    expect(config.port).toBe(8080);
+  });
+
   it("requires issuer and audience for oidc, and hides secrets in messages", () => {
     expect(() => loadConfig({ SVC_AUTH_PROVIDER: "oidc" })).toThrow(
       /SVC_AUTH_OIDC_ISSUER is required/,

@@ -75,6 +75,12 @@ export interface Config {
 type Raw = Partial<Record<SettingName, string | number | boolean>>;
 
 /**
+ * Read by the `svc` command, not by the platform: exported in the shell that also starts the
+ * platform, they must not stop it.
+ */
+const CLIENT_VARIABLES = new Set(["SVC_URL", "SVC_API_URL", "SVC_TOKEN"]);
+
+/**
  * Parses and validates every SVC_* variable once. Unknown SVC_* names are errors too: a typo in a
  * security flag must not silently leave the default in force.
  *
@@ -84,7 +90,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const problems: string[] = [];
   const raw: Raw = {};
   for (const name of Object.keys(env)) {
-    if (name.startsWith("SVC_") && !name.startsWith("SVC_TEST_") && !(name in SETTINGS)) {
+    if (
+      name.startsWith("SVC_") &&
+      !name.startsWith("SVC_TEST_") &&
+      !CLIENT_VARIABLES.has(name) &&
+      !(name in SETTINGS)
+    ) {
       problems.push(`${name} is not a known setting (see the configuration table in README.md)`);
     }
   }
