@@ -85,7 +85,7 @@ describe("browser sign-in through the platform", () => {
     expect((await errorOf(again)).code).toBe("login_code_refused");
   });
 
-  it("refuses a callback from another browser, an altered state, and a return_to off the site", async () => {
+  it("refuses a callback from another browser, an altered state, another issuer, and a return_to off the site", async () => {
     const { location, cookie } = await start("return_to=/");
     const state = new URL(location).searchParams.get("state")!;
     const noCookie = await back(`http://x/?code=abc&state=${state}`, "");
@@ -94,6 +94,13 @@ describe("browser sign-in through the platform", () => {
     const altered = `${state.slice(0, -2)}${state.endsWith("A") ? "B" : "A"}A`;
     const tampered = await back(`http://x/?code=abc&state=${altered}`, cookie);
     expect((await errorOf(tampered)).code).toBe("login_state_invalid");
+    // RFC 9207: an answer naming another issuer is a mix-up; the code is not redeemed.
+    const mixUp = await back(
+      `http://x/?code=abc&state=${state}&iss=${encodeURIComponent("https://evil.example")}`,
+      cookie,
+    );
+    expect(mixUp.status).toBe(400);
+    expect((await errorOf(mixUp)).details.field).toBe("iss");
 
     for (const evil of ["//evil.example/x", "https://evil.example", "/\\evil.example"]) {
       const res = await fetch(`${o.p.url}/auth/login?return_to=${encodeURIComponent(evil)}`, {

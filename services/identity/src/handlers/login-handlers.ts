@@ -32,6 +32,7 @@ export function createLoginHandlers(login: ReturnType<typeof createBrowserLogin>
           state: req.state,
           error: req.error,
           errorDescription: req.errorDescription,
+          iss: req.iss,
         },
         ctx.requestHeader.get("cookie"),
       );

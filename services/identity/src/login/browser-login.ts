@@ -122,7 +122,7 @@ export function createBrowserLogin(settings: BrowserLoginSettings, now: () => nu
     },
 
     async finish(
-      input: { code: string; state: string; error: string; errorDescription: string },
+      input: { code: string; state: string; error: string; errorDescription: string; iss?: string },
       cookieHeader: string | null,
     ): Promise<LoginStep> {
       if (!endpoints) return refuse(NO_PROVIDER);
@@ -139,6 +139,14 @@ export function createBrowserLogin(settings: BrowserLoginSettings, now: () => nu
           message: "this sign-in was started in another browser: start again at /auth/login",
         });
       const clear = cookieFor("", 0, state.redirectUri.startsWith("https:"));
+      // RFC 9207: a provider names itself in its answer (oidc-provider, Keycloak do); an answer
+      // naming another issuer is a mix-up and is refused before the code goes anywhere.
+      if (input.iss && settings.issuer && !sameIssuer(input.iss, settings.issuer))
+        return refuse({
+          kind: "bad_input",
+          field: "iss",
+          message: `the sign-in answer comes from ${input.iss}, not from the platform's identity provider ${settings.issuer}: start again at /auth/login`,
+        });
       if (input.error) {
         const fragment = new URLSearchParams({
           error: input.error,
@@ -191,6 +199,8 @@ export function createBrowserLogin(settings: BrowserLoginSettings, now: () => nu
     },
   };
 }
+
+const sameIssuer = (a: string, b: string) => a.replace(/\/+$/, "") === b.replace(/\/+$/, "");
 
 function cookieValue(header: string | null, name: string): string | undefined {
   for (const part of (header ?? "").split(";")) {

@@ -872,6 +872,14 @@ export declare type LoginCallbackRequest = Message<"svc.identity.v1.LoginCallbac
    * @generated from field: string error_description = 4;
    */
   errorDescription: string;
+
+  /**
+   * The issuer the provider names in its answer (RFC 9207); when sent it must be the platform's
+   * provider (400 naming iss otherwise).
+   *
+   * @generated from field: string iss = 5;
+   */
+  iss: string;
 };
 
 /**
@@ -908,6 +916,14 @@ export declare type LoginCallbackRequestJson = {
    * @generated from field: string error_description = 4;
    */
   errorDescription?: string;
+
+  /**
+   * The issuer the provider names in its answer (RFC 9207); when sent it must be the platform's
+   * provider (400 naming iss otherwise).
+   *
+   * @generated from field: string iss = 5;
+   */
+  iss?: string;
 };
 
 /**
