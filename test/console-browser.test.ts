@@ -3,10 +3,13 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { generate } from "otplib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MFA_ACR } from "@svc/lib/auth";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "./support/test-platform.js";
 import { eventually } from "./support/until.js";
+import { startOidcPlatform, testUser, type OidcPlatform } from "./support/oidc-platform.js";
 
 /**
  * The operator console in a real browser (Debian's chromium driven by playwright-core) against a
@@ -20,6 +23,31 @@ const SHOTS = fileURLToPath(new URL("../test-results/console/", import.meta.url)
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const WAIT_MS = 20_000;
 
+/** axe-core on the screen as it stands: no serious or critical violation; then a screenshot. */
+async function checkScreen(page: Page, name: string) {
+  if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.evaluate(AXE);
+  const violations = (await page.evaluate(
+    `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.html.slice(0, 120)) })))`,
+  )) as unknown[];
+  await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+  expect(violations, `axe on ${name}`).toEqual([]);
+}
+
+/** One build per run: a no-op when console/dist is newer than its sources. */
+function ensureBuilt() {
+  const built = spawnSync(process.execPath, ["console/scripts/ensure-build.mjs"], {
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    encoding: "utf8",
+  });
+  expect(built.status, built.stderr).toBe(0);
+  mkdirSync(SHOTS, { recursive: true });
+}
+
+const launch = () =>
+  chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+
 // Without a browser there is nothing to drive; CI installs one (.ci/run), so there it always runs.
 describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
   let p: RunningPlatform;
@@ -27,16 +55,10 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
   let page: Page;
 
   beforeAll(async () => {
-    // One build per run: a no-op when console/dist is newer than its sources.
-    const built = spawnSync(process.execPath, ["console/scripts/ensure-build.mjs"], {
-      cwd: fileURLToPath(new URL("..", import.meta.url)),
-      encoding: "utf8",
-    });
-    expect(built.status, built.stderr).toBe(0);
-    mkdirSync(SHOTS, { recursive: true });
+    ensureBuilt();
     [p, browser] = await Promise.all([
       startTestPlatform("pglite", { SVC_KILLSWITCH_POLL_INTERVAL_S: "1" }),
-      chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] }),
+      launch(),
     ]);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(WAIT_MS);
@@ -46,18 +68,6 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
     await browser?.close();
     await p?.close();
   });
-
-  /** axe-core on the screen as it stands: no serious or critical violation; then a screenshot. */
-  async function checkScreen(name: string) {
-    if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.evaluate(AXE);
-    const violations = (await page.evaluate(
-      `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations
-        .filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.html.slice(0, 120)) })))`,
-    )) as unknown[];
-    await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
-    expect(violations, `axe on ${name}`).toEqual([]);
-  }
 
   /** Pixels of the equity line's colour on the chart's canvas: the curve was drawn, not only axes. */
   const linePixels = () =>
@@ -89,7 +99,7 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
     { timeout: 40_000 },
     async () => {
       await go("/", "Bots");
-      await checkScreen("bots-empty");
+      await checkScreen(page, "bots-empty");
       await page.getByText("New bot").click();
       await page.getByLabel("Name", { exact: true }).fill("Console Alpha");
       await page.getByLabel("Fleet", { exact: true }).fill("majors");
@@ -104,14 +114,14 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
       expect(await linePixels()).toBeGreaterThan(50);
       const trades = (await call(p.url, "GET", "/bots/console-alpha/deployments")).body.items[0];
       expect(trades.status).toBe("success");
-      await checkScreen("bot-backtest");
+      await checkScreen(page, "bot-backtest");
 
       // Back on the list, the bot shows with its status and a clear kill switch.
       await page.getByRole("link", { name: "Bots", exact: true }).click();
       const row = page.locator("#bots-table tbody tr", { hasText: "Console Alpha" });
       await row.getByText("clear").waitFor();
       expect(await row.textContent()).toContain("majors");
-      await checkScreen("bots");
+      await checkScreen(page, "bots");
     },
   );
 
@@ -145,7 +155,7 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
     const refusal = card.getByRole("alert");
     await refusal.getByText("four_eyes_violation").waitFor();
     expect(await refusal.textContent()).toContain("403");
-    await checkScreen("approvals-four-eyes");
+    await checkScreen(page, "approvals-four-eyes");
 
     await actAs("bob");
     await card.getByRole("button", { name: "Approve" }).click();
@@ -153,7 +163,7 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
       .getByRole("status")
       .getByText(/approved|promoted/)
       .waitFor();
-    await checkScreen("approvals-approved");
+    await checkScreen(page, "approvals-approved");
     const decided = await call(p.url, "GET", "/promotion/requests/console-1");
     expect(decided.body.decisions.map((d: { actor: string }) => d.actor)).toContain("local|bob");
   });
@@ -173,17 +183,17 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
       await page.getByRole("button", { name: "Start paper session" }).click();
       await page.locator("#live-phase", { hasText: "Running" }).waitFor();
       await page.locator("#events-table tbody tr").first().waitFor();
-      await checkScreen("bot-paper-running");
+      await checkScreen(page, "bot-paper-running");
 
       await go("/console/kill-switch", "Kill switch");
-      await checkScreen("kill-switch");
+      await checkScreen(page, "kill-switch");
       await page.getByLabel("Scope").selectOption("platform");
       await page.getByLabel("Mode").selectOption("cancel");
       await page.getByLabel("Reason").fill("console test");
       await page.getByRole("button", { name: "Engage…" }).click();
       const dialog = page.getByRole("dialog");
       await dialog.getByText("Engage platform switch on platform?").waitFor();
-      await checkScreen("kill-switch-confirm");
+      await checkScreen(page, "kill-switch-confirm");
       await dialog.getByRole("button", { name: "Engage", exact: true }).click();
       await page.locator("#ks-table tbody tr", { hasText: "console test" }).waitFor();
 
@@ -191,7 +201,7 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
       await page.locator("#live-phase", { hasText: "Stopped" }).waitFor();
       await page.locator("tr[data-deployment]", { hasText: "parked by a kill switch" }).waitFor();
       await page.locator("#bot-phase + dt + dd .badge.bad").waitFor();
-      await checkScreen("bot-paper-halted");
+      await checkScreen(page, "bot-paper-halted");
 
       await go("/console/kill-switch", "Kill switch");
       await page.getByRole("button", { name: "Release console-platform-platform" }).click();
@@ -201,7 +211,7 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
       await go("/console/bots/console-alpha", "Console Alpha");
       await page.locator("#live-phase", { hasText: "Running" }).waitFor();
       await page.locator("tr[data-deployment]", { hasText: "running" }).first().waitFor();
-      await checkScreen("bot-paper-restarted");
+      await checkScreen(page, "bot-paper-restarted");
     },
   );
 
@@ -229,10 +239,112 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
     expect(await page.getByRole("alert").textContent()).toContain("line 7");
     await upload("eth-1d", bars(good));
     await page.locator("table tbody tr", { hasText: "csv:eth-1d" }).waitFor();
-    await checkScreen("datasets");
+    await checkScreen(page, "datasets");
     await go("/console/nowhere", "Not found");
     // The API keeps its JSON 404 for everything outside the console's paths.
     const api404 = await call(p.url, "GET", "/nowhere");
     expect(api404.body.error.code).toBe("route_not_found");
   });
+});
+
+describe.skipIf(!CHROMIUM)("operator console in a browser, OIDC sign-in and step-up", () => {
+  const SCOPES = [
+    "read:bots",
+    "write:bots",
+    "submit:promotion",
+    "read:promotion",
+    "approve:promotion",
+  ];
+  const alice = testUser("alice", SCOPES);
+  const bob = testUser("bob", SCOPES);
+  let o: OidcPlatform;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    [o, browser] = await Promise.all([startOidcPlatform("pglite", [alice, bob]), launch()]);
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(WAIT_MS);
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await browser?.close();
+    await o?.close();
+  });
+
+  /** The development provider's pages, as a person fills them: password, then the code if asked. */
+  async function providerSignIn(user: typeof bob, mfa: boolean) {
+    await page.getByLabel("Username").fill(user.username);
+    await page.getByLabel("Password").fill(user.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    if (mfa) {
+      await page.getByLabel("6-digit code").fill(await generate({ secret: user.totpSecret }));
+      await page.getByRole("button", { name: "Verify" }).click();
+    }
+  }
+
+  it(
+    "signs in through the provider, answers a step-up challenge with MFA, and approves",
+    { timeout: 60_000 },
+    async () => {
+      const token = await o.tokens.user("alice");
+      const auth = { authorization: `Bearer ${token}` };
+      const bot = await call(
+        o.p.url,
+        "POST",
+        "/bots",
+        { name: "Oidc Bot", kind: "trading", strategy: { family: "ma_crossover" } },
+        auth,
+      );
+      expect(bot.status, bot.text).toBe(201);
+      const submitted = await call(
+        o.p.url,
+        "POST",
+        "/promotion/requests",
+        {
+          request_id: "oidc-1",
+          kind: "strategy",
+          artifact: { bot_ref: "oidc-bot", version: 1, version_hash: bot.body.spec_hash },
+          validation: { verdict: "PASS" },
+          risk: { decision: "APPROVE" },
+        },
+        auth,
+      );
+      expect(submitted.status, submitted.text).toBe(201);
+
+      // Signed out: whoami answers 401 and the console offers the sign-in, back to this page.
+      await page.goto(`${o.p.url}/console/approvals`);
+      await page.getByRole("link", { name: "Sign in", exact: true }).first().click();
+      await providerSignIn(bob, false);
+      await page.getByText("Signed in as dev|bob").waitFor();
+      expect(new URL(page.url()).pathname).toBe("/console/approvals");
+      expect(new URL(page.url()).hash).toBe("");
+      expect(await page.evaluate("sessionStorage.getItem('svc.console.token')")).toBeTruthy();
+
+      // Approving needs a fresh second factor: the challenge is shown with its way out.
+      const card = page.locator("article[data-request='oidc-1']");
+      await card.getByRole("button", { name: "Approve" }).click();
+      await card.getByRole("alert").getByText("insufficient_user_authentication").waitFor();
+      const stepUp = card.getByRole("link", { name: "Sign in again with MFA" });
+      const href = new URL((await stepUp.getAttribute("href"))!, o.p.url);
+      expect(href.pathname).toBe("/auth/login");
+      expect(Object.fromEntries(href.searchParams)).toMatchObject({
+        return_to: "/console/approvals",
+        acr_values: MFA_ACR,
+        max_age: "0",
+      });
+      await checkScreen(page, "oidc-step-up");
+      await stepUp.click();
+      await providerSignIn(bob, true);
+      await page.getByText("Signed in as dev|bob").waitFor();
+      await card.getByRole("button", { name: "Approve" }).click();
+      await card
+        .getByRole("status")
+        .getByText(/approved|promoted/)
+        .waitFor();
+      await checkScreen(page, "oidc-approved");
+      const decided = await call(o.p.url, "GET", "/promotion/requests/oidc-1", undefined, auth);
+      expect(decided.body.decisions.at(-1)).toMatchObject({ actor: "dev|bob", action: "approve" });
+    },
+  );
 });
