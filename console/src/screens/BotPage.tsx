@@ -20,12 +20,14 @@ export function BotPage({ botRef }: { botRef: string }) {
     [r],
     2_000,
   );
+  const items = deployments.data?.items ?? [];
+  // Every finished backtest is a trial: N is asked again when one finishes.
+  const finished = items.filter((d) => d.target === "backtest" && d.status === "success").length;
   const trials = useLoad(
     () => api<{ trial_count: number }>("GET", `/bots/${r}/trials`),
-    [r],
+    [r, finished],
     10_000,
   );
-  const items = deployments.data?.items ?? [];
   const backtests = items.filter((d) => d.target === "backtest");
   const paper = items.filter((d) => d.target === "paper");
   const b = bot.data;

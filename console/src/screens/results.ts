@@ -66,7 +66,9 @@ export function tradeOf(t: Point): TradeRow {
   const n = (v: unknown) => Number(v ?? NaN);
   const time = (v: unknown) => {
     const s = toSeconds(v);
-    return Number.isFinite(s) ? new Date(s * 1000).toISOString().slice(0, 19) + "Z" : "—";
+    return Number.isFinite(s)
+      ? new Date(s * 1000).toISOString().slice(0, 19).replace("T", " ") + "Z"
+      : "—";
   };
   return {
     side: String(t.side ?? "—").toLowerCase(),
