@@ -53,6 +53,7 @@ describe("a finished backtest's results, trades and progress", () => {
       data_source: "csv:sample-btc-usd-1d",
       downsampled: false,
       bars_per_point: "1",
+      trades_truncated: false,
     });
     expect(r.metrics.bars).toBe(1000);
     expect(r.equity).toHaveLength(1000);

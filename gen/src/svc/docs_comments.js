@@ -108,6 +108,7 @@ export const comments = Object.freeze({
   "svc.bots.v1.BacktestResults.bars_per_point": "Bars per bucket of the curve (1 when not downsampled).",
   "svc.bots.v1.BacktestResults.daily_returns": "Every day's return, oldest first.",
   "svc.bots.v1.BacktestResults.trade_count": "How many trades GET .../trades pages through.",
+  "svc.bots.v1.BacktestResults.trades_truncated": "True when the backtest made more than 100,000 trades: the first 100,000 are listed, and\nmetrics.trades counts them all.",
   "svc.bots.v1.ListBacktestTradesRequest": "Which backtest's trades to page through, and where.",
   "svc.bots.v1.ListBacktestTradesRequest.bot_ref": "The bot's id or its slug.",
   "svc.bots.v1.ListBacktestTradesRequest.deployment_id": "The backtest's deployment id (BotDeployment.id).",

@@ -15,6 +15,7 @@ import * as complianceRunsKept from "./2026-11-25T1200-compliance-runs-kept.js";
 import * as complianceRunHosts from "./2026-11-25T1210-compliance-run-hosts.js";
 import * as backtestResults from "./2026-11-25T1400-backtest-results.js";
 import * as datasets from "./2026-11-25T1410-datasets.js";
+import * as tradesTruncated from "./2026-11-25T1420-trades-truncated.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-25T1210-compliance-run-hosts": complianceRunHosts,
   "2026-11-25T1400-backtest-results": backtestResults,
   "2026-11-25T1410-datasets": datasets,
+  "2026-11-25T1420-trades-truncated": tradesTruncated,
 };

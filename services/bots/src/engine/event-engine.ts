@@ -195,6 +195,7 @@ export class BacktestRun {
         curve: this.series.points(),
         dailyDates: days.map((d) => d * DAY_MS),
         trades: this.book.finish(this.lastTime, this.lastClose),
+        tradesDropped: this.book.dropped,
       },
     };
   }

@@ -6,7 +6,7 @@ export { DEFAULT_ENGINE_SETTINGS, engineSettingsFrom, type EngineSettings } from
 export { BacktestRun, runBacktest, type BacktestOptions } from "./event-engine.js";
 export { riskAdjusted, type RunMetrics, type RunResults } from "./metrics.js";
 export { EquitySeries, SERIES_BUCKETS, type EquityPoint } from "./equity-series.js";
-export { TradeBook, type Trade } from "./trade-book.js";
+export { MAX_TRADES_KEPT, TradeBook, type Trade } from "./trade-book.js";
 export { vectorisedEquity } from "./vectorised.js";
 export {
   BUNDLED_DATASETS,

@@ -7,6 +7,8 @@ export interface RunResults {
   /** Midnight UTC (epoch ms) of each daily return's day. */
   dailyDates: number[];
   trades: Trade[];
+  /** Trades past MAX_TRADES_KEPT, not listed (the first ones are). */
+  tradesDropped: number;
 }
 
 /** What a finished run reports (result_summary), plus the daily returns kept for the evidence bundle. */

@@ -92,6 +92,16 @@ describe("a backtest's results", () => {
     expect(sum).toBeCloseTo(m.pnl, 4);
   });
 
+  it("keeps at most its limit of trades, counting the rest", () => {
+    const book = new TradeBook(2);
+    for (let i = 0; i < 5; i++) {
+      book.fill(2 * i, 1, 100, 0);
+      book.fill(2 * i + 1, -1, 101, 0);
+    }
+    expect(book.trades).toHaveLength(2);
+    expect(book.dropped).toBe(3);
+  });
+
   it("splits a fill that crosses zero into a closing and an opening trade", () => {
     const book = new TradeBook();
     book.fill(1, 10, 100, 1);

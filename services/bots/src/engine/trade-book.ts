@@ -16,6 +16,9 @@ export interface Trade {
   closed: boolean;
 }
 
+/** Trades a run keeps at most: beyond, the run still counts them (its metrics) but lists none. */
+export const MAX_TRADES_KEPT = 100_000;
+
 /**
  * Builds the trade list from fills, in order. It is called once per fill (never per bar), so it
  * costs a backtest nothing between orders. A fill that crosses zero (long to short at once) ends
@@ -23,12 +26,16 @@ export interface Trade {
  */
 export class TradeBook {
   readonly trades: Trade[] = [];
+  /** Closed trades past `limit`, counted and not kept (memory stays bounded on any run). */
+  dropped = 0;
   private units = 0;
   private open: Trade | undefined;
   private added = 0;
   private addedCost = 0;
   private reduced = 0;
   private reducedValue = 0;
+
+  constructor(private readonly limit = MAX_TRADES_KEPT) {}
 
   fill(time: number, signed: number, price: number, fee: number): void {
     if (signed === 0) return;
@@ -80,7 +87,8 @@ export class TradeBook {
     if (Math.abs(this.units) < 1e-12) {
       this.units = 0;
       t.closed = true;
-      this.trades.push(t);
+      if (this.trades.length < this.limit) this.trades.push(t);
+      else this.dropped++;
       this.open = undefined;
     }
   }

@@ -337,6 +337,7 @@ function resultsOf(run: Run, m: RunMetrics): NewResults {
       value: m.dailyReturns[i]!,
     })),
     symbol: run.symbol,
+    tradesTruncated: r.tradesDropped > 0,
     trades: r.trades.map((t) => ({
       side: t.side,
       entry_time: new Date(t.entryTime),

@@ -60,6 +60,7 @@ export function createBacktestResultsHandlers(db: Kysely<BotsDatabase>): Handler
         barsPerPoint: BigInt(stored.bars_per_point),
         dailyReturns: stored.daily_returns,
         tradeCount: stored.trade_count,
+        tradesTruncated: stored.trades_truncated,
       });
     },
 

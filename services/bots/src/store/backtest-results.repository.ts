@@ -17,6 +17,7 @@ export interface NewResults {
   barsPerPoint: number;
   dailyReturns: { date: string; value: number }[];
   symbol: string;
+  tradesTruncated: boolean;
   trades: Array<Omit<BacktestTradeRow, "deployment_id" | "number">>;
 }
 
@@ -31,6 +32,7 @@ export async function insertResults(trx: Transaction<BotsDatabase>, r: NewResult
       daily_returns: JSON.stringify(r.dailyReturns),
       symbol: r.symbol,
       trade_count: r.trades.length,
+      trades_truncated: r.tradesTruncated,
     })
     .execute();
   for (let from = 0; from < r.trades.length; from += TRADE_BATCH) {

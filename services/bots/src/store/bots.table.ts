@@ -56,6 +56,7 @@ export interface BacktestResultsTable {
   daily_returns: ColumnType<{ date: string; value: number }[], string, never>;
   symbol: string;
   trade_count: number;
+  trades_truncated: ColumnType<boolean, boolean | undefined, never>;
 }
 
 export interface BacktestTradesTable {

@@ -3020,6 +3020,14 @@ export declare type BacktestResults = Message<"svc.bots.v1.BacktestResults"> & {
    * @generated from field: int32 trade_count = 10;
    */
   tradeCount: number;
+
+  /**
+   * True when the backtest made more than 100,000 trades: the first 100,000 are listed, and
+   * metrics.trades counts them all.
+   *
+   * @generated from field: bool trades_truncated = 11;
+   */
+  tradesTruncated: boolean;
 };
 
 /**
@@ -3101,6 +3109,14 @@ export declare type BacktestResultsJson = {
    * @generated from field: int32 trade_count = 10;
    */
   tradeCount?: number;
+
+  /**
+   * True when the backtest made more than 100,000 trades: the first 100,000 are listed, and
+   * metrics.trades counts them all.
+   *
+   * @generated from field: bool trades_truncated = 11;
+   */
+  tradesTruncated?: boolean;
 };
 
 /**
