@@ -215,6 +215,32 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
     },
   );
 
+  it(
+    "runs a drill with its timings, then halts everything and lists what each route stopped",
+    { timeout: 60_000 },
+    async () => {
+      await go("/console/kill-switch", "Kill switch");
+      await page.getByRole("button", { name: "Run a drill…" }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Run drill" }).click();
+      // The drill engages, times the running session to Draining and Stopped, releases, judges.
+      const drill = page.locator("#drills-table tbody tr", { hasText: "finished" }).first();
+      await drill.waitFor({ timeout: 40_000 });
+      expect(await drill.textContent()).toMatch(/pass.*1.*\d+ ms/);
+      await checkScreen(page, "kill-switch-drill");
+
+      await page.getByRole("button", { name: "Halt all…" }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Halt all" }).click();
+      const halted = page.locator("#fan-out-table tbody tr", { hasText: "/bots/halt-all" });
+      await halted.waitFor();
+      expect(await page.locator("#fan-out-table tbody tr").count()).toBe(6);
+      expect(await halted.textContent()).toMatch(/200\s*1\s*\d+ ms/);
+      await checkScreen(page, "kill-switch-fan-out");
+      expect(
+        (await call(p.url, "GET", "/bots/console-alpha/deployments")).body.items[0],
+      ).toMatchObject({ target: "paper", status: "halted", parked: false });
+    },
+  );
+
   it("uploads a dataset (a bad line refused by its number), and knows its own routes", async () => {
     await go("/console/datasets", "Datasets");
     await page.locator("table tbody tr", { hasText: "sample-btc-usd-1d" }).waitFor();

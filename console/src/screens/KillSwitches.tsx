@@ -80,7 +80,7 @@ export function KillSwitches() {
             }),
           ),
         );
-        setNote("Fan-out done.");
+        setNote("");
       }
       switches.reload();
       drills.reload();
@@ -103,7 +103,7 @@ export function KillSwitches() {
       <section aria-labelledby="ks-now">
         <h2 id="ks-now">Switches</h2>
         {items.length === 0 ? <p id="ks-none">No switch is engaged.</p> : null}
-        <table id="ks-table">
+        <table id="ks-table" hidden={items.length === 0}>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -194,9 +194,11 @@ export function KillSwitches() {
             required={scope !== "platform"}
           />
           <label for="ks-mode">Mode</label>
-          <select id="ks-mode" name="mode" defaultValue="cancel">
+          <select id="ks-mode" name="mode">
             <option value="freeze">freeze (no new orders, positions kept)</option>
-            <option value="cancel">cancel (cancel open orders)</option>
+            <option value="cancel" selected>
+              cancel (cancel open orders)
+            </option>
             <option value="flatten">flatten (close positions)</option>
           </select>
           <label for="ks-reason">Reason</label>
@@ -228,7 +230,7 @@ export function KillSwitches() {
           Halt all…
         </button>
         {fanOut.length > 0 ? (
-          <table>
+          <table id="fan-out-table">
             <thead>
               <tr>
                 <th scope="col">Route</th>
@@ -261,7 +263,7 @@ export function KillSwitches() {
           Run a drill…
         </button>
         <ErrorNote error={drills.error} what="listing drills" />
-        <table>
+        <table id="drills-table">
           <thead>
             <tr>
               <th scope="col">Started</th>
