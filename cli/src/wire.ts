@@ -22,9 +22,7 @@ export interface Bot extends BotSummary {
   runtime: {
     phase?: string;
     kill_switch_engaged?: boolean;
-    killSwitchEngaged?: boolean;
     kill_switch_reason?: string;
-    killSwitchReason?: string;
   } | null;
 }
 

@@ -343,7 +343,7 @@ describe("a hung Redis never silences the kill switch", () => {
     const detail = await call(p.url, "GET", "/bots/hung-2");
     expect(Date.now() - t1).toBeLessThan(3_000);
     expect(detail.status).toBe(200);
-    expect(detail.body.runtime.killSwitchReason).toMatch(/^unknown/);
+    expect(detail.body.runtime.kill_switch_reason).toMatch(/^unknown/);
     const listed = await call(p.url, "GET", "/kill-switches");
     expect(listed.status).toBe(200);
     expect(listed.body).toMatchObject({

@@ -82,13 +82,13 @@ describe("the kill switch against a real Redis and NATS", () => {
     const detail = await call(p.url, "GET", "/bots/alpha-1");
     expect(detail.body.runtime).toEqual({
       phase: "Stopped",
-      killSwitchEngaged: true,
-      killSwitchReason: "svc:bots:killswitch:fleet:alpha: drill",
+      kill_switch_engaged: true,
+      kill_switch_reason: "svc:bots:killswitch:fleet:alpha: drill",
     });
     expect((await call(p.url, "GET", "/bots/beta-1")).body.runtime).toEqual({
       phase: "Running",
-      killSwitchEngaged: false,
-      killSwitchReason: "",
+      kill_switch_engaged: false,
+      kill_switch_reason: "",
     });
     const key = await (async () => {
       const c = raw();

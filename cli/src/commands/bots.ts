@@ -172,8 +172,8 @@ function showBot(bot: Bot, deployments: Deployment[]): string {
     .map(([k, v]) => `${k}=${String(v)}`)
     .join(" ");
   const universe = bot.spec.universe;
-  const engaged = bot.runtime?.kill_switch_engaged ?? bot.runtime?.killSwitchEngaged;
-  const reason = bot.runtime?.kill_switch_reason ?? bot.runtime?.killSwitchReason;
+  const engaged = bot.runtime?.kill_switch_engaged;
+  const reason = bot.runtime?.kill_switch_reason;
   let text = fields([
     ["bot", `${bot.name} (${bot.slug})`],
     ["id", bot.id],

@@ -856,23 +856,25 @@ export declare const BotSummarySchema: GenMessage<BotSummary, {jsonType: BotSumm
  */
 export declare type BotRuntimeStatus = Message<"svc.bots.v1.BotRuntimeStatus"> & {
   /**
-   * buf:lint:ignore FIELD_LOWER_SNAKE_CASE
+   * The phase of the bot's live paper session: Running, Draining or Stopped; empty when it has
+   * none. (The Kubernetes Bot resource's status says the same in camelCase, as Kubernetes does.)
    *
    * @generated from field: string phase = 1;
    */
   phase: string;
 
   /**
-   * buf:lint:ignore FIELD_LOWER_SNAKE_CASE
+   * A kill switch covering the bot (its own, its fleet's or the platform's) is engaged.
    *
-   * @generated from field: bool killSwitchEngaged = 2;
+   * @generated from field: bool kill_switch_engaged = 2;
    */
   killSwitchEngaged: boolean;
 
   /**
-   * buf:lint:ignore FIELD_LOWER_SNAKE_CASE
+   * The key and reason of the covering switch; "unknown: ..." when the key-value store does not
+   * answer, empty when none is engaged.
    *
-   * @generated from field: string killSwitchReason = 3;
+   * @generated from field: string kill_switch_reason = 3;
    */
   killSwitchReason: string;
 };
@@ -884,23 +886,25 @@ export declare type BotRuntimeStatus = Message<"svc.bots.v1.BotRuntimeStatus"> &
  */
 export declare type BotRuntimeStatusJson = {
   /**
-   * buf:lint:ignore FIELD_LOWER_SNAKE_CASE
+   * The phase of the bot's live paper session: Running, Draining or Stopped; empty when it has
+   * none. (The Kubernetes Bot resource's status says the same in camelCase, as Kubernetes does.)
    *
    * @generated from field: string phase = 1;
    */
   phase?: string;
 
   /**
-   * buf:lint:ignore FIELD_LOWER_SNAKE_CASE
+   * A kill switch covering the bot (its own, its fleet's or the platform's) is engaged.
    *
-   * @generated from field: bool killSwitchEngaged = 2;
+   * @generated from field: bool kill_switch_engaged = 2;
    */
   killSwitchEngaged?: boolean;
 
   /**
-   * buf:lint:ignore FIELD_LOWER_SNAKE_CASE
+   * The key and reason of the covering switch; "unknown: ..." when the key-value store does not
+   * answer, empty when none is engaged.
    *
-   * @generated from field: string killSwitchReason = 3;
+   * @generated from field: string kill_switch_reason = 3;
    */
   killSwitchReason?: string;
 };
