@@ -113,39 +113,53 @@ export class BacktestRun {
    */
   private scan(b: Bars, from: number): number {
     const { time, high, low, close } = b;
-    const { strategy, pipeline } = this;
+    const { strategy, pipeline, series } = this;
+    // The hot state lives in locals for the loop and goes back to the fields when it ends: the
+    // JIT keeps locals in registers, while every field write is a store it must not reorder
+    // around the strategy's call.
+    const { cash, units } = this;
+    let { peak, trough, maxDrawdown, due, nextDay, lastEquity, barsInMarket } = this;
+    let found = -1;
     for (let t = from, n = b.length; t < n; t++) {
       const c = close[t]!;
-      const equity = this.cash + this.units * c;
-      if (equity > this.peak) this.peak = this.trough = equity;
-      else if (equity < this.trough) {
+      const equity = cash + units * c;
+      if (equity > peak) peak = trough = equity;
+      else if (equity < trough) {
         // Only a new low under the same peak can deepen the drawdown.
-        this.trough = equity;
-        const dd = (this.peak - equity) / this.peak;
-        if (dd > this.maxDrawdown) this.maxDrawdown = dd;
-        this.series.deepen(time[t]!, equity, dd);
+        trough = equity;
+        const dd = (peak - equity) / peak;
+        if (dd > maxDrawdown) maxDrawdown = dd;
+        series.deepen(time[t]!, equity, dd);
       }
       // One counter per bar: the equity curve keeps a bounded number of points (EquitySeries).
-      if (--this.due === 0) this.due = this.series.close(time[t]!, equity, this.peak);
+      if (--due === 0) due = series.close(time[t]!, equity, peak);
       // Bar times only increase: a bar at or past the next midnight starts a new day.
-      if (time[t]! >= this.nextDay) {
+      if (time[t]! >= nextDay) {
         if (!Number.isNaN(this.day)) {
-          this.daily.push(this.lastEquity / this.dayStartEquity - 1);
+          this.daily.push(lastEquity / this.dayStartEquity - 1);
           this.days.push(this.day);
-          this.dayStartEquity = this.lastEquity;
+          this.dayStartEquity = lastEquity;
         }
         this.day = Math.floor(time[t]! / DAY_MS);
-        this.nextDay = (this.day + 1) * DAY_MS;
+        nextDay = (this.day + 1) * DAY_MS;
       }
-      this.lastEquity = equity;
-      if (this.units !== 0) this.barsInMarket++;
+      lastEquity = equity;
+      if (units !== 0) barsInMarket++;
       const target = strategy.onBar(c, high[t]!, low[t]!);
       if (pipeline.wouldMove(target)) {
         this.target = target;
-        return t;
+        found = t;
+        break;
       }
     }
-    return -1;
+    this.peak = peak;
+    this.trough = trough;
+    this.maxDrawdown = maxDrawdown;
+    this.due = due;
+    this.nextDay = nextDay;
+    this.lastEquity = lastEquity;
+    this.barsInMarket = barsInMarket;
+    return found;
   }
 
   /** The portfolio side of a fill: the books, fees, and round trips (one ends when flat). */
