@@ -12,10 +12,7 @@ export interface Bot extends BotSummary {
   spec_hash: string;
   fleet: string;
   spec: Record<string, unknown>;
-  runtime?: { phase?: string; killSwitchEngaged?: boolean; killSwitchReason?: string } & {
-    kill_switch_engaged?: boolean;
-    kill_switch_reason?: string;
-  };
+  runtime?: { phase?: string; kill_switch_engaged?: boolean; kill_switch_reason?: string };
   updated_at?: string;
 }
 

@@ -31,8 +31,8 @@ export function BotPage({ botRef }: { botRef: string }) {
   const backtests = items.filter((d) => d.target === "backtest");
   const paper = items.filter((d) => d.target === "paper");
   const b = bot.data;
-  const engaged = b?.runtime?.killSwitchEngaged ?? b?.runtime?.kill_switch_engaged;
-  const reason = b?.runtime?.killSwitchReason ?? b?.runtime?.kill_switch_reason;
+  const engaged = b?.runtime?.kill_switch_engaged;
+  const reason = b?.runtime?.kill_switch_reason;
 
   return (
     <>

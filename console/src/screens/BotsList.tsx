@@ -73,8 +73,8 @@ export function BotsList() {
         <tbody>
           {rows.map((b) => {
             const d = details[b.id];
-            const engaged = d?.runtime?.killSwitchEngaged ?? d?.runtime?.kill_switch_engaged;
-            const reason = d?.runtime?.killSwitchReason ?? d?.runtime?.kill_switch_reason;
+            const engaged = d?.runtime?.kill_switch_engaged;
+            const reason = d?.runtime?.kill_switch_reason;
             return (
               <tr key={b.id}>
                 <th scope="row">
