@@ -20,13 +20,17 @@ export declare const file_svc_bots_v1_bots: GenFile;
  */
 export declare type Universe = Message<"svc.bots.v1.Universe"> & {
   /**
-   * Instrument symbols, for example BTC-USD or AAPL.
+   * Instrument symbols, for example BTC-USD or AAPL. A run over a data set trades the data set's
+   * symbol; over synthetic bars, the first of these.
    *
    * @generated from field: repeated string symbols = 1;
    */
   symbols: string[];
 
   /**
+   * The venue the bot trades on, as a label: stored with the spec (and in its hash); no run reads
+   * it, every run fills on the simulated broker.
+   *
    * @generated from field: string venue = 2;
    */
   venue: string;
@@ -46,13 +50,17 @@ export declare type Universe = Message<"svc.bots.v1.Universe"> & {
  */
 export declare type UniverseJson = {
   /**
-   * Instrument symbols, for example BTC-USD or AAPL.
+   * Instrument symbols, for example BTC-USD or AAPL. A run over a data set trades the data set's
+   * symbol; over synthetic bars, the first of these.
    *
    * @generated from field: repeated string symbols = 1;
    */
   symbols?: string[];
 
   /**
+   * The venue the bot trades on, as a label: stored with the spec (and in its hash); no run reads
+   * it, every run fills on the simulated broker.
+   *
    * @generated from field: string venue = 2;
    */
   venue?: string;
@@ -85,6 +93,9 @@ export declare type StrategyRef = Message<"svc.bots.v1.StrategyRef"> & {
   family: string;
 
   /**
+   * The family's parameters by name; one left out takes the family's default. An unknown name or a
+   * bad value is refused with 400 naming strategy.parameters.<name>.
+   *
    * @generated from field: google.protobuf.Struct parameters = 2;
    */
   parameters?: JsonObject | undefined;
@@ -104,6 +115,9 @@ export declare type StrategyRefJson = {
   family?: string;
 
   /**
+   * The family's parameters by name; one left out takes the family's default. An unknown name or a
+   * bad value is refused with 400 naming strategy.parameters.<name>.
+   *
    * @generated from field: google.protobuf.Struct parameters = 2;
    */
   parameters?: StructJson;
@@ -122,16 +136,24 @@ export declare const StrategyRefSchema: GenMessage<StrategyRef, {jsonType: Strat
  */
 export declare type EngineSettings = Message<"svc.bots.v1.EngineSettings"> & {
   /**
+   * Starting cash of a backtest, paper session or compliance run, in the bot's cash currency; 0 or
+   * unset: 100,000. A paper session under an active capital allocation starts from that.
+   *
    * @generated from field: double initial_cash = 1;
    */
   initialCash: number;
 
   /**
+   * Fee on every fill, in basis points of its value (units times price; 10 is 0.1 %); 0 or unset:
+   * none.
+   *
    * @generated from field: double fee_bps = 2;
    */
   feeBps: number;
 
   /**
+   * A market order's fill price moves this many basis points against the bot; 0 or unset: none.
+   *
    * @generated from field: double slippage_bps = 3;
    */
   slippageBps: number;
@@ -166,16 +188,24 @@ export declare type EngineSettings = Message<"svc.bots.v1.EngineSettings"> & {
  */
 export declare type EngineSettingsJson = {
   /**
+   * Starting cash of a backtest, paper session or compliance run, in the bot's cash currency; 0 or
+   * unset: 100,000. A paper session under an active capital allocation starts from that.
+   *
    * @generated from field: double initial_cash = 1;
    */
   initialCash?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * Fee on every fill, in basis points of its value (units times price; 10 is 0.1 %); 0 or unset:
+   * none.
+   *
    * @generated from field: double fee_bps = 2;
    */
   feeBps?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * A market order's fill price moves this many basis points against the bot; 0 or unset: none.
+   *
    * @generated from field: double slippage_bps = 3;
    */
   slippageBps?: number | "NaN" | "Infinity" | "-Infinity";
@@ -210,40 +240,56 @@ export declare type EngineSettingsJson = {
 export declare const EngineSettingsSchema: GenMessage<EngineSettings, {jsonType: EngineSettingsJson}>;
 
 /**
+ * A model the bot uses. Stored with the spec and part of its hash; no run of the platform reads it.
+ *
  * @generated from message svc.bots.v1.ModelRef
  */
 export declare type ModelRef = Message<"svc.bots.v1.ModelRef"> & {
   /**
+   * The model's name, required.
+   *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
+   * The model's URI.
+   *
    * @generated from field: string uri = 2;
    */
   uri: string;
 
   /**
+   * The model's version.
+   *
    * @generated from field: string version = 3;
    */
   version: string;
 };
 
 /**
+ * A model the bot uses. Stored with the spec and part of its hash; no run of the platform reads it.
+ *
  * @generated from message svc.bots.v1.ModelRef
  */
 export declare type ModelRefJson = {
   /**
+   * The model's name, required.
+   *
    * @generated from field: string name = 1;
    */
   name?: string;
 
   /**
+   * The model's URI.
+   *
    * @generated from field: string uri = 2;
    */
   uri?: string;
 
   /**
+   * The model's version.
+   *
    * @generated from field: string version = 3;
    */
   version?: string;
@@ -256,40 +302,56 @@ export declare type ModelRefJson = {
 export declare const ModelRefSchema: GenMessage<ModelRef, {jsonType: ModelRefJson}>;
 
 /**
+ * An agent the bot works with. Stored with the spec and part of its hash; no run reads it.
+ *
  * @generated from message svc.bots.v1.AgentRef
  */
 export declare type AgentRef = Message<"svc.bots.v1.AgentRef"> & {
   /**
+   * The agent's name, required.
+   *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
+   * What the agent does for the bot.
+   *
    * @generated from field: string role = 2;
    */
   role: string;
 
   /**
+   * The model the agent uses.
+   *
    * @generated from field: string model = 3;
    */
   model: string;
 };
 
 /**
+ * An agent the bot works with. Stored with the spec and part of its hash; no run reads it.
+ *
  * @generated from message svc.bots.v1.AgentRef
  */
 export declare type AgentRefJson = {
   /**
+   * The agent's name, required.
+   *
    * @generated from field: string name = 1;
    */
   name?: string;
 
   /**
+   * What the agent does for the bot.
+   *
    * @generated from field: string role = 2;
    */
   role?: string;
 
   /**
+   * The model the agent uses.
+   *
    * @generated from field: string model = 3;
    */
   model?: string;
@@ -308,6 +370,8 @@ export declare const AgentRefSchema: GenMessage<AgentRef, {jsonType: AgentRefJso
  */
 export declare type BotSpec = Message<"svc.bots.v1.BotSpec"> & {
   /**
+   * Display name, required, up to 200 characters; the default slug derives from it.
+   *
    * @generated from field: string name = 1;
    */
   name: string;
@@ -320,6 +384,9 @@ export declare type BotSpec = Message<"svc.bots.v1.BotSpec"> & {
   slug: string;
 
   /**
+   * trading or research, required. A research bot may name a strategy family the engine does not
+   * run; a trading bot naming one is refused (400 unknown_strategy).
+   *
    * @generated from field: svc.bots.v1.BotKind kind = 3;
    */
   kind: BotKind;
@@ -332,26 +399,37 @@ export declare type BotSpec = Message<"svc.bots.v1.BotSpec"> & {
   fleet: string;
 
   /**
+   * What the bot trades: symbols, venue and bar size.
+   *
    * @generated from field: svc.bots.v1.Universe universe = 5;
    */
   universe?: Universe | undefined;
 
   /**
+   * The strategy it runs. Optional in the spec, but a backtest, paper session or compliance run of
+   * a version without strategy.family is refused with 400.
+   *
    * @generated from field: svc.bots.v1.StrategyRef strategy = 6;
    */
   strategy?: StrategyRef | undefined;
 
   /**
+   * Cash, costs, sizing and volume participation of its runs; unset takes the defaults.
+   *
    * @generated from field: svc.bots.v1.EngineSettings engine = 7;
    */
   engine?: EngineSettings | undefined;
 
   /**
+   * Models the bot uses; stored with the spec and part of its hash, not read by any run.
+   *
    * @generated from field: repeated svc.bots.v1.ModelRef models = 8;
    */
   models: ModelRef[];
 
   /**
+   * Agents the bot works with; stored with the spec and part of its hash, not read by any run.
+   *
    * @generated from field: repeated svc.bots.v1.AgentRef agents = 9;
    */
   agents: AgentRef[];
@@ -371,6 +449,8 @@ export declare type BotSpec = Message<"svc.bots.v1.BotSpec"> & {
  */
 export declare type BotSpecJson = {
   /**
+   * Display name, required, up to 200 characters; the default slug derives from it.
+   *
    * @generated from field: string name = 1;
    */
   name?: string;
@@ -383,6 +463,9 @@ export declare type BotSpecJson = {
   slug?: string;
 
   /**
+   * trading or research, required. A research bot may name a strategy family the engine does not
+   * run; a trading bot naming one is refused (400 unknown_strategy).
+   *
    * @generated from field: svc.bots.v1.BotKind kind = 3;
    */
   kind?: BotKindJson;
@@ -395,26 +478,37 @@ export declare type BotSpecJson = {
   fleet?: string;
 
   /**
+   * What the bot trades: symbols, venue and bar size.
+   *
    * @generated from field: svc.bots.v1.Universe universe = 5;
    */
   universe?: UniverseJson;
 
   /**
+   * The strategy it runs. Optional in the spec, but a backtest, paper session or compliance run of
+   * a version without strategy.family is refused with 400.
+   *
    * @generated from field: svc.bots.v1.StrategyRef strategy = 6;
    */
   strategy?: StrategyRefJson;
 
   /**
+   * Cash, costs, sizing and volume participation of its runs; unset takes the defaults.
+   *
    * @generated from field: svc.bots.v1.EngineSettings engine = 7;
    */
   engine?: EngineSettingsJson;
 
   /**
+   * Models the bot uses; stored with the spec and part of its hash, not read by any run.
+   *
    * @generated from field: repeated svc.bots.v1.ModelRef models = 8;
    */
   models?: ModelRefJson[];
 
   /**
+   * Agents the bot works with; stored with the spec and part of its hash, not read by any run.
+   *
    * @generated from field: repeated svc.bots.v1.AgentRef agents = 9;
    */
   agents?: AgentRefJson[];
@@ -487,6 +581,9 @@ export declare type RiskLimits = Message<"svc.bots.v1.RiskLimits"> & {
   maxOrdersPerWindow: number;
 
   /**
+   * The throttle's window in seconds of bar time; set together with max_orders_per_window (one
+   * without the other is refused).
+   *
    * @generated from field: double throttle_window_s = 7;
    */
   throttleWindowS: number;
@@ -568,6 +665,9 @@ export declare type RiskLimitsJson = {
   maxOrdersPerWindow?: number;
 
   /**
+   * The throttle's window in seconds of bar time; set together with max_orders_per_window (one
+   * without the other is refused).
+   *
    * @generated from field: double throttle_window_s = 7;
    */
   throttleWindowS?: number | "NaN" | "Infinity" | "-Infinity";
@@ -656,6 +756,9 @@ export declare const FleetRiskLimitsSchema: GenMessage<FleetRiskLimits, {jsonTyp
  */
 export declare type BotRiskState = Message<"svc.bots.v1.BotRiskState"> & {
   /**
+   * True while the bot is disabled: every order it sends is refused (risk_disabled) until a person
+   * re-enables it.
+   *
    * @generated from field: bool disabled = 1;
    */
   disabled: boolean;
@@ -668,41 +771,57 @@ export declare type BotRiskState = Message<"svc.bots.v1.BotRiskState"> & {
   control: string;
 
   /**
+   * Why, as the control recorded it when it disabled the bot.
+   *
    * @generated from field: string reason = 3;
    */
   reason: string;
 
   /**
+   * The limit of the control that disabled the bot.
+   *
    * @generated from field: double limit = 4;
    */
   limit: number;
 
   /**
+   * The value observed that broke it (for the throttle: the order count in the window).
+   *
    * @generated from field: double value = 5;
    */
   value: number;
 
   /**
+   * The paper session whose order tripped the control.
+   *
    * @generated from field: string task_id = 6;
    */
   taskId: string;
 
   /**
+   * When the control disabled the bot (the latest breach).
+   *
    * @generated from field: google.protobuf.Timestamp disabled_at = 7;
    */
   disabledAt?: Timestamp | undefined;
 
   /**
+   * Who re-enabled it last (the person's subject); empty until someone does.
+   *
    * @generated from field: string re_enabled_by = 8;
    */
   reEnabledBy: string;
 
   /**
+   * When it was re-enabled last; unset until someone does.
+   *
    * @generated from field: google.protobuf.Timestamp re_enabled_at = 9;
    */
   reEnabledAt?: Timestamp | undefined;
 
   /**
+   * The reason given when it was re-enabled last.
+   *
    * @generated from field: string re_enable_reason = 10;
    */
   reEnableReason: string;
@@ -715,6 +834,9 @@ export declare type BotRiskState = Message<"svc.bots.v1.BotRiskState"> & {
  */
 export declare type BotRiskStateJson = {
   /**
+   * True while the bot is disabled: every order it sends is refused (risk_disabled) until a person
+   * re-enables it.
+   *
    * @generated from field: bool disabled = 1;
    */
   disabled?: boolean;
@@ -727,41 +849,57 @@ export declare type BotRiskStateJson = {
   control?: string;
 
   /**
+   * Why, as the control recorded it when it disabled the bot.
+   *
    * @generated from field: string reason = 3;
    */
   reason?: string;
 
   /**
+   * The limit of the control that disabled the bot.
+   *
    * @generated from field: double limit = 4;
    */
   limit?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * The value observed that broke it (for the throttle: the order count in the window).
+   *
    * @generated from field: double value = 5;
    */
   value?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * The paper session whose order tripped the control.
+   *
    * @generated from field: string task_id = 6;
    */
   taskId?: string;
 
   /**
+   * When the control disabled the bot (the latest breach).
+   *
    * @generated from field: google.protobuf.Timestamp disabled_at = 7;
    */
   disabledAt?: TimestampJson;
 
   /**
+   * Who re-enabled it last (the person's subject); empty until someone does.
+   *
    * @generated from field: string re_enabled_by = 8;
    */
   reEnabledBy?: string;
 
   /**
+   * When it was re-enabled last; unset until someone does.
+   *
    * @generated from field: google.protobuf.Timestamp re_enabled_at = 9;
    */
   reEnabledAt?: TimestampJson;
 
   /**
+   * The reason given when it was re-enabled last.
+   *
    * @generated from field: string re_enable_reason = 10;
    */
   reEnableReason?: string;
@@ -774,70 +912,98 @@ export declare type BotRiskStateJson = {
 export declare const BotRiskStateSchema: GenMessage<BotRiskState, {jsonType: BotRiskStateJson}>;
 
 /**
+ * A bot as the list shows it.
+ *
  * @generated from message svc.bots.v1.BotSummary
  */
 export declare type BotSummary = Message<"svc.bots.v1.BotSummary"> & {
   /**
+   * The bot's id (a UUID), fixed for its life.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * Display name, from the current spec.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * URL name, unique among bots; a route's bot_ref takes it or the id.
+   *
    * @generated from field: string slug = 3;
    */
   slug: string;
 
   /**
+   * trading or research.
+   *
    * @generated from field: svc.bots.v1.BotKind kind = 4;
    */
   kind: BotKind;
 
   /**
+   * draft, active or archived.
+   *
    * @generated from field: svc.bots.v1.BotStatus status = 5;
    */
   status: BotStatus;
 
   /**
+   * The newest version number (versions count from 1).
+   *
    * @generated from field: int32 current_version = 6;
    */
   currentVersion: number;
 };
 
 /**
+ * A bot as the list shows it.
+ *
  * @generated from message svc.bots.v1.BotSummary
  */
 export declare type BotSummaryJson = {
   /**
+   * The bot's id (a UUID), fixed for its life.
+   *
    * @generated from field: string id = 1;
    */
   id?: string;
 
   /**
+   * Display name, from the current spec.
+   *
    * @generated from field: string name = 2;
    */
   name?: string;
 
   /**
+   * URL name, unique among bots; a route's bot_ref takes it or the id.
+   *
    * @generated from field: string slug = 3;
    */
   slug?: string;
 
   /**
+   * trading or research.
+   *
    * @generated from field: svc.bots.v1.BotKind kind = 4;
    */
   kind?: BotKindJson;
 
   /**
+   * draft, active or archived.
+   *
    * @generated from field: svc.bots.v1.BotStatus status = 5;
    */
   status?: BotStatusJson;
 
   /**
+   * The newest version number (versions count from 1).
+   *
    * @generated from field: int32 current_version = 6;
    */
   currentVersion?: number;
@@ -916,35 +1082,49 @@ export declare type BotRuntimeStatusJson = {
 export declare const BotRuntimeStatusSchema: GenMessage<BotRuntimeStatus, {jsonType: BotRuntimeStatusJson}>;
 
 /**
+ * A bot: its identity, status, current spec and, read when asked, its runtime and risk state.
+ *
  * @generated from message svc.bots.v1.Bot
  */
 export declare type Bot = Message<"svc.bots.v1.Bot"> & {
   /**
+   * The bot's id (a UUID), fixed for its life.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * Display name, from the current spec.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * URL name, unique among bots; a route's bot_ref takes it or the id.
+   *
    * @generated from field: string slug = 3;
    */
   slug: string;
 
   /**
+   * trading or research.
+   *
    * @generated from field: svc.bots.v1.BotKind kind = 4;
    */
   kind: BotKind;
 
   /**
+   * draft, active or archived.
+   *
    * @generated from field: svc.bots.v1.BotStatus status = 5;
    */
   status: BotStatus;
 
   /**
+   * The newest version number (versions count from 1).
+   *
    * @generated from field: int32 current_version = 6;
    */
   currentVersion: number;
@@ -957,26 +1137,37 @@ export declare type Bot = Message<"svc.bots.v1.Bot"> & {
   specHash: string;
 
   /**
+   * The current version's spec.
+   *
    * @generated from field: svc.bots.v1.BotSpec spec = 8;
    */
   spec?: BotSpec | undefined;
 
   /**
+   * The fleet from the current spec; empty when the bot belongs to none.
+   *
    * @generated from field: string fleet = 9;
    */
   fleet: string;
 
   /**
+   * When the bot was created.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 10;
    */
   createdAt?: Timestamp | undefined;
 
   /**
+   * When the bot last changed (spec or status).
+   *
    * @generated from field: google.protobuf.Timestamp updated_at = 11;
    */
   updatedAt?: Timestamp | undefined;
 
   /**
+   * Its live paper session's phase and whether a kill switch covers it, read when asked; shown by
+   * GET /bots/{bot_ref} only (unset in the answers of create and update).
+   *
    * @generated from field: svc.bots.v1.BotRuntimeStatus runtime = 12;
    */
   runtime?: BotRuntimeStatus | undefined;
@@ -990,35 +1181,49 @@ export declare type Bot = Message<"svc.bots.v1.Bot"> & {
 };
 
 /**
+ * A bot: its identity, status, current spec and, read when asked, its runtime and risk state.
+ *
  * @generated from message svc.bots.v1.Bot
  */
 export declare type BotJson = {
   /**
+   * The bot's id (a UUID), fixed for its life.
+   *
    * @generated from field: string id = 1;
    */
   id?: string;
 
   /**
+   * Display name, from the current spec.
+   *
    * @generated from field: string name = 2;
    */
   name?: string;
 
   /**
+   * URL name, unique among bots; a route's bot_ref takes it or the id.
+   *
    * @generated from field: string slug = 3;
    */
   slug?: string;
 
   /**
+   * trading or research.
+   *
    * @generated from field: svc.bots.v1.BotKind kind = 4;
    */
   kind?: BotKindJson;
 
   /**
+   * draft, active or archived.
+   *
    * @generated from field: svc.bots.v1.BotStatus status = 5;
    */
   status?: BotStatusJson;
 
   /**
+   * The newest version number (versions count from 1).
+   *
    * @generated from field: int32 current_version = 6;
    */
   currentVersion?: number;
@@ -1031,26 +1236,37 @@ export declare type BotJson = {
   specHash?: string;
 
   /**
+   * The current version's spec.
+   *
    * @generated from field: svc.bots.v1.BotSpec spec = 8;
    */
   spec?: BotSpecJson;
 
   /**
+   * The fleet from the current spec; empty when the bot belongs to none.
+   *
    * @generated from field: string fleet = 9;
    */
   fleet?: string;
 
   /**
+   * When the bot was created.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 10;
    */
   createdAt?: TimestampJson;
 
   /**
+   * When the bot last changed (spec or status).
+   *
    * @generated from field: google.protobuf.Timestamp updated_at = 11;
    */
   updatedAt?: TimestampJson;
 
   /**
+   * Its live paper session's phase and whether a kill switch covers it, read when asked; shown by
+   * GET /bots/{bot_ref} only (unset in the answers of create and update).
+   *
    * @generated from field: svc.bots.v1.BotRuntimeStatus runtime = 12;
    */
   runtime?: BotRuntimeStatusJson;
@@ -1070,60 +1286,86 @@ export declare type BotJson = {
 export declare const BotSchema: GenMessage<Bot, {jsonType: BotJson}>;
 
 /**
+ * One immutable version of a bot's spec.
+ *
  * @generated from message svc.bots.v1.BotVersion
  */
 export declare type BotVersion = Message<"svc.bots.v1.BotVersion"> & {
   /**
+   * The version number, from 1; every spec change takes the next.
+   *
    * @generated from field: int32 version = 1;
    */
   version: number;
 
   /**
+   * SHA-256 over the canonical JSON of this version's spec; promotion tokens and compliance runs
+   * name it.
+   *
    * @generated from field: string spec_hash = 2;
    */
   specHash: string;
 
   /**
+   * The spec as it was saved; a version never changes.
+   *
    * @generated from field: svc.bots.v1.BotSpec spec = 3;
    */
   spec?: BotSpec | undefined;
 
   /**
+   * When the version was made.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 4;
    */
   createdAt?: Timestamp | undefined;
 
   /**
+   * Who made it (the caller's subject).
+   *
    * @generated from field: string created_by = 5;
    */
   createdBy: string;
 };
 
 /**
+ * One immutable version of a bot's spec.
+ *
  * @generated from message svc.bots.v1.BotVersion
  */
 export declare type BotVersionJson = {
   /**
+   * The version number, from 1; every spec change takes the next.
+   *
    * @generated from field: int32 version = 1;
    */
   version?: number;
 
   /**
+   * SHA-256 over the canonical JSON of this version's spec; promotion tokens and compliance runs
+   * name it.
+   *
    * @generated from field: string spec_hash = 2;
    */
   specHash?: string;
 
   /**
+   * The spec as it was saved; a version never changes.
+   *
    * @generated from field: svc.bots.v1.BotSpec spec = 3;
    */
   spec?: BotSpecJson;
 
   /**
+   * When the version was made.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 4;
    */
   createdAt?: TimestampJson;
 
   /**
+   * Who made it (the caller's subject).
+   *
    * @generated from field: string created_by = 5;
    */
   createdBy?: string;
@@ -1136,45 +1378,65 @@ export declare type BotVersionJson = {
 export declare const BotVersionSchema: GenMessage<BotVersion, {jsonType: BotVersionJson}>;
 
 /**
+ * One backtest, paper session or k8s deployment of one version of a bot.
+ *
  * @generated from message svc.bots.v1.BotDeployment
  */
 export declare type BotDeployment = Message<"svc.bots.v1.BotDeployment"> & {
   /**
+   * The deployment's id; a backtest's results and trades routes take it as deployment_id.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * backtest, paper or k8s.
+   *
    * @generated from field: svc.bots.v1.DeploymentTarget target = 2;
    */
   target: DeploymentTarget;
 
   /**
+   * pending, running, success, failed or halted (a parked paper session also reads halted).
+   *
    * @generated from field: svc.bots.v1.DeploymentStatus status = 3;
    */
   status: DeploymentStatus;
 
   /**
+   * The run's task id: the paper stop route takes it, and halt answers list it.
+   *
    * @generated from field: string task_id = 4;
    */
   taskId: string;
 
   /**
+   * A successful backtest's figures (total_return, pnl, sharpe, max_drawdown, trades, ...,
+   * risk_rejections per control when any); for a failed run or a halted backtest {"error": why};
+   * else unset.
+   *
    * @generated from field: google.protobuf.Struct result_summary = 5;
    */
   resultSummary?: JsonObject | undefined;
 
   /**
+   * The bot version it runs.
+   *
    * @generated from field: int32 version = 6;
    */
   version: number;
 
   /**
+   * When it was requested.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 7;
    */
   createdAt?: Timestamp | undefined;
 
   /**
+   * When its status last changed (progress writes leave it as is).
+   *
    * @generated from field: google.protobuf.Timestamp updated_at = 8;
    */
   updatedAt?: Timestamp | undefined;
@@ -1198,45 +1460,65 @@ export declare type BotDeployment = Message<"svc.bots.v1.BotDeployment"> & {
 };
 
 /**
+ * One backtest, paper session or k8s deployment of one version of a bot.
+ *
  * @generated from message svc.bots.v1.BotDeployment
  */
 export declare type BotDeploymentJson = {
   /**
+   * The deployment's id; a backtest's results and trades routes take it as deployment_id.
+   *
    * @generated from field: string id = 1;
    */
   id?: string;
 
   /**
+   * backtest, paper or k8s.
+   *
    * @generated from field: svc.bots.v1.DeploymentTarget target = 2;
    */
   target?: DeploymentTargetJson;
 
   /**
+   * pending, running, success, failed or halted (a parked paper session also reads halted).
+   *
    * @generated from field: svc.bots.v1.DeploymentStatus status = 3;
    */
   status?: DeploymentStatusJson;
 
   /**
+   * The run's task id: the paper stop route takes it, and halt answers list it.
+   *
    * @generated from field: string task_id = 4;
    */
   taskId?: string;
 
   /**
+   * A successful backtest's figures (total_return, pnl, sharpe, max_drawdown, trades, ...,
+   * risk_rejections per control when any); for a failed run or a halted backtest {"error": why};
+   * else unset.
+   *
    * @generated from field: google.protobuf.Struct result_summary = 5;
    */
   resultSummary?: StructJson;
 
   /**
+   * The bot version it runs.
+   *
    * @generated from field: int32 version = 6;
    */
   version?: number;
 
   /**
+   * When it was requested.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 7;
    */
   createdAt?: TimestampJson;
 
   /**
+   * When its status last changed (progress writes leave it as is).
+   *
    * @generated from field: google.protobuf.Timestamp updated_at = 8;
    */
   updatedAt?: TimestampJson;
@@ -1342,50 +1624,78 @@ export declare type BacktestProgressJson = {
 export declare const BacktestProgressSchema: GenMessage<BacktestProgress, {jsonType: BacktestProgressJson}>;
 
 /**
+ * One event of a bot's paper sessions, as recorded; the bot's state is folded from them.
+ *
  * @generated from message svc.bots.v1.BotEvent
  */
 export declare type BotEvent = Message<"svc.bots.v1.BotEvent"> & {
   /**
+   * The bot's sequence number of the event, from 1, across all its sessions (int64: a string in
+   * JSON).
+   *
    * @generated from field: int64 seq = 1;
    */
   seq: bigint;
 
   /**
+   * What happened: session_started, phase_changed, bar_received, order_placed, order_filled,
+   * order_cancelled, order_rejected, position_changed, risk_disabled, risk_re_enabled, reduce_only,
+   * fail_safe or halted.
+   *
    * @generated from field: string type = 2;
    */
   type: string;
 
   /**
+   * When the event was recorded (wall clock); a bar's own time is in data.time.
+   *
    * @generated from field: google.protobuf.Timestamp occurred_at = 3;
    */
   occurredAt?: Timestamp | undefined;
 
   /**
+   * The event's fields, which depend on its type (e.g. order_rejected: check, limit, value, reason,
+   * side, units).
+   *
    * @generated from field: google.protobuf.Struct data = 4;
    */
   data?: JsonObject | undefined;
 };
 
 /**
+ * One event of a bot's paper sessions, as recorded; the bot's state is folded from them.
+ *
  * @generated from message svc.bots.v1.BotEvent
  */
 export declare type BotEventJson = {
   /**
+   * The bot's sequence number of the event, from 1, across all its sessions (int64: a string in
+   * JSON).
+   *
    * @generated from field: int64 seq = 1;
    */
   seq?: string;
 
   /**
+   * What happened: session_started, phase_changed, bar_received, order_placed, order_filled,
+   * order_cancelled, order_rejected, position_changed, risk_disabled, risk_re_enabled, reduce_only,
+   * fail_safe or halted.
+   *
    * @generated from field: string type = 2;
    */
   type?: string;
 
   /**
+   * When the event was recorded (wall clock); a bar's own time is in data.time.
+   *
    * @generated from field: google.protobuf.Timestamp occurred_at = 3;
    */
   occurredAt?: TimestampJson;
 
   /**
+   * The event's fields, which depend on its type (e.g. order_rejected: check, limit, value, reason,
+   * side, units).
+   *
    * @generated from field: google.protobuf.Struct data = 4;
    */
   data?: StructJson;
@@ -1402,16 +1712,22 @@ export declare const BotEventSchema: GenMessage<BotEvent, {jsonType: BotEventJso
  */
 export declare type ListBotsRequest = Message<"svc.bots.v1.ListBotsRequest"> & {
   /**
+   * Only bots of this status; unset lists every status.
+   *
    * @generated from field: svc.bots.v1.BotStatus status = 1;
    */
   status: BotStatus;
 
   /**
+   * Only bots of this kind; unset lists both.
+   *
    * @generated from field: svc.bots.v1.BotKind kind = 2;
    */
   kind: BotKind;
 
   /**
+   * Most bots to list, 1 to 1000; 0 (unset) means 100.
+   *
    * @generated from field: int32 limit = 3;
    */
   limit: number;
@@ -1430,16 +1746,22 @@ export declare type ListBotsRequest = Message<"svc.bots.v1.ListBotsRequest"> & {
  */
 export declare type ListBotsRequestJson = {
   /**
+   * Only bots of this status; unset lists every status.
+   *
    * @generated from field: svc.bots.v1.BotStatus status = 1;
    */
   status?: BotStatusJson;
 
   /**
+   * Only bots of this kind; unset lists both.
+   *
    * @generated from field: svc.bots.v1.BotKind kind = 2;
    */
   kind?: BotKindJson;
 
   /**
+   * Most bots to list, 1 to 1000; 0 (unset) means 100.
+   *
    * @generated from field: int32 limit = 3;
    */
   limit?: number;
@@ -1464,6 +1786,8 @@ export declare const ListBotsRequestSchema: GenMessage<ListBotsRequest, {jsonTyp
  */
 export declare type ListBotsResponse = Message<"svc.bots.v1.ListBotsResponse"> & {
   /**
+   * The bots, oldest first.
+   *
    * @generated from field: repeated svc.bots.v1.BotSummary items = 1;
    */
   items: BotSummary[];
@@ -1474,6 +1798,8 @@ export declare type ListBotsResponse = Message<"svc.bots.v1.ListBotsResponse"> &
  */
 export declare type ListBotsResponseJson = {
   /**
+   * The bots, oldest first.
+   *
    * @generated from field: repeated svc.bots.v1.BotSummary items = 1;
    */
   items?: BotSummaryJson[];
@@ -1490,6 +1816,8 @@ export declare const ListBotsResponseSchema: GenMessage<ListBotsResponse, {jsonT
  */
 export declare type CreateBotRequest = Message<"svc.bots.v1.CreateBotRequest"> & {
   /**
+   * The new bot's spec, the request's whole body; it becomes version 1.
+   *
    * @generated from field: svc.bots.v1.BotSpec spec = 1;
    */
   spec?: BotSpec | undefined;
@@ -1500,6 +1828,8 @@ export declare type CreateBotRequest = Message<"svc.bots.v1.CreateBotRequest"> &
  */
 export declare type CreateBotRequestJson = {
   /**
+   * The new bot's spec, the request's whole body; it becomes version 1.
+   *
    * @generated from field: svc.bots.v1.BotSpec spec = 1;
    */
   spec?: BotSpecJson;
@@ -1546,18 +1876,24 @@ export declare const GetBotRequestSchema: GenMessage<GetBotRequest, {jsonType: G
  */
 export declare type UpdateBotRequest = Message<"svc.bots.v1.UpdateBotRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
 
   /**
-   * A new spec; identical to the current one, it makes no version.
+   * A whole new spec, replacing the current one (an unset slug derives from name again);
+   * identical to the current one, it makes no version.
    *
    * @generated from field: svc.bots.v1.BotSpec spec = 2;
    */
   spec?: BotSpec | undefined;
 
   /**
+   * A new status: draft -> active or archived, active -> archived, archived -> draft; any other
+   * change is 409 invalid_transition. Unset keeps the status; the same status is no change.
+   *
    * @generated from field: svc.bots.v1.BotStatus status = 3;
    */
   status: BotStatus;
@@ -1568,18 +1904,24 @@ export declare type UpdateBotRequest = Message<"svc.bots.v1.UpdateBotRequest"> &
  */
 export declare type UpdateBotRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
 
   /**
-   * A new spec; identical to the current one, it makes no version.
+   * A whole new spec, replacing the current one (an unset slug derives from name again);
+   * identical to the current one, it makes no version.
    *
    * @generated from field: svc.bots.v1.BotSpec spec = 2;
    */
   spec?: BotSpecJson;
 
   /**
+   * A new status: draft -> active or archived, active -> archived, archived -> draft; any other
+   * change is 409 invalid_transition. Unset keeps the status; the same status is no change.
+   *
    * @generated from field: svc.bots.v1.BotStatus status = 3;
    */
   status?: BotStatusJson;
@@ -1596,6 +1938,8 @@ export declare const UpdateBotRequestSchema: GenMessage<UpdateBotRequest, {jsonT
  */
 export declare type DeleteBotRequest = Message<"svc.bots.v1.DeleteBotRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -1606,6 +1950,8 @@ export declare type DeleteBotRequest = Message<"svc.bots.v1.DeleteBotRequest"> &
  */
 export declare type DeleteBotRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -1622,11 +1968,15 @@ export declare const DeleteBotRequestSchema: GenMessage<DeleteBotRequest, {jsonT
  */
 export declare type DeleteBotResponse = Message<"svc.bots.v1.DeleteBotResponse"> & {
   /**
+   * The id of the bot deleted.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * Always true: a bot not deleted answers an error instead.
+   *
    * @generated from field: bool deleted = 2;
    */
   deleted: boolean;
@@ -1637,11 +1987,15 @@ export declare type DeleteBotResponse = Message<"svc.bots.v1.DeleteBotResponse">
  */
 export declare type DeleteBotResponseJson = {
   /**
+   * The id of the bot deleted.
+   *
    * @generated from field: string id = 1;
    */
   id?: string;
 
   /**
+   * Always true: a bot not deleted answers an error instead.
+   *
    * @generated from field: bool deleted = 2;
    */
   deleted?: boolean;
@@ -1658,6 +2012,8 @@ export declare const DeleteBotResponseSchema: GenMessage<DeleteBotResponse, {jso
  */
 export declare type ListBotVersionsRequest = Message<"svc.bots.v1.ListBotVersionsRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -1668,6 +2024,8 @@ export declare type ListBotVersionsRequest = Message<"svc.bots.v1.ListBotVersion
  */
 export declare type ListBotVersionsRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -1684,6 +2042,8 @@ export declare const ListBotVersionsRequestSchema: GenMessage<ListBotVersionsReq
  */
 export declare type ListBotVersionsResponse = Message<"svc.bots.v1.ListBotVersionsResponse"> & {
   /**
+   * Every version of the bot, oldest first.
+   *
    * @generated from field: repeated svc.bots.v1.BotVersion items = 1;
    */
   items: BotVersion[];
@@ -1694,6 +2054,8 @@ export declare type ListBotVersionsResponse = Message<"svc.bots.v1.ListBotVersio
  */
 export declare type ListBotVersionsResponseJson = {
   /**
+   * Every version of the bot, oldest first.
+   *
    * @generated from field: repeated svc.bots.v1.BotVersion items = 1;
    */
   items?: BotVersionJson[];
@@ -1710,6 +2072,8 @@ export declare const ListBotVersionsResponseSchema: GenMessage<ListBotVersionsRe
  */
 export declare type BacktestBotRequest = Message<"svc.bots.v1.BacktestBotRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -1722,17 +2086,24 @@ export declare type BacktestBotRequest = Message<"svc.bots.v1.BacktestBotRequest
   version: number;
 
   /**
+   * First bar time of the range, inclusive; unset: from the data's first bar (for synthetic data,
+   * 2022-01-01).
+   *
    * @generated from field: google.protobuf.Timestamp start = 3;
    */
   start?: Timestamp | undefined;
 
   /**
+   * End of the range, exclusive, after start; unset: to the data's last bar (for synthetic data,
+   * 730 bars after start; at most 100,000 synthetic bars).
+   *
    * @generated from field: google.protobuf.Timestamp end = 4;
    */
   end?: Timestamp | undefined;
 
   /**
-   * csv:<dataset name> or synthetic:<seed>.
+   * csv:<data set name> or synthetic:<seed>; unset: the bundled daily data set for a daily bot
+   * (or one without a timeframe), synthetic:1 at the bot's timeframe otherwise.
    *
    * @generated from field: string data_source = 5;
    */
@@ -1744,6 +2115,8 @@ export declare type BacktestBotRequest = Message<"svc.bots.v1.BacktestBotRequest
  */
 export declare type BacktestBotRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -1756,17 +2129,24 @@ export declare type BacktestBotRequestJson = {
   version?: number;
 
   /**
+   * First bar time of the range, inclusive; unset: from the data's first bar (for synthetic data,
+   * 2022-01-01).
+   *
    * @generated from field: google.protobuf.Timestamp start = 3;
    */
   start?: TimestampJson;
 
   /**
+   * End of the range, exclusive, after start; unset: to the data's last bar (for synthetic data,
+   * 730 bars after start; at most 100,000 synthetic bars).
+   *
    * @generated from field: google.protobuf.Timestamp end = 4;
    */
   end?: TimestampJson;
 
   /**
-   * csv:<dataset name> or synthetic:<seed>.
+   * csv:<data set name> or synthetic:<seed>; unset: the bundled daily data set for a daily bot
+   * (or one without a timeframe), synthetic:1 at the bot's timeframe otherwise.
    *
    * @generated from field: string data_source = 5;
    */
@@ -1784,6 +2164,8 @@ export declare const BacktestBotRequestSchema: GenMessage<BacktestBotRequest, {j
  */
 export declare type StartPaperRequest = Message<"svc.bots.v1.StartPaperRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -1796,11 +2178,17 @@ export declare type StartPaperRequest = Message<"svc.bots.v1.StartPaperRequest">
   approvedPromotion: string;
 
   /**
+   * The bars the session replays: csv:<data set> or synthetic:<seed>; unset: the bundled daily data
+   * set for a daily bot, synthetic:1 at the bot's timeframe otherwise.
+   *
    * @generated from field: string data_source = 3;
    */
   dataSource: string;
 
   /**
+   * Bars per second the session replays; 0 (unset) means 10. Above 1000 it runs as fast as its
+   * events are stored.
+   *
    * @generated from field: double speed = 4;
    */
   speed: number;
@@ -1811,6 +2199,8 @@ export declare type StartPaperRequest = Message<"svc.bots.v1.StartPaperRequest">
  */
 export declare type StartPaperRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -1823,11 +2213,17 @@ export declare type StartPaperRequestJson = {
   approvedPromotion?: string;
 
   /**
+   * The bars the session replays: csv:<data set> or synthetic:<seed>; unset: the bundled daily data
+   * set for a daily bot, synthetic:1 at the bot's timeframe otherwise.
+   *
    * @generated from field: string data_source = 3;
    */
   dataSource?: string;
 
   /**
+   * Bars per second the session replays; 0 (unset) means 10. Above 1000 it runs as fast as its
+   * events are stored.
+   *
    * @generated from field: double speed = 4;
    */
   speed?: number | "NaN" | "Infinity" | "-Infinity";
@@ -1844,11 +2240,15 @@ export declare const StartPaperRequestSchema: GenMessage<StartPaperRequest, {jso
  */
 export declare type StopPaperRequest = Message<"svc.bots.v1.StopPaperRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
 
   /**
+   * The session's task_id, from its BotDeployment.
+   *
    * @generated from field: string task_id = 2;
    */
   taskId: string;
@@ -1859,11 +2259,15 @@ export declare type StopPaperRequest = Message<"svc.bots.v1.StopPaperRequest"> &
  */
 export declare type StopPaperRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
 
   /**
+   * The session's task_id, from its BotDeployment.
+   *
    * @generated from field: string task_id = 2;
    */
   taskId?: string;
@@ -1880,16 +2284,23 @@ export declare const StopPaperRequestSchema: GenMessage<StopPaperRequest, {jsonT
  */
 export declare type DeployBotRequest = Message<"svc.bots.v1.DeployBotRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
 
   /**
+   * k8s applies a Bot resource to the cluster; paper starts a paper session (as paper/start with
+   * its defaults); backtest is refused (400: use POST /bots/{bot_ref}/backtest).
+   *
    * @generated from field: svc.bots.v1.DeploymentTarget target = 2;
    */
   target: DeploymentTarget;
 
   /**
+   * The ApprovedPromotion token of an approved promotion request for the bot's current version.
+   *
    * @generated from field: string approved_promotion = 3;
    */
   approvedPromotion: string;
@@ -1900,16 +2311,23 @@ export declare type DeployBotRequest = Message<"svc.bots.v1.DeployBotRequest"> &
  */
 export declare type DeployBotRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
 
   /**
+   * k8s applies a Bot resource to the cluster; paper starts a paper session (as paper/start with
+   * its defaults); backtest is refused (400: use POST /bots/{bot_ref}/backtest).
+   *
    * @generated from field: svc.bots.v1.DeploymentTarget target = 2;
    */
   target?: DeploymentTargetJson;
 
   /**
+   * The ApprovedPromotion token of an approved promotion request for the bot's current version.
+   *
    * @generated from field: string approved_promotion = 3;
    */
   approvedPromotion?: string;
@@ -1926,11 +2344,15 @@ export declare const DeployBotRequestSchema: GenMessage<DeployBotRequest, {jsonT
  */
 export declare type HaltBotRequest = Message<"svc.bots.v1.HaltBotRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
 
   /**
+   * Why, recorded in the halted sessions' events; empty: "halted by request".
+   *
    * @generated from field: string reason = 2;
    */
   reason: string;
@@ -1941,11 +2363,15 @@ export declare type HaltBotRequest = Message<"svc.bots.v1.HaltBotRequest"> & {
  */
 export declare type HaltBotRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
 
   /**
+   * Why, recorded in the halted sessions' events; empty: "halted by request".
+   *
    * @generated from field: string reason = 2;
    */
   reason?: string;
@@ -1962,6 +2388,9 @@ export declare const HaltBotRequestSchema: GenMessage<HaltBotRequest, {jsonType:
  */
 export declare type HaltAllBotsRequest = Message<"svc.bots.v1.HaltAllBotsRequest"> & {
   /**
+   * Why, recorded on what is halted (a session's events, a backtest's error); empty: a default
+   * reason.
+   *
    * @generated from field: string reason = 1;
    */
   reason: string;
@@ -1972,6 +2401,9 @@ export declare type HaltAllBotsRequest = Message<"svc.bots.v1.HaltAllBotsRequest
  */
 export declare type HaltAllBotsRequestJson = {
   /**
+   * Why, recorded on what is halted (a session's events, a backtest's error); empty: a default
+   * reason.
+   *
    * @generated from field: string reason = 1;
    */
   reason?: string;
@@ -1990,16 +2422,22 @@ export declare const HaltAllBotsRequestSchema: GenMessage<HaltAllBotsRequest, {j
  */
 export declare type HaltResult = Message<"svc.bots.v1.HaltResult"> & {
   /**
+   * What the route covers, in words (e.g. "bot", "paper sessions").
+   *
    * @generated from field: string scope = 1;
    */
   scope: string;
 
   /**
+   * How many deployments it halted; 0 when nothing was running.
+   *
    * @generated from field: int32 halted = 2;
    */
   halted: number;
 
   /**
+   * The task ids of the deployments halted.
+   *
    * @generated from field: repeated string task_ids = 3;
    */
   taskIds: string[];
@@ -2012,16 +2450,22 @@ export declare type HaltResult = Message<"svc.bots.v1.HaltResult"> & {
  */
 export declare type HaltResultJson = {
   /**
+   * What the route covers, in words (e.g. "bot", "paper sessions").
+   *
    * @generated from field: string scope = 1;
    */
   scope?: string;
 
   /**
+   * How many deployments it halted; 0 when nothing was running.
+   *
    * @generated from field: int32 halted = 2;
    */
   halted?: number;
 
   /**
+   * The task ids of the deployments halted.
+   *
    * @generated from field: repeated string task_ids = 3;
    */
   taskIds?: string[];
@@ -2038,6 +2482,8 @@ export declare const HaltResultSchema: GenMessage<HaltResult, {jsonType: HaltRes
  */
 export declare type ListBotDeploymentsRequest = Message<"svc.bots.v1.ListBotDeploymentsRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -2048,6 +2494,8 @@ export declare type ListBotDeploymentsRequest = Message<"svc.bots.v1.ListBotDepl
  */
 export declare type ListBotDeploymentsRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -2064,6 +2512,8 @@ export declare const ListBotDeploymentsRequestSchema: GenMessage<ListBotDeployme
  */
 export declare type ListBotDeploymentsResponse = Message<"svc.bots.v1.ListBotDeploymentsResponse"> & {
   /**
+   * Every backtest, paper session and k8s deployment of the bot, newest first.
+   *
    * @generated from field: repeated svc.bots.v1.BotDeployment items = 1;
    */
   items: BotDeployment[];
@@ -2074,6 +2524,8 @@ export declare type ListBotDeploymentsResponse = Message<"svc.bots.v1.ListBotDep
  */
 export declare type ListBotDeploymentsResponseJson = {
   /**
+   * Every backtest, paper session and k8s deployment of the bot, newest first.
+   *
    * @generated from field: repeated svc.bots.v1.BotDeployment items = 1;
    */
   items?: BotDeploymentJson[];
@@ -2090,6 +2542,8 @@ export declare const ListBotDeploymentsResponseSchema: GenMessage<ListBotDeploym
  */
 export declare type ListBotTrialsRequest = Message<"svc.bots.v1.ListBotTrialsRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -2100,6 +2554,8 @@ export declare type ListBotTrialsRequest = Message<"svc.bots.v1.ListBotTrialsReq
  */
 export declare type ListBotTrialsRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -2119,31 +2575,43 @@ export declare const ListBotTrialsRequestSchema: GenMessage<ListBotTrialsRequest
  */
 export declare type Trial = Message<"svc.bots.v1.Trial"> & {
   /**
+   * The trial's id: the id of the backtest (BotDeployment.id) it records.
+   *
    * @generated from field: string trial_id = 1;
    */
   trialId: string;
 
   /**
+   * The bot version the backtest ran.
+   *
    * @generated from field: int32 version = 2;
    */
   version: number;
 
   /**
+   * That version's spec hash.
+   *
    * @generated from field: string spec_hash = 3;
    */
   specHash: string;
 
   /**
+   * The strategy family run.
+   *
    * @generated from field: string strategy_family = 4;
    */
   strategyFamily: string;
 
   /**
+   * The strategy parameters run, defaults filled in.
+   *
    * @generated from field: google.protobuf.Struct parameters = 5;
    */
   parameters?: JsonObject | undefined;
 
   /**
+   * The bars it ran over: csv:<data set> or synthetic:<seed>.
+   *
    * @generated from field: string data_source = 6;
    */
   dataSource: string;
@@ -2163,6 +2631,8 @@ export declare type Trial = Message<"svc.bots.v1.Trial"> & {
   observations: number;
 
   /**
+   * When the backtest succeeded and the trial was recorded.
+   *
    * @generated from field: google.protobuf.Timestamp recorded_at = 9;
    */
   recordedAt?: Timestamp | undefined;
@@ -2176,31 +2646,43 @@ export declare type Trial = Message<"svc.bots.v1.Trial"> & {
  */
 export declare type TrialJson = {
   /**
+   * The trial's id: the id of the backtest (BotDeployment.id) it records.
+   *
    * @generated from field: string trial_id = 1;
    */
   trialId?: string;
 
   /**
+   * The bot version the backtest ran.
+   *
    * @generated from field: int32 version = 2;
    */
   version?: number;
 
   /**
+   * That version's spec hash.
+   *
    * @generated from field: string spec_hash = 3;
    */
   specHash?: string;
 
   /**
+   * The strategy family run.
+   *
    * @generated from field: string strategy_family = 4;
    */
   strategyFamily?: string;
 
   /**
+   * The strategy parameters run, defaults filled in.
+   *
    * @generated from field: google.protobuf.Struct parameters = 5;
    */
   parameters?: StructJson;
 
   /**
+   * The bars it ran over: csv:<data set> or synthetic:<seed>.
+   *
    * @generated from field: string data_source = 6;
    */
   dataSource?: string;
@@ -2220,6 +2702,8 @@ export declare type TrialJson = {
   observations?: number;
 
   /**
+   * When the backtest succeeded and the trial was recorded.
+   *
    * @generated from field: google.protobuf.Timestamp recorded_at = 9;
    */
   recordedAt?: TimestampJson;
@@ -2238,6 +2722,8 @@ export declare const TrialSchema: GenMessage<Trial, {jsonType: TrialJson}>;
  */
 export declare type ListBotTrialsResponse = Message<"svc.bots.v1.ListBotTrialsResponse"> & {
   /**
+   * The trials, oldest first.
+   *
    * @generated from field: repeated svc.bots.v1.Trial items = 1;
    */
   items: Trial[];
@@ -2257,6 +2743,8 @@ export declare type ListBotTrialsResponse = Message<"svc.bots.v1.ListBotTrialsRe
  */
 export declare type ListBotTrialsResponseJson = {
   /**
+   * The trials, oldest first.
+   *
    * @generated from field: repeated svc.bots.v1.Trial items = 1;
    */
   items?: TrialJson[];
@@ -2280,6 +2768,8 @@ export declare const ListBotTrialsResponseSchema: GenMessage<ListBotTrialsRespon
  */
 export declare type ReplayBotRequest = Message<"svc.bots.v1.ReplayBotRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -2292,11 +2782,17 @@ export declare type ReplayBotRequest = Message<"svc.bots.v1.ReplayBotRequest"> &
   asOfSeq: bigint;
 
   /**
+   * Only events recorded at or before this time; unset: no time bound. With as_of_seq, both bounds
+   * apply.
+   *
    * @generated from field: google.protobuf.Timestamp as_of_time = 3;
    */
   asOfTime?: Timestamp | undefined;
 
   /**
+   * Also re-run the strategy of the last session started up to that point over the bars it
+   * recorded, and compare its bars, orders, fills and positions with the recorded ones.
+   *
    * @generated from field: bool rerun_strategy = 4;
    */
   rerunStrategy: boolean;
@@ -2307,6 +2803,8 @@ export declare type ReplayBotRequest = Message<"svc.bots.v1.ReplayBotRequest"> &
  */
 export declare type ReplayBotRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -2319,11 +2817,17 @@ export declare type ReplayBotRequestJson = {
   asOfSeq?: string;
 
   /**
+   * Only events recorded at or before this time; unset: no time bound. With as_of_seq, both bounds
+   * apply.
+   *
    * @generated from field: google.protobuf.Timestamp as_of_time = 3;
    */
   asOfTime?: TimestampJson;
 
   /**
+   * Also re-run the strategy of the last session started up to that point over the bars it
+   * recorded, and compare its bars, orders, fills and positions with the recorded ones.
+   *
    * @generated from field: bool rerun_strategy = 4;
    */
   rerunStrategy?: boolean;
@@ -2340,16 +2844,23 @@ export declare const ReplayBotRequestSchema: GenMessage<ReplayBotRequest, {jsonT
  */
 export declare type ReplayBotResponse = Message<"svc.bots.v1.ReplayBotResponse"> & {
   /**
+   * The state folded from the events: positions, exposures, metrics (as in StateSnapshot) and seq.
+   *
    * @generated from field: google.protobuf.Struct state = 1;
    */
   state?: JsonObject | undefined;
 
   /**
+   * The sequence number of the last event folded; 0 when there is none.
+   *
    * @generated from field: int64 as_of_seq = 2;
    */
   asOfSeq: bigint;
 
   /**
+   * True when rerun_strategy was asked and the re-run produced exactly the recorded events; false
+   * otherwise (not asked, no session, or a difference).
+   *
    * @generated from field: bool deterministic = 3;
    */
   deterministic: boolean;
@@ -2360,16 +2871,23 @@ export declare type ReplayBotResponse = Message<"svc.bots.v1.ReplayBotResponse">
  */
 export declare type ReplayBotResponseJson = {
   /**
+   * The state folded from the events: positions, exposures, metrics (as in StateSnapshot) and seq.
+   *
    * @generated from field: google.protobuf.Struct state = 1;
    */
   state?: StructJson;
 
   /**
+   * The sequence number of the last event folded; 0 when there is none.
+   *
    * @generated from field: int64 as_of_seq = 2;
    */
   asOfSeq?: string;
 
   /**
+   * True when rerun_strategy was asked and the re-run produced exactly the recorded events; false
+   * otherwise (not asked, no session, or a difference).
+   *
    * @generated from field: bool deterministic = 3;
    */
   deterministic?: boolean;
@@ -2386,6 +2904,8 @@ export declare const ReplayBotResponseSchema: GenMessage<ReplayBotResponse, {jso
  */
 export declare type GetStateSnapshotRequest = Message<"svc.bots.v1.GetStateSnapshotRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -2396,6 +2916,8 @@ export declare type GetStateSnapshotRequest = Message<"svc.bots.v1.GetStateSnaps
  */
 export declare type GetStateSnapshotRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -2408,50 +2930,72 @@ export declare type GetStateSnapshotRequestJson = {
 export declare const GetStateSnapshotRequestSchema: GenMessage<GetStateSnapshotRequest, {jsonType: GetStateSnapshotRequestJson}>;
 
 /**
+ * A bot's state folded from all its events.
+ *
  * @generated from message svc.bots.v1.StateSnapshot
  */
 export declare type StateSnapshot = Message<"svc.bots.v1.StateSnapshot"> & {
   /**
+   * The sequence number of the last event folded; 0 when the bot has no events.
+   *
    * @generated from field: int64 seq = 1;
    */
   seq: bigint;
 
   /**
+   * Units held per symbol; a flat symbol is absent.
+   *
    * @generated from field: google.protobuf.Struct positions = 2;
    */
   positions?: JsonObject | undefined;
 
   /**
+   * Per symbol, the position's value at the last price as a fraction of equity.
+   *
    * @generated from field: google.protobuf.Struct exposures = 3;
    */
   exposures?: JsonObject | undefined;
 
   /**
+   * phase (Idle before any session), equity, cash, pnl (equity less initial cash), fees, fills,
+   * bars and open_orders.
+   *
    * @generated from field: google.protobuf.Struct metrics = 4;
    */
   metrics?: JsonObject | undefined;
 };
 
 /**
+ * A bot's state folded from all its events.
+ *
  * @generated from message svc.bots.v1.StateSnapshot
  */
 export declare type StateSnapshotJson = {
   /**
+   * The sequence number of the last event folded; 0 when the bot has no events.
+   *
    * @generated from field: int64 seq = 1;
    */
   seq?: string;
 
   /**
+   * Units held per symbol; a flat symbol is absent.
+   *
    * @generated from field: google.protobuf.Struct positions = 2;
    */
   positions?: StructJson;
 
   /**
+   * Per symbol, the position's value at the last price as a fraction of equity.
+   *
    * @generated from field: google.protobuf.Struct exposures = 3;
    */
   exposures?: StructJson;
 
   /**
+   * phase (Idle before any session), equity, cash, pnl (equity less initial cash), fees, fills,
+   * bars and open_orders.
+   *
    * @generated from field: google.protobuf.Struct metrics = 4;
    */
   metrics?: StructJson;
@@ -2468,6 +3012,8 @@ export declare const StateSnapshotSchema: GenMessage<StateSnapshot, {jsonType: S
  */
 export declare type ListStateEventsRequest = Message<"svc.bots.v1.ListStateEventsRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -2480,6 +3026,8 @@ export declare type ListStateEventsRequest = Message<"svc.bots.v1.ListStateEvent
   afterSeq: bigint;
 
   /**
+   * Most events per page, 1 to 1000; 0 (unset) means 100.
+   *
    * @generated from field: int32 limit = 3;
    */
   limit: number;
@@ -2498,6 +3046,8 @@ export declare type ListStateEventsRequest = Message<"svc.bots.v1.ListStateEvent
  */
 export declare type ListStateEventsRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -2510,6 +3060,8 @@ export declare type ListStateEventsRequestJson = {
   afterSeq?: string;
 
   /**
+   * Most events per page, 1 to 1000; 0 (unset) means 100.
+   *
    * @generated from field: int32 limit = 3;
    */
   limit?: number;
@@ -2534,11 +3086,15 @@ export declare const ListStateEventsRequestSchema: GenMessage<ListStateEventsReq
  */
 export declare type ListStateEventsResponse = Message<"svc.bots.v1.ListStateEventsResponse"> & {
   /**
+   * The events, in sequence order.
+   *
    * @generated from field: repeated svc.bots.v1.BotEvent items = 1;
    */
   items: BotEvent[];
 
   /**
+   * Pass as after_seq for the next page; empty on the last page.
+   *
    * @generated from field: string next_cursor = 2;
    */
   nextCursor: string;
@@ -2549,11 +3105,15 @@ export declare type ListStateEventsResponse = Message<"svc.bots.v1.ListStateEven
  */
 export declare type ListStateEventsResponseJson = {
   /**
+   * The events, in sequence order.
+   *
    * @generated from field: repeated svc.bots.v1.BotEvent items = 1;
    */
   items?: BotEventJson[];
 
   /**
+   * Pass as after_seq for the next page; empty on the last page.
+   *
    * @generated from field: string next_cursor = 2;
    */
   nextCursor?: string;
@@ -2570,11 +3130,15 @@ export declare const ListStateEventsResponseSchema: GenMessage<ListStateEventsRe
  */
 export declare type ChatBotRequest = Message<"svc.bots.v1.ChatBotRequest"> & {
   /**
+   * The research bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
 
   /**
+   * The message to the bot, up to 20,000 characters.
+   *
    * @generated from field: string prompt = 2;
    */
   prompt: string;
@@ -2585,11 +3149,15 @@ export declare type ChatBotRequest = Message<"svc.bots.v1.ChatBotRequest"> & {
  */
 export declare type ChatBotRequestJson = {
   /**
+   * The research bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
 
   /**
+   * The message to the bot, up to 20,000 characters.
+   *
    * @generated from field: string prompt = 2;
    */
   prompt?: string;
@@ -2606,6 +3174,8 @@ export declare const ChatBotRequestSchema: GenMessage<ChatBotRequest, {jsonType:
  */
 export declare type ChatBotResponse = Message<"svc.bots.v1.ChatBotResponse"> & {
   /**
+   * The bot's answer.
+   *
    * @generated from field: string reply = 1;
    */
   reply: string;
@@ -2616,6 +3186,8 @@ export declare type ChatBotResponse = Message<"svc.bots.v1.ChatBotResponse"> & {
  */
 export declare type ChatBotResponseJson = {
   /**
+   * The bot's answer.
+   *
    * @generated from field: string reply = 1;
    */
   reply?: string;
@@ -2632,6 +3204,8 @@ export declare const ChatBotResponseSchema: GenMessage<ChatBotResponse, {jsonTyp
  */
 export declare type ReEnableBotRequest = Message<"svc.bots.v1.ReEnableBotRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -2649,6 +3223,8 @@ export declare type ReEnableBotRequest = Message<"svc.bots.v1.ReEnableBotRequest
  */
 export declare type ReEnableBotRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -2672,11 +3248,15 @@ export declare const ReEnableBotRequestSchema: GenMessage<ReEnableBotRequest, {j
  */
 export declare type SetFleetRiskLimitsRequest = Message<"svc.bots.v1.SetFleetRiskLimitsRequest"> & {
   /**
+   * The fleet's name (lower-case letters, digits and dashes), as its bots' specs name it.
+   *
    * @generated from field: string fleet = 1;
    */
   fleet: string;
 
   /**
+   * The limits, the request's whole body; they replace the fleet's previous ones.
+   *
    * @generated from field: svc.bots.v1.FleetRiskLimits limits = 2;
    */
   limits?: FleetRiskLimits | undefined;
@@ -2687,11 +3267,15 @@ export declare type SetFleetRiskLimitsRequest = Message<"svc.bots.v1.SetFleetRis
  */
 export declare type SetFleetRiskLimitsRequestJson = {
   /**
+   * The fleet's name (lower-case letters, digits and dashes), as its bots' specs name it.
+   *
    * @generated from field: string fleet = 1;
    */
   fleet?: string;
 
   /**
+   * The limits, the request's whole body; they replace the fleet's previous ones.
+   *
    * @generated from field: svc.bots.v1.FleetRiskLimits limits = 2;
    */
   limits?: FleetRiskLimitsJson;
@@ -2708,6 +3292,8 @@ export declare const SetFleetRiskLimitsRequestSchema: GenMessage<SetFleetRiskLim
  */
 export declare type GetFleetRiskLimitsRequest = Message<"svc.bots.v1.GetFleetRiskLimitsRequest"> & {
   /**
+   * The fleet's name.
+   *
    * @generated from field: string fleet = 1;
    */
   fleet: string;
@@ -2718,6 +3304,8 @@ export declare type GetFleetRiskLimitsRequest = Message<"svc.bots.v1.GetFleetRis
  */
 export declare type GetFleetRiskLimitsRequestJson = {
   /**
+   * The fleet's name.
+   *
    * @generated from field: string fleet = 1;
    */
   fleet?: string;
@@ -2730,50 +3318,70 @@ export declare type GetFleetRiskLimitsRequestJson = {
 export declare const GetFleetRiskLimitsRequestSchema: GenMessage<GetFleetRiskLimitsRequest, {jsonType: GetFleetRiskLimitsRequestJson}>;
 
 /**
+ * A fleet's shared limits and who set them last.
+ *
  * @generated from message svc.bots.v1.FleetRiskLimitsRecord
  */
 export declare type FleetRiskLimitsRecord = Message<"svc.bots.v1.FleetRiskLimitsRecord"> & {
   /**
+   * The fleet's name.
+   *
    * @generated from field: string fleet = 1;
    */
   fleet: string;
 
   /**
+   * Its shared limits; zeros (controls off) for a fleet whose limits were never set.
+   *
    * @generated from field: svc.bots.v1.FleetRiskLimits limits = 2;
    */
   limits?: FleetRiskLimits | undefined;
 
   /**
+   * Who set them last (the caller's subject); empty when never set.
+   *
    * @generated from field: string updated_by = 3;
    */
   updatedBy: string;
 
   /**
+   * When they were set last; unset when never set.
+   *
    * @generated from field: google.protobuf.Timestamp updated_at = 4;
    */
   updatedAt?: Timestamp | undefined;
 };
 
 /**
+ * A fleet's shared limits and who set them last.
+ *
  * @generated from message svc.bots.v1.FleetRiskLimitsRecord
  */
 export declare type FleetRiskLimitsRecordJson = {
   /**
+   * The fleet's name.
+   *
    * @generated from field: string fleet = 1;
    */
   fleet?: string;
 
   /**
+   * Its shared limits; zeros (controls off) for a fleet whose limits were never set.
+   *
    * @generated from field: svc.bots.v1.FleetRiskLimits limits = 2;
    */
   limits?: FleetRiskLimitsJson;
 
   /**
+   * Who set them last (the caller's subject); empty when never set.
+   *
    * @generated from field: string updated_by = 3;
    */
   updatedBy?: string;
 
   /**
+   * When they were set last; unset when never set.
+   *
    * @generated from field: google.protobuf.Timestamp updated_at = 4;
    */
   updatedAt?: TimestampJson;
@@ -3802,16 +4410,22 @@ export declare const ScaleDeploymentRequestSchema: GenMessage<ScaleDeploymentReq
  */
 export declare type ScaleDeploymentResponse = Message<"svc.bots.v1.ScaleDeploymentResponse"> & {
   /**
+   * The Deployment scaled.
+   *
    * @generated from field: string deployment_name = 1;
    */
   deploymentName: string;
 
   /**
+   * The replicas the Kubernetes API server recorded (0: scaled to zero).
+   *
    * @generated from field: int32 replicas = 2;
    */
   replicas: number;
 
   /**
+   * The namespace of the Deployment (SVC_KUBE_NAMESPACE).
+   *
    * @generated from field: string namespace = 3;
    */
   namespace: string;
@@ -3822,16 +4436,22 @@ export declare type ScaleDeploymentResponse = Message<"svc.bots.v1.ScaleDeployme
  */
 export declare type ScaleDeploymentResponseJson = {
   /**
+   * The Deployment scaled.
+   *
    * @generated from field: string deployment_name = 1;
    */
   deploymentName?: string;
 
   /**
+   * The replicas the Kubernetes API server recorded (0: scaled to zero).
+   *
    * @generated from field: int32 replicas = 2;
    */
   replicas?: number;
 
   /**
+   * The namespace of the Deployment (SVC_KUBE_NAMESPACE).
+   *
    * @generated from field: string namespace = 3;
    */
   namespace?: string;
@@ -3850,26 +4470,36 @@ export declare const ScaleDeploymentResponseSchema: GenMessage<ScaleDeploymentRe
  */
 export declare type ComplianceCase = Message<"svc.bots.v1.ComplianceCase"> & {
   /**
+   * The case, for example max_order_units or kill_switch_drain.
+   *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
+   * The rule it checks, for example "RTS 6 Art. 15(1)(c); 15c3-5 (c)(1)(ii)".
+   *
    * @generated from field: string article = 2;
    */
   article: string;
 
   /**
+   * What passing looks like, in words.
+   *
    * @generated from field: string expected = 3;
    */
   expected: string;
 
   /**
+   * What the run saw, in words (for a refusal: its control, limit and value).
+   *
    * @generated from field: string observed = 4;
    */
   observed: string;
 
   /**
+   * The case passed. A control the bot leaves off cannot fire, so its case fails.
+   *
    * @generated from field: bool passed = 5;
    */
   passed: boolean;
@@ -3889,26 +4519,36 @@ export declare type ComplianceCase = Message<"svc.bots.v1.ComplianceCase"> & {
  */
 export declare type ComplianceCaseJson = {
   /**
+   * The case, for example max_order_units or kill_switch_drain.
+   *
    * @generated from field: string name = 1;
    */
   name?: string;
 
   /**
+   * The rule it checks, for example "RTS 6 Art. 15(1)(c); 15c3-5 (c)(1)(ii)".
+   *
    * @generated from field: string article = 2;
    */
   article?: string;
 
   /**
+   * What passing looks like, in words.
+   *
    * @generated from field: string expected = 3;
    */
   expected?: string;
 
   /**
+   * What the run saw, in words (for a refusal: its control, limit and value).
+   *
    * @generated from field: string observed = 4;
    */
   observed?: string;
 
   /**
+   * The case passed. A control the bot leaves off cannot fire, so its case fails.
+   *
    * @generated from field: bool passed = 5;
    */
   passed?: boolean;
@@ -3934,16 +4574,22 @@ export declare const ComplianceCaseSchema: GenMessage<ComplianceCase, {jsonType:
  */
 export declare type LatencyPercentiles = Message<"svc.bots.v1.LatencyPercentiles"> & {
   /**
+   * Median, in microseconds of wall time.
+   *
    * @generated from field: double p50_us = 1;
    */
   p50Us: number;
 
   /**
+   * 99th percentile, in microseconds.
+   *
    * @generated from field: double p99_us = 2;
    */
   p99Us: number;
 
   /**
+   * Slowest, in microseconds.
+   *
    * @generated from field: double max_us = 3;
    */
   maxUs: number;
@@ -3956,16 +4602,22 @@ export declare type LatencyPercentiles = Message<"svc.bots.v1.LatencyPercentiles
  */
 export declare type LatencyPercentilesJson = {
   /**
+   * Median, in microseconds of wall time.
+   *
    * @generated from field: double p50_us = 1;
    */
   p50Us?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * 99th percentile, in microseconds.
+   *
    * @generated from field: double p99_us = 2;
    */
   p99Us?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * Slowest, in microseconds.
+   *
    * @generated from field: double max_us = 3;
    */
   maxUs?: number | "NaN" | "Infinity" | "-Infinity";
@@ -4005,6 +4657,8 @@ export declare type StressResult = Message<"svc.bots.v1.StressResult"> & {
   peakVolume: number;
 
   /**
+   * The multiple of the observed peak the replay demanded (2 unless asked otherwise).
+   *
    * @generated from field: double peak_multiple = 4;
    */
   peakMultiple: number;
@@ -4031,11 +4685,15 @@ export declare type StressResult = Message<"svc.bots.v1.StressResult"> & {
   ordersSent: bigint;
 
   /**
+   * Orders that passed the pre-trade controls.
+   *
    * @generated from field: int64 orders_accepted = 8;
    */
   ordersAccepted: bigint;
 
   /**
+   * Orders the pre-trade controls refused.
+   *
    * @generated from field: int64 orders_rejected = 9;
    */
   ordersRejected: bigint;
@@ -4063,21 +4721,30 @@ export declare type StressResult = Message<"svc.bots.v1.StressResult"> & {
   controlViolations: string[];
 
   /**
+   * Refused orders counted per control (e.g. {"message_throttle": 1, "risk_disabled": 40}).
+   *
    * @generated from field: google.protobuf.Struct rejections_by_control = 13;
    */
   rejectionsByControl?: JsonObject | undefined;
 
   /**
+   * More orders entered the order path within one throttle window than the bot's throttle allows
+   * (judged on the replay's clock), so the throttle should fire.
+   *
    * @generated from field: bool throttle_expected = 14;
    */
   throttleExpected: boolean;
 
   /**
+   * The throttle did refuse an order.
+   *
    * @generated from field: bool throttle_fired = 15;
    */
   throttleFired: boolean;
 
   /**
+   * Latency of the order path per order message.
+   *
    * @generated from field: svc.bots.v1.LatencyPercentiles latency = 16;
    */
   latency?: LatencyPercentiles | undefined;
@@ -4126,13 +4793,16 @@ export declare type StressResult = Message<"svc.bots.v1.StressResult"> & {
   timeCompression: number;
 
   /**
-   * Passes over the data set (each with a fresh strategy), and the bars they replayed.
+   * Passes over the data set, each with a fresh instance of the strategy (the account carries
+   * on): until about 2,000 orders were sent, at most 200.
    *
    * @generated from field: int32 laps = 23;
    */
   laps: number;
 
   /**
+   * Bars replayed in all: laps times the data set's bars.
+   *
    * @generated from field: int64 bars_replayed = 24;
    */
   barsReplayed: bigint;
@@ -4145,13 +4815,15 @@ export declare type StressResult = Message<"svc.bots.v1.StressResult"> & {
   maxVolumeParticipation: number;
 
   /**
-   * Fills the bar's volume cut short, and market orders whose rest was cancelled for it.
+   * Fills the bar's volume cut short.
    *
    * @generated from field: int64 fills_volume_limited = 26;
    */
   fillsVolumeLimited: bigint;
 
   /**
+   * Market orders whose unfilled rest was cancelled for want of the bar's volume.
+   *
    * @generated from field: int64 orders_cancelled_for_volume = 27;
    */
   ordersCancelledForVolume: bigint;
@@ -4185,6 +4857,8 @@ export declare type StressResultJson = {
   peakVolume?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
+   * The multiple of the observed peak the replay demanded (2 unless asked otherwise).
+   *
    * @generated from field: double peak_multiple = 4;
    */
   peakMultiple?: number | "NaN" | "Infinity" | "-Infinity";
@@ -4211,11 +4885,15 @@ export declare type StressResultJson = {
   ordersSent?: string;
 
   /**
+   * Orders that passed the pre-trade controls.
+   *
    * @generated from field: int64 orders_accepted = 8;
    */
   ordersAccepted?: string;
 
   /**
+   * Orders the pre-trade controls refused.
+   *
    * @generated from field: int64 orders_rejected = 9;
    */
   ordersRejected?: string;
@@ -4243,21 +4921,30 @@ export declare type StressResultJson = {
   controlViolations?: string[];
 
   /**
+   * Refused orders counted per control (e.g. {"message_throttle": 1, "risk_disabled": 40}).
+   *
    * @generated from field: google.protobuf.Struct rejections_by_control = 13;
    */
   rejectionsByControl?: StructJson;
 
   /**
+   * More orders entered the order path within one throttle window than the bot's throttle allows
+   * (judged on the replay's clock), so the throttle should fire.
+   *
    * @generated from field: bool throttle_expected = 14;
    */
   throttleExpected?: boolean;
 
   /**
+   * The throttle did refuse an order.
+   *
    * @generated from field: bool throttle_fired = 15;
    */
   throttleFired?: boolean;
 
   /**
+   * Latency of the order path per order message.
+   *
    * @generated from field: svc.bots.v1.LatencyPercentiles latency = 16;
    */
   latency?: LatencyPercentilesJson;
@@ -4306,13 +4993,16 @@ export declare type StressResultJson = {
   timeCompression?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
-   * Passes over the data set (each with a fresh strategy), and the bars they replayed.
+   * Passes over the data set, each with a fresh instance of the strategy (the account carries
+   * on): until about 2,000 orders were sent, at most 200.
    *
    * @generated from field: int32 laps = 23;
    */
   laps?: number;
 
   /**
+   * Bars replayed in all: laps times the data set's bars.
+   *
    * @generated from field: int64 bars_replayed = 24;
    */
   barsReplayed?: string;
@@ -4325,13 +5015,15 @@ export declare type StressResultJson = {
   maxVolumeParticipation?: number | "NaN" | "Infinity" | "-Infinity";
 
   /**
-   * Fills the bar's volume cut short, and market orders whose rest was cancelled for it.
+   * Fills the bar's volume cut short.
    *
    * @generated from field: int64 fills_volume_limited = 26;
    */
   fillsVolumeLimited?: string;
 
   /**
+   * Market orders whose unfilled rest was cancelled for want of the bar's volume.
+   *
    * @generated from field: int64 orders_cancelled_for_volume = 27;
    */
   ordersCancelledForVolume?: string;
@@ -4350,11 +5042,15 @@ export declare const StressResultSchema: GenMessage<StressResult, {jsonType: Str
  */
 export declare type ComplianceRunProgress = Message<"svc.bots.v1.ComplianceRunProgress"> & {
   /**
+   * Steps done: cases for conformance, slices of the replay for stress.
+   *
    * @generated from field: int32 done = 1;
    */
   done: number;
 
   /**
+   * Steps in all.
+   *
    * @generated from field: int32 total = 2;
    */
   total: number;
@@ -4381,11 +5077,15 @@ export declare type ComplianceRunProgress = Message<"svc.bots.v1.ComplianceRunPr
  */
 export declare type ComplianceRunProgressJson = {
   /**
+   * Steps done: cases for conformance, slices of the replay for stress.
+   *
    * @generated from field: int32 done = 1;
    */
   done?: number;
 
   /**
+   * Steps in all.
+   *
    * @generated from field: int32 total = 2;
    */
   total?: number;
@@ -4418,21 +5118,29 @@ export declare const ComplianceRunProgressSchema: GenMessage<ComplianceRunProgre
  */
 export declare type ComplianceRun = Message<"svc.bots.v1.ComplianceRun"> & {
   /**
+   * The run's id (the run_id of its routes).
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * The bot's id.
+   *
    * @generated from field: string bot_id = 2;
    */
   botId: string;
 
   /**
+   * The bot's slug.
+   *
    * @generated from field: string bot_slug = 3;
    */
   botSlug: string;
 
   /**
+   * conformance or stress.
+   *
    * @generated from field: svc.bots.v1.ComplianceRunKind kind = 4;
    */
   kind: ComplianceRunKind;
@@ -4445,21 +5153,29 @@ export declare type ComplianceRun = Message<"svc.bots.v1.ComplianceRun"> & {
   article: string;
 
   /**
+   * pending, running, completed or failed.
+   *
    * @generated from field: svc.bots.v1.ComplianceRunStatus status = 6;
    */
   status: ComplianceRunStatus;
 
   /**
+   * The run's task id.
+   *
    * @generated from field: string task_id = 7;
    */
   taskId: string;
 
   /**
+   * The bot version tested: its current version when the run was asked for.
+   *
    * @generated from field: int32 version = 8;
    */
   version: number;
 
   /**
+   * That version's spec hash.
+   *
    * @generated from field: string version_hash = 9;
    */
   versionHash: string;
@@ -4473,41 +5189,59 @@ export declare type ComplianceRun = Message<"svc.bots.v1.ComplianceRun"> & {
   passed: boolean;
 
   /**
+   * Conformance: the cases finished so far (all of them once completed), each with its verdict;
+   * empty for stress.
+   *
    * @generated from field: repeated svc.bots.v1.ComplianceCase cases = 11;
    */
   cases: ComplianceCase[];
 
   /**
+   * Stress: what the replay measured; unset for conformance and until the run completed.
+   *
    * @generated from field: svc.bots.v1.StressResult stress = 12;
    */
   stress?: StressResult | undefined;
 
   /**
+   * Steps done of total, elapsed and estimated time left.
+   *
    * @generated from field: svc.bots.v1.ComplianceRunProgress progress = 13;
    */
   progress?: ComplianceRunProgress | undefined;
 
   /**
+   * Why a failed run could not finish (e.g. "interrupted: ..." when its process died); empty
+   * otherwise.
+   *
    * @generated from field: string error = 14;
    */
   error: string;
 
   /**
+   * Who asked for the run (the person's subject).
+   *
    * @generated from field: string requested_by = 15;
    */
   requestedBy: string;
 
   /**
+   * When it was asked for; ?year= filters on it.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 16;
    */
   createdAt?: Timestamp | undefined;
 
   /**
+   * When it started running; unset while pending.
+   *
    * @generated from field: google.protobuf.Timestamp started_at = 17;
    */
   startedAt?: Timestamp | undefined;
 
   /**
+   * When it ended; unset until then.
+   *
    * @generated from field: google.protobuf.Timestamp finished_at = 18;
    */
   finishedAt?: Timestamp | undefined;
@@ -4520,21 +5254,29 @@ export declare type ComplianceRun = Message<"svc.bots.v1.ComplianceRun"> & {
  */
 export declare type ComplianceRunJson = {
   /**
+   * The run's id (the run_id of its routes).
+   *
    * @generated from field: string id = 1;
    */
   id?: string;
 
   /**
+   * The bot's id.
+   *
    * @generated from field: string bot_id = 2;
    */
   botId?: string;
 
   /**
+   * The bot's slug.
+   *
    * @generated from field: string bot_slug = 3;
    */
   botSlug?: string;
 
   /**
+   * conformance or stress.
+   *
    * @generated from field: svc.bots.v1.ComplianceRunKind kind = 4;
    */
   kind?: ComplianceRunKindJson;
@@ -4547,21 +5289,29 @@ export declare type ComplianceRunJson = {
   article?: string;
 
   /**
+   * pending, running, completed or failed.
+   *
    * @generated from field: svc.bots.v1.ComplianceRunStatus status = 6;
    */
   status?: ComplianceRunStatusJson;
 
   /**
+   * The run's task id.
+   *
    * @generated from field: string task_id = 7;
    */
   taskId?: string;
 
   /**
+   * The bot version tested: its current version when the run was asked for.
+   *
    * @generated from field: int32 version = 8;
    */
   version?: number;
 
   /**
+   * That version's spec hash.
+   *
    * @generated from field: string version_hash = 9;
    */
   versionHash?: string;
@@ -4575,41 +5325,59 @@ export declare type ComplianceRunJson = {
   passed?: boolean;
 
   /**
+   * Conformance: the cases finished so far (all of them once completed), each with its verdict;
+   * empty for stress.
+   *
    * @generated from field: repeated svc.bots.v1.ComplianceCase cases = 11;
    */
   cases?: ComplianceCaseJson[];
 
   /**
+   * Stress: what the replay measured; unset for conformance and until the run completed.
+   *
    * @generated from field: svc.bots.v1.StressResult stress = 12;
    */
   stress?: StressResultJson;
 
   /**
+   * Steps done of total, elapsed and estimated time left.
+   *
    * @generated from field: svc.bots.v1.ComplianceRunProgress progress = 13;
    */
   progress?: ComplianceRunProgressJson;
 
   /**
+   * Why a failed run could not finish (e.g. "interrupted: ..." when its process died); empty
+   * otherwise.
+   *
    * @generated from field: string error = 14;
    */
   error?: string;
 
   /**
+   * Who asked for the run (the person's subject).
+   *
    * @generated from field: string requested_by = 15;
    */
   requestedBy?: string;
 
   /**
+   * When it was asked for; ?year= filters on it.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 16;
    */
   createdAt?: TimestampJson;
 
   /**
+   * When it started running; unset while pending.
+   *
    * @generated from field: google.protobuf.Timestamp started_at = 17;
    */
   startedAt?: TimestampJson;
 
   /**
+   * When it ended; unset until then.
+   *
    * @generated from field: google.protobuf.Timestamp finished_at = 18;
    */
   finishedAt?: TimestampJson;
@@ -4690,6 +5458,8 @@ export declare const StartComplianceRunRequestSchema: GenMessage<StartCompliance
  */
 export declare type ListComplianceRunsRequest = Message<"svc.bots.v1.ListComplianceRunsRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
@@ -4714,6 +5484,8 @@ export declare type ListComplianceRunsRequest = Message<"svc.bots.v1.ListComplia
  */
 export declare type ListComplianceRunsRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
@@ -4774,11 +5546,15 @@ export declare const ListComplianceRunsResponseSchema: GenMessage<ListCompliance
  */
 export declare type GetComplianceRunRequest = Message<"svc.bots.v1.GetComplianceRunRequest"> & {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
 
   /**
+   * The run's id (ComplianceRun.id).
+   *
    * @generated from field: string run_id = 2;
    */
   runId: string;
@@ -4789,11 +5565,15 @@ export declare type GetComplianceRunRequest = Message<"svc.bots.v1.GetCompliance
  */
 export declare type GetComplianceRunRequestJson = {
   /**
+   * The bot's id or its slug.
+   *
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
 
   /**
+   * The run's id (ComplianceRun.id).
+   *
    * @generated from field: string run_id = 2;
    */
   runId?: string;
@@ -4836,7 +5616,8 @@ export declare type BotKindJson = "BOT_KIND_UNSPECIFIED" | "BOT_KIND_TRADING" | 
 export declare const BotKindSchema: GenEnum<BotKind, BotKindJson>;
 
 /**
- * draft -> active -> archived; archived -> draft restores. See docs in services/bots/README.md.
+ * draft -> active -> archived; draft -> archived; archived -> draft restores (never straight to
+ * active). An active bot cannot be deleted; an archived one cannot change its spec or run.
  *
  * @generated from enum svc.bots.v1.BotStatus
  */
@@ -4863,7 +5644,8 @@ export enum BotStatus {
 }
 
 /**
- * draft -> active -> archived; archived -> draft restores. See docs in services/bots/README.md.
+ * draft -> active -> archived; draft -> archived; archived -> draft restores (never straight to
+ * active). An active bot cannot be deleted; an archived one cannot change its spec or run.
  *
  * @generated from enum svc.bots.v1.BotStatus
  */
@@ -5041,6 +5823,9 @@ export declare const ComplianceRunStatusSchema: GenEnum<ComplianceRunStatus, Com
  */
 export declare const BotsService: GenService<{
   /**
+   * Lists bots, oldest first, optionally of one status or kind; pages with limit and after (400
+   * invalid_parameter for an after that is no bot's id).
+   *
    * @generated from rpc svc.bots.v1.BotsService.ListBots
    */
   listBots: {
@@ -5049,6 +5834,10 @@ export declare const BotsService: GenService<{
     output: typeof ListBotsResponseSchema;
   },
   /**
+   * Creates a bot in draft, its spec becoming version 1. 409 slug_taken when the slug is in use;
+   * 400 naming the field for a bad spec (a reserved slug such as halt-all, a bad risk limit, a bad
+   * strategy parameter, an unknown strategy family on a trading bot).
+   *
    * @generated from rpc svc.bots.v1.BotsService.CreateBot
    */
   createBot: {
@@ -5057,6 +5846,9 @@ export declare const BotsService: GenService<{
     output: typeof BotSchema;
   },
   /**
+   * One bot with its current spec, its runtime status (paper session phase, kill switch) and its
+   * risk state. 404 bot_not_found.
+   *
    * @generated from rpc svc.bots.v1.BotsService.GetBot
    */
   getBot: {
@@ -5065,6 +5857,10 @@ export declare const BotsService: GenService<{
     output: typeof BotSchema;
   },
   /**
+   * Changes a bot's status, its spec, or both, in one transaction; a spec that differs from the
+   * current one makes a new version. 400 when neither is sent; 409 invalid_transition for a status
+   * change not allowed or a spec change of an archived bot; 409 slug_taken; 404 bot_not_found.
+   *
    * @generated from rpc svc.bots.v1.BotsService.UpdateBot
    */
   updateBot: {
@@ -5073,6 +5869,10 @@ export declare const BotsService: GenService<{
     output: typeof BotSchema;
   },
   /**
+   * Deletes a draft or archived bot. 409 invalid_transition for an active bot (archive it first);
+   * 409 evidence_retained for a bot with any conformance or stress run (archive it instead); 404
+   * bot_not_found.
+   *
    * @generated from rpc svc.bots.v1.BotsService.DeleteBot
    */
   deleteBot: {
@@ -5081,6 +5881,11 @@ export declare const BotsService: GenService<{
     output: typeof DeleteBotResponseSchema;
   },
   /**
+   * Checks a backtest (bot, version, strategy, data source, range) and answers 202 at once with a
+   * pending deployment; it runs pending -> running -> success | failed | halted in the background
+   * and a success is recorded as a trial. 400 naming the field; 404 bot_not_found or
+   * version_not_found; 412 bot_archived.
+   *
    * @generated from rpc svc.bots.v1.BotsService.BacktestBot
    */
   backtestBot: {
@@ -5089,6 +5894,11 @@ export declare const BotsService: GenService<{
     output: typeof BotDeploymentSchema;
   },
   /**
+   * Starts a paper session of the bot's current version over replayed bars, every bar, order and
+   * fill recorded as an event. 403 approved_promotion_required without a valid ApprovedPromotion
+   * token for that version; 409 session_running when the bot has a live session; 412 bot_archived;
+   * 400 naming the field for a bad data source; 404 bot_not_found.
+   *
    * @generated from rpc svc.bots.v1.BotsService.StartPaper
    */
   startPaper: {
@@ -5097,6 +5907,9 @@ export declare const BotsService: GenService<{
     output: typeof BotDeploymentSchema;
   },
   /**
+   * Stops a paper session for good: it drains and ends success. 404 task_not_found when the bot has
+   * no such session; 409 invalid_transition when the session has already ended.
+   *
    * @generated from rpc svc.bots.v1.BotsService.StopPaper
    */
   stopPaper: {
@@ -5105,6 +5918,10 @@ export declare const BotsService: GenService<{
     output: typeof BotDeploymentSchema;
   },
   /**
+   * Deploys the bot's current version: k8s applies a Bot resource to the cluster, paper starts a
+   * paper session. 403 approved_promotion_required without a valid token; 412
+   * kubernetes_not_configured without SVC_KUBE_API_URL; 412 bot_archived; 400 for target backtest.
+   *
    * @generated from rpc svc.bots.v1.BotsService.DeployBot
    */
   deployBot: {
@@ -5113,6 +5930,9 @@ export declare const BotsService: GenService<{
     output: typeof BotDeploymentSchema;
   },
   /**
+   * Halts the bot's running paper sessions for good: each drains, its working orders are cancelled
+   * and it ends halted. Needs a fresh MFA (step-up). 404 bot_not_found.
+   *
    * @generated from rpc svc.bots.v1.BotsService.HaltBot
    */
   haltBot: {
@@ -5121,6 +5941,9 @@ export declare const BotsService: GenService<{
     output: typeof HaltResultSchema;
   },
   /**
+   * Platform halt of bot deployments: every running paper session and every pending or running
+   * backtest, whichever process runs it, ends halted. Needs a fresh MFA (step-up).
+   *
    * @generated from rpc svc.bots.v1.BotsService.HaltAllBots
    */
   haltAllBots: {
@@ -5129,7 +5952,7 @@ export declare const BotsService: GenService<{
     output: typeof HaltResultSchema;
   },
   /**
-   * The kill-switch fan-out routes whose work runs in the bots service.
+   * Kill-switch fan-out: halts every running paper session for good. Needs a fresh MFA (step-up).
    *
    * @generated from rpc svc.bots.v1.BotsService.StopAllPaper
    */
@@ -5139,6 +5962,9 @@ export declare const BotsService: GenService<{
     output: typeof HaltResultSchema;
   },
   /**
+   * Kill-switch fan-out for deployments of drl_policy artifacts. None run (the live plane runs
+   * strategies only), so it answers halted 0. Needs a fresh MFA (step-up).
+   *
    * @generated from rpc svc.bots.v1.BotsService.HaltRl
    */
   haltRl: {
@@ -5147,6 +5973,9 @@ export declare const BotsService: GenService<{
     output: typeof HaltResultSchema;
   },
   /**
+   * Kill-switch fan-out for background tasks: halts every pending or running backtest, whichever
+   * process runs it. Needs a fresh MFA (step-up).
+   *
    * @generated from rpc svc.bots.v1.BotsService.HaltWorkflows
    */
   haltWorkflows: {
@@ -5155,6 +5984,8 @@ export declare const BotsService: GenService<{
     output: typeof HaltResultSchema;
   },
   /**
+   * Every version of the bot with its spec and hash, oldest first. 404 bot_not_found.
+   *
    * @generated from rpc svc.bots.v1.BotsService.ListBotVersions
    */
   listBotVersions: {
@@ -5163,6 +5994,9 @@ export declare const BotsService: GenService<{
     output: typeof ListBotVersionsResponseSchema;
   },
   /**
+   * Every backtest, paper session and k8s deployment of the bot, newest first, with its status and
+   * a backtest's progress. 404 bot_not_found.
+   *
    * @generated from rpc svc.bots.v1.BotsService.ListBotDeployments
    */
   listBotDeployments: {
@@ -5221,6 +6055,10 @@ export declare const BotsService: GenService<{
     output: typeof ListBotTrialsResponseSchema;
   },
   /**
+   * Rebuilds the bot's state from its events as of a sequence number or a time (the latest by
+   * default); with rerun_strategy, also checks that the strategy re-run over the recorded bars does
+   * the same. Only reads. 404 bot_not_found.
+   *
    * @generated from rpc svc.bots.v1.BotsService.ReplayBot
    */
   replayBot: {
@@ -5229,6 +6067,9 @@ export declare const BotsService: GenService<{
     output: typeof ReplayBotResponseSchema;
   },
   /**
+   * The bot's state folded from all its events: positions, exposures and metrics. 404
+   * bot_not_found.
+   *
    * @generated from rpc svc.bots.v1.BotsService.GetStateSnapshot
    */
   getStateSnapshot: {
@@ -5237,6 +6078,9 @@ export declare const BotsService: GenService<{
     output: typeof StateSnapshotSchema;
   },
   /**
+   * The bot's events in sequence order, a page at a time, optionally of some types only. 400 naming
+   * type for an unknown type; 404 bot_not_found.
+   *
    * @generated from rpc svc.bots.v1.BotsService.ListStateEvents
    */
   listStateEvents: {
@@ -5245,6 +6089,9 @@ export declare const BotsService: GenService<{
     output: typeof ListStateEventsResponseSchema;
   },
   /**
+   * Chat with a research bot. Not built: answers 501 naming the capability (it needs an LLM
+   * provider).
+   *
    * @generated from rpc svc.bots.v1.BotsService.ChatBot
    */
   chatBot: {
@@ -5254,7 +6101,8 @@ export declare const BotsService: GenService<{
   },
   /**
    * RTS 6 Article 15(3): a bot a throttle breach disabled trades again only when a named person
-   * says so, with a fresh MFA.
+   * says so, with a fresh MFA; recorded and audited. 409 risk_not_disabled when it is not
+   * disabled (naming who re-enabled it); 404 bot_not_found.
    *
    * @generated from rpc svc.bots.v1.BotsService.ReEnableBot
    */
@@ -5264,6 +6112,9 @@ export declare const BotsService: GenService<{
     output: typeof BotRiskStateSchema;
   },
   /**
+   * Sets the capital and credit thresholds a fleet's bots share, replacing the previous ones;
+   * audited. A paper session reads them when it starts or resumes, a backtest when requested.
+   *
    * @generated from rpc svc.bots.v1.BotsService.SetFleetRiskLimits
    */
   setFleetRiskLimits: {
@@ -5272,6 +6123,8 @@ export declare const BotsService: GenService<{
     output: typeof FleetRiskLimitsRecordSchema;
   },
   /**
+   * A fleet's shared limits; zeros (controls off) for a fleet whose limits were never set.
+   *
    * @generated from rpc svc.bots.v1.BotsService.GetFleetRiskLimits
    */
   getFleetRiskLimits: {
@@ -5291,6 +6144,9 @@ export declare const BotsService: GenService<{
     output: typeof ComplianceRunSchema;
   },
   /**
+   * The bot's conformance and stress runs, oldest first, optionally of one kind or year. 404
+   * bot_not_found.
+   *
    * @generated from rpc svc.bots.v1.BotsService.ListComplianceRuns
    */
   listComplianceRuns: {
@@ -5299,6 +6155,9 @@ export declare const BotsService: GenService<{
     output: typeof ListComplianceRunsResponseSchema;
   },
   /**
+   * One conformance or stress run, with its cases or its stress figures as far as it got. 404
+   * bot_not_found or compliance_run_not_found.
+   *
    * @generated from rpc svc.bots.v1.BotsService.GetComplianceRun
    */
   getComplianceRun: {
@@ -5315,6 +6174,10 @@ export declare const BotsService: GenService<{
  */
 export declare const ControlPlaneService: GenService<{
   /**
+   * Sets the replicas of a Kubernetes Deployment in the platform's namespace; every call is
+   * audited. 404 deployment_not_found; 412 kubernetes_not_configured (no SVC_KUBE_API_URL) or
+   * kubernetes_refused; 503 kubernetes_unreachable.
+   *
    * @generated from rpc svc.bots.v1.ControlPlaneService.ScaleDeployment
    */
   scaleDeployment: {

@@ -530,7 +530,8 @@ export const BotStatusSchema = /*@__PURE__*/
   enumDesc(file_svc_bots_v1_bots, 1);
 
 /**
- * draft -> active -> archived; archived -> draft restores. See docs in services/bots/README.md.
+ * draft -> active -> archived; draft -> archived; archived -> draft restores (never straight to
+ * active). An active bot cannot be deleted; an archived one cannot change its spec or run.
  *
  * @generated from enum svc.bots.v1.BotStatus
  */
