@@ -5586,6 +5586,8 @@ export declare type GetComplianceRunRequestJson = {
 export declare const GetComplianceRunRequestSchema: GenMessage<GetComplianceRunRequest, {jsonType: GetComplianceRunRequestJson}>;
 
 /**
+ * What a bot is: a trading strategy or a research assistant.
+ *
  * @generated from enum svc.bots.v1.BotKind
  */
 export enum BotKind {
@@ -5595,17 +5597,23 @@ export enum BotKind {
   UNSPECIFIED = 0,
 
   /**
+   * Runs a built-in strategy family; its spec's strategy must be one the engine runs.
+   *
    * @generated from enum value: BOT_KIND_TRADING = 1;
    */
   TRADING = 1,
 
   /**
+   * A research assistant; its spec may name a strategy the engine does not run.
+   *
    * @generated from enum value: BOT_KIND_RESEARCH = 2;
    */
   RESEARCH = 2,
 }
 
 /**
+ * What a bot is: a trading strategy or a research assistant.
+ *
  * @generated from enum svc.bots.v1.BotKind
  */
 export declare type BotKindJson = "BOT_KIND_UNSPECIFIED" | "BOT_KIND_TRADING" | "BOT_KIND_RESEARCH";
@@ -5657,6 +5665,8 @@ export declare type BotStatusJson = "BOT_STATUS_UNSPECIFIED" | "BOT_STATUS_DRAFT
 export declare const BotStatusSchema: GenEnum<BotStatus, BotStatusJson>;
 
 /**
+ * Where a deployment runs.
+ *
  * @generated from enum svc.bots.v1.DeploymentTarget
  */
 export enum DeploymentTarget {
@@ -5666,22 +5676,30 @@ export enum DeploymentTarget {
   UNSPECIFIED = 0,
 
   /**
+   * The strategy over historical or synthetic bars, off the request path.
+   *
    * @generated from enum value: DEPLOYMENT_TARGET_BACKTEST = 1;
    */
   BACKTEST = 1,
 
   /**
+   * The strategy on replayed bars with the simulated broker, event-sourced.
+   *
    * @generated from enum value: DEPLOYMENT_TARGET_PAPER = 2;
    */
   PAPER = 2,
 
   /**
+   * A Bot resource applied to the Kubernetes cluster.
+   *
    * @generated from enum value: DEPLOYMENT_TARGET_K8S = 3;
    */
   K8S = 3,
 }
 
 /**
+ * Where a deployment runs.
+ *
  * @generated from enum svc.bots.v1.DeploymentTarget
  */
 export declare type DeploymentTargetJson = "DEPLOYMENT_TARGET_UNSPECIFIED" | "DEPLOYMENT_TARGET_BACKTEST" | "DEPLOYMENT_TARGET_PAPER" | "DEPLOYMENT_TARGET_K8S";
@@ -5692,6 +5710,8 @@ export declare type DeploymentTargetJson = "DEPLOYMENT_TARGET_UNSPECIFIED" | "DE
 export declare const DeploymentTargetSchema: GenEnum<DeploymentTarget, DeploymentTargetJson>;
 
 /**
+ * pending -> running -> success | failed | halted.
+ *
  * @generated from enum svc.bots.v1.DeploymentStatus
  */
 export enum DeploymentStatus {
@@ -5701,6 +5721,8 @@ export enum DeploymentStatus {
   UNSPECIFIED = 0,
 
   /**
+   * Accepted, not started yet (a k8s deployment stays pending: its rollout is the cluster's).
+   *
    * @generated from enum value: DEPLOYMENT_STATUS_PENDING = 1;
    */
   PENDING = 1,
@@ -5711,22 +5733,31 @@ export enum DeploymentStatus {
   RUNNING = 2,
 
   /**
+   * Ended well: a backtest finished, or a paper session was stopped by request.
+   *
    * @generated from enum value: DEPLOYMENT_STATUS_SUCCESS = 3;
    */
   SUCCESS = 3,
 
   /**
+   * Could not finish; result_summary.error says why.
+   *
    * @generated from enum value: DEPLOYMENT_STATUS_FAILED = 4;
    */
   FAILED = 4,
 
   /**
+   * Halted: for good by a halt route or a revoked promotion; by a kill switch, parked (it
+   * restarts on release).
+   *
    * @generated from enum value: DEPLOYMENT_STATUS_HALTED = 5;
    */
   HALTED = 5,
 }
 
 /**
+ * pending -> running -> success | failed | halted.
+ *
  * @generated from enum svc.bots.v1.DeploymentStatus
  */
 export declare type DeploymentStatusJson = "DEPLOYMENT_STATUS_UNSPECIFIED" | "DEPLOYMENT_STATUS_PENDING" | "DEPLOYMENT_STATUS_RUNNING" | "DEPLOYMENT_STATUS_SUCCESS" | "DEPLOYMENT_STATUS_FAILED" | "DEPLOYMENT_STATUS_HALTED";

@@ -518,6 +518,8 @@ export const BotKindSchema = /*@__PURE__*/
   enumDesc(file_svc_bots_v1_bots, 0);
 
 /**
+ * What a bot is: a trading strategy or a research assistant.
+ *
  * @generated from enum svc.bots.v1.BotKind
  */
 export const BotKind = /*@__PURE__*/
@@ -545,6 +547,8 @@ export const DeploymentTargetSchema = /*@__PURE__*/
   enumDesc(file_svc_bots_v1_bots, 2);
 
 /**
+ * Where a deployment runs.
+ *
  * @generated from enum svc.bots.v1.DeploymentTarget
  */
 export const DeploymentTarget = /*@__PURE__*/
@@ -557,6 +561,8 @@ export const DeploymentStatusSchema = /*@__PURE__*/
   enumDesc(file_svc_bots_v1_bots, 3);
 
 /**
+ * pending -> running -> success | failed | halted.
+ *
  * @generated from enum svc.bots.v1.DeploymentStatus
  */
 export const DeploymentStatus = /*@__PURE__*/
