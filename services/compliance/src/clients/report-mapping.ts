@@ -133,6 +133,15 @@ export function stressEntry(r: ComplianceRun): StressEntry {
           },
           capacity_messages_per_second: s.capacityMessagesPerSecond,
           headroom: s.headroom,
+          replay: s.replay,
+          achieved_messages_per_second: s.achievedMessagesPerSecond,
+          demanded_rate_reached: s.demandedRateReached,
+          time_compression: s.timeCompression,
+          laps: s.laps,
+          bars_replayed: Number(s.barsReplayed),
+          max_volume_participation: s.maxVolumeParticipation,
+          fills_volume_limited: Number(s.fillsVolumeLimited),
+          orders_cancelled_for_volume: Number(s.ordersCancelledForVolume),
         }
       : null,
   };

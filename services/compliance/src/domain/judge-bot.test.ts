@@ -101,6 +101,15 @@ const stress = (over: Partial<NonNullable<StressEntry["stress"]>> = {}, passed =
       latency: { p50_us: 5, p99_us: 12, max_us: 40 },
       capacity_messages_per_second: 100_000,
       headroom: 16_000,
+      replay: "strategy",
+      achieved_messages_per_second: 6,
+      demanded_rate_reached: true,
+      time_compression: 2,
+      laps: 3,
+      bars_replayed: 3000,
+      max_volume_participation: 1,
+      fills_volume_limited: 0,
+      orders_cancelled_for_volume: 0,
       ...over,
     },
   }) satisfies StressEntry;
@@ -265,6 +274,17 @@ describe("judging one bot's year", () => {
       judgeBot(evidence({ stress: [stress({ peak_multiple: 1.5 })] }), YEAR).rts6.article_10
         .verdict,
     ).toBe("not_evidenced");
+  });
+
+  it("does not pass a strategy replay that never reached the demanded rate, and says how far it got", () => {
+    const short = stress({ demanded_rate_reached: false, achieved_messages_per_second: 2 });
+    expect(judgeBot(evidence({ stress: [short] }), YEAR).rts6.article_10).toMatchObject({
+      verdict: "not_evidenced",
+      basis: expect.stringMatching(/reached 2 msg\/s of the 6 demanded/),
+    });
+    // A run from before replays were strategy-driven sent scripted orders at the demanded rate.
+    const scripted = stress({ replay: "", demanded_rate_reached: false });
+    expect(judgeBot(evidence({ stress: [scripted] }), YEAR).rts6.article_10.verdict).toBe("pass");
   });
 
   it("says Art. 12 is not evidenced in a year without a drill, and fails on a missed bound in the latest", () => {

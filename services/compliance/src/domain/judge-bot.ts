@@ -145,6 +145,15 @@ export function judgeStress(e: BotEvidence): Judged {
       `Stress ${describeRun(run)} held, but at ${s.peak_multiple}x the peak, below the 2x Art. 10 asks for.`,
       [ref.stress(run)],
     );
+  // A strategy-driven replay that never sent its orders as fast as asked did not test Art. 10's
+  // load, however well the controls held. (Runs made before replays were strategy-driven sent
+  // scripted orders at the demanded rate.)
+  if (s.replay !== "" && !s.demanded_rate_reached)
+    return judged(
+      "not_evidenced",
+      `Stress ${describeRun(run)} held, but the bot's strategy reached ${s.achieved_messages_per_second} msg/s of the ${s.demanded_messages_per_second} demanded, even with its clock ${s.time_compression}x faster: the load Art. 10 asks for was not reached.`,
+      [ref.stress(run)],
+    );
   return judged("pass", `Stress ${describeRun(run)} held (${measured}).`, [ref.stress(run)]);
 }
 

@@ -80,6 +80,16 @@ export interface StressEntry extends RunEntry {
     latency: { p50_us: number; p99_us: number; max_us: number };
     capacity_messages_per_second: number;
     headroom: number;
+    /** "strategy": the bot's own strategy replayed; "" for a run made before it was. */
+    replay: string;
+    achieved_messages_per_second: number;
+    demanded_rate_reached: boolean;
+    time_compression: number;
+    laps: number;
+    bars_replayed: number;
+    max_volume_participation: number;
+    fills_volume_limited: number;
+    orders_cancelled_for_volume: number;
   } | null;
 }
 
