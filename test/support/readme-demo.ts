@@ -79,7 +79,8 @@ export function brokenPromise(promise: string, output: string): string | undefin
   } catch (err) {
     return `its promise is not JSON: ${(err as Error).message}`;
   }
-  const texts = output.trim().split("\n").filter(Boolean);
+  // The whole output as one JSON document (svc --json pretty-prints), else each line (curl).
+  const texts = [output.trim(), ...output.trim().split("\n").filter(Boolean)];
   for (const text of texts) {
     try {
       if (contains(JSON.parse(text), expected)) return undefined;
