@@ -12,7 +12,7 @@ import {
   failDeployment,
   resumeBacktest,
 } from "./handlers/backtest-handlers.js";
-import { createTaskRunner } from "./runtime/task-runner.js";
+import { createTaskRunner, TaskCancelled } from "./runtime/task-runner.js";
 import { backtestHostId, backtestRecovery } from "./runtime/backtest-recovery.js";
 import { PaperSessions } from "./runtime/paper-sessions.js";
 import { externalControl, inProcessControl } from "./runtime/session-control.js";
@@ -37,12 +37,14 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
   const handlers = createBotsHandlers({ db, kv: platform.kv });
   const hostId = backtestHostId();
   const tasks = createTaskRunner((taskId, err) => {
-    platform.log.error({ err, task_id: taskId }, "background task failed");
+    if (err instanceof TaskCancelled)
+      platform.log.info({ task_id: taskId, reason: err.message }, "background task halted");
+    else platform.log.error({ err, task_id: taskId }, "background task failed");
     void failDeployment(db, hostId, taskId, err).catch((e) =>
       platform.log.error({ err: e, task_id: taskId }, "could not record the failure"),
     );
   });
-  const backtests = createBacktestHandlers({ db, tasks, hostId });
+  const backtests = createBacktestHandlers({ db, tasks, hostId, log: platform.log });
   // Backtests left pending or running by a process that died are re-run here (see backtest-recovery).
   const recovery = backtestRecovery({
     db,
@@ -80,6 +82,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     tasks,
     publicKey: publicKeyPem ? statementKeysFromPem({ publicKeyPem }).publicKey : undefined,
     kube: runtimeKube,
+    log: platform.log,
   });
   const riskRoutes = createRiskHandlers({ db, sessions: control, log: platform.log });
   const trials = createTrialHandlers(db);

@@ -2,6 +2,7 @@ import { create, toBinary, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely, Transaction } from "kysely";
+import type { Logger } from "@svc/lib/telemetry";
 import {
   BotsService,
   type BotSpec,
@@ -49,6 +50,8 @@ export interface BacktestDeps {
   tasks: TaskRunner;
   /** This process's name on the rows of the backtests it runs (their lease). */
   hostId: string;
+  /** Where a finished backtest is logged (at info, with its ids). */
+  log?: Pick<Logger, "info">;
 }
 
 /** A checked backtest, ready to run: everything comes from its deployment row and bot version. */
@@ -302,13 +305,28 @@ async function recordSuccess(
   run: Run,
   metrics: RunMetrics & { riskRejections?: Record<string, number> },
 ): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
+  const recorded = await deps.db.transaction().execute(async (trx) => {
     const summary = summaryOf(metrics, run.dataSource);
-    if (await backtests.finishBacktest(trx, run.id, deps.hostId, summary, metrics.bars)) {
-      await insertResults(trx, resultsOf(run, metrics));
-      await recordAndAnnounceTrial(trx, run, metrics);
-    }
+    if (!(await backtests.finishBacktest(trx, run.id, deps.hostId, summary, metrics.bars)))
+      return false;
+    await insertResults(trx, resultsOf(run, metrics));
+    await recordAndAnnounceTrial(trx, run, metrics);
+    return true;
   });
+  if (recorded)
+    deps.log?.info(
+      {
+        deployment_id: run.id,
+        task_id: run.taskId,
+        bot_id: run.botId,
+        version: run.version,
+        data_source: run.dataSource,
+        bars: metrics.bars,
+        trades: metrics.trades,
+        total_return: metrics.totalReturn,
+      },
+      "backtest finished",
+    );
 }
 
 /**

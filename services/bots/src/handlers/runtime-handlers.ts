@@ -7,6 +7,7 @@ import {
   BotsService,
   BotEventSchema,
   HaltResultSchema,
+  type HaltResult,
   ListStateEventsResponseSchema,
   ReplayBotResponseSchema,
   StateSnapshotSchema,
@@ -14,6 +15,7 @@ import {
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, svcError } from "@svc/lib/errors";
+import type { Logger } from "@svc/lib/telemetry";
 import {
   EngineInputError,
   loadBars,
@@ -72,8 +74,17 @@ export function createRuntimeHandlers(deps: {
   tasks: TaskRunner;
   publicKey: KeyObject | undefined;
   kube: KubeTarget | undefined;
+  /** Where halts are logged (at info: scope, reason, what stopped). */
+  log?: Pick<Logger, "info">;
 }): Handlers {
   const { db, sessions } = deps;
+  const halted = (result: HaltResult, reason: string, bot?: string): HaltResult => {
+    deps.log?.info(
+      { scope: result.scope, bot, reason, halted: result.halted, task_ids: result.taskIds },
+      "halted",
+    );
+    return result;
+  };
   const mustFind = async (ref: string): Promise<BotRow> => {
     const bot = await repo.findBot(db, ref);
     if (!bot) throw botNotFound(ref);
@@ -152,8 +163,13 @@ export function createRuntimeHandlers(deps: {
 
     async haltBot(req) {
       const bot = await mustFind(req.botRef);
-      const ids = await sessions.haltBot(bot.id, req.reason || "halted by request");
-      return create(HaltResultSchema, { scope: "bot", halted: ids.length, taskIds: ids });
+      const reason = req.reason || "halted by request";
+      const ids = await sessions.haltBot(bot.id, reason);
+      return halted(
+        create(HaltResultSchema, { scope: "bot", halted: ids.length, taskIds: ids }),
+        reason,
+        bot.slug,
+      );
     },
 
     async haltAllBots(req) {
@@ -163,20 +179,23 @@ export function createRuntimeHandlers(deps: {
         haltBacktests(db, deps.tasks, reason),
       ]);
       const ids = [...paper, ...backtests];
-      return create(HaltResultSchema, {
-        scope: "platform: bot deployments (paper sessions and backtests)",
-        halted: ids.length,
-        taskIds: ids,
-      });
+      return halted(
+        create(HaltResultSchema, {
+          scope: "platform: bot deployments (paper sessions and backtests)",
+          halted: ids.length,
+          taskIds: ids,
+        }),
+        reason,
+      );
     },
 
     async stopAllPaper(req) {
-      const ids = await sessions.haltAll(req.reason || "all paper sessions stopped");
-      return create(HaltResultSchema, {
-        scope: "paper sessions",
-        halted: ids.length,
-        taskIds: ids,
-      });
+      const reason = req.reason || "all paper sessions stopped";
+      const ids = await sessions.haltAll(reason);
+      return halted(
+        create(HaltResultSchema, { scope: "paper sessions", halted: ids.length, taskIds: ids }),
+        reason,
+      );
     },
 
     async haltRl() {
@@ -190,12 +209,16 @@ export function createRuntimeHandlers(deps: {
     },
 
     async haltWorkflows(req) {
-      const ids = await haltBacktests(db, deps.tasks, req.reason || "halted by request");
-      return create(HaltResultSchema, {
-        scope: "background tasks (backtests)",
-        halted: ids.length,
-        taskIds: ids,
-      });
+      const reason = req.reason || "halted by request";
+      const ids = await haltBacktests(db, deps.tasks, reason);
+      return halted(
+        create(HaltResultSchema, {
+          scope: "background tasks (backtests)",
+          halted: ids.length,
+          taskIds: ids,
+        }),
+        reason,
+      );
     },
 
     async getStateSnapshot(req) {
