@@ -86,7 +86,9 @@ export function membershipsOfSubject(db: Db, subject: string): Promise<Membershi
     .innerJoin("users", "users.id", "memberships.user_id")
     .selectAll("memberships")
     .where("users.subject", "=", subject)
-    .orderBy(["memberships.scope_kind", "memberships.scope_id", "memberships.role"])
+    .orderBy("memberships.scope_kind")
+    .orderBy("memberships.scope_id")
+    .orderBy("memberships.role")
     .execute();
 }
 
@@ -188,7 +190,8 @@ export function listMappings(db: Db, orgId: string): Promise<GroupMappingRow[]> 
     .selectFrom("idp_group_mappings")
     .selectAll()
     .where("org_id", "=", orgId)
-    .orderBy(["created_at", "id"])
+    .orderBy("created_at")
+    .orderBy("id")
     .execute();
 }
 
