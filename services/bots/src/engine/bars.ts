@@ -22,6 +22,25 @@ export function allocateBars(length: number): Bars {
   };
 }
 
+/** Writes one bar at position `i` (a parser's callback filling a chunk). */
+export function setBar(
+  bars: Bars,
+  i: number,
+  time: number,
+  open: number,
+  high: number,
+  low: number,
+  close: number,
+  volume: number,
+): void {
+  bars.time[i] = time;
+  bars.open[i] = open;
+  bars.high[i] = high;
+  bars.low[i] = low;
+  bars.close[i] = close;
+  bars.volume[i] = volume;
+}
+
 /** The bars whose time lies in [start, end), as views (no copy). */
 export function sliceBars(bars: Bars, startMs = -Infinity, endMs = Infinity): Bars {
   let from = 0;

@@ -1,6 +1,6 @@
 import { open } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import { allocateBars, type Bars } from "./bars.js";
+import { allocateBars, setBar, type Bars } from "./bars.js";
 import { EngineInputError } from "./engine-error.js";
 
 const HEADER = ["timestamp", "open", "high", "low", "close", "volume"];
@@ -25,13 +25,7 @@ export async function* streamCsvBars(
     let n = 0;
     const parser = new CsvBarParser((time, o, h, l, c, v) => {
       if (!keep(time)) return;
-      chunk.time[n] = time;
-      chunk.open[n] = o;
-      chunk.high[n] = h;
-      chunk.low[n] = l;
-      chunk.close[n] = c;
-      chunk.volume[n] = v;
-      n++;
+      setBar(chunk, n++, time, o, h, l, c, v);
     });
     const lines = createInterface({ input: file.createReadStream(), crlfDelay: Infinity });
     for await (const line of lines) {

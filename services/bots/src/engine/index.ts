@@ -1,5 +1,5 @@
 export { EngineInputError, type EngineErrorCode } from "./engine-error.js";
-export { allocateBars, barsAt, sliceBars, type Bars } from "./bars.js";
+export { allocateBars, barsAt, setBar, sliceBars, type Bars } from "./bars.js";
 export { CsvBarParser, parseCsvBars, streamCsvBars } from "./csv-source.js";
 export { generateBars, type SyntheticOptions } from "./synthetic-source.js";
 export { DEFAULT_ENGINE_SETTINGS, engineSettingsFrom, type EngineSettings } from "./settings.js";

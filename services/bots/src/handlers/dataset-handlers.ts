@@ -13,6 +13,7 @@ import { isUniqueViolation } from "@svc/lib/db";
 import { Code, svcError } from "@svc/lib/errors";
 import {
   allocateBars,
+  setBar,
   BUNDLED_DATASETS,
   CsvBarParser,
   EngineInputError,
@@ -98,13 +99,7 @@ function parseChunks(csv: string): Bars[] {
       chunk = allocateBars(CSV_CHUNK_BARS);
       n = 0;
     }
-    chunk.time[n] = time;
-    chunk.open[n] = o;
-    chunk.high[n] = h;
-    chunk.low[n] = l;
-    chunk.close[n] = c;
-    chunk.volume[n] = v;
-    n++;
+    setBar(chunk, n++, time, o, h, l, c, v);
   });
   try {
     // A line at a time, so a bad line is named by its number (1 is the header).

@@ -356,17 +356,7 @@ async function rerun(db: Kysely<BotsDatabase>, botId: string, uptoSeq: number): 
   );
   const bars = recorded
     .filter((e) => e.type === "bar_received")
-    .map(
-      (e) =>
-        e.data as {
-          time: number;
-          open: number;
-          high: number;
-          low: number;
-          close: number;
-          volume?: number;
-        },
-    );
+    .map((e) => e.data as Extract<RunnerEvent, { type: "bar_received" }>["data"]);
   const inputs = {
     length: bars.length,
     time: Float64Array.from(bars, (b) => b.time),
