@@ -958,6 +958,21 @@ export declare type BotSummary = Message<"svc.bots.v1.BotSummary"> & {
    * @generated from field: int32 current_version = 6;
    */
   currentVersion: number;
+
+  /**
+   * The fleet from the current spec; empty when the bot belongs to none.
+   *
+   * @generated from field: string fleet = 7;
+   */
+  fleet: string;
+
+  /**
+   * Its live paper session's phase and whether a kill switch covers it; set only when the list
+   * was asked with include_runtime.
+   *
+   * @generated from field: svc.bots.v1.BotRuntimeStatus runtime = 8;
+   */
+  runtime?: BotRuntimeStatus | undefined;
 };
 
 /**
@@ -1007,6 +1022,21 @@ export declare type BotSummaryJson = {
    * @generated from field: int32 current_version = 6;
    */
   currentVersion?: number;
+
+  /**
+   * The fleet from the current spec; empty when the bot belongs to none.
+   *
+   * @generated from field: string fleet = 7;
+   */
+  fleet?: string;
+
+  /**
+   * Its live paper session's phase and whether a kill switch covers it; set only when the list
+   * was asked with include_runtime.
+   *
+   * @generated from field: svc.bots.v1.BotRuntimeStatus runtime = 8;
+   */
+  runtime?: BotRuntimeStatusJson;
 };
 
 /**
@@ -1734,11 +1764,34 @@ export declare type ListBotsRequest = Message<"svc.bots.v1.ListBotsRequest"> & {
 
   /**
    * Paging past `limit`: only the bots listed after this one (its id), in the list's order
-   * (oldest first). An id that is no bot's is refused.
+   * (oldest first). An id that is no bot's is refused. Superseded by page_token.
    *
    * @generated from field: string after = 4;
    */
   after: string;
+
+  /**
+   * Only bots of this fleet (as their current spec names it); unset lists every fleet.
+   *
+   * @generated from field: string fleet = 5;
+   */
+  fleet: string;
+
+  /**
+   * next_page_token of the previous page, with the same filters; unset for the first page. A
+   * token that is malformed or was issued for another list or other filters is a 400.
+   *
+   * @generated from field: string page_token = 6;
+   */
+  pageToken: string;
+
+  /**
+   * Also read each listed bot's runtime status (phase and kill switch), as GET /bots/{bot_ref}
+   * does, in one batch for the page.
+   *
+   * @generated from field: bool include_runtime = 7;
+   */
+  includeRuntime: boolean;
 };
 
 /**
@@ -1768,11 +1821,34 @@ export declare type ListBotsRequestJson = {
 
   /**
    * Paging past `limit`: only the bots listed after this one (its id), in the list's order
-   * (oldest first). An id that is no bot's is refused.
+   * (oldest first). An id that is no bot's is refused. Superseded by page_token.
    *
    * @generated from field: string after = 4;
    */
   after?: string;
+
+  /**
+   * Only bots of this fleet (as their current spec names it); unset lists every fleet.
+   *
+   * @generated from field: string fleet = 5;
+   */
+  fleet?: string;
+
+  /**
+   * next_page_token of the previous page, with the same filters; unset for the first page. A
+   * token that is malformed or was issued for another list or other filters is a 400.
+   *
+   * @generated from field: string page_token = 6;
+   */
+  pageToken?: string;
+
+  /**
+   * Also read each listed bot's runtime status (phase and kill switch), as GET /bots/{bot_ref}
+   * does, in one batch for the page.
+   *
+   * @generated from field: bool include_runtime = 7;
+   */
+  includeRuntime?: boolean;
 };
 
 /**
@@ -1791,6 +1867,13 @@ export declare type ListBotsResponse = Message<"svc.bots.v1.ListBotsResponse"> &
    * @generated from field: repeated svc.bots.v1.BotSummary items = 1;
    */
   items: BotSummary[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -1803,6 +1886,13 @@ export declare type ListBotsResponseJson = {
    * @generated from field: repeated svc.bots.v1.BotSummary items = 1;
    */
   items?: BotSummaryJson[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken?: string;
 };
 
 /**
@@ -2017,6 +2107,20 @@ export declare type ListBotVersionsRequest = Message<"svc.bots.v1.ListBotVersion
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
+
+  /**
+   * Most versions per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * next_page_token of the previous page of the same bot; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
 };
 
 /**
@@ -2029,6 +2133,20 @@ export declare type ListBotVersionsRequestJson = {
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
+
+  /**
+   * Most versions per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit?: number;
+
+  /**
+   * next_page_token of the previous page of the same bot; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken?: string;
 };
 
 /**
@@ -2042,11 +2160,18 @@ export declare const ListBotVersionsRequestSchema: GenMessage<ListBotVersionsReq
  */
 export declare type ListBotVersionsResponse = Message<"svc.bots.v1.ListBotVersionsResponse"> & {
   /**
-   * Every version of the bot, oldest first.
+   * The bot's versions, oldest first.
    *
    * @generated from field: repeated svc.bots.v1.BotVersion items = 1;
    */
   items: BotVersion[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -2054,11 +2179,18 @@ export declare type ListBotVersionsResponse = Message<"svc.bots.v1.ListBotVersio
  */
 export declare type ListBotVersionsResponseJson = {
   /**
-   * Every version of the bot, oldest first.
+   * The bot's versions, oldest first.
    *
    * @generated from field: repeated svc.bots.v1.BotVersion items = 1;
    */
   items?: BotVersionJson[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken?: string;
 };
 
 /**
@@ -2487,6 +2619,20 @@ export declare type ListBotDeploymentsRequest = Message<"svc.bots.v1.ListBotDepl
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
+
+  /**
+   * Most deployments per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * next_page_token of the previous page of the same bot; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
 };
 
 /**
@@ -2499,6 +2645,20 @@ export declare type ListBotDeploymentsRequestJson = {
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
+
+  /**
+   * Most deployments per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit?: number;
+
+  /**
+   * next_page_token of the previous page of the same bot; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken?: string;
 };
 
 /**
@@ -2512,11 +2672,18 @@ export declare const ListBotDeploymentsRequestSchema: GenMessage<ListBotDeployme
  */
 export declare type ListBotDeploymentsResponse = Message<"svc.bots.v1.ListBotDeploymentsResponse"> & {
   /**
-   * Every backtest, paper session and k8s deployment of the bot, newest first.
+   * The bot's backtests, paper sessions and k8s deployments, newest first.
    *
    * @generated from field: repeated svc.bots.v1.BotDeployment items = 1;
    */
   items: BotDeployment[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -2524,11 +2691,18 @@ export declare type ListBotDeploymentsResponse = Message<"svc.bots.v1.ListBotDep
  */
 export declare type ListBotDeploymentsResponseJson = {
   /**
-   * Every backtest, paper session and k8s deployment of the bot, newest first.
+   * The bot's backtests, paper sessions and k8s deployments, newest first.
    *
    * @generated from field: repeated svc.bots.v1.BotDeployment items = 1;
    */
   items?: BotDeploymentJson[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken?: string;
 };
 
 /**
@@ -2547,6 +2721,20 @@ export declare type ListBotTrialsRequest = Message<"svc.bots.v1.ListBotTrialsReq
    * @generated from field: string bot_ref = 1;
    */
   botRef: string;
+
+  /**
+   * Most trials per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * next_page_token of the previous page of the same bot; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
 };
 
 /**
@@ -2559,6 +2747,20 @@ export declare type ListBotTrialsRequestJson = {
    * @generated from field: string bot_ref = 1;
    */
   botRef?: string;
+
+  /**
+   * Most trials per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit?: number;
+
+  /**
+   * next_page_token of the previous page of the same bot; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken?: string;
 };
 
 /**
@@ -2734,6 +2936,13 @@ export declare type ListBotTrialsResponse = Message<"svc.bots.v1.ListBotTrialsRe
    * @generated from field: int32 trial_count = 2;
    */
   trialCount: number;
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 3;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -2755,6 +2964,13 @@ export declare type ListBotTrialsResponseJson = {
    * @generated from field: int32 trial_count = 2;
    */
   trialCount?: number;
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 3;
+   */
+  nextPageToken?: string;
 };
 
 /**
@@ -3039,6 +3255,13 @@ export declare type ListStateEventsRequest = Message<"svc.bots.v1.ListStateEvent
    * @generated from field: repeated string type = 4;
    */
   type: string[];
+
+  /**
+   * next_page_token of the previous page, with the same types; takes the place of after_seq.
+   *
+   * @generated from field: string page_token = 5;
+   */
+  pageToken: string;
 };
 
 /**
@@ -3073,6 +3296,13 @@ export declare type ListStateEventsRequestJson = {
    * @generated from field: repeated string type = 4;
    */
   type?: string[];
+
+  /**
+   * next_page_token of the previous page, with the same types; takes the place of after_seq.
+   *
+   * @generated from field: string page_token = 5;
+   */
+  pageToken?: string;
 };
 
 /**
@@ -3098,6 +3328,13 @@ export declare type ListStateEventsResponse = Message<"svc.bots.v1.ListStateEven
    * @generated from field: string next_cursor = 2;
    */
   nextCursor: string;
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 3;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -3117,6 +3354,13 @@ export declare type ListStateEventsResponseJson = {
    * @generated from field: string next_cursor = 2;
    */
   nextCursor?: string;
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 3;
+   */
+  nextPageToken?: string;
 };
 
 /**
@@ -4311,6 +4555,19 @@ export declare const UploadDatasetRequestSchema: GenMessage<UploadDatasetRequest
  * @generated from message svc.bots.v1.ListDatasetsRequest
  */
 export declare type ListDatasetsRequest = Message<"svc.bots.v1.ListDatasetsRequest"> & {
+  /**
+   * Most data sets per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+
+  /**
+   * next_page_token of the previous page; unset for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
 };
 
 /**
@@ -4319,6 +4576,19 @@ export declare type ListDatasetsRequest = Message<"svc.bots.v1.ListDatasetsReque
  * @generated from message svc.bots.v1.ListDatasetsRequest
  */
 export declare type ListDatasetsRequestJson = {
+  /**
+   * Most data sets per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit?: number;
+
+  /**
+   * next_page_token of the previous page; unset for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken?: string;
 };
 
 /**
@@ -4339,6 +4609,13 @@ export declare type ListDatasetsResponse = Message<"svc.bots.v1.ListDatasetsResp
    * @generated from field: repeated svc.bots.v1.Dataset items = 1;
    */
   items: Dataset[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -4353,6 +4630,13 @@ export declare type ListDatasetsResponseJson = {
    * @generated from field: repeated svc.bots.v1.Dataset items = 1;
    */
   items?: DatasetJson[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken?: string;
 };
 
 /**
@@ -5477,6 +5761,20 @@ export declare type ListComplianceRunsRequest = Message<"svc.bots.v1.ListComplia
    * @generated from field: int32 year = 3;
    */
   year: number;
+
+  /**
+   * Most runs per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+
+  /**
+   * next_page_token of the previous page, with the same filters; unset for the first page.
+   *
+   * @generated from field: string page_token = 5;
+   */
+  pageToken: string;
 };
 
 /**
@@ -5503,6 +5801,20 @@ export declare type ListComplianceRunsRequestJson = {
    * @generated from field: int32 year = 3;
    */
   year?: number;
+
+  /**
+   * Most runs per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 4;
+   */
+  limit?: number;
+
+  /**
+   * next_page_token of the previous page, with the same filters; unset for the first page.
+   *
+   * @generated from field: string page_token = 5;
+   */
+  pageToken?: string;
 };
 
 /**
@@ -5521,6 +5833,13 @@ export declare type ListComplianceRunsResponse = Message<"svc.bots.v1.ListCompli
    * @generated from field: repeated svc.bots.v1.ComplianceRun items = 1;
    */
   items: ComplianceRun[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -5533,6 +5852,13 @@ export declare type ListComplianceRunsResponseJson = {
    * @generated from field: repeated svc.bots.v1.ComplianceRun items = 1;
    */
   items?: ComplianceRunJson[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken?: string;
 };
 
 /**

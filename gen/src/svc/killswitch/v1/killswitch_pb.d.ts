@@ -379,12 +379,38 @@ export declare const GetKillSwitchRequestSchema: GenMessage<GetKillSwitchRequest
  * @generated from message svc.killswitch.v1.ListKillSwitchesRequest
  */
 export declare type ListKillSwitchesRequest = Message<"svc.killswitch.v1.ListKillSwitchesRequest"> & {
+  /**
+   * Most switches per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+
+  /**
+   * next_page_token of the previous page; unset for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
 };
 
 /**
  * @generated from message svc.killswitch.v1.ListKillSwitchesRequest
  */
 export declare type ListKillSwitchesRequestJson = {
+  /**
+   * Most switches per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit?: number;
+
+  /**
+   * next_page_token of the previous page; unset for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken?: string;
 };
 
 /**
@@ -412,6 +438,13 @@ export declare type ListKillSwitchesResponse = Message<"svc.killswitch.v1.ListKi
    * @generated from field: bool key_store_unreachable = 2;
    */
   keyStoreUnreachable: boolean;
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 3;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -433,6 +466,13 @@ export declare type ListKillSwitchesResponseJson = {
    * @generated from field: bool key_store_unreachable = 2;
    */
   keyStoreUnreachable?: boolean;
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 3;
+   */
+  nextPageToken?: string;
 };
 
 /**
@@ -1276,11 +1316,26 @@ export declare const GetDrillRequestSchema: GenMessage<GetDrillRequest, {jsonTyp
  */
 export declare type ListDrillsRequest = Message<"svc.killswitch.v1.ListDrillsRequest"> & {
   /**
-   * The drills started in this calendar year (UTC), oldest first, all of them; unset: the latest 100, newest first.
+   * Only the drills started in this calendar year (UTC), oldest first; unset: every drill, newest
+   * first.
    *
    * @generated from field: int32 year = 1;
    */
   year: number;
+
+  /**
+   * Most drills per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * next_page_token of the previous page, with the same year; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
 };
 
 /**
@@ -1290,11 +1345,26 @@ export declare type ListDrillsRequest = Message<"svc.killswitch.v1.ListDrillsReq
  */
 export declare type ListDrillsRequestJson = {
   /**
-   * The drills started in this calendar year (UTC), oldest first, all of them; unset: the latest 100, newest first.
+   * Only the drills started in this calendar year (UTC), oldest first; unset: every drill, newest
+   * first.
    *
    * @generated from field: int32 year = 1;
    */
   year?: number;
+
+  /**
+   * Most drills per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit?: number;
+
+  /**
+   * next_page_token of the previous page, with the same year; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken?: string;
 };
 
 /**
@@ -1315,6 +1385,13 @@ export declare type ListDrillsResponse = Message<"svc.killswitch.v1.ListDrillsRe
    * @generated from field: repeated svc.killswitch.v1.DrillResult items = 1;
    */
   items: DrillResult[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -1329,6 +1406,13 @@ export declare type ListDrillsResponseJson = {
    * @generated from field: repeated svc.killswitch.v1.DrillResult items = 1;
    */
   items?: DrillResultJson[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken?: string;
 };
 
 /**

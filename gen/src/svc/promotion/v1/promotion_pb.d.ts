@@ -993,11 +993,18 @@ export declare type ListPromotionRequestsRequest = Message<"svc.promotion.v1.Lis
   status: PromotionStatus;
 
   /**
-   * At most this many, newest first (up to 1000); 0: 100.
+   * At most this many per page, newest first (up to 1000); 0: 100.
    *
    * @generated from field: int32 limit = 2;
    */
   limit: number;
+
+  /**
+   * next_page_token of the previous page, with the same status; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
 };
 
 /**
@@ -1014,11 +1021,18 @@ export declare type ListPromotionRequestsRequestJson = {
   status?: PromotionStatusJson;
 
   /**
-   * At most this many, newest first (up to 1000); 0: 100.
+   * At most this many per page, newest first (up to 1000); 0: 100.
    *
    * @generated from field: int32 limit = 2;
    */
   limit?: number;
+
+  /**
+   * next_page_token of the previous page, with the same status; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken?: string;
 };
 
 /**
@@ -1040,6 +1054,13 @@ export declare type ListPromotionRequestsResponse = Message<"svc.promotion.v1.Li
    * @generated from field: repeated svc.promotion.v1.PromotionRequest items = 1;
    */
   items: PromotionRequest[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -1055,6 +1076,13 @@ export declare type ListPromotionRequestsResponseJson = {
    * @generated from field: repeated svc.promotion.v1.PromotionRequest items = 1;
    */
   items?: PromotionRequestJson[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken?: string;
 };
 
 /**
@@ -1241,12 +1269,38 @@ export declare const RevokePromotionRequestRequestSchema: GenMessage<RevokePromo
  * @generated from message svc.promotion.v1.ListPendingApprovalsRequest
  */
 export declare type ListPendingApprovalsRequest = Message<"svc.promotion.v1.ListPendingApprovalsRequest"> & {
+  /**
+   * At most this many per page, newest first (up to 1000); 0: 100.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+
+  /**
+   * next_page_token of the previous page; unset for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
 };
 
 /**
  * @generated from message svc.promotion.v1.ListPendingApprovalsRequest
  */
 export declare type ListPendingApprovalsRequestJson = {
+  /**
+   * At most this many per page, newest first (up to 1000); 0: 100.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit?: number;
+
+  /**
+   * next_page_token of the previous page; unset for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken?: string;
 };
 
 /**
@@ -1524,7 +1578,7 @@ export declare const PromotionService: GenService<{
     output: typeof PromotionRequestSchema;
   },
   /**
-   * The requests waiting for a person (pending), newest first, up to 1000.
+   * The requests waiting for a person (pending), newest first, a page at a time.
    *
    * @generated from rpc svc.promotion.v1.PromotionService.ListPendingApprovals
    */
