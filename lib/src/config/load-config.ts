@@ -70,6 +70,12 @@ export interface Config {
   kubeToken?: string;
   kubeTimeoutMs: number;
   runners: "in-process" | "external";
+  /** Traces (SVC_OTLP_*) and the Prometheus endpoint (SVC_METRICS_PORT) of this process. */
+  telemetry: {
+    otlpEndpoint?: string;
+    otlpProtocol: "http/protobuf" | "http/json";
+    metricsPort?: number;
+  };
 }
 
 type Raw = Partial<Record<SettingName, string | number | boolean>>;
@@ -257,6 +263,11 @@ function assemble(r: Raw): Config {
     kubeToken: s("SVC_KUBE_TOKEN"),
     kubeTimeoutMs: i("SVC_KUBE_TIMEOUT_MS"),
     runners: s("SVC_RUNNERS") as "in-process" | "external",
+    telemetry: {
+      otlpEndpoint: s("SVC_OTLP_ENDPOINT"),
+      otlpProtocol: s("SVC_OTLP_PROTOCOL") as "http/protobuf" | "http/json",
+      metricsPort: r.SVC_METRICS_PORT === undefined ? undefined : i("SVC_METRICS_PORT"),
+    },
   };
 }
 

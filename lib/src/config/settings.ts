@@ -68,6 +68,19 @@ export const SETTINGS = {
     default: "auto",
     doc: "json: one JSON object per line, for a log platform; pretty: one coloured line per request and per domain event, for a person (successful internal RPCs only at debug); auto: pretty when stdout is a terminal, else json.",
   },
+  SVC_OTLP_ENDPOINT: {
+    kind: url("http:", "https:"),
+    doc: "OpenTelemetry collector (OTLP over HTTP, e.g. http://otel-collector:4318): each process exports its traces there. Unset: spans are not recorded.",
+  },
+  SVC_OTLP_PROTOCOL: {
+    kind: oneOf("http/protobuf", "http/json"),
+    default: "http/protobuf",
+    doc: "Encoding of the OTLP export (both are OTLP/HTTP; the collector accepts either).",
+  },
+  SVC_METRICS_PORT: {
+    kind: int(0, 65535),
+    doc: "Port of the process's Prometheus endpoint (GET /metrics on SVC_HOST). Unset: no endpoint.",
+  },
   SVC_BODY_LIMIT_BYTES: {
     kind: int(1024, 64 * 1024 * 1024),
     default: "1048576",
