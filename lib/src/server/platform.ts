@@ -10,6 +10,7 @@ import {
   createLogger,
   createLoggingInterceptor,
   createTracingInterceptor,
+  startProcessTelemetry,
   type Logger,
 } from "../telemetry/index.js";
 import {
@@ -155,6 +156,7 @@ export async function openPlatform(
     );
   };
   const agentBroker = openAgentBroker(config, log);
+  const telemetry = await startProcessTelemetry(config, log, name);
   if (!license.enforced)
     log.info(
       "license enforcement is off (SVC_LICENSE_ENFORCEMENT_ENABLED=false): licensed features are open",
@@ -187,6 +189,7 @@ export async function openPlatform(
       return failed.length === 0;
     },
     async close() {
+      await telemetry.close();
       if (!overrides.license) license.close();
       if (!overrides.bus) await bus.close();
       if (!overrides.kv) await kv.close();

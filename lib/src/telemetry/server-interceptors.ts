@@ -3,10 +3,11 @@ import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Logger } from "pino";
 import { extractTraceContext, tracer } from "./trace-context.js";
 import { REQUEST_ID_HEADER, requestIdFrom, requestIdKey } from "./request-id.js";
+import { rpcDuration, rpcRequests } from "./metrics.js";
 
 /**
- * Outermost server interceptor: gives the call a request id, logs one line when it ends, and
- * turns any error that is not a ConnectError into a bare `internal` one, so internals (SQL,
+ * Outermost server interceptor: gives the call a request id, logs one line and counts it in the
+ * metrics when it ends, and turns any error that is not a ConnectError into a bare `internal` one, so internals (SQL,
  * stack traces) reach the logs and never the caller.
  */
 export function createLoggingInterceptor(log: Logger): Interceptor {
@@ -18,10 +19,9 @@ export function createLoggingInterceptor(log: Logger): Interceptor {
     try {
       const res = await next(req);
       res.header.set(REQUEST_ID_HEADER, requestId);
-      log.info(
-        { request_id: requestId, rpc, code: "ok", ms: round(performance.now() - started) },
-        "rpc",
-      );
+      const ms = performance.now() - started;
+      observe(rpc, "ok", ms);
+      log.info({ request_id: requestId, rpc, code: "ok", ms: round(ms) }, "rpc");
       return res;
     } catch (err) {
       const known = err instanceof ConnectError;
@@ -35,12 +35,9 @@ export function createLoggingInterceptor(log: Logger): Interceptor {
             err,
           );
       out.metadata.set(REQUEST_ID_HEADER, requestId);
-      const entry = {
-        request_id: requestId,
-        rpc,
-        code: Code[out.code],
-        ms: round(performance.now() - started),
-      };
+      const ms = performance.now() - started;
+      const entry = { request_id: requestId, rpc, code: Code[out.code], ms: round(ms) };
+      observe(rpc, codeName(out.code), ms);
       if (known && out.code !== Code.Internal && out.code !== Code.Unknown)
         log.info({ ...entry, message: out.rawMessage }, "rpc");
       else log.error({ ...entry, err: known ? (err.cause ?? err) : err }, "rpc failed");
@@ -80,4 +77,16 @@ export function createTracingInterceptor(): Interceptor {
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
+}
+
+function observe(rpc: string, code: string, ms: number): void {
+  rpcRequests.inc({ rpc, code });
+  rpcDuration.observe({ rpc }, ms / 1000);
+}
+
+/** Connect's wire name of a code (not_found, ...), as clients and the gateway's errors spell it. */
+function codeName(code: Code): string {
+  return Code[code].replace(/[A-Z]/g, (c, i: number) =>
+    i === 0 ? c.toLowerCase() : `_${c.toLowerCase()}`,
+  );
 }
