@@ -10,6 +10,7 @@ import {
 import { describeEvent } from "./describe-event.js";
 import type { EventBus } from "./event-bus.js";
 import { currentTraceHeaders } from "./trace-headers.js";
+import { outboxLag, outboxPublished } from "../telemetry/metrics.js";
 
 /** The outbox as this module reads and writes it, in whichever service schema includes it. */
 interface OutboxTables {
@@ -103,11 +104,15 @@ export function startOutboxRelay<DB>(opts: {
   let stopped = false;
   let running: Promise<number> | null = null;
 
+  // The first batch of a pass holds the oldest waiting row: its age (by the database's clock,
+  // which wrote created_at) is the relay's lag.
+  let lagSeconds: number | undefined;
   const publishBatch = async (): Promise<number> =>
     db.transaction().execute(async (trx) => {
       const rows = await trx
         .selectFrom("outbox")
         .select(["seq", "id", "subject", "type", "payload", "headers"])
+        .select(sql<number>`extract(epoch from now() - created_at)::float8`.as("age_s"))
         .where("published_at", "is", null)
         .orderBy("seq")
         .limit(batch)
@@ -123,6 +128,7 @@ export function startOutboxRelay<DB>(opts: {
       }
       for (const row of rows)
         opts.published?.(describeEvent(row.type, new Uint8Array(row.payload)), "domain event");
+      lagSeconds ??= rows.length > 0 ? Math.max(0, Number(rows[0]!.age_s)) : 0;
       if (rows.length > 0) {
         await trx
           .updateTable("outbox")
@@ -141,7 +147,10 @@ export function startOutboxRelay<DB>(opts: {
     if (running) await running.catch(() => 0);
     running = (async () => {
       let total = 0;
+      lagSeconds = undefined;
       for (let n = await publishBatch(); n > 0; n = await publishBatch()) total += n;
+      outboxLag.set({ service: opts.schema }, lagSeconds ?? 0);
+      if (total > 0) outboxPublished.inc({ service: opts.schema }, total);
       return total;
     })();
     try {

@@ -10,4 +10,5 @@ export {
   outboxLag,
   outboxPublished,
   runnerSessions,
+  countRunnerSessions,
 } from "./metrics.js";

@@ -36,9 +36,8 @@ export const killSwitchPropagation = new Histogram({
 
 export const orderPathDuration = new Histogram({
   name: "svc_order_path_seconds",
-  help: "A live or paper order through the risk controls and the broker, by outcome.",
-  labelNames: ["outcome"] as const,
-  buckets: [0.00001, 0.00005, 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1],
+  help: "A paper session's decision that moves its position: through the risk controls and the broker until its events are recorded.",
+  buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
   registers: [metricsRegistry],
 });
 
@@ -56,9 +55,30 @@ export const outboxPublished = new Counter({
   registers: [metricsRegistry],
 });
 
+type SessionCounts = () => { running: number; parked: number };
+const sessionCounters = new Set<SessionCounts>();
+
+/** Counted at scrape time from the session managers of the process, never stale. */
 export const runnerSessions = new Gauge({
   name: "svc_runner_sessions",
   help: "Paper sessions this process runs, by state (running, parked under a kill switch).",
   labelNames: ["state"] as const,
   registers: [metricsRegistry],
+  collect() {
+    let running = 0;
+    let parked = 0;
+    for (const count of sessionCounters) {
+      const c = count();
+      running += c.running;
+      parked += c.parked;
+    }
+    this.set({ state: "running" }, running);
+    this.set({ state: "parked" }, parked);
+  },
 });
+
+/** Adds a session manager's counts to svc_runner_sessions; the returned function removes them. */
+export function countRunnerSessions(count: SessionCounts): () => void {
+  sessionCounters.add(count);
+  return () => sessionCounters.delete(count);
+}

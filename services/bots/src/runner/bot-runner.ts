@@ -1,6 +1,7 @@
 import type { Bars } from "../engine/bars.js";
 import type { Strategy } from "../engine/strategies/strategy.js";
 import type { Costs } from "../execution/costs.js";
+import { orderPathDuration } from "@svc/lib/telemetry";
 import { OrderPipeline } from "../execution/order-pipeline.js";
 import type { PreTradeCheck } from "../execution/pre-trade.js";
 import { reduceOnlyWhile } from "../execution/reduce-only.js";
@@ -138,9 +139,12 @@ export class BotRunner {
       this.lastClose = close;
       const target = this.o.strategy.onBar(close, bars.high[i]!, bars.low[i]!);
       this.noteReduceOnly();
+      const moving = !this.frozen && this.pipeline.wouldMove(target);
+      const decidedAt = moving ? performance.now() : 0;
       if (!this.frozen) this.pipeline.decide(target, close, bars.time[i]!, reference);
       this.reportToFleet(close);
       await this.flush();
+      if (moving) orderPathDuration.observe((performance.now() - decidedAt) / 1000);
       await this.pace();
     }
     return "finished";

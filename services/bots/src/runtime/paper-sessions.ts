@@ -5,7 +5,7 @@ import type { EventBus } from "@svc/lib/bus";
 import { publishBotPhaseChanged } from "@svc/lib/contracts";
 import type { KeyValueStore } from "@svc/lib/kv";
 import type { LicenseGate } from "@svc/lib/license";
-import type { Logger } from "@svc/lib/telemetry";
+import { countRunnerSessions, type Logger } from "@svc/lib/telemetry";
 import { engineSettingsFrom, loadBars, resolveStrategy } from "../engine/index.js";
 import { storedToSpec } from "../handlers/bot-mapping.js";
 import { BotRunner, type HaltMode } from "../runner/bot-runner.js";
@@ -82,7 +82,14 @@ export class PaperSessions {
   private readonly fleets = new FleetBook();
   /** This process's name on the deployment rows it hosts. */
   readonly hostId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  constructor(private readonly deps: SessionDeps) {}
+  private readonly uncount: () => void;
+  constructor(private readonly deps: SessionDeps) {
+    this.uncount = countRunnerSessions(() => {
+      let parked = 0;
+      for (const s of this.sessions.values()) if (s.parked) parked++;
+      return { running: this.sessions.size - parked, parked };
+    });
+  }
 
   /**
    * Why sessions may only reduce their positions now: the license does not admit live_trading
@@ -443,6 +450,7 @@ export class PaperSessions {
   async detachAll(): Promise<void> {
     const all = [...this.sessions.values()];
     this.sessions.clear();
+    this.uncount();
     // Hand the sessions back at once: the next host resumes them without waiting for the lease to lapse.
     await sessionStore
       .releaseSessions(
