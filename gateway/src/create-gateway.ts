@@ -28,6 +28,7 @@ import {
   UnsupportedTextBody,
 } from "./transcode/raw-text-body.js";
 import { parseJsonBody } from "./transcode/parse-json-body.js";
+import { transcodeServerStream } from "./transcode/server-stream.js";
 import { protoJsonToWire, WireInputError } from "./transcode/wire-json.js";
 import { errorBody, httpErrorFromConnect, type HttpError } from "./errors/error-body.js";
 import { buildOpenApi } from "./openapi/build-openapi.js";
@@ -48,6 +49,8 @@ export interface GatewayOptions {
   log: Logger;
   /** Deadline of one backend call. */
   timeoutMs?: number;
+  /** Deadline of one streamed answer (a research chat), whole (default 300 s). */
+  streamTimeoutMs?: number;
   /** Folder of the built operator console, served at / (default: console/dist of this checkout). */
   consoleDir?: string;
 }
@@ -196,7 +199,9 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
           transports.get(binding.service.typeName)!,
           req,
           reply,
-          opts.timeoutMs ?? 30_000,
+          binding.method.methodKind === "server_streaming"
+            ? (opts.streamTimeoutMs ?? 300_000)
+            : (opts.timeoutMs ?? 30_000),
         );
       },
     });
@@ -258,6 +263,18 @@ async function transcode(
       if (req.headers.host) headers.set("x-forwarded-host", req.headers.host);
       headers.set(REQUEST_ID_HEADER, req.id);
       injectTraceHeaders(headers);
+      if (binding.method.methodKind === "server_streaming") {
+        span.setAttribute("http.response.status_code", binding.rule.successStatus || 200);
+        return await transcodeServerStream(
+          binding,
+          transport,
+          req,
+          reply,
+          headers,
+          message,
+          timeoutMs,
+        );
+      }
       const res = await transport.unary(binding.method, undefined, timeoutMs, headers, message);
       for (const name of PASSED_BACK) {
         const v = res.header.get(name);

@@ -1,11 +1,17 @@
-import { getOption, type DescMethodUnary, type DescService } from "@bufbuild/protobuf";
+import {
+  getOption,
+  type DescMethodServerStreaming,
+  type DescMethodUnary,
+  type DescService,
+} from "@bufbuild/protobuf";
 import { auth, http, type AuthPolicy, type HttpRule } from "@svc/gen/svc/api/v1/annotations_pb.js";
 import { parsePathTemplate, type PathTemplate } from "../transcode/path-template.js";
 
 /** One REST route bound to one RPC, as read from the proto annotations. */
 export interface RouteBinding {
   service: DescService;
-  method: DescMethodUnary;
+  /** Unary, or server-streaming (answered as server-sent events or gathered into one body). */
+  method: DescMethodUnary | DescMethodServerStreaming;
   httpMethod: string;
   path: PathTemplate;
   rule: HttpRule;
@@ -25,9 +31,9 @@ export function buildRouteTable(services: DescService[]): RouteBinding[] {
     for (const method of service.methods) {
       const rule = getOption(method, http) as HttpRule | undefined;
       if (!rule || !rule.path) continue;
-      if (method.methodKind !== "unary")
+      if (method.methodKind !== "unary" && method.methodKind !== "server_streaming")
         throw new Error(
-          `${service.typeName}/${method.name}: only unary RPCs can have a REST route`,
+          `${service.typeName}/${method.name}: only unary and server-streaming RPCs can have a REST route`,
         );
       const httpMethod = rule.method.toUpperCase();
       if (!METHODS.has(httpMethod))
@@ -52,7 +58,7 @@ export function buildRouteTable(services: DescService[]): RouteBinding[] {
         seen.set(key, method.name);
         bindings.push({
           service,
-          method: method as DescMethodUnary,
+          method: method as DescMethodUnary | DescMethodServerStreaming,
           httpMethod,
           path,
           rule,

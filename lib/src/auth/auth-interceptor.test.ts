@@ -218,7 +218,7 @@ describe("the auth interceptor with OIDC tokens", () => {
     const r = await refusal(h.bots.getBot({ botRef: "b" }, withBearer(agent)));
     expect(r.code).toBe(Code.PermissionDenied);
     expect(r.machineCode).toBe("agent_not_allowed");
-    await h.bots.chatBot({ botRef: "b" }, withBearer(agent));
+    for await (const e of h.bots.chatBot({ botRef: "b" }, withBearer(agent))) void e;
     expect(h.seen.at(-1)).toMatchObject({
       sub: "user|bob",
       actorType: "agent",
@@ -312,11 +312,15 @@ describe("switches of the auth interceptor", () => {
 
   it("refuses agent tokens everywhere with 403 agent_tokens_disabled unless the exchange is enabled", async () => {
     const h = createAuthHarness(oidcSettings(idp, { agentTokensEnabled: false }));
+    const events = h.bots.chatBot(
+      { botRef: "b" },
+      withBearer(await tokens.agent("user|bob", "agent|a", ["chat:bots"])),
+    );
+    // A streamed answer: the refusal comes with its first event.
     const r = await refusal(
-      h.bots.chatBot(
-        { botRef: "b" },
-        withBearer(await tokens.agent("user|bob", "agent|a", ["chat:bots"])),
-      ),
+      (async () => {
+        for await (const e of events) return e;
+      })(),
     );
     expect(r.code).toBe(Code.PermissionDenied);
     expect(r.machineCode).toBe("agent_tokens_disabled");

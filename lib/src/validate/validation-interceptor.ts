@@ -10,6 +10,21 @@ import { validateMessage } from "./validate-message.js";
 export function createValidationInterceptor(): Interceptor {
   return (next) => async (req) => {
     if (!req.stream) validateMessage(req.method.input, req.message as Message);
+    else if (req.method.methodKind === "server_streaming") {
+      // A server-streaming RPC takes one request message, read by the handler through this
+      // iterable: checked as it passes, so the refusal comes before the handler's first step.
+      const source = req.message;
+      const input = req.method.input;
+      return next({
+        ...req,
+        message: (async function* () {
+          for await (const m of source) {
+            validateMessage(input, m as Message);
+            yield m;
+          }
+        })(),
+      });
+    }
     return next(req);
   };
 }

@@ -40,7 +40,10 @@ import {
 import * as repo from "../store/killswitch.repository.js";
 import type { KillSwitchRow } from "../store/killswitch.table.js";
 
-type Handlers = Omit<ServiceImpl<typeof KillSwitchService>, "runDrill" | "getDrill" | "listDrills">;
+type Handlers = Omit<
+  ServiceImpl<typeof KillSwitchService>,
+  "runDrill" | "getDrill" | "listDrills" | "releaseAgents" | "releaseQuantAgents"
+>;
 
 /** Whether the key holds a switch: written, not yet written (the service keeps trying), or unknown (the store does not answer). */
 type KeyState = "written" | "pending" | "unknown";

@@ -3381,11 +3381,18 @@ export declare type ChatBotRequest = Message<"svc.bots.v1.ChatBotRequest"> & {
   botRef: string;
 
   /**
-   * The message to the bot, up to 20,000 characters.
+   * The person's message to the bot, up to 20,000 characters.
    *
-   * @generated from field: string prompt = 2;
+   * @generated from field: string message = 2;
    */
-  prompt: string;
+  message: string;
+
+  /**
+   * The conversation to continue (its history is fed to the model); unset starts a new one.
+   *
+   * @generated from field: string conversation_id = 3;
+   */
+  conversationId: string;
 };
 
 /**
@@ -3400,11 +3407,18 @@ export declare type ChatBotRequestJson = {
   botRef?: string;
 
   /**
-   * The message to the bot, up to 20,000 characters.
+   * The person's message to the bot, up to 20,000 characters.
    *
-   * @generated from field: string prompt = 2;
+   * @generated from field: string message = 2;
    */
-  prompt?: string;
+  message?: string;
+
+  /**
+   * The conversation to continue (its history is fed to the model); unset starts a new one.
+   *
+   * @generated from field: string conversation_id = 3;
+   */
+  conversationId?: string;
 };
 
 /**
@@ -3414,34 +3428,1049 @@ export declare type ChatBotRequestJson = {
 export declare const ChatBotRequestSchema: GenMessage<ChatBotRequest, {jsonType: ChatBotRequestJson}>;
 
 /**
- * @generated from message svc.bots.v1.ChatBotResponse
+ * One event of a chat's answer. Over SSE each is one event named by the case that is set
+ * (started, token, tool_call, tool_result, final, halted); without a stream they are gathered in
+ * order under "events".
+ *
+ * @generated from message svc.bots.v1.ChatEvent
  */
-export declare type ChatBotResponse = Message<"svc.bots.v1.ChatBotResponse"> & {
+export declare type ChatEvent = Message<"svc.bots.v1.ChatEvent"> & {
   /**
-   * The bot's answer.
+   * What happened.
    *
-   * @generated from field: string reply = 1;
+   * @generated from oneof svc.bots.v1.ChatEvent.kind
    */
-  reply: string;
+  kind: {
+    /**
+     * The conversation the answer belongs to: the first event.
+     *
+     * @generated from field: svc.bots.v1.ChatStarted started = 1;
+     */
+    value: ChatStarted;
+    case: "started";
+  } | {
+    /**
+     * A piece of the answer's text as the model writes it.
+     *
+     * @generated from field: svc.bots.v1.ChatToken token = 2;
+     */
+    value: ChatToken;
+    case: "token";
+  } | {
+    /**
+     * The model asked for a tool; it runs through the MCP endpoint with a delegated token.
+     *
+     * @generated from field: svc.bots.v1.ChatToolCall tool_call = 3;
+     */
+    value: ChatToolCall;
+    case: "toolCall";
+  } | {
+    /**
+     * What a tool answered (or why it failed), as the model reads it.
+     *
+     * @generated from field: svc.bots.v1.ChatToolResult tool_result = 4;
+     */
+    value: ChatToolResult;
+    case: "toolResult";
+  } | {
+    /**
+     * The whole answer, stored in the conversation: the last event of a chat that finished.
+     *
+     * @generated from field: svc.bots.v1.ChatFinal final = 5;
+     */
+    value: ChatFinal;
+    case: "final";
+  } | {
+    /**
+     * An agent switch (POST /agents/halt or /quant-agents/halt) stopped the chat: the last event.
+     *
+     * @generated from field: svc.bots.v1.ChatHalted halted = 6;
+     */
+    value: ChatHalted;
+    case: "halted";
+  } | { case: undefined; value?: undefined };
 };
 
 /**
- * @generated from message svc.bots.v1.ChatBotResponse
+ * One event of a chat's answer. Over SSE each is one event named by the case that is set
+ * (started, token, tool_call, tool_result, final, halted); without a stream they are gathered in
+ * order under "events".
+ *
+ * @generated from message svc.bots.v1.ChatEvent
  */
-export declare type ChatBotResponseJson = {
+export declare type ChatEventJson = {
   /**
-   * The bot's answer.
+   * The conversation the answer belongs to: the first event.
    *
-   * @generated from field: string reply = 1;
+   * @generated from field: svc.bots.v1.ChatStarted started = 1;
    */
-  reply?: string;
+  started?: ChatStartedJson;
+
+  /**
+   * A piece of the answer's text as the model writes it.
+   *
+   * @generated from field: svc.bots.v1.ChatToken token = 2;
+   */
+  token?: ChatTokenJson;
+
+  /**
+   * The model asked for a tool; it runs through the MCP endpoint with a delegated token.
+   *
+   * @generated from field: svc.bots.v1.ChatToolCall tool_call = 3;
+   */
+  toolCall?: ChatToolCallJson;
+
+  /**
+   * What a tool answered (or why it failed), as the model reads it.
+   *
+   * @generated from field: svc.bots.v1.ChatToolResult tool_result = 4;
+   */
+  toolResult?: ChatToolResultJson;
+
+  /**
+   * The whole answer, stored in the conversation: the last event of a chat that finished.
+   *
+   * @generated from field: svc.bots.v1.ChatFinal final = 5;
+   */
+  final?: ChatFinalJson;
+
+  /**
+   * An agent switch (POST /agents/halt or /quant-agents/halt) stopped the chat: the last event.
+   *
+   * @generated from field: svc.bots.v1.ChatHalted halted = 6;
+   */
+  halted?: ChatHaltedJson;
 };
 
 /**
- * Describes the message svc.bots.v1.ChatBotResponse.
- * Use `create(ChatBotResponseSchema)` to create a new message.
+ * Describes the message svc.bots.v1.ChatEvent.
+ * Use `create(ChatEventSchema)` to create a new message.
  */
-export declare const ChatBotResponseSchema: GenMessage<ChatBotResponse, {jsonType: ChatBotResponseJson}>;
+export declare const ChatEventSchema: GenMessage<ChatEvent, {jsonType: ChatEventJson}>;
+
+/**
+ * The conversation an answer belongs to.
+ *
+ * @generated from message svc.bots.v1.ChatStarted
+ */
+export declare type ChatStarted = Message<"svc.bots.v1.ChatStarted"> & {
+  /**
+   * The conversation's id: pass it as conversation_id to continue.
+   *
+   * @generated from field: string conversation_id = 1;
+   */
+  conversationId: string;
+
+  /**
+   * The agent subject the bot acts as (act.sub of its delegated tokens).
+   *
+   * @generated from field: string agent_subject = 2;
+   */
+  agentSubject: string;
+};
+
+/**
+ * The conversation an answer belongs to.
+ *
+ * @generated from message svc.bots.v1.ChatStarted
+ */
+export declare type ChatStartedJson = {
+  /**
+   * The conversation's id: pass it as conversation_id to continue.
+   *
+   * @generated from field: string conversation_id = 1;
+   */
+  conversationId?: string;
+
+  /**
+   * The agent subject the bot acts as (act.sub of its delegated tokens).
+   *
+   * @generated from field: string agent_subject = 2;
+   */
+  agentSubject?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ChatStarted.
+ * Use `create(ChatStartedSchema)` to create a new message.
+ */
+export declare const ChatStartedSchema: GenMessage<ChatStarted, {jsonType: ChatStartedJson}>;
+
+/**
+ * A piece of the answer's text.
+ *
+ * @generated from message svc.bots.v1.ChatToken
+ */
+export declare type ChatToken = Message<"svc.bots.v1.ChatToken"> & {
+  /**
+   * The text, to append to what came before.
+   *
+   * @generated from field: string text = 1;
+   */
+  text: string;
+};
+
+/**
+ * A piece of the answer's text.
+ *
+ * @generated from message svc.bots.v1.ChatToken
+ */
+export declare type ChatTokenJson = {
+  /**
+   * The text, to append to what came before.
+   *
+   * @generated from field: string text = 1;
+   */
+  text?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ChatToken.
+ * Use `create(ChatTokenSchema)` to create a new message.
+ */
+export declare const ChatTokenSchema: GenMessage<ChatToken, {jsonType: ChatTokenJson}>;
+
+/**
+ * A tool call the model asked for.
+ *
+ * @generated from message svc.bots.v1.ChatToolCall
+ */
+export declare type ChatToolCall = Message<"svc.bots.v1.ChatToolCall"> & {
+  /**
+   * The call's id, as the answer cites it.
+   *
+   * @generated from field: string call_id = 1;
+   */
+  callId: string;
+
+  /**
+   * The MCP tool's name (bots.list, backtests.launch...).
+   *
+   * @generated from field: string tool = 2;
+   */
+  tool: string;
+
+  /**
+   * The arguments the model gave.
+   *
+   * @generated from field: google.protobuf.Struct arguments = 3;
+   */
+  arguments?: JsonObject | undefined;
+};
+
+/**
+ * A tool call the model asked for.
+ *
+ * @generated from message svc.bots.v1.ChatToolCall
+ */
+export declare type ChatToolCallJson = {
+  /**
+   * The call's id, as the answer cites it.
+   *
+   * @generated from field: string call_id = 1;
+   */
+  callId?: string;
+
+  /**
+   * The MCP tool's name (bots.list, backtests.launch...).
+   *
+   * @generated from field: string tool = 2;
+   */
+  tool?: string;
+
+  /**
+   * The arguments the model gave.
+   *
+   * @generated from field: google.protobuf.Struct arguments = 3;
+   */
+  arguments?: StructJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.ChatToolCall.
+ * Use `create(ChatToolCallSchema)` to create a new message.
+ */
+export declare const ChatToolCallSchema: GenMessage<ChatToolCall, {jsonType: ChatToolCallJson}>;
+
+/**
+ * A tool call's outcome.
+ *
+ * @generated from message svc.bots.v1.ChatToolResult
+ */
+export declare type ChatToolResult = Message<"svc.bots.v1.ChatToolResult"> & {
+  /**
+   * The id of the call it answers.
+   *
+   * @generated from field: string call_id = 1;
+   */
+  callId: string;
+
+  /**
+   * The MCP tool's name.
+   *
+   * @generated from field: string tool = 2;
+   */
+  tool: string;
+
+  /**
+   * True when the tool refused or failed; text then says why.
+   *
+   * @generated from field: bool is_error = 3;
+   */
+  isError: boolean;
+
+  /**
+   * The tool's answer as text (JSON for the data tools), at most 16,000 characters.
+   *
+   * @generated from field: string text = 4;
+   */
+  text: string;
+};
+
+/**
+ * A tool call's outcome.
+ *
+ * @generated from message svc.bots.v1.ChatToolResult
+ */
+export declare type ChatToolResultJson = {
+  /**
+   * The id of the call it answers.
+   *
+   * @generated from field: string call_id = 1;
+   */
+  callId?: string;
+
+  /**
+   * The MCP tool's name.
+   *
+   * @generated from field: string tool = 2;
+   */
+  tool?: string;
+
+  /**
+   * True when the tool refused or failed; text then says why.
+   *
+   * @generated from field: bool is_error = 3;
+   */
+  isError?: boolean;
+
+  /**
+   * The tool's answer as text (JSON for the data tools), at most 16,000 characters.
+   *
+   * @generated from field: string text = 4;
+   */
+  text?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ChatToolResult.
+ * Use `create(ChatToolResultSchema)` to create a new message.
+ */
+export declare const ChatToolResultSchema: GenMessage<ChatToolResult, {jsonType: ChatToolResultJson}>;
+
+/**
+ * A tool result the answer relied on.
+ *
+ * @generated from message svc.bots.v1.ChatCitation
+ */
+export declare type ChatCitation = Message<"svc.bots.v1.ChatCitation"> & {
+  /**
+   * The id of the tool call.
+   *
+   * @generated from field: string call_id = 1;
+   */
+  callId: string;
+
+  /**
+   * The MCP tool's name.
+   *
+   * @generated from field: string tool = 2;
+   */
+  tool: string;
+};
+
+/**
+ * A tool result the answer relied on.
+ *
+ * @generated from message svc.bots.v1.ChatCitation
+ */
+export declare type ChatCitationJson = {
+  /**
+   * The id of the tool call.
+   *
+   * @generated from field: string call_id = 1;
+   */
+  callId?: string;
+
+  /**
+   * The MCP tool's name.
+   *
+   * @generated from field: string tool = 2;
+   */
+  tool?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ChatCitation.
+ * Use `create(ChatCitationSchema)` to create a new message.
+ */
+export declare const ChatCitationSchema: GenMessage<ChatCitation, {jsonType: ChatCitationJson}>;
+
+/**
+ * The finished answer.
+ *
+ * @generated from message svc.bots.v1.ChatFinal
+ */
+export declare type ChatFinal = Message<"svc.bots.v1.ChatFinal"> & {
+  /**
+   * The conversation's id.
+   *
+   * @generated from field: string conversation_id = 1;
+   */
+  conversationId: string;
+
+  /**
+   * The answer's whole text.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * The tool results the answer cites, in the order they were called.
+   *
+   * @generated from field: repeated svc.bots.v1.ChatCitation citations = 3;
+   */
+  citations: ChatCitation[];
+
+  /**
+   * Model tokens this answer used (prompt and completion, as the provider counted them).
+   *
+   * @generated from field: int64 tokens_used = 4;
+   */
+  tokensUsed: bigint;
+
+  /**
+   * Model tokens the conversation has used in all, counted against SVC_CHAT_TOKEN_BUDGET.
+   *
+   * @generated from field: int64 conversation_tokens = 5;
+   */
+  conversationTokens: bigint;
+};
+
+/**
+ * The finished answer.
+ *
+ * @generated from message svc.bots.v1.ChatFinal
+ */
+export declare type ChatFinalJson = {
+  /**
+   * The conversation's id.
+   *
+   * @generated from field: string conversation_id = 1;
+   */
+  conversationId?: string;
+
+  /**
+   * The answer's whole text.
+   *
+   * @generated from field: string text = 2;
+   */
+  text?: string;
+
+  /**
+   * The tool results the answer cites, in the order they were called.
+   *
+   * @generated from field: repeated svc.bots.v1.ChatCitation citations = 3;
+   */
+  citations?: ChatCitationJson[];
+
+  /**
+   * Model tokens this answer used (prompt and completion, as the provider counted them).
+   *
+   * @generated from field: int64 tokens_used = 4;
+   */
+  tokensUsed?: string;
+
+  /**
+   * Model tokens the conversation has used in all, counted against SVC_CHAT_TOKEN_BUDGET.
+   *
+   * @generated from field: int64 conversation_tokens = 5;
+   */
+  conversationTokens?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ChatFinal.
+ * Use `create(ChatFinalSchema)` to create a new message.
+ */
+export declare const ChatFinalSchema: GenMessage<ChatFinal, {jsonType: ChatFinalJson}>;
+
+/**
+ * Why a chat stopped before its answer was finished.
+ *
+ * @generated from message svc.bots.v1.ChatHalted
+ */
+export declare type ChatHalted = Message<"svc.bots.v1.ChatHalted"> & {
+  /**
+   * Which switch: agents (POST /agents/halt) or quant_agents (POST /quant-agents/halt).
+   *
+   * @generated from field: string scope = 1;
+   */
+  scope: string;
+
+  /**
+   * The reason given with the halt.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Why a chat stopped before its answer was finished.
+ *
+ * @generated from message svc.bots.v1.ChatHalted
+ */
+export declare type ChatHaltedJson = {
+  /**
+   * Which switch: agents (POST /agents/halt) or quant_agents (POST /quant-agents/halt).
+   *
+   * @generated from field: string scope = 1;
+   */
+  scope?: string;
+
+  /**
+   * The reason given with the halt.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ChatHalted.
+ * Use `create(ChatHaltedSchema)` to create a new message.
+ */
+export declare const ChatHaltedSchema: GenMessage<ChatHalted, {jsonType: ChatHaltedJson}>;
+
+/**
+ * @generated from message svc.bots.v1.ListConversationsRequest
+ */
+export declare type ListConversationsRequest = Message<"svc.bots.v1.ListConversationsRequest"> & {
+  /**
+   * The research bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * Most conversations per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * next_page_token of the previous page; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.ListConversationsRequest
+ */
+export declare type ListConversationsRequestJson = {
+  /**
+   * The research bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * Most conversations per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit?: number;
+
+  /**
+   * next_page_token of the previous page; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ListConversationsRequest.
+ * Use `create(ListConversationsRequestSchema)` to create a new message.
+ */
+export declare const ListConversationsRequestSchema: GenMessage<ListConversationsRequest, {jsonType: ListConversationsRequestJson}>;
+
+/**
+ * A conversation with a research bot, without its messages.
+ *
+ * @generated from message svc.bots.v1.Conversation
+ */
+export declare type Conversation = Message<"svc.bots.v1.Conversation"> & {
+  /**
+   * The conversation's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The bot's id.
+   *
+   * @generated from field: string bot_id = 2;
+   */
+  botId: string;
+
+  /**
+   * The person it belongs to (their subject).
+   *
+   * @generated from field: string user_sub = 3;
+   */
+  userSub: string;
+
+  /**
+   * The first words of its first message.
+   *
+   * @generated from field: string title = 4;
+   */
+  title: string;
+
+  /**
+   * Model tokens it has used in all.
+   *
+   * @generated from field: int64 tokens_used = 5;
+   */
+  tokensUsed: bigint;
+
+  /**
+   * How many messages it holds (the person's and the bot's).
+   *
+   * @generated from field: int32 message_count = 6;
+   */
+  messageCount: number;
+
+  /**
+   * When it started.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When its last message was stored.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 8;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * A conversation with a research bot, without its messages.
+ *
+ * @generated from message svc.bots.v1.Conversation
+ */
+export declare type ConversationJson = {
+  /**
+   * The conversation's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id?: string;
+
+  /**
+   * The bot's id.
+   *
+   * @generated from field: string bot_id = 2;
+   */
+  botId?: string;
+
+  /**
+   * The person it belongs to (their subject).
+   *
+   * @generated from field: string user_sub = 3;
+   */
+  userSub?: string;
+
+  /**
+   * The first words of its first message.
+   *
+   * @generated from field: string title = 4;
+   */
+  title?: string;
+
+  /**
+   * Model tokens it has used in all.
+   *
+   * @generated from field: int64 tokens_used = 5;
+   */
+  tokensUsed?: string;
+
+  /**
+   * How many messages it holds (the person's and the bot's).
+   *
+   * @generated from field: int32 message_count = 6;
+   */
+  messageCount?: number;
+
+  /**
+   * When it started.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: TimestampJson;
+
+  /**
+   * When its last message was stored.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 8;
+   */
+  updatedAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.Conversation.
+ * Use `create(ConversationSchema)` to create a new message.
+ */
+export declare const ConversationSchema: GenMessage<Conversation, {jsonType: ConversationJson}>;
+
+/**
+ * @generated from message svc.bots.v1.ListConversationsResponse
+ */
+export declare type ListConversationsResponse = Message<"svc.bots.v1.ListConversationsResponse"> & {
+  /**
+   * The caller's conversations with the bot, the most recently active first.
+   *
+   * @generated from field: repeated svc.bots.v1.Conversation items = 1;
+   */
+  items: Conversation[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.ListConversationsResponse
+ */
+export declare type ListConversationsResponseJson = {
+  /**
+   * The caller's conversations with the bot, the most recently active first.
+   *
+   * @generated from field: repeated svc.bots.v1.Conversation items = 1;
+   */
+  items?: ConversationJson[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ListConversationsResponse.
+ * Use `create(ListConversationsResponseSchema)` to create a new message.
+ */
+export declare const ListConversationsResponseSchema: GenMessage<ListConversationsResponse, {jsonType: ListConversationsResponseJson}>;
+
+/**
+ * @generated from message svc.bots.v1.GetConversationRequest
+ */
+export declare type GetConversationRequest = Message<"svc.bots.v1.GetConversationRequest"> & {
+  /**
+   * The research bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * The conversation's id.
+   *
+   * @generated from field: string conversation_id = 2;
+   */
+  conversationId: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.GetConversationRequest
+ */
+export declare type GetConversationRequestJson = {
+  /**
+   * The research bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * The conversation's id.
+   *
+   * @generated from field: string conversation_id = 2;
+   */
+  conversationId?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.GetConversationRequest.
+ * Use `create(GetConversationRequestSchema)` to create a new message.
+ */
+export declare const GetConversationRequestSchema: GenMessage<GetConversationRequest, {jsonType: GetConversationRequestJson}>;
+
+/**
+ * One stored message of a conversation.
+ *
+ * @generated from message svc.bots.v1.ConversationMessage
+ */
+export declare type ConversationMessage = Message<"svc.bots.v1.ConversationMessage"> & {
+  /**
+   * user (the person), assistant (the bot) or tool (a tool's answer the bot read).
+   *
+   * @generated from field: string role = 1;
+   */
+  role: string;
+
+  /**
+   * The text.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * For a tool message: the tool's name.
+   *
+   * @generated from field: string tool = 3;
+   */
+  tool: string;
+
+  /**
+   * For a tool message: the call's id; for an assistant message: empty.
+   *
+   * @generated from field: string call_id = 4;
+   */
+  callId: string;
+
+  /**
+   * For an assistant message: the tool results it cites.
+   *
+   * @generated from field: repeated svc.bots.v1.ChatCitation citations = 5;
+   */
+  citations: ChatCitation[];
+
+  /**
+   * When it was stored.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * One stored message of a conversation.
+ *
+ * @generated from message svc.bots.v1.ConversationMessage
+ */
+export declare type ConversationMessageJson = {
+  /**
+   * user (the person), assistant (the bot) or tool (a tool's answer the bot read).
+   *
+   * @generated from field: string role = 1;
+   */
+  role?: string;
+
+  /**
+   * The text.
+   *
+   * @generated from field: string text = 2;
+   */
+  text?: string;
+
+  /**
+   * For a tool message: the tool's name.
+   *
+   * @generated from field: string tool = 3;
+   */
+  tool?: string;
+
+  /**
+   * For a tool message: the call's id; for an assistant message: empty.
+   *
+   * @generated from field: string call_id = 4;
+   */
+  callId?: string;
+
+  /**
+   * For an assistant message: the tool results it cites.
+   *
+   * @generated from field: repeated svc.bots.v1.ChatCitation citations = 5;
+   */
+  citations?: ChatCitationJson[];
+
+  /**
+   * When it was stored.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.ConversationMessage.
+ * Use `create(ConversationMessageSchema)` to create a new message.
+ */
+export declare const ConversationMessageSchema: GenMessage<ConversationMessage, {jsonType: ConversationMessageJson}>;
+
+/**
+ * A conversation and its messages, oldest first.
+ *
+ * @generated from message svc.bots.v1.ConversationDetail
+ */
+export declare type ConversationDetail = Message<"svc.bots.v1.ConversationDetail"> & {
+  /**
+   * The conversation.
+   *
+   * @generated from field: svc.bots.v1.Conversation conversation = 1;
+   */
+  conversation?: Conversation | undefined;
+
+  /**
+   * Its messages, oldest first.
+   *
+   * @generated from field: repeated svc.bots.v1.ConversationMessage messages = 2;
+   */
+  messages: ConversationMessage[];
+};
+
+/**
+ * A conversation and its messages, oldest first.
+ *
+ * @generated from message svc.bots.v1.ConversationDetail
+ */
+export declare type ConversationDetailJson = {
+  /**
+   * The conversation.
+   *
+   * @generated from field: svc.bots.v1.Conversation conversation = 1;
+   */
+  conversation?: ConversationJson;
+
+  /**
+   * Its messages, oldest first.
+   *
+   * @generated from field: repeated svc.bots.v1.ConversationMessage messages = 2;
+   */
+  messages?: ConversationMessageJson[];
+};
+
+/**
+ * Describes the message svc.bots.v1.ConversationDetail.
+ * Use `create(ConversationDetailSchema)` to create a new message.
+ */
+export declare const ConversationDetailSchema: GenMessage<ConversationDetail, {jsonType: ConversationDetailJson}>;
+
+/**
+ * @generated from message svc.bots.v1.DeleteConversationRequest
+ */
+export declare type DeleteConversationRequest = Message<"svc.bots.v1.DeleteConversationRequest"> & {
+  /**
+   * The research bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * The conversation's id.
+   *
+   * @generated from field: string conversation_id = 2;
+   */
+  conversationId: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.DeleteConversationRequest
+ */
+export declare type DeleteConversationRequestJson = {
+  /**
+   * The research bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * The conversation's id.
+   *
+   * @generated from field: string conversation_id = 2;
+   */
+  conversationId?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.DeleteConversationRequest.
+ * Use `create(DeleteConversationRequestSchema)` to create a new message.
+ */
+export declare const DeleteConversationRequestSchema: GenMessage<DeleteConversationRequest, {jsonType: DeleteConversationRequestJson}>;
+
+/**
+ * @generated from message svc.bots.v1.DeleteConversationResponse
+ */
+export declare type DeleteConversationResponse = Message<"svc.bots.v1.DeleteConversationResponse"> & {
+  /**
+   * The deleted conversation's id.
+   *
+   * @generated from field: string conversation_id = 1;
+   */
+  conversationId: string;
+
+  /**
+   * True: it and its messages are gone.
+   *
+   * @generated from field: bool deleted = 2;
+   */
+  deleted: boolean;
+};
+
+/**
+ * @generated from message svc.bots.v1.DeleteConversationResponse
+ */
+export declare type DeleteConversationResponseJson = {
+  /**
+   * The deleted conversation's id.
+   *
+   * @generated from field: string conversation_id = 1;
+   */
+  conversationId?: string;
+
+  /**
+   * True: it and its messages are gone.
+   *
+   * @generated from field: bool deleted = 2;
+   */
+  deleted?: boolean;
+};
+
+/**
+ * Describes the message svc.bots.v1.DeleteConversationResponse.
+ * Use `create(DeleteConversationResponseSchema)` to create a new message.
+ */
+export declare const DeleteConversationResponseSchema: GenMessage<DeleteConversationResponse, {jsonType: DeleteConversationResponseJson}>;
 
 /**
  * @generated from message svc.bots.v1.ReEnableBotRequest
@@ -6446,15 +7475,53 @@ export declare const BotsService: GenService<{
     output: typeof ListStateEventsResponseSchema;
   },
   /**
-   * Chat with a research bot. Not built: answers 501 naming the capability (it needs an LLM
-   * provider).
+   * Chat with a research bot as the caller: the bot's agent reads the platform only through the
+   * MCP tools, with a token delegated by the caller (RFC 8693, act.sub = the agent). Streams its
+   * events (SSE with Accept: text/event-stream, else one JSON body of events). 409 bot_not_research
+   * naming the kind; 412 llm_not_configured naming the settings; 503 agents_halted while an agent
+   * switch is engaged; 429 chat_rate_limited or chat_token_budget_exhausted naming the limit;
+   * 404 bot_not_found or conversation_not_found; 504 llm_timeout. An agent's own token passes the
+   * policy (so agent switches can be tried) but is refused 403 agent_not_allowed: a bot chats
+   * with a person, whose token it delegates.
    *
    * @generated from rpc svc.bots.v1.BotsService.ChatBot
    */
   chatBot: {
-    methodKind: "unary";
+    methodKind: "server_streaming";
     input: typeof ChatBotRequestSchema;
-    output: typeof ChatBotResponseSchema;
+    output: typeof ChatEventSchema;
+  },
+  /**
+   * The caller's conversations with a research bot, the most recently active first. 404
+   * bot_not_found.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.ListConversations
+   */
+  listConversations: {
+    methodKind: "unary";
+    input: typeof ListConversationsRequestSchema;
+    output: typeof ListConversationsResponseSchema;
+  },
+  /**
+   * One of the caller's conversations with its messages. 404 conversation_not_found (another
+   * person's conversation is not found either).
+   *
+   * @generated from rpc svc.bots.v1.BotsService.GetConversation
+   */
+  getConversation: {
+    methodKind: "unary";
+    input: typeof GetConversationRequestSchema;
+    output: typeof ConversationDetailSchema;
+  },
+  /**
+   * Deletes one of the caller's conversations and its messages. 404 conversation_not_found.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.DeleteConversation
+   */
+  deleteConversation: {
+    methodKind: "unary";
+    input: typeof DeleteConversationRequestSchema;
+    output: typeof DeleteConversationResponseSchema;
   },
   /**
    * RTS 6 Article 15(3): a bot a throttle breach disabled trades again only when a named person

@@ -1799,7 +1799,8 @@ export declare const McpActorSchema: GenMessage<McpActor, {jsonType: McpActorJso
  */
 export declare type InvokeMcpToolRequest = Message<"svc.identity.v1.InvokeMcpToolRequest"> & {
   /**
-   * bots.list, bots.get, backtests.results, trials.ledger or promotion.request.
+   * bots.list, bots.get, backtests.results, trials.ledger, promotion.request or
+   * backtests.launch (GET /mcp/data/tools lists them).
    *
    * @generated from field: string tool_name = 1;
    */
@@ -1818,7 +1819,8 @@ export declare type InvokeMcpToolRequest = Message<"svc.identity.v1.InvokeMcpToo
  */
 export declare type InvokeMcpToolRequestJson = {
   /**
-   * bots.list, bots.get, backtests.results, trials.ledger or promotion.request.
+   * bots.list, bots.get, backtests.results, trials.ledger, promotion.request or
+   * backtests.launch (GET /mcp/data/tools lists them).
    *
    * @generated from field: string tool_name = 1;
    */
@@ -1837,6 +1839,144 @@ export declare type InvokeMcpToolRequestJson = {
  * Use `create(InvokeMcpToolRequestSchema)` to create a new message.
  */
 export declare const InvokeMcpToolRequestSchema: GenMessage<InvokeMcpToolRequest, {jsonType: InvokeMcpToolRequestJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListMcpToolsRequest
+ */
+export declare type ListMcpToolsRequest = Message<"svc.identity.v1.ListMcpToolsRequest"> & {
+};
+
+/**
+ * @generated from message svc.identity.v1.ListMcpToolsRequest
+ */
+export declare type ListMcpToolsRequestJson = {
+};
+
+/**
+ * Describes the message svc.identity.v1.ListMcpToolsRequest.
+ * Use `create(ListMcpToolsRequestSchema)` to create a new message.
+ */
+export declare const ListMcpToolsRequestSchema: GenMessage<ListMcpToolsRequest, {jsonType: ListMcpToolsRequestJson}>;
+
+/**
+ * One MCP data tool, as an MCP client lists it.
+ *
+ * @generated from message svc.identity.v1.McpTool
+ */
+export declare type McpTool = Message<"svc.identity.v1.McpTool"> & {
+  /**
+   * The tool's name (bots.list, backtests.launch...).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * What it does, for a person or a model choosing it.
+   *
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * JSON Schema of its arguments (an object).
+   *
+   * @generated from field: google.protobuf.Struct input_schema = 3;
+   */
+  inputSchema?: JsonObject | undefined;
+
+  /**
+   * The scopes a call needs beyond read:mcp:data (write:mcp:data for a tool that changes things).
+   *
+   * @generated from field: repeated string scopes = 4;
+   */
+  scopes: string[];
+
+  /**
+   * Only a delegated agent may call it (a person's own token is refused).
+   *
+   * @generated from field: bool agent_only = 5;
+   */
+  agentOnly: boolean;
+};
+
+/**
+ * One MCP data tool, as an MCP client lists it.
+ *
+ * @generated from message svc.identity.v1.McpTool
+ */
+export declare type McpToolJson = {
+  /**
+   * The tool's name (bots.list, backtests.launch...).
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * What it does, for a person or a model choosing it.
+   *
+   * @generated from field: string description = 2;
+   */
+  description?: string;
+
+  /**
+   * JSON Schema of its arguments (an object).
+   *
+   * @generated from field: google.protobuf.Struct input_schema = 3;
+   */
+  inputSchema?: StructJson;
+
+  /**
+   * The scopes a call needs beyond read:mcp:data (write:mcp:data for a tool that changes things).
+   *
+   * @generated from field: repeated string scopes = 4;
+   */
+  scopes?: string[];
+
+  /**
+   * Only a delegated agent may call it (a person's own token is refused).
+   *
+   * @generated from field: bool agent_only = 5;
+   */
+  agentOnly?: boolean;
+};
+
+/**
+ * Describes the message svc.identity.v1.McpTool.
+ * Use `create(McpToolSchema)` to create a new message.
+ */
+export declare const McpToolSchema: GenMessage<McpTool, {jsonType: McpToolJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListMcpToolsResponse
+ */
+export declare type ListMcpToolsResponse = Message<"svc.identity.v1.ListMcpToolsResponse"> & {
+  /**
+   * Every data tool, in a fixed order.
+   *
+   * @generated from field: repeated svc.identity.v1.McpTool tools = 1;
+   */
+  tools: McpTool[];
+};
+
+/**
+ * @generated from message svc.identity.v1.ListMcpToolsResponse
+ */
+export declare type ListMcpToolsResponseJson = {
+  /**
+   * Every data tool, in a fixed order.
+   *
+   * @generated from field: repeated svc.identity.v1.McpTool tools = 1;
+   */
+  tools?: McpToolJson[];
+};
+
+/**
+ * Describes the message svc.identity.v1.ListMcpToolsResponse.
+ * Use `create(ListMcpToolsResponseSchema)` to create a new message.
+ */
+export declare const ListMcpToolsResponseSchema: GenMessage<ListMcpToolsResponse, {jsonType: ListMcpToolsResponseJson}>;
 
 /**
  * A tool's answer and who called it.
@@ -2514,6 +2654,16 @@ export declare const McpService: GenService<{
     methodKind: "unary";
     input: typeof InvokeMcpToolRequestSchema;
     output: typeof InvokeMcpToolResponseSchema;
+  },
+  /**
+   * The MCP data tools with their argument schemas (what the gateway's /mcp endpoint lists).
+   *
+   * @generated from rpc svc.identity.v1.McpService.ListMcpTools
+   */
+  listMcpTools: {
+    methodKind: "unary";
+    input: typeof ListMcpToolsRequestSchema;
+    output: typeof ListMcpToolsResponseSchema;
   },
 }>;
 

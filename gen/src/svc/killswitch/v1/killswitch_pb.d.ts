@@ -656,6 +656,88 @@ export declare type HaltResponseJson = {
 export declare const HaltResponseSchema: GenMessage<HaltResponse, {jsonType: HaltResponseJson}>;
 
 /**
+ * A release of an agent switch.
+ *
+ * @generated from message svc.killswitch.v1.ReleaseHaltRequest
+ */
+export declare type ReleaseHaltRequest = Message<"svc.killswitch.v1.ReleaseHaltRequest"> & {
+  /**
+   * Why, for the audit trail (up to 2000 characters).
+   *
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * A release of an agent switch.
+ *
+ * @generated from message svc.killswitch.v1.ReleaseHaltRequest
+ */
+export declare type ReleaseHaltRequestJson = {
+  /**
+   * Why, for the audit trail (up to 2000 characters).
+   *
+   * @generated from field: string reason = 1;
+   */
+  reason?: string;
+};
+
+/**
+ * Describes the message svc.killswitch.v1.ReleaseHaltRequest.
+ * Use `create(ReleaseHaltRequestSchema)` to create a new message.
+ */
+export declare const ReleaseHaltRequestSchema: GenMessage<ReleaseHaltRequest, {jsonType: ReleaseHaltRequestJson}>;
+
+/**
+ * What a release did.
+ *
+ * @generated from message svc.killswitch.v1.ReleaseHaltResponse
+ */
+export declare type ReleaseHaltResponse = Message<"svc.killswitch.v1.ReleaseHaltResponse"> & {
+  /**
+   * The switch's key-value key.
+   *
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * True when the switch was engaged and now is not.
+   *
+   * @generated from field: bool released = 2;
+   */
+  released: boolean;
+};
+
+/**
+ * What a release did.
+ *
+ * @generated from message svc.killswitch.v1.ReleaseHaltResponse
+ */
+export declare type ReleaseHaltResponseJson = {
+  /**
+   * The switch's key-value key.
+   *
+   * @generated from field: string key = 1;
+   */
+  key?: string;
+
+  /**
+   * True when the switch was engaged and now is not.
+   *
+   * @generated from field: bool released = 2;
+   */
+  released?: boolean;
+};
+
+/**
+ * Describes the message svc.killswitch.v1.ReleaseHaltResponse.
+ * Use `create(ReleaseHaltResponseSchema)` to create a new message.
+ */
+export declare const ReleaseHaltResponseSchema: GenMessage<ReleaseHaltResponse, {jsonType: ReleaseHaltResponseJson}>;
+
+/**
  * Whether anything engages a switch over a bot: asked by the promotion gates.
  *
  * @generated from message svc.killswitch.v1.CheckEngagedRequest
@@ -1661,8 +1743,9 @@ export declare const KillSwitchService: GenService<{
     output: typeof DeleteKillSwitchResponseSchema;
   },
   /**
-   * Halts every agent session. None runs on this platform (agent chat is not built; an MCP tool
-   * call is over once answered), so it answers 0 halted and says so in work_class.
+   * Halts every agent: engages the agents switch (key svc:agents:halt:all), so every research
+   * chat in flight ends with a halted event and new chats are refused (503 agents_halted) until
+   * DELETE /agents/halt; audited. halted counts the chats stopped in this process.
    *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.HaltAgents
    */
@@ -1672,8 +1755,8 @@ export declare const KillSwitchService: GenService<{
     output: typeof HaltResponseSchema;
   },
   /**
-   * Halts every research-bot agent. None runs on this platform (research-bot chat is not built),
-   * so it answers 0 halted and says so in work_class.
+   * Halts the research-bot agents (quant agents): the same as /agents/halt for research bots only
+   * (key svc:agents:halt:research), until DELETE /quant-agents/halt; audited.
    *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.HaltQuantAgents
    */
@@ -1681,6 +1764,27 @@ export declare const KillSwitchService: GenService<{
     methodKind: "unary";
     input: typeof HaltRequestSchema;
     output: typeof HaltResponseSchema;
+  },
+  /**
+   * Releases the agents switch: chats may start again; audited. Releasing a switch that is not
+   * engaged answers released false.
+   *
+   * @generated from rpc svc.killswitch.v1.KillSwitchService.ReleaseAgents
+   */
+  releaseAgents: {
+    methodKind: "unary";
+    input: typeof ReleaseHaltRequestSchema;
+    output: typeof ReleaseHaltResponseSchema;
+  },
+  /**
+   * Releases the quant-agents switch; audited.
+   *
+   * @generated from rpc svc.killswitch.v1.KillSwitchService.ReleaseQuantAgents
+   */
+  releaseQuantAgents: {
+    methodKind: "unary";
+    input: typeof ReleaseHaltRequestSchema;
+    output: typeof ReleaseHaltResponseSchema;
   },
   /**
    * Which of the keys covering a bot are engaged (for the promotion gates, machine callers only).
