@@ -531,6 +531,8 @@ export const comments = Object.freeze({
   "svc.events.v1.KillSwitchChanged.key": "The key-value key, as svc.killswitch.v1.Scope's key_pattern names it.",
   "svc.events.v1.KillSwitchChanged.mode": "The strictest mode of the switches holding the key; unspecified on release.",
   "svc.events.v1.KillSwitchChanged.reason": "Why: the reason of the switch whose mode wins, or why the key was released.",
+  "svc.events.v1.KillSwitchChanged.sent_at": "When the killswitch service sent it (millisecond precision): a runner measures the\npropagation to its Draining from it (svc_killswitch_propagation_seconds).",
+  "svc.events.v1.KillSwitchChanged.traceparent": "The W3C traceparent of the request that changed the key, so the runners' halts continue its\ntrace. A field, not a header: it is decoded with the message, never parsed per subscriber.",
   "svc.events.v1.BotPhaseChanged": "A runner announces a phase change: drills time halts from these; bot_events stays the record.",
   "svc.events.v1.BotPhaseChanged.at": "When the runner entered the phase (millisecond precision).",
   "svc.events.v1.AuditActor": "Who did a security-relevant act, as the acting service's auth interceptor established it.",

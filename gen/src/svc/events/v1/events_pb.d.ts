@@ -649,6 +649,22 @@ export declare type KillSwitchChanged = Message<"svc.events.v1.KillSwitchChanged
    * @generated from field: string reason = 4;
    */
   reason: string;
+
+  /**
+   * When the killswitch service sent it (millisecond precision): a runner measures the
+   * propagation to its Draining from it (svc_killswitch_propagation_seconds).
+   *
+   * @generated from field: google.protobuf.Timestamp sent_at = 5;
+   */
+  sentAt?: Timestamp | undefined;
+
+  /**
+   * The W3C traceparent of the request that changed the key, so the runners' halts continue its
+   * trace. A field, not a header: it is decoded with the message, never parsed per subscriber.
+   *
+   * @generated from field: string traceparent = 6;
+   */
+  traceparent: string;
 };
 
 /**
@@ -683,6 +699,22 @@ export declare type KillSwitchChangedJson = {
    * @generated from field: string reason = 4;
    */
   reason?: string;
+
+  /**
+   * When the killswitch service sent it (millisecond precision): a runner measures the
+   * propagation to its Draining from it (svc_killswitch_propagation_seconds).
+   *
+   * @generated from field: google.protobuf.Timestamp sent_at = 5;
+   */
+  sentAt?: TimestampJson;
+
+  /**
+   * The W3C traceparent of the request that changed the key, so the runners' halts continue its
+   * trace. A field, not a header: it is decoded with the message, never parsed per subscriber.
+   *
+   * @generated from field: string traceparent = 6;
+   */
+  traceparent?: string;
 };
 
 /**
