@@ -13,3 +13,7 @@ export {
 } from "./platform.js";
 export { runStandalone } from "./run-standalone.js";
 export { peerClient, type PeerClient } from "./peer-client.js";
+export {
+  createInProcessTransport,
+  type InProcessTransportOptions,
+} from "./in-process-transport.js";
