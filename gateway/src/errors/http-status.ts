@@ -34,6 +34,8 @@ export const HTTP_STATUS_OF_MACHINE_CODE: Partial<Record<ErrorCode, number>> = {
   results_unavailable: 409,
   dataset_too_large: 413,
   request_expired: 410,
+  // A research chat with a trading bot (or a research tool on one): the bot's kind conflicts.
+  bot_not_research: 409,
 };
 
 export function httpStatusFor(code: Code, machineCode: string): number {

@@ -66,6 +66,17 @@ export const ERROR_CODES = [
   // MCP
   "mcp_tool_not_found",
   "mcp_tool_unavailable",
+  "agent_only_tool",
+  // Research chat
+  "bot_not_research",
+  "conversation_not_found",
+  "llm_not_configured",
+  "llm_timeout",
+  "llm_failed",
+  "agents_halted",
+  "chat_rate_limited",
+  "chat_token_budget_exhausted",
+  "chat_delegation_failed",
   // A dependency could not answer
   "jwks_unreachable",
   "idp_unreachable",
