@@ -150,6 +150,7 @@ describe("cross-service contracts: typed broadcasts over NATS, the kill-switch g
         reason: "contract test",
       });
       expect(put.status).toBe(200);
+      const sentBefore = Date.now();
       await eventually(
         "the watcher hears the engagement",
         () => heard,
@@ -159,7 +160,12 @@ describe("cross-service contracts: typed broadcasts over NATS, the kill-switch g
         key: "svc:bots:killswitch:fleet:contracts",
         mode: "flatten",
         reason: "contract test",
+        // The send time the runner measures propagation from; no trace is recorded in this test.
+        broadcast: { sentAtMs: expect.any(Number), traceparent: "" },
       });
+      const { sentAtMs } = (heard[0] as Engagement).broadcast!;
+      expect(sentAtMs).toBeLessThanOrEqual(sentBefore);
+      expect(sentAtMs).toBeGreaterThan(sentBefore - 60_000);
       expect((await call(url, "DELETE", "/kill-switches/contracts-halt")).status).toBe(200);
       await eventually(
         "the watcher hears the release",

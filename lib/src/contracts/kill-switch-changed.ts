@@ -2,7 +2,9 @@ import {
   KillSwitchChangedSchema,
   type KillSwitchChanged,
 } from "@svc/gen/svc/events/v1/events_pb.js";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { BusSubscription, EventBus } from "../bus/index.js";
+import { currentTraceparent } from "../telemetry/trace-context.js";
 import { broadcastMessage, listenMessage } from "./broadcast.js";
 import { killSwitchMode, type KillSwitchModeName } from "./kill-switch-keys.js";
 
@@ -21,6 +23,8 @@ export function publishKillSwitchChanged(
     engaged: e.engaged,
     mode: e.mode ? killSwitchMode(e.mode) : undefined,
     reason: e.reason,
+    sentAt: timestampFromMs(Date.now()),
+    traceparent: currentTraceparent(),
   });
 }
 

@@ -28,8 +28,7 @@ export const rpcDuration = new Histogram({
 
 export const killSwitchPropagation = new Histogram({
   name: "svc_killswitch_propagation_seconds",
-  help: "From a kill-switch key's broadcast to the runner's Draining, by what told the runner (bus or poll).",
-  labelNames: ["via"] as const,
+  help: "From the killswitch service's broadcast of a key to a runner's Draining (halts the poll found are not timed).",
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [metricsRegistry],
 });

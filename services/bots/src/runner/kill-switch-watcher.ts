@@ -8,12 +8,15 @@ import {
 } from "@svc/lib/contracts";
 import { withDeadline } from "@svc/lib/deadline";
 import type { KeyValueStore } from "@svc/lib/kv";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
 
 export type HaltModeName = KillSwitchModeName;
 export interface Engagement {
   key: string;
   mode: HaltModeName;
   reason: string;
+  /** Set when a broadcast told it: when the killswitch service sent it (epoch ms), and the trace. */
+  broadcast?: { sentAtMs: number; traceparent: string };
 }
 
 /** The three keys that cover a bot: the platform, its fleet, itself (most general first). */
@@ -66,7 +69,15 @@ export function watchKillSwitch(o: {
   const listener = listenKillSwitchKeys(o.bus, o.keys, (e) => {
     touched.set(e.key, performance.now());
     if (e.engaged) {
-      state.set(e.key, { key: e.key, mode: killSwitchModeName(e.mode), reason: e.reason });
+      state.set(e.key, {
+        key: e.key,
+        mode: killSwitchModeName(e.mode),
+        reason: e.reason,
+        broadcast: {
+          sentAtMs: e.sentAt ? timestampMs(e.sentAt) : NaN,
+          traceparent: e.traceparent,
+        },
+      });
       unconfirmed.add(e.key);
     } else {
       state.delete(e.key);

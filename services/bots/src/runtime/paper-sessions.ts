@@ -10,7 +10,8 @@ import { engineSettingsFrom, loadBars, resolveStrategy } from "../engine/index.j
 import { storedToSpec } from "../handlers/bot-mapping.js";
 import { BotRunner, type HaltMode } from "../runner/bot-runner.js";
 import type { RunnerEvent } from "../runner/events.js";
-import { keysFor, watchKillSwitch } from "../runner/kill-switch-watcher.js";
+import { keysFor, watchKillSwitch, type Engagement } from "../runner/kill-switch-watcher.js";
+import { haltSpan, observePropagation } from "../runner/halt-telemetry.js";
 import { isLiveSession } from "../domain/deployment-status.js";
 import { appendEvents, LeaseLost, stateAsOf, taskEvents } from "../store/events.repository.js";
 import { findBot, findVersion } from "../store/bots.repository.js";
@@ -218,7 +219,10 @@ export class PaperSessions {
         onEngage: (e) =>
           this.serially(
             session,
-            () => this.park(row.task_id, `kill switch ${e.key}: ${e.reason || "engaged"}`, e.mode),
+            () =>
+              haltSpan(e, () =>
+                this.park(row.task_id, `kill switch ${e.key}: ${e.reason || "engaged"}`, e.mode, e),
+              ),
             "kill switch halt failed",
           ),
         onRelease: () =>
@@ -379,13 +383,19 @@ export class PaperSessions {
     }
   }
 
-  private async park(taskId: string, reason: string, mode: HaltMode): Promise<void> {
+  private async park(
+    taskId: string,
+    reason: string,
+    mode: HaltMode,
+    told?: Engagement,
+  ): Promise<void> {
     const s = this.sessions.get(taskId);
     if (!s || s.parked) return;
     s.parked = true;
     const runner = s.runner;
     s.runner = undefined;
     this.announce(s, "Draining");
+    observePropagation(told);
     await runner?.halt(reason, mode);
     this.announce(s, "Stopped");
     await this.setStatus(taskId, "parked", null);
