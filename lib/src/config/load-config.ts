@@ -70,6 +70,15 @@ export interface Config {
   kubeToken?: string;
   kubeTimeoutMs: number;
   runners: "in-process" | "external";
+  /** Research chat: the model (SVC_LLM_*), the agent's client, the MCP endpoint and the limits. */
+  chat: {
+    llm: { baseUrl?: string; model?: string; apiKey?: string; timeoutMs: number };
+    agentClientId?: string;
+    agentClientSecret?: string;
+    mcpUrl?: string;
+    ratePerMinute: number;
+    tokenBudget: number;
+  };
   /** Traces (SVC_OTLP_*) and the Prometheus endpoint (SVC_METRICS_PORT) of this process. */
   telemetry: {
     otlpEndpoint?: string;
@@ -263,6 +272,19 @@ function assemble(r: Raw): Config {
     kubeToken: s("SVC_KUBE_TOKEN"),
     kubeTimeoutMs: i("SVC_KUBE_TIMEOUT_MS"),
     runners: s("SVC_RUNNERS") as "in-process" | "external",
+    chat: {
+      llm: {
+        baseUrl: s("SVC_LLM_BASE_URL"),
+        model: s("SVC_LLM_MODEL"),
+        apiKey: s("SVC_LLM_API_KEY"),
+        timeoutMs: i("SVC_LLM_TIMEOUT_MS"),
+      },
+      agentClientId: s("SVC_CHAT_AGENT_CLIENT_ID"),
+      agentClientSecret: s("SVC_CHAT_AGENT_CLIENT_SECRET"),
+      mcpUrl: s("SVC_MCP_URL"),
+      ratePerMinute: i("SVC_CHAT_RATE_LIMIT_PER_MINUTE"),
+      tokenBudget: i("SVC_CHAT_TOKEN_BUDGET"),
+    },
     telemetry: {
       otlpEndpoint: s("SVC_OTLP_ENDPOINT"),
       otlpProtocol: s("SVC_OTLP_PROTOCOL") as "http/protobuf" | "http/json",

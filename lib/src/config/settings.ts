@@ -334,6 +334,47 @@ export const SETTINGS = {
     default: "2000",
     doc: "Deadline of a NATS publish; NATS pings every SVC_BUS_TIMEOUT_MS and a silent server counts as disconnected after two missed pings.",
   },
+  SVC_LLM_BASE_URL: {
+    kind: url("http:", "https:"),
+    doc: "OpenAI-compatible chat-completions endpoint (with tool calling) research bots chat through, e.g. https://api.openai.com/v1 or the stand-in's http://127.0.0.1:8089/v1 (npm run llm). Unset: chat answers 412 llm_not_configured.",
+  },
+  SVC_LLM_MODEL: {
+    kind: str,
+    doc: "Model name sent to SVC_LLM_BASE_URL (e.g. gpt-4o-mini; the stand-in takes any).",
+  },
+  SVC_LLM_API_KEY: {
+    kind: str,
+    doc: "API key for SVC_LLM_BASE_URL (from a secrets platform); unset for a local server that needs none.",
+    secret: true,
+  },
+  SVC_LLM_TIMEOUT_MS: {
+    kind: int(1_000, 600_000),
+    default: "60000",
+    doc: "Deadline of one model call, whole stream included; a model that hangs ends the chat with 504 llm_timeout (or an error event).",
+  },
+  SVC_CHAT_AGENT_CLIENT_ID: {
+    kind: str,
+    doc: "The research agent's own client (client credentials) at the OIDC provider: its token is the actor token of each RFC 8693 exchange, and its subject (the agent subject) is act.sub of the chat's delegated tokens.",
+  },
+  SVC_CHAT_AGENT_CLIENT_SECRET: {
+    kind: str,
+    doc: "Secret of SVC_CHAT_AGENT_CLIENT_ID (from a secrets platform).",
+    secret: true,
+  },
+  SVC_MCP_URL: {
+    kind: url("http:", "https:"),
+    doc: "The platform's MCP endpoint that research chat calls its tools through (the gateway's /mcp). Unset: this process's own gateway (all-in-one).",
+  },
+  SVC_CHAT_RATE_LIMIT_PER_MINUTE: {
+    kind: int(1, 100_000),
+    default: "20",
+    doc: "Chats one person may start per minute, counted in the key-value store; more answer 429 chat_rate_limited.",
+  },
+  SVC_CHAT_TOKEN_BUDGET: {
+    kind: int(100, 100_000_000),
+    default: "200000",
+    doc: "Model tokens one conversation may use in all; past it, chat answers 429 chat_token_budget_exhausted (start a new conversation).",
+  },
 } as const satisfies Record<string, SettingDef>;
 
 export type SettingName = keyof typeof SETTINGS;
