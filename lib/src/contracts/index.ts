@@ -4,6 +4,7 @@
  * declared subjects. Services use these instead of restating keys, subjects or JSON shapes.
  */
 export * from "./kill-switch-keys.js";
+export * from "./agent-halt-keys.js";
 export { subjectOf } from "./broadcast.js";
 export {
   publishKillSwitchChanged,
