@@ -23,6 +23,7 @@ import { createBacktestResultsHandlers } from "./handlers/backtest-results-handl
 import { createDatasetHandlers } from "./handlers/dataset-handlers.js";
 import { createComplianceRunHandlers } from "./handlers/compliance-run-handlers.js";
 import { statementKeysFromPem } from "@svc/lib/signed-statement";
+import { createKubeClient } from "@svc/lib/kube";
 import type { BotsDatabase } from "./store/bots.table.js";
 
 /**
@@ -69,12 +70,12 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
     ? externalControl({ db, bus: platform.bus })
     : inProcessControl(sessions);
   const runtimeKube = platform.config.kubeApiUrl
-    ? {
+    ? createKubeClient({
         apiUrl: platform.config.kubeApiUrl,
         namespace: platform.config.kubeNamespace,
         token: platform.config.kubeToken,
         timeoutMs: platform.config.kubeTimeoutMs,
-      }
+      })
     : undefined;
   const runtime = createRuntimeHandlers({
     db,

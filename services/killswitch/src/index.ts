@@ -12,6 +12,7 @@ import type { DrillRoster } from "./clients/drill-roster.js";
 import { createDrillRunner } from "./drills/drill-runner.js";
 import { sweepInterruptedDrills } from "./drills/drill-sweep.js";
 import { startKillSwitchController } from "./controller/controller.js";
+import { createKubeClient } from "@svc/lib/kube";
 
 export { botExistsFrom } from "./clients/bot-exists.js";
 export { drillRosterFrom } from "./clients/drill-roster.js";
@@ -91,12 +92,12 @@ export async function createKillSwitchModule(
       const { kubeApiUrl, kubeNamespace, kubeToken, kubeTimeoutMs } = platform.config;
       if (kubeApiUrl)
         controller = startKillSwitchController({
-          kube: {
+          kube: createKubeClient({
             apiUrl: kubeApiUrl,
             namespace: kubeNamespace,
             token: kubeToken,
             timeoutMs: kubeTimeoutMs,
-          },
+          }),
           handlers,
           log: platform.log,
         });
@@ -104,7 +105,7 @@ export async function createKillSwitchModule(
     async stop() {
       if (sweeper) clearInterval(sweeper);
       await drills.stop();
-      controller?.stop();
+      await controller?.stop();
       await consumer?.stop();
       await relay?.stop();
     },

@@ -7,7 +7,7 @@ import {
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { auditOriginOf, recordAudit, type AuditOutcome } from "@svc/lib/audit";
 import { Code, errorDetailOf, svcError } from "@svc/lib/errors";
-import { scaleDeployment, type KubeTarget } from "@svc/lib/kube";
+import { scaleDeployment, type KubeClient } from "@svc/lib/kube";
 import type { BotsDatabase } from "../store/bots.table.js";
 
 /**
@@ -18,7 +18,7 @@ import type { BotsDatabase } from "../store/bots.table.js";
 export function createControlPlaneHandlers(deps: {
   db: Kysely<BotsDatabase>;
   schema: string;
-  kube: KubeTarget | undefined;
+  kube: KubeClient | undefined;
 }): ServiceImpl<typeof ControlPlaneService> {
   return {
     async scaleDeployment(req, ctx) {

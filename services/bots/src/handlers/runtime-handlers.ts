@@ -26,7 +26,7 @@ import { BotRunner } from "../runner/bot-runner.js";
 import { EVENT_TYPES, type RunnerEvent, type StoredEvent } from "../runner/events.js";
 import { snapshotOf } from "../runner/state.js";
 import type { SessionControl } from "../runtime/session-control.js";
-import { applyBotResource, type KubeTarget } from "../runtime/kubernetes.js";
+import { applyBotResource, type KubeClient } from "../runtime/kubernetes.js";
 import type { TaskRunner } from "../runtime/task-runner.js";
 import { haltBacktests } from "../runtime/backtest-recovery.js";
 import { defaultDataSource, runSource } from "../runtime/run-source.js";
@@ -73,7 +73,7 @@ export function createRuntimeHandlers(deps: {
   sessions: SessionControl;
   tasks: TaskRunner;
   publicKey: KeyObject | undefined;
-  kube: KubeTarget | undefined;
+  kube: KubeClient | undefined;
   /** Where halts are logged (at info: scope, reason, what stopped). */
   log?: Pick<Logger, "info">;
 }): Handlers {

@@ -1,13 +1,26 @@
-import { applyResource, SVC_GROUP, type KubeTarget } from "@svc/lib/kube";
+import {
+  applyObject,
+  SVC_API_VERSION,
+  type KubeClient,
+  type KubernetesObject,
+} from "@svc/lib/kube";
 
-export type { KubeTarget };
+export type { KubeClient };
+
+/** The field manager the API server records for what the bots service sets on a Bot. */
+export const BOTS_FIELD_MANAGER = "svc-bots";
 
 /**
- * Creates or updates the bot's `Bot` custom resource with server-side apply (one idempotent
- * call, the API server merges), so a redeploy of the same bot updates its resource.
+ * Creates or updates the bot's `Bot` custom resource by server-side apply (one idempotent call,
+ * so a redeploy of the same bot updates its resource). The bots service owns the Bot's spec:
+ * a deploy carries a version that passed the promotion gates and four-eyes approval, so it is
+ * applied with `force` and takes back a spec field someone changed by hand (kubectl edit)
+ * rather than failing with 409 Conflict and leaving an unapproved version in place. Labels and
+ * annotations others add, and the status the kill-switch controller writes, are not ours and
+ * stay.
  */
 export async function applyBotResource(
-  kube: KubeTarget,
+  kube: KubeClient,
   bot: {
     slug: string;
     fleet: string | null;
@@ -16,12 +29,10 @@ export async function applyBotResource(
     approvedPromotion: string;
   },
 ): Promise<{ uid: string; resourceVersion: string }> {
-  const answer = await applyResource<{ metadata?: { uid?: string; resourceVersion?: string } }>(
+  const answer: KubernetesObject = await applyObject(
     kube,
-    "bots",
-    bot.slug,
     {
-      apiVersion: SVC_GROUP,
+      apiVersion: SVC_API_VERSION,
       kind: "Bot",
       metadata: {
         name: bot.slug,
@@ -30,13 +41,14 @@ export async function applyBotResource(
       },
       spec: {
         slug: bot.slug,
-        fleet: bot.fleet ?? undefined,
+        ...(bot.fleet ? { fleet: bot.fleet } : {}),
         version: bot.version,
         specHash: bot.specHash,
         approvedPromotion: bot.approvedPromotion,
       },
     },
-    "svc-bots",
+    BOTS_FIELD_MANAGER,
+    { force: true },
   );
   return {
     uid: answer.metadata?.uid ?? "",

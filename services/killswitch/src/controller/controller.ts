@@ -1,64 +1,36 @@
-import { create } from "@bufbuild/protobuf";
-import { createContextValues, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import {
-  ApplyKillSwitchRequestSchema,
-  DeleteKillSwitchRequestSchema,
-  KillSwitchService,
-  ListKillSwitchesRequestSchema,
-  Mode,
-  Scope,
-  type ListKillSwitchesResponse,
-} from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
+import { createContextValues, type HandlerContext } from "@connectrpc/connect";
 import { principalKey } from "@svc/lib/auth";
-import { listResources, patchStatus, type KubeTarget } from "@svc/lib/kube";
-import { validateMessage } from "@svc/lib/validate";
+import { createBackoff, startInformer, type KubeClient } from "@svc/lib/kube";
 import type { Logger } from "@svc/lib/telemetry";
-import {
-  reconcile,
-  type Action,
-  type BotCR,
-  type KillSwitchCR,
-  type ServiceSwitch,
-} from "./reconcile.js";
+import { carryOut, serviceSwitches, type Handlers } from "./carry-out.js";
+import { botCR, killSwitchCR, type KubeObject } from "./from-cluster.js";
+import { reconcile, type Action, type BotCR, type KillSwitchCR } from "./reconcile.js";
 
-type Handlers = Pick<
-  ServiceImpl<typeof KillSwitchService>,
-  "applyKillSwitch" | "deleteKillSwitch" | "listKillSwitches"
->;
-
-/** A custom resource as the API server lists it: what reconcile reads, under its metadata. */
-type KubeObject<R extends { spec: unknown; status?: unknown }> = {
-  metadata: { name: string; generation?: number };
-  spec: R["spec"];
-  status?: R["status"];
-};
-
-const SCOPES: Record<string, Scope> = {
-  bot: Scope.BOT,
-  fleet: Scope.FLEET,
-  platform: Scope.PLATFORM,
-};
-const MODES: Record<string, Mode> = {
-  cancel: Mode.CANCEL,
-  flatten: Mode.FLATTEN,
-  freeze: Mode.FREEZE,
-};
-const scopeName = (s: Scope) => Object.keys(SCOPES).find((k) => SCOPES[k] === s) ?? "";
-const modeName = (m: Mode) => Object.keys(MODES).find((k) => MODES[k] === m) ?? "";
+export interface KillSwitchController {
+  /** One reconcile pass now (what a change or the resync would run); the actions it took. */
+  pass(): Promise<Action[]>;
+  stop(): Promise<void>;
+}
 
 /**
- * The controller of the `KillSwitch` custom resource: every interval it reads the CRs and Bots
- * from the API server and the switches from this service, runs the pure `reconcile`, and carries
- * out its actions through the service's own handlers (as principal `system:k8s-controller`:
- * Kubernetes RBAC on the CR is the authorization, there is no person to step up) and the
- * status subresources.
+ * The controller of the `KillSwitch` custom resource. Two informers (list + watch, relisting on
+ * 410 Gone) keep the KillSwitch and Bot resources in memory; any change, and a resync every
+ * `resyncMs` (the service's own switches change without Kubernetes knowing: REST, keys set by
+ * hand, TTLs), runs one pass: the pure `reconcile` of the cached resources against the
+ * service's switches, whose actions are carried out through the service's own handlers (as
+ * principal `system:k8s-controller`: Kubernetes RBAC on the CR is the authorization, there is
+ * no person to step up) and the status subresources. Nothing is decided before both caches
+ * have listed once (an empty cache would release every switch a CR holds). A pass with a
+ * failed action (an API server that refuses, or hangs past SVC_KUBE_TIMEOUT_MS) is run again
+ * after an exponential backoff; passes never overlap.
  */
 export function startKillSwitchController(o: {
-  kube: KubeTarget;
+  kube: KubeClient;
   handlers: Handlers;
   log: Logger;
-  intervalMs?: number;
-}): { tick(): Promise<Action[]>; stop(): void } {
+  resyncMs?: number;
+  backoff?: { minMs: number; maxMs: number };
+}): KillSwitchController {
   const ctx = {
     values: createContextValues().set(principalKey, {
       sub: "system:k8s-controller",
@@ -69,87 +41,91 @@ export function startKillSwitchController(o: {
       amr: [],
     }),
   } as unknown as HandlerContext;
+  const backoffOptions = o.backoff ?? { minMs: 200, maxMs: 30_000 };
+  const retries = createBackoff(backoffOptions);
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let retryTimer: NodeJS.Timeout | undefined;
 
-  async function tick(): Promise<Action[]> {
-    const [crs, bots, list] = await Promise.all([
-      listResources<KubeObject<KillSwitchCR>>(o.kube, "killswitches"),
-      listResources<KubeObject<BotCR>>(o.kube, "bots"),
-      o.handlers.listKillSwitches(
-        create(ListKillSwitchesRequestSchema, {}),
-        ctx,
-      ) as Promise<ListKillSwitchesResponse>,
-    ]);
-    const desired: KillSwitchCR[] = crs.map((c) => ({
-      name: c.metadata.name,
-      generation: c.metadata.generation ?? 1,
-      spec: c.spec,
-      status: c.status,
-    }));
-    const botCrs: BotCR[] = bots.map((b) => ({
-      name: b.metadata.name,
-      spec: b.spec,
-      status: b.status,
-    }));
-    const switches: ServiceSwitch[] = list.items.map((s) => ({
-      name: s.metadata?.name ?? "",
-      scope: scopeName(s.spec!.scope),
-      target: s.spec!.target,
-      mode: modeName(s.spec!.mode),
-      reason: s.spec!.reason,
-      ttl: s.spec!.ttl,
-      engaged: s.status?.engaged ?? false,
-    }));
-    const actions = reconcile(desired, switches, botCrs);
-    for (const a of actions) {
+  const informerOptions = (plural: string) => ({
+    backoff: backoffOptions,
+    onChange: () => schedule(),
+    onError: (err: unknown, retryInMs: number) =>
+      o.log.warn(
+        { err: err instanceof Error ? err.message : String(err), retryInMs },
+        `kill-switch controller: the ${plural} list-watch failed; starting it again`,
+      ),
+  });
+  const killSwitches = startInformer<KubeObject<KillSwitchCR>>(
+    o.kube,
+    "killswitches",
+    informerOptions("KillSwitch"),
+  );
+  const bots = startInformer<KubeObject<BotCR>>(o.kube, "bots", informerOptions("Bot"));
+
+  async function pass(): Promise<Action[]> {
+    if (!killSwitches.synced || !bots.synced) return [];
+    const switches = await serviceSwitches(o.handlers, ctx);
+    const actions = reconcile(
+      killSwitches.list().map(killSwitchCR),
+      switches,
+      bots.list().map(botCR),
+    );
+    const failed: Array<{ action: Action; err: string }> = [];
+    for (const action of actions) {
       try {
-        await carryOut(a);
+        await carryOut(action, { kube: o.kube, handlers: o.handlers, ctx });
       } catch (err) {
-        o.log.warn({ err, action: a }, "kill-switch controller action failed; will retry");
+        failed.push({ action, err: err instanceof Error ? err.message : String(err) });
       }
     }
+    if (failed.length)
+      throw Object.assign(new Error(`${failed.length} of ${actions.length} actions failed`), {
+        failed,
+      });
     return actions;
   }
 
-  async function carryOut(a: Action): Promise<void> {
-    switch (a.kind) {
-      case "apply": {
-        const req = create(ApplyKillSwitchRequestSchema, {
-          name: a.name,
-          spec: {
-            scope: SCOPES[a.spec.scope] ?? Scope.UNSPECIFIED,
-            target: a.spec.target,
-            mode: MODES[a.spec.mode] ?? Mode.UNSPECIFIED,
-            reason: a.spec.reason ?? "",
-            ttl: a.spec.ttl ?? "",
-          },
-        });
-        validateMessage(ApplyKillSwitchRequestSchema, req);
-        await o.handlers.applyKillSwitch(req, ctx);
-        return;
-      }
-      case "release":
-        await o.handlers.deleteKillSwitch(
-          create(DeleteKillSwitchRequestSchema, { name: a.name }),
-          ctx,
-        );
-        return;
-      case "patchKillSwitchStatus":
-        await patchStatus(o.kube, "killswitches", a.cr, a.status);
-        return;
-      case "patchBotStatus":
-        await patchStatus(o.kube, "bots", a.bot, a.status);
-        return;
+  // One pass at a time; a change during a pass asks for one more after it.
+  function schedule(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
     }
+    clearTimeout(retryTimer);
+    running = pass()
+      .then(() => retries.reset())
+      .catch((err: Error & { failed?: unknown }) => {
+        const retryInMs = retries.next();
+        o.log.warn(
+          { err: err.message, failed: err.failed, retryInMs, attempt: retries.failures },
+          "kill-switch controller pass failed; will retry",
+        );
+        if (!stopped) {
+          retryTimer = setTimeout(schedule, retryInMs);
+          retryTimer.unref();
+        }
+      })
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          schedule();
+        }
+      });
   }
 
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    tick()
-      .catch((err) => o.log.warn({ err }, "kill-switch controller pass failed; will retry"))
-      .finally(() => (running = false));
-  }, o.intervalMs ?? 2_000);
-  timer.unref();
-  return { tick, stop: () => clearInterval(timer) };
+  const resync = setInterval(schedule, o.resyncMs ?? 5_000);
+  resync.unref();
+  return {
+    pass,
+    async stop() {
+      stopped = true;
+      clearInterval(resync);
+      clearTimeout(retryTimer);
+      await Promise.all([killSwitches.stop(), bots.stop(), running]);
+    },
+  };
 }
