@@ -90,10 +90,18 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
         approvedPromotion: token,
       },
     });
-    expect(kube.requests.at(-1)).toMatchObject({
+    // What the client library sent: discovery of the group, then one apply by the bots service.
+    expect(
+      kube.requests.some((r) => r.method === "GET" && r.path === "/apis/svc.example.io/v1"),
+    ).toBe(true);
+    const sent = kube.requests.at(-1)!;
+    expect(sent).toMatchObject({
       method: "PATCH",
+      path: "/apis/svc.example.io/v1/namespaces/trading/bots/k8s-bot?fieldManager=svc-bots&force=true",
       contentType: "application/apply-patch+yaml",
+      body: { apiVersion: "svc.example.io/v1", kind: "Bot" },
     });
+    expect(sent.body).not.toHaveProperty("status");
     // A second deploy updates the same resource (apply is idempotent).
     await call(p.url, "POST", "/bots/k8s-bot/deploy", { target: "k8s", approved_promotion: token });
     expect(kube.objects.size).toBe(1);
@@ -102,6 +110,26 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
         (d: { target: string }) => d.target === "k8s",
       ),
     ).toHaveLength(2);
+
+    // An operator changes the version by hand and adds a note; the next approved deploy takes
+    // the version back (the bots service owns the spec) and leaves the note, which is not its own.
+    const edited = kube.objects.get("trading/bots/k8s-bot")!;
+    kube.put("trading", "bots", {
+      ...edited,
+      metadata: { ...edited.metadata, annotations: { "ops.example/note": "pinned by hand" } },
+      spec: { ...edited.spec, version: 7 },
+    });
+    await call(p.url, "POST", "/bots/k8s-bot/deploy", { target: "k8s", approved_promotion: token });
+    const after = kube.objects.get("trading/bots/k8s-bot")!;
+    expect(after.spec?.version).toBe(1);
+    expect(after.metadata.annotations).toEqual({ "ops.example/note": "pinned by hand" });
+    const owners = after.metadata.managedFields as Array<{ manager: string; fieldsV1: object }>;
+    expect(owners.find((f) => f.manager === "svc-bots")?.fieldsV1).toMatchObject({
+      "f:spec": { "f:version": {} },
+    });
+    expect(owners.find((f) => f.manager === "kubectl")?.fieldsV1).not.toMatchObject({
+      "f:spec": { "f:version": {} },
+    });
   });
 
   it(

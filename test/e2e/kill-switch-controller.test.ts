@@ -15,6 +15,8 @@ describe("KillSwitch custom resources mirrored by the controller", () => {
       SVC_KUBE_API_URL: kube.url,
       SVC_KUBE_TOKEN: "sa-token",
       SVC_KUBE_NAMESPACE: "svc",
+      // A hung API server is given up on quickly here.
+      SVC_KUBE_TIMEOUT_MS: "500",
     });
     await call(p.url, "POST", "/bots", {
       name: "cr",
@@ -110,6 +112,66 @@ describe("KillSwitch custom resources mirrored by the controller", () => {
           (e: { actor: { subject: string } }) => e.actor.subject,
         ) as string[],
       (subjects) => subjects.includes("system:k8s-controller"),
+    );
+  });
+
+  it("lists again after 410 Gone and so sees a deletion its watch missed", async () => {
+    kube.put("svc", "killswitches", {
+      apiVersion: "svc.example.io/v1",
+      kind: "KillSwitch",
+      metadata: { name: "gap-halt" },
+      spec: { scope: "bot", target: "cr-bot", mode: "cancel", reason: "gap" },
+    });
+    await eventually(
+      "the controller engages k8s-gap-halt",
+      () => call(p.url, "GET", "/kill-switches/k8s-gap-halt"),
+      (r) => r.status === 200,
+    );
+    const isList = (r: { method: string; path: string }) =>
+      r.method === "GET" && r.path === "/apis/svc.example.io/v1/namespaces/svc/killswitches";
+    const listsBefore = kube.requests.filter(isList).length;
+    // The DELETED event is lost, and the history with it: the watch comes back with a
+    // resourceVersion the server no longer has, is told 410 Expired, and must list.
+    kube.remove("svc", "killswitches", "gap-halt", { silently: true });
+    kube.expireHistory();
+    await eventually(
+      "the controller releases k8s-gap-halt",
+      () => call(p.url, "GET", "/kill-switches/k8s-gap-halt"),
+      (r) => r.status === 404,
+    );
+    expect(kube.requests.filter(isList).length).toBeGreaterThan(listsBefore);
+  });
+
+  it("engages the switch while the API server hangs, retries the status it cannot write, and writes it once the server answers", async () => {
+    kube.hang();
+    // Delivered on the watch that was open before the server hung.
+    kube.put("svc", "killswitches", {
+      apiVersion: "svc.example.io/v1",
+      kind: "KillSwitch",
+      metadata: { name: "hang-halt" },
+      spec: { scope: "fleet", target: "alpha", mode: "freeze", reason: "hung api" },
+    });
+    await eventually(
+      "the switch is engaged in the service though the API server does not answer",
+      () => call(p.url, "GET", "/kill-switches/k8s-hang-halt"),
+      (r) => r.status === 200,
+    );
+    const heldPatches = () =>
+      kube.requests.filter(
+        (r) => r.held && r.method === "PATCH" && r.path.endsWith("/killswitches/hang-halt/status"),
+      ).length;
+    await eventually("the status patch times out and is tried again", heldPatches, (n) => n >= 2);
+    kube.resume();
+    await eventually(
+      "the CR's status is written once the API server answers",
+      async () => kube.objects.get("svc/killswitches/hang-halt")?.status,
+      (s) => s?.engaged === true && s?.observedGeneration === 1,
+    );
+    kube.remove("svc", "killswitches", "hang-halt");
+    await eventually(
+      "the controller releases k8s-hang-halt",
+      () => call(p.url, "GET", "/kill-switches/k8s-hang-halt"),
+      (r) => r.status === 404,
     );
   });
 });
