@@ -29,6 +29,12 @@ export function createMemoryStore(now: () => number = Date.now): KeyValueStore {
       entries.delete(key);
       return existed;
     },
+    async increment(key, ttlSeconds) {
+      const e = live(key);
+      const value = String(Number(e?.value ?? 0) + 1);
+      entries.set(key, { value, expiresAt: e ? e.expiresAt : now() + ttlSeconds * 1000 });
+      return Number(value);
+    },
     async scan(prefix) {
       return [...entries.keys()]
         .filter((k) => k.startsWith(prefix) && live(k))

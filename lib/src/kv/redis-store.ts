@@ -60,6 +60,13 @@ export async function createRedisStore(
           )),
       ),
     delete: (key) => wrap("delete", async () => (await client.del(key)) > 0),
+    increment: (key, ttlSeconds) =>
+      wrap("incr", async () => {
+        const n = await client.incr(key);
+        // Only the first count sets the lifetime, so the window does not slide with each call.
+        if (n === 1) await client.expire(key, ttlSeconds);
+        return n;
+      }),
     scan: (prefix) =>
       wrap("scan", async () => {
         const keys: string[] = [];
