@@ -237,7 +237,13 @@ export class PaperSessions {
       }),
     };
     this.sessions.set(row.task_id, session);
-    if (!parked) await this.launch(session, fresh);
+    if (parked) return;
+    // The start is the session's first step: a halt the watcher hears while the runner is still
+    // being built (its first poll answers during the start) queues behind it and then halts the
+    // runner, instead of finding none to halt and letting it start afterwards.
+    const launching = this.launch(session, fresh);
+    session.steps = launching.catch(() => undefined);
+    await launching;
   }
 
   private async launch(session: Session, fresh: boolean): Promise<void> {
