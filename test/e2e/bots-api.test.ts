@@ -78,6 +78,9 @@ describe.each(BACKENDS)("Bots API through the gateway on %s", (backend) => {
       kind: "trading",
       status: "draft",
       current_version: 3,
+      fleet: "majors",
+      // Read only when the list is asked with include_runtime.
+      runtime: null,
     });
 
     const active = await call(p.url, "PUT", "/bots/alpha-ma", { status: "active" });

@@ -27,7 +27,8 @@ import { TaskCancelled, yieldToEventLoop, type TaskRunner } from "../runtime/tas
 import * as backtests from "../store/backtests.repository.js";
 import * as repo from "../store/bots.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
-import { listDeployments } from "../store/deployments.repository.js";
+import { DEPLOYMENT_KEYS, listDeployments } from "../store/deployments.repository.js";
+import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import { recordTrial } from "../store/trials.repository.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
@@ -153,10 +154,17 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
     },
 
     async listBotDeployments(req) {
+      const size = pageSize(req.limit);
       const bot = await repo.findBot(db, req.botRef);
       if (!bot) throw botNotFound(req.botRef);
-      const rows = await listDeployments(db, bot.id);
-      return create(ListBotDeploymentsResponseSchema, { items: rows.map(rowToDeployment) });
+      const list = { list: "bot_deployments", filters: { bot: bot.id }, keys: DEPLOYMENT_KEYS };
+      const before = decodePageToken(list, req.pageToken);
+      const rows = await listDeployments(db, bot.id, { limit: size + 1, before });
+      const page = pageOf(rows, size, list, (r) => [r.created_key, r.id]);
+      return create(ListBotDeploymentsResponseSchema, {
+        items: page.items.map(rowToDeployment),
+        nextPageToken: page.nextPageToken,
+      });
     },
   };
 }

@@ -52,6 +52,7 @@ export function rowToSummary(row: BotRow): BotSummary {
     kind: row.kind === "research" ? BotKind.RESEARCH : BotKind.TRADING,
     status: STATUS_OF[row.status],
     currentVersion: row.current_version,
+    fleet: row.fleet ?? "",
   });
 }
 
@@ -61,7 +62,6 @@ export function rowToBot(row: BotRow): Bot {
     ...summary,
     specHash: row.spec_hash,
     spec: storedToSpec(row.spec),
-    fleet: row.fleet ?? "",
     createdAt: timestampFromDate(new Date(row.created_at)),
     updatedAt: timestampFromDate(new Date(row.updated_at)),
   });

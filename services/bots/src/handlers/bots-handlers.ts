@@ -9,6 +9,7 @@ import {
   DeleteBotResponseSchema,
   ListBotsResponseSchema,
   ListBotVersionsResponseSchema,
+  type BotRuntimeStatus,
   type BotSpec,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import {
@@ -21,6 +22,7 @@ import { Code, invalidField, svcError } from "@svc/lib/errors";
 import { principalOf } from "@svc/lib/auth";
 import { enqueueEvent } from "@svc/lib/bus";
 import { isUniqueViolation } from "@svc/lib/db";
+import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import { deletable, specEditable, statusTransitionProblem } from "../domain/bot-status.js";
 import { specHash } from "../domain/canonical-json.js";
 import { riskLimitsProblem } from "../domain/risk-limits.js";
@@ -32,7 +34,7 @@ import { riskStateOf } from "../store/risk.repository.js";
 import { riskStateToProto } from "./risk-mapping.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
-import { runtimeStatusOf } from "./runtime-status.js";
+import { runtimeStatusesOf, runtimeStatusOf } from "./runtime-status.js";
 import type { KeyValueStore } from "@svc/lib/kv";
 import {
   kindName,
@@ -44,7 +46,6 @@ import {
 } from "./bot-mapping.js";
 
 export const BOTS_SCHEMA = "bots";
-const DEFAULT_LIST_LIMIT = 100;
 
 type BotsHandlers = Pick<
   ServiceImpl<typeof BotsService>,
@@ -69,7 +70,16 @@ export function createBotsHandlers(deps: {
 
   return {
     async listBots(req) {
-      if (req.after && (!isUuid(req.after) || !(await repo.findBot(db, req.after))))
+      const size = pageSize(req.limit);
+      const filters = {
+        status: req.status === BotStatus.UNSPECIFIED ? undefined : statusName(req.status),
+        kind: req.kind === 0 ? undefined : kindName(req.kind),
+        fleet: req.fleet || undefined,
+      };
+      const list = { list: "bots", filters, keys: repo.BOT_KEYS };
+      const after = decodePageToken(list, req.pageToken);
+      // The older `after` (a bot's id) keeps working; a page token takes its place.
+      if (!after && req.after && (!isUuid(req.after) || !(await repo.findBot(db, req.after))))
         throw svcError(
           Code.InvalidArgument,
           "invalid_parameter",
@@ -77,12 +87,19 @@ export function createBotsHandlers(deps: {
           { field: "after" },
         );
       const rows = await repo.listBots(db, {
-        status: req.status === BotStatus.UNSPECIFIED ? undefined : statusName(req.status),
-        kind: req.kind === 0 ? undefined : kindName(req.kind),
-        limit: req.limit > 0 ? req.limit : DEFAULT_LIST_LIMIT,
+        ...filters,
+        limit: size + 1,
+        after,
         afterId: req.after ? req.after.toLowerCase() : undefined,
       });
-      return create(ListBotsResponseSchema, { items: rows.map(rowToSummary) });
+      const page = pageOf(rows, size, list, (r) => [r.created_key, r.id]);
+      const runtime = req.includeRuntime
+        ? await runtimeStatusesOf(deps, page.items)
+        : new Map<string, BotRuntimeStatus>();
+      return create(ListBotsResponseSchema, {
+        items: page.items.map((r) => ({ ...rowToSummary(r), runtime: runtime.get(r.id) })),
+        nextPageToken: page.nextPageToken,
+      });
     },
 
     async createBot(req, ctx) {
@@ -196,9 +213,19 @@ export function createBotsHandlers(deps: {
     },
 
     async listBotVersions(req) {
+      const size = pageSize(req.limit);
       const bot = await mustFind(req.botRef);
-      const rows = await repo.listVersions(db, bot.id);
-      return create(ListBotVersionsResponseSchema, { items: rows.map(rowToVersion) });
+      const list = { list: "bot_versions", filters: { bot: bot.id }, keys: ["int"] as const };
+      const after = decodePageToken(list, req.pageToken);
+      const rows = await repo.listVersions(db, bot.id, {
+        limit: size + 1,
+        afterVersion: after ? Number(after[0]) : undefined,
+      });
+      const page = pageOf(rows, size, list, (r) => [String(r.version)]);
+      return create(ListBotVersionsResponseSchema, {
+        items: page.items.map(rowToVersion),
+        nextPageToken: page.nextPageToken,
+      });
     },
   };
 }

@@ -7,6 +7,7 @@ import {
   ListComplianceRunsResponseSchema,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { Code, svcError } from "@svc/lib/errors";
+import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import { principalOf } from "@svc/lib/auth";
 import {
   EngineInputError,
@@ -154,11 +155,22 @@ export function createComplianceRunHandlers(deps: {
     },
 
     async listComplianceRuns(req) {
+      const size = pageSize(req.limit);
       const bot = await botOf(req.botRef);
       const kind = KINDS[req.kind as keyof typeof KINDS];
-      const rows = await runs.listComplianceRuns(db, bot.id, { kind, year: req.year || undefined });
+      const filters = { bot: bot.id, kind, year: req.year || undefined };
+      const list = { list: "compliance_runs", filters, keys: runs.COMPLIANCE_RUN_KEYS };
+      const after = decodePageToken(list, req.pageToken);
+      const rows = await runs.listComplianceRuns(db, bot.id, {
+        kind,
+        year: filters.year,
+        limit: size + 1,
+        after,
+      });
+      const page = pageOf(rows, size, list, (r) => [r.created_key, r.id]);
       return create(ListComplianceRunsResponseSchema, {
-        items: rows.map((r) => rowToComplianceRun(r, bot.slug)),
+        items: page.items.map((r) => rowToComplianceRun(r, bot.slug)),
+        nextPageToken: page.nextPageToken,
       });
     },
 

@@ -11,6 +11,7 @@ import {
 import { principalOf } from "@svc/lib/auth";
 import { isUniqueViolation } from "@svc/lib/db";
 import { Code, svcError } from "@svc/lib/errors";
+import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import {
   allocateBars,
   setBar,
@@ -25,6 +26,10 @@ import * as store from "../store/datasets.repository.js";
 import type { BotsDatabase, DatasetRow } from "../store/bots.table.js";
 
 type Handlers = Pick<ServiceImpl<typeof BotsService>, "uploadDataset" | "listDatasets">;
+
+const BUNDLED = "bundled";
+const UPLOADED = "uploaded";
+const DATASETS = { list: "datasets", filters: {}, keys: ["text", "text"] } as const;
 
 export interface DatasetDeps {
   db: Kysely<BotsDatabase>;
@@ -69,11 +74,26 @@ export function createDatasetHandlers(deps: DatasetDeps): Handlers {
       return rowToDataset(row);
     },
 
-    async listDatasets() {
+    async listDatasets(req) {
+      const size = pageSize(req.limit);
+      const after = decodePageToken(DATASETS, req.pageToken);
       bundled ??= bundledDatasets();
-      const uploaded = await store.listDatasets(db);
+      // One order over two sources: the bundled sets by name, then the uploaded ones by name.
+      const [group, name = ""] = after ?? [BUNDLED];
+      const fromBundled =
+        group === BUNDLED ? (await bundled).filter((d) => !after || d.name > name) : [];
+      const uploaded =
+        fromBundled.length > size
+          ? []
+          : await store.listDatasets(db, {
+              limit: size + 1 - fromBundled.length,
+              afterName: group === UPLOADED ? name : undefined,
+            });
+      const rows = [...fromBundled, ...uploaded.map(rowToDataset)];
+      const page = pageOf(rows, size, DATASETS, (d) => [d.bundled ? BUNDLED : UPLOADED, d.name]);
       return create(ListDatasetsResponseSchema, {
-        items: [...(await bundled), ...uploaded.map(rowToDataset)],
+        items: page.items,
+        nextPageToken: page.nextPageToken,
       });
     },
   };
@@ -152,7 +172,7 @@ function rowToDataset(row: DatasetRow): Dataset {
   });
 }
 
-/** The bundled data sets, read through once (they never change while the process runs). */
+/** The bundled data sets by name, read through once (they never change while the process runs). */
 async function bundledDatasets(): Promise<Dataset[]> {
   const out: Dataset[] = [];
   for (const [name, info] of Object.entries(BUNDLED_DATASETS)) {
@@ -177,5 +197,5 @@ async function bundledDatasets(): Promise<Dataset[]> {
       }),
     );
   }
-  return out;
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -15,6 +15,7 @@ import {
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, svcError } from "@svc/lib/errors";
+import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import type { Logger } from "@svc/lib/telemetry";
 import {
   EngineInputError,
@@ -61,8 +62,6 @@ type Handlers = Pick<
   | "replayBot"
   | "deployBot"
 >;
-
-const DEFAULT_PAGE = 100;
 
 /**
  * Paper trading, halts, event-sourced state and replay. Paper start and deploy need a valid
@@ -234,11 +233,16 @@ export function createRuntimeHandlers(deps: {
     },
 
     async listStateEvents(req) {
+      const limit = pageSize(req.limit);
       const bot = await mustFind(req.botRef);
-      const limit = req.limit > 0 ? req.limit : DEFAULT_PAGE;
       const types = eventTypesOf(req.type);
-      const rows = await listEvents(db, bot.id, Number(req.afterSeq), limit + 1, types);
-      const page = rows.slice(0, limit);
+      // The sorted types: a token carries the filter, not the order the caller spelled it in.
+      const filters = { bot: bot.id, type: [...types].sort() };
+      const list = { list: "bot_events", filters, keys: ["int"] as const };
+      const after = decodePageToken(list, req.pageToken);
+      const afterSeq = after ? Number(after[0]) : Number(req.afterSeq);
+      const rows = await listEvents(db, bot.id, afterSeq, limit + 1, types);
+      const { items: page, nextPageToken } = pageOf(rows, limit, list, (e) => [String(e.seq)]);
       return create(ListStateEventsResponseSchema, {
         items: page.map((e) =>
           create(BotEventSchema, {
@@ -249,6 +253,7 @@ export function createRuntimeHandlers(deps: {
           }),
         ),
         nextCursor: rows.length > limit ? String(page.at(-1)!.seq) : "",
+        nextPageToken,
       });
     },
 

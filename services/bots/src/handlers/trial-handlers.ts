@@ -2,6 +2,7 @@ import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
+import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import {
   ListBotTrialsResponseSchema,
   TrialSchema,
@@ -9,7 +10,7 @@ import {
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import * as repo from "../store/bots.repository.js";
 import type { BotsDatabase } from "../store/bots.table.js";
-import { listTrials } from "../store/trials.repository.js";
+import { countTrials, listTrials, TRIAL_KEYS } from "../store/trials.repository.js";
 import { botNotFound } from "./bot-errors.js";
 
 /** GET /bots/{bot_ref}/trials: the TrialLedger the promotion gates count N from. */
@@ -18,12 +19,20 @@ export function createTrialHandlers(
 ): Pick<ServiceImpl<typeof BotsService>, "listBotTrials"> {
   return {
     async listBotTrials(req) {
+      const size = pageSize(req.limit);
       const bot = await repo.findBot(db, req.botRef);
       if (!bot) throw botNotFound(req.botRef);
-      const rows = await listTrials(db, bot.id);
+      const list = { list: "bot_trials", filters: { bot: bot.id }, keys: TRIAL_KEYS };
+      const after = decodePageToken(list, req.pageToken);
+      const [rows, trialCount] = await Promise.all([
+        listTrials(db, bot.id, { limit: size + 1, after }),
+        countTrials(db, bot.id),
+      ]);
+      const page = pageOf(rows, size, list, (r) => [r.recorded_key, r.trial_id]);
       return create(ListBotTrialsResponseSchema, {
-        trialCount: rows.length,
-        items: rows.map((r) =>
+        trialCount,
+        nextPageToken: page.nextPageToken,
+        items: page.items.map((r) =>
           create(TrialSchema, {
             trialId: r.trial_id,
             version: r.version,

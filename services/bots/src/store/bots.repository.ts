@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { BotRow, BotsDatabase, BotVersionRow, NewBotRow, BotRowUpdate } from "./bots.table.js";
+import { keysetAfter, timestampKey } from "@svc/lib/paging";
 import { isUuid } from "../domain/slug.js";
 
 type Db = Kysely<BotsDatabase>;
@@ -24,16 +25,38 @@ export function lockBot(trx: Trx, ref: string): Promise<BotRow | undefined> {
     .executeTakeFirst();
 }
 
+/** A bot row with its created_at as a page token carries it (microseconds, UTC). */
+export type ListedBotRow = BotRow & { created_key: string };
+
+/**
+ * One page of bots, oldest first, by (created_at, id): the (created_at, id) index and its
+ * (status | kind | fleet, created_at, id) siblings serve it, so the last page costs what the
+ * first does. `after` resumes after a page token's keys; `afterId` after a bot (the older
+ * `after` parameter), compared in the database at its own microsecond precision.
+ */
 export function listBots(
   db: Db,
-  filter: { status?: string; kind?: string; limit: number; afterId?: string },
-): Promise<BotRow[]> {
-  let q = db.selectFrom("bots").selectAll();
+  filter: {
+    status?: string;
+    kind?: string;
+    fleet?: string;
+    limit: number;
+    after?: readonly string[];
+    afterId?: string;
+  },
+): Promise<ListedBotRow[]> {
+  let q = db
+    .selectFrom("bots")
+    .selectAll()
+    .select((eb) => timestampKey(eb.ref("created_at")).as("created_key"));
   if (filter.status) q = q.where("status", "=", filter.status as BotRow["status"]);
   if (filter.kind) q = q.where("kind", "=", filter.kind as BotRow["kind"]);
-  // Compared in the database, at its own (microsecond) precision, so a page never skips a bot
-  // created in the same millisecond as the last one of the page before.
-  if (filter.afterId)
+  if (filter.fleet) q = q.where("fleet", "=", filter.fleet);
+  if (filter.after)
+    q = q.where((eb) =>
+      keysetAfter([eb.ref("created_at"), eb.ref("id")], filter.after!, BOT_KEYS, "asc"),
+    );
+  else if (filter.afterId)
     q = q.where(
       (eb) =>
         sql<boolean>`(${eb.ref("created_at")}, ${eb.ref("id")}) > (${db
@@ -43,6 +66,9 @@ export function listBots(
     );
   return q.orderBy("created_at").orderBy("id").limit(filter.limit).execute();
 }
+
+/** The sort keys of the bots list: created_at, then id to break a tie. */
+export const BOT_KEYS = ["timestamp", "uuid"] as const;
 
 export async function insertBot(trx: Trx, row: NewBotRow): Promise<BotRow> {
   return trx.insertInto("bots").values(row).returningAll().executeTakeFirstOrThrow();
@@ -78,13 +104,15 @@ export function findVersion(
     .executeTakeFirst();
 }
 
-export function listVersions(db: Db, botId: string): Promise<BotVersionRow[]> {
-  return db
-    .selectFrom("bot_versions")
-    .selectAll()
-    .where("bot_id", "=", botId)
-    .orderBy("version")
-    .execute();
+/** One page of the bot's versions, oldest first; the (bot_id, version) key serves it. */
+export function listVersions(
+  db: Db,
+  botId: string,
+  page: { limit: number; afterVersion?: number },
+): Promise<BotVersionRow[]> {
+  let q = db.selectFrom("bot_versions").selectAll().where("bot_id", "=", botId);
+  if (page.afterVersion !== undefined) q = q.where("version", ">", page.afterVersion);
+  return q.orderBy("version").limit(page.limit).execute();
 }
 
 export async function deleteBot(trx: Trx, id: string): Promise<void> {

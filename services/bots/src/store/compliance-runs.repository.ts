@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql, type Kysely } from "kysely";
+import { keysetAfter, timestampKey } from "@svc/lib/paging";
 import type { BotsDatabase, ComplianceRunRow, ComplianceRunsTable } from "./bots.table.js";
 
 type Db = Kysely<BotsDatabase>;
@@ -158,18 +159,37 @@ export function findComplianceRun(
     .executeTakeFirst();
 }
 
-/** The bot's runs, oldest first; `year` (UTC) keeps those created in that calendar year. */
+/** The sort keys of a bot's compliance runs: created_at, then id. */
+export const COMPLIANCE_RUN_KEYS = ["timestamp", "uuid"] as const;
+
+/**
+ * One page of the bot's runs, oldest first, by (created_at, id); `year` (UTC) keeps those created
+ * in that calendar year. The (bot_id, created_at, id) index serves it.
+ */
 export function listComplianceRuns(
   db: Db,
   botId: string,
-  filter: { kind?: ComplianceRunsTable["kind"]; year?: number },
-): Promise<ComplianceRunRow[]> {
-  let q = db.selectFrom("compliance_runs").selectAll().where("bot_id", "=", botId);
+  filter: {
+    kind?: ComplianceRunsTable["kind"];
+    year?: number;
+    limit: number;
+    after?: readonly string[];
+  },
+): Promise<Array<ComplianceRunRow & { created_key: string }>> {
+  let q = db
+    .selectFrom("compliance_runs")
+    .selectAll()
+    .select((eb) => timestampKey(eb.ref("created_at")).as("created_key"))
+    .where("bot_id", "=", botId);
+  if (filter.after)
+    q = q.where((eb) =>
+      keysetAfter([eb.ref("created_at"), eb.ref("id")], filter.after!, COMPLIANCE_RUN_KEYS, "asc"),
+    );
   if (filter.kind) q = q.where("kind", "=", filter.kind);
   if (filter.year) {
     q = q
       .where("created_at", ">=", new Date(Date.UTC(filter.year, 0, 1)))
       .where("created_at", "<", new Date(Date.UTC(filter.year + 1, 0, 1)));
   }
-  return q.orderBy("created_at").orderBy("id").execute();
+  return q.orderBy("created_at").orderBy("id").limit(filter.limit).execute();
 }

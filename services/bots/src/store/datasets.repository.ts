@@ -54,8 +54,14 @@ export function findDataset(db: Db, name: string): Promise<DatasetRow | undefine
   return db.selectFrom("datasets").selectAll().where("name", "=", name).executeTakeFirst();
 }
 
-export function listDatasets(db: Db): Promise<DatasetRow[]> {
-  return db.selectFrom("datasets").selectAll().orderBy("name").execute();
+/** One page of the uploaded data sets by name; the unique index on name serves it. */
+export function listDatasets(
+  db: Db,
+  page: { limit: number; afterName?: string },
+): Promise<DatasetRow[]> {
+  let q = db.selectFrom("datasets").selectAll();
+  if (page.afterName !== undefined) q = q.where("name", ">", page.afterName);
+  return q.orderBy("name").limit(page.limit).execute();
 }
 
 /** The data set's bars a chunk at a time: one query per chunk, never the whole set at once. */

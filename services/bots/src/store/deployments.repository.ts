@@ -1,19 +1,33 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
+import { keysetAfter, timestampKey } from "@svc/lib/paging";
 import type { BotsDatabase, DeploymentRow } from "./bots.table.js";
 
 type Db = Kysely<BotsDatabase> | Transaction<BotsDatabase>;
 
-/** Only SQL lives here: reads of bot_deployments common to every target, and k8s deployments. */
-export function listDeployments(db: Db, botId: string): Promise<DeploymentRow[]> {
-  return db
+// Only SQL lives here: reads of bot_deployments common to every target, and k8s deployments.
+
+/** One page of the bot's deployments, newest first, by (created_at, id) descending. */
+export function listDeployments(
+  db: Db,
+  botId: string,
+  page: { limit: number; before?: readonly string[] },
+): Promise<Array<DeploymentRow & { created_key: string }>> {
+  let q = db
     .selectFrom("bot_deployments")
     .selectAll()
-    .where("bot_id", "=", botId)
-    .orderBy("created_at", "desc")
-    .orderBy("id")
-    .execute();
+    .select((eb) => timestampKey(eb.ref("created_at")).as("created_key"))
+    .where("bot_id", "=", botId);
+  if (page.before)
+    q = q.where((eb) =>
+      keysetAfter([eb.ref("created_at"), eb.ref("id")], page.before!, DEPLOYMENT_KEYS, "desc"),
+    );
+  // Both keys descend, so one row comparison resumes the page and the index serves it backwards.
+  return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit).execute();
 }
+
+/** The sort keys of a bot's deployments, newest first: created_at, then id. */
+export const DEPLOYMENT_KEYS = ["timestamp", "uuid"] as const;
 
 export function findDeployment(db: Db, taskId: string): Promise<DeploymentRow | undefined> {
   return db

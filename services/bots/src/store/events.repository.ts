@@ -172,3 +172,28 @@ export async function stateAsOf(
   const events = (await eq.orderBy("seq").execute()).map(toStored);
   return foldEvents(events, from);
 }
+
+/**
+ * Each bot's runtime phase, for a page of bots in one query: the phase is whatever the bot's
+ * latest session_started ("Running") or phase_changed event set, which is what folding all its
+ * events gives (stateAsOf); a bot with neither is absent (Idle). The partial index of those two
+ * event types holds only them, so the read stays short however many bars a session recorded.
+ */
+export async function phasesOf(db: Db, botIds: readonly string[]): Promise<Map<string, string>> {
+  if (botIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("bot_events")
+    .distinctOn("bot_id")
+    .select([
+      "bot_id",
+      sql<string>`case when type = 'session_started' then 'Running' else data->>'phase' end`.as(
+        "phase",
+      ),
+    ])
+    .where("bot_id", "in", [...botIds])
+    .where("type", "in", ["session_started", "phase_changed"])
+    .orderBy("bot_id")
+    .orderBy("seq", "desc")
+    .execute();
+  return new Map(rows.map((r) => [r.bot_id, r.phase]));
+}

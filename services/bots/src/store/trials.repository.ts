@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from "kysely";
+import { keysetAfter, timestampKey } from "@svc/lib/paging";
 import type { BotsDatabase, NewTrialRow } from "./bots.table.js";
 
 /** Records a trial in the TrialLedger once; false when it was recorded already (same trial id). */
@@ -15,13 +16,36 @@ export async function recordTrial(
   return inserted !== undefined;
 }
 
-/** The bot's TrialLedger, oldest first. */
-export function listTrials(db: Kysely<BotsDatabase>, botId: string) {
-  return db
+/** The sort keys of a bot's trials: recorded_at, then trial_id to break a tie. */
+export const TRIAL_KEYS = ["timestamp", "uuid"] as const;
+
+/**
+ * One page of the bot's TrialLedger, oldest first, by (recorded_at, trial_id); the
+ * (bot_id, recorded_at, trial_id) index serves it.
+ */
+export function listTrials(
+  db: Kysely<BotsDatabase>,
+  botId: string,
+  page: { limit: number; after?: readonly string[] },
+) {
+  let q = db
     .selectFrom("trial_ledger")
     .selectAll()
+    .select((eb) => timestampKey(eb.ref("recorded_at")).as("recorded_key"))
+    .where("bot_id", "=", botId);
+  if (page.after)
+    q = q.where((eb) =>
+      keysetAfter([eb.ref("recorded_at"), eb.ref("trial_id")], page.after!, TRIAL_KEYS, "asc"),
+    );
+  return q.orderBy("recorded_at").orderBy("trial_id").limit(page.limit).execute();
+}
+
+/** N: how many trials the ledger holds for the bot (every page reports the whole count). */
+export async function countTrials(db: Kysely<BotsDatabase>, botId: string): Promise<number> {
+  const r = await db
+    .selectFrom("trial_ledger")
+    .select((eb) => eb.fn.countAll<string>().as("n"))
     .where("bot_id", "=", botId)
-    .orderBy("recorded_at")
-    .orderBy("trial_id")
-    .execute();
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
 }
