@@ -1,10 +1,12 @@
 // Child process of the promotion benchmark: the platform on a fresh database of the real
-// Postgres server, with one bot version known to the gates.
+// Postgres server, with one bot version known to the gates. Its first line tells the parent
+// where it listens and the SQL one create sends (traced at the pg client after a warm-up).
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { sql } from "kysely";
 import { loadConfig } from "@svc/lib/config";
 import { startPlatform } from "@svc/all-in-one";
+import { statementsToJson, traceSql } from "./trace-sql.js";
 
 const adminUrl = process.env.SVC_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const name = `svc_bench_${randomBytes(5).toString("hex")}`;
@@ -30,7 +32,34 @@ for (let i = 0; i < 400; i++) {
   if (r.rows[0]!.n > 0) break;
   await new Promise((res) => setTimeout(res, 25));
 }
-process.stdout.write(`${JSON.stringify({ url: running.url, hash: bot.spec_hash })}\n`);
+
+const create = async (requestId: string) => {
+  const res = await fetch(`${running.url}/promotion/requests`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      request_id: requestId,
+      kind: "strategy",
+      artifact: { bot_ref: "bench", version: 1, version_hash: bot.spec_hash },
+      validation: { verdict: "PASS" },
+      risk: { decision: "APPROVE" },
+    }),
+  });
+  if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
+};
+for (let i = 0; i < 20; i++) await create(`bench-warm-${i}`);
+const traceRequestId = `bench-trace-${randomBytes(4).toString("hex")}`;
+const statements = await traceSql(() => create(traceRequestId));
+
+process.stdout.write(
+  `${JSON.stringify({
+    url: running.url,
+    hash: bot.spec_hash,
+    databaseUrl: url.toString(),
+    traceRequestId,
+    sql: statementsToJson(statements),
+  })}\n`,
+);
 process.on("SIGTERM", async () => {
   await running.close();
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
