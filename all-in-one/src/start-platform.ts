@@ -7,6 +7,7 @@ import type { Config } from "@svc/lib/config";
 import { ephemeralStatementKeyPem } from "@svc/lib/signed-statement";
 import {
   assertListenAllowed,
+  createInProcessTransport,
   healthRoutes,
   internalInterceptors,
   openPlatform,
@@ -37,8 +38,8 @@ export interface RunningPlatform {
 
 /**
  * Every service and the gateway in one process: the services share one database (a schema
- * each), one bus and one key-value store, and the gateway reaches them through Connect's
- * in-process transport, running the same interceptors a standalone service runs.
+ * each), one bus and one key-value store, and the gateway reaches them through an in-process
+ * transport that runs the same interceptors a standalone service runs without encoding messages.
  */
 export async function startPlatform(
   config: Config,
@@ -114,7 +115,8 @@ export async function startPlatform(
     }),
   ];
   for (const m of modules) await m.start();
-  const transport = createRouterTransport(
+  // The gateway builds each input afresh and only reads the answer: the messages are shared.
+  const transport = createInProcessTransport(
     (router) => {
       for (const m of modules) m.routes(router);
       healthRoutes(
@@ -122,7 +124,7 @@ export async function startPlatform(
         platform.ready,
       )(router);
     },
-    { router: { interceptors: platform.interceptors } },
+    { interceptors: platform.interceptors, messages: "share" },
   );
   const backends = modules.flatMap((m) => m.services.map((service) => ({ service, transport })));
   const app = await createGateway({
