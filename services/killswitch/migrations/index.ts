@@ -3,6 +3,7 @@ import { outboxMigration, processedEventsMigration } from "@svc/lib/bus";
 import * as killSwitches from "./2026-11-22T1700-kill-switches.js";
 import * as drills from "./2026-11-22T1710-drills.js";
 import * as drillVerdicts from "./2026-11-25T0900-drill-verdicts.js";
+import * as listPagingIndexes from "./2026-11-25T1505-list-paging-indexes.js";
 
 /** Every migration of the killswitch schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   // Audit events leave through it to the identity service's chain.
   "2026-11-24T0400-outbox": outboxMigration,
   "2026-11-25T0900-drill-verdicts": drillVerdicts,
+  "2026-11-25T1505-list-paging-indexes": listPagingIndexes,
 };

@@ -3,6 +3,7 @@ import { outboxMigration, processedEventsMigration } from "@svc/lib/bus";
 import * as requests from "./2026-11-22T1600-promotion-requests.js";
 import * as trials from "./2026-11-22T1630-trial-ledger-projection.js";
 import * as token from "./2026-11-23T1300-approved-promotion-token.js";
+import * as listPagingIndexes from "./2026-11-25T1505-list-paging-indexes.js";
 
 /** Every migration of the promotion schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T1600-promotion-requests": requests,
   "2026-11-22T1630-trial-ledger-projection": trials,
   "2026-11-23T1300-approved-promotion-token": token,
+  "2026-11-25T1505-list-paging-indexes": listPagingIndexes,
 };

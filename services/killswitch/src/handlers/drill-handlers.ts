@@ -10,9 +10,10 @@ import {
   type DrillResult,
 } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import { Code, svcError } from "@svc/lib/errors";
+import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import type { Kysely } from "kysely";
 import type { DrillRunner } from "../drills/drill-runner.js";
-import { drillsInYear, findDrill, latestDrills } from "../store/drills.repository.js";
+import { DRILL_KEYS, findDrill, listDrills } from "../store/drills.repository.js";
 import type {
   DrillRow,
   DrillStateName,
@@ -55,10 +56,19 @@ export function createDrillHandlers(deps: {
     },
 
     async listDrills(req) {
-      const rows = req.year
-        ? await drillsInYear(deps.db, req.year)
-        : await latestDrills(deps.db, 100);
-      return create(ListDrillsResponseSchema, { items: rows.map(toResult) });
+      const size = pageSize(req.limit);
+      const list = { list: "drills", filters: { year: req.year || undefined }, keys: DRILL_KEYS };
+      const after = decodePageToken(list, req.pageToken);
+      const rows = await listDrills(deps.db, {
+        year: req.year || undefined,
+        limit: size + 1,
+        after,
+      });
+      const page = pageOf(rows, size, list, (r) => [r.started_key, r.id]);
+      return create(ListDrillsResponseSchema, {
+        items: page.items.map(toResult),
+        nextPageToken: page.nextPageToken,
+      });
     },
   };
 }

@@ -14,6 +14,7 @@ import {
 import { auditOriginOf, type AuditOrigin } from "@svc/lib/audit";
 import { principalOf, type Principal } from "@svc/lib/auth";
 import { Code, ConnectError, invalidField, svcError } from "@svc/lib/errors";
+import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import { MAX_TTL_SECONDS, readEngagers } from "../domain/key-engagers.js";
 import {
   KILL_SWITCH_KEY_PREFIX,
@@ -50,6 +51,11 @@ type KeyState = "written" | "pending" | "unknown";
 
 /** The name under which a key set by hand is listed, and released. */
 const manualName = (scope: KillSwitchScopeName, target: string) => `kv-${scope}-${target}`;
+
+const SWITCHES = { list: "kill_switches", filters: {}, keys: repo.SWITCH_KEYS } as const;
+/** The time key of a switch set by hand: later than any recorded switch's engaged_at. */
+const AFTER_RECORDED = "9999-12-31T23:59:59.999999Z";
+
 
 /**
  * Kill-switch resources. A switch is a row (its audit trail beside it) and an engager in its
@@ -346,15 +352,35 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
       });
     },
 
-    async listKillSwitches() {
-      const rows = await repo.listSwitches(db);
+    async listKillSwitches(req) {
+      const size = pageSize(req.limit);
+      const after = decodePageToken(SWITCHES, req.pageToken);
+      // One order over two sources: the recorded switches by (engaged_at, name), then the keys
+      // set by hand by name, which sort after every recorded one (their time is the sentinel).
+      const pastRecorded = after?.[0] === AFTER_RECORDED;
+      const rows = pastRecorded ? [] : await repo.pageSwitches(db, { limit: size + 1, after });
       const keys = await storedKeys();
-      const items = rows.map((r) => toResource(r, keyStateOf(r, keys)));
-      for (const [key, e] of keys ?? []) {
-        const r = e.manual !== null ? manualResource(key, e.manual) : null;
-        if (r) items.push(r);
-      }
-      return create(ListKillSwitchesResponseSchema, { items, keyStoreUnreachable: keys === null });
+      const listed = rows.map((r) => ({
+        item: toResource(r, keyStateOf(r, keys)),
+        keys: [r.engaged_key, r.name],
+      }));
+      // Hand-set keys only once the recorded switches are all listed: a short page of them.
+      const manual =
+        rows.length > size
+          ? []
+          : [...(keys ?? [])]
+              .map(([key, e]) => (e.manual !== null ? manualResource(key, e.manual) : null))
+              .map((r) => ({ item: r, name: r?.metadata?.name ?? "" }))
+              .filter((m) => m.item && (!pastRecorded || m.name > after![1]!))
+              .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+              .map((m) => ({ item: m.item!, keys: [AFTER_RECORDED, m.name] }));
+      listed.push(...manual);
+      const page = pageOf(listed, size, SWITCHES, (l) => l.keys);
+      return create(ListKillSwitchesResponseSchema, {
+        items: page.items.map((l) => l.item),
+        keyStoreUnreachable: keys === null,
+        nextPageToken: page.nextPageToken,
+      });
     },
 
     async deleteKillSwitch(req, ctx) {

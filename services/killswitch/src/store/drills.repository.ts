@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from "kysely";
+import { keysetAfter, timestampKey } from "@svc/lib/paging";
 import type {
   DrillFigures,
   DrillRow,
@@ -87,19 +88,30 @@ export function overdueDrills(db: Db, before: Date): Promise<DrillRow[]> {
     .execute();
 }
 
-/** Every drill started in a calendar year (UTC), oldest first: what an annual report embeds. */
-export function drillsInYear(db: Db, year: number): Promise<DrillRow[]> {
-  return db
+/** The sort keys of the drills list: started_at, then id to break a tie. */
+export const DRILL_KEYS = ["timestamp", "uuid"] as const;
+
+/**
+ * One page of drills. With a year (UTC), the drills started in it, oldest first: what an annual
+ * report embeds; without, every drill, newest first. Both walk the (started_at, id) index, the
+ * second backwards; `after` resumes after a page token's keys in the list's own direction.
+ */
+export function listDrills(
+  db: Db,
+  filter: { year?: number; limit: number; after?: readonly string[] },
+): Promise<Array<DrillRow & { started_key: string }>> {
+  const direction = filter.year ? "asc" : "desc";
+  let q = db
     .selectFrom("drills")
     .selectAll()
-    .where("started_at", ">=", new Date(Date.UTC(year, 0, 1)))
-    .where("started_at", "<", new Date(Date.UTC(year + 1, 0, 1)))
-    .orderBy("started_at")
-    .orderBy("id")
-    .execute();
-}
-
-/** The latest drills, newest first. */
-export function latestDrills(db: Db, limit: number): Promise<DrillRow[]> {
-  return db.selectFrom("drills").selectAll().orderBy("started_at", "desc").limit(limit).execute();
+    .select((eb) => timestampKey(eb.ref("started_at")).as("started_key"));
+  if (filter.year)
+    q = q
+      .where("started_at", ">=", new Date(Date.UTC(filter.year, 0, 1)))
+      .where("started_at", "<", new Date(Date.UTC(filter.year + 1, 0, 1)));
+  if (filter.after)
+    q = q.where((eb) =>
+      keysetAfter([eb.ref("started_at"), eb.ref("id")], filter.after!, DRILL_KEYS, direction),
+    );
+  return q.orderBy("started_at", direction).orderBy("id", direction).limit(filter.limit).execute();
 }

@@ -4,6 +4,7 @@ import {
   type AuditOrigin,
 } from "@svc/lib/audit";
 import { sql, type Kysely, type Transaction } from "kysely";
+import { keysetAfter, timestampKey } from "@svc/lib/paging";
 import {
   KILLSWITCH_SCHEMA,
   type KillSwitchDatabase,
@@ -18,6 +19,25 @@ export async function findSwitch(db: Db, name: string): Promise<KillSwitchRow | 
 
 export async function listSwitches(db: Db): Promise<KillSwitchRow[]> {
   return db.selectFrom("kill_switches").selectAll().orderBy("engaged_at").orderBy("name").execute();
+}
+
+/** The sort keys of the kill-switch list: engaged_at, then name. */
+export const SWITCH_KEYS = ["timestamp", "text"] as const;
+
+/** One page of switches by (engaged_at, name); the (engaged_at, name) index serves it. */
+export async function pageSwitches(
+  db: Db,
+  page: { limit: number; after?: readonly string[] },
+): Promise<Array<KillSwitchRow & { engaged_key: string }>> {
+  let q = db
+    .selectFrom("kill_switches")
+    .selectAll()
+    .select((eb) => timestampKey(eb.ref("engaged_at")).as("engaged_key"));
+  if (page.after)
+    q = q.where((eb) =>
+      keysetAfter([eb.ref("engaged_at"), eb.ref("name")], page.after!, SWITCH_KEYS, "asc"),
+    );
+  return q.orderBy("engaged_at").orderBy("name").limit(page.limit).execute();
 }
 
 /** The switches on one key (scope and target), the expired ones included until the sweep. */

@@ -21,6 +21,7 @@ import { hasScope, principalOf, sameSubject, type Principal } from "@svc/lib/aut
 import { enqueueEvent } from "@svc/lib/bus";
 import { isUniqueViolation } from "@svc/lib/db";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
+import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import {
   decisionRefusal,
   TO,
@@ -49,7 +50,6 @@ import {
 } from "./request-mapping.js";
 
 export const PROMOTION_SCHEMA = "promotion";
-const DEFAULT_LIMIT = 100;
 
 /** Which kill-switch keys engage a bot (platform, fleet, bot); throws when it cannot tell. */
 export type KillSwitchCheck = (
@@ -145,17 +145,23 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     return owned;
   }
 
-  async function list(statuses: RequestRow["status"][] | undefined, limit: number) {
-    const rows = await repo.listRequests(db, {
-      statuses,
-      limit: limit > 0 ? limit : DEFAULT_LIMIT,
-    });
+  async function list(
+    name: string,
+    statuses: RequestRow["status"][] | undefined,
+    req: { limit: number; pageToken: string },
+  ) {
+    const size = pageSize(req.limit);
+    const page = { list: name, filters: { status: statuses }, keys: repo.REQUEST_KEYS };
+    const before = decodePageToken(page, req.pageToken);
+    const rows = await repo.listRequests(db, { statuses, limit: size + 1, before });
+    const { items, nextPageToken } = pageOf(rows, size, page, (r) => [r.created_key, r.request_id]);
     const decisions = await repo.decisionsOf(
       db,
-      rows.map((r) => r.request_id),
+      items.map((r) => r.request_id),
     );
     return create(ListPromotionRequestsResponseSchema, {
-      items: rows.map((r) =>
+      nextPageToken,
+      items: items.map((r) =>
         create(PromotionRequestSchema, {
           ...rowToRequest(
             r,
@@ -459,7 +465,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     async listPromotionRequests(req) {
       const status =
         req.status === PromotionStatus.UNSPECIFIED ? undefined : statusName(req.status);
-      return list(status ? [status] : undefined, req.limit);
+      return list("promotion_requests", status ? [status] : undefined, req);
     },
 
     async getPromotionRequest(req, ctx) {
@@ -472,8 +478,8 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     rejectPromotionRequest: (req, ctx) => decide("reject", req.requestId, req.reason, ctx),
     revokePromotionRequest: (req, ctx) => decide("revoke", req.requestId, req.reason, ctx),
 
-    async listPendingApprovals() {
-      return list(["pending"], 1000);
+    async listPendingApprovals(req) {
+      return list("promotion_approvals", ["pending"], req);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from "kysely";
+import { keysetAfter, timestampKey } from "@svc/lib/paging";
 import type {
   DecisionRow,
   KnownVersionRow,
@@ -29,13 +30,37 @@ export function lockRequest(trx: Trx, id: string): Promise<RequestRow | undefine
     .executeTakeFirst();
 }
 
+/** The sort keys of the requests list, newest first: created_at, then request_id. */
+export const REQUEST_KEYS = ["timestamp", "text"] as const;
+
+/**
+ * One page of requests, newest first, by (created_at, request_id) descending; `before` resumes
+ * after a page token's keys. The (created_at, request_id) index and its (status, ...) sibling
+ * serve it read backwards.
+ */
 export function listRequests(
   db: Db,
-  filter: { statuses?: PromotionStatusName[]; limit: number },
-): Promise<RequestRow[]> {
-  let q = db.selectFrom("promotion_requests").selectAll();
+  filter: { statuses?: PromotionStatusName[]; limit: number; before?: readonly string[] },
+): Promise<Array<RequestRow & { created_key: string }>> {
+  let q = db
+    .selectFrom("promotion_requests")
+    .selectAll()
+    .select((eb) => timestampKey(eb.ref("created_at")).as("created_key"));
   if (filter.statuses) q = q.where("status", "in", filter.statuses);
-  return q.orderBy("created_at", "desc").orderBy("request_id").limit(filter.limit).execute();
+  if (filter.before)
+    q = q.where((eb) =>
+      keysetAfter(
+        [eb.ref("created_at"), eb.ref("request_id")],
+        filter.before!,
+        REQUEST_KEYS,
+        "desc",
+      ),
+    );
+  return q
+    .orderBy("created_at", "desc")
+    .orderBy("request_id", "desc")
+    .limit(filter.limit)
+    .execute();
 }
 
 export function decisionsOf(db: Db | Trx, ids: string[]): Promise<DecisionRow[]> {
