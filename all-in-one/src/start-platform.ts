@@ -58,7 +58,11 @@ export async function startPlatform(
   // The MCP data tools ask the bots and promotion services, created after identity.
   const mcp: { clients?: McpClients } = {};
   const identity = await createIdentityModule(platform, { mcpClients: () => mcp.clients });
-  const bots = await createBotsModule(platform);
+  // Research chat calls its tools through this process's own MCP endpoint, known once it listens.
+  const edge: { url?: string } = {};
+  const bots = await createBotsModule(platform, {
+    mcpUrl: () => (edge.url ? `${edge.url}/mcp` : undefined),
+  });
   // Services ask the bots service, the owner, for a bot their projections have not seen yet.
   const botsClientFor = (caller: string) =>
     createClient(
@@ -136,6 +140,7 @@ export async function startPlatform(
   await app.listen({ host: config.host, port: config.port });
   const { port } = app.server.address() as AddressInfo;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  edge.url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`;
   return {
     url: `http://${host}:${port}`,
     app,

@@ -29,6 +29,8 @@ import {
 } from "./transcode/raw-text-body.js";
 import { parseJsonBody } from "./transcode/parse-json-body.js";
 import { transcodeServerStream } from "./transcode/server-stream.js";
+import { registerMcpEndpoint } from "./mcp/mcp-endpoint.js";
+import { McpService } from "@svc/gen/svc/identity/v1/identity_pb.js";
 import { protoJsonToWire, WireInputError } from "./transcode/wire-json.js";
 import { errorBody, httpErrorFromConnect, type HttpError } from "./errors/error-body.js";
 import { buildOpenApi } from "./openapi/build-openapi.js";
@@ -206,6 +208,14 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
       },
     });
   }
+
+  const mcpTransport = transports.get(McpService.typeName);
+  if (mcpTransport)
+    registerMcpEndpoint(app, {
+      transport: mcpTransport,
+      timeoutMs: opts.timeoutMs ?? 30_000,
+      log: opts.log,
+    });
 
   const openapi = buildOpenApi(bindings, { notBuilt: notBuiltCapability });
   app.get("/openapi.json", async () => openapi);

@@ -16,6 +16,7 @@ import * as complianceRunHosts from "./2026-11-25T1210-compliance-run-hosts.js";
 import * as backtestResults from "./2026-11-25T1400-backtest-results.js";
 import * as datasets from "./2026-11-25T1410-datasets.js";
 import * as tradesTruncated from "./2026-11-25T1420-trades-truncated.js";
+import * as chatConversations from "./2026-11-25T1600-chat-conversations.js";
 import * as listPagingIndexes from "./2026-11-25T1505-list-paging-indexes.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-25T1410-datasets": datasets,
   "2026-11-25T1420-trades-truncated": tradesTruncated,
   "2026-11-25T1505-list-paging-indexes": listPagingIndexes,
+  "2026-11-25T1600-chat-conversations": chatConversations,
 };

@@ -25,6 +25,16 @@ import { createComplianceRunHandlers } from "./handlers/compliance-run-handlers.
 import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import { createKubeClient } from "@svc/lib/kube";
 import type { BotsDatabase } from "./store/bots.table.js";
+import { createChatHandlers } from "./handlers/chat-handlers.js";
+import { agentHalts } from "./chat/agent-halts.js";
+import { chatLimits } from "./chat/chat-limits.js";
+import { createChatDelegation, type ChatDelegation } from "./chat/delegation.js";
+
+/** What the process hosting the bots service tells it beyond the platform. */
+export interface BotsModuleOptions {
+  /** The platform's MCP endpoint when SVC_MCP_URL is unset (all-in-one: its own gateway's /mcp). */
+  mcpUrl?: () => string | undefined;
+}
 
 /**
  * The bots service: the live plane. Migrates its schema, serves BotsService and
@@ -32,7 +42,10 @@ import type { BotsDatabase } from "./store/bots.table.js";
  *
  * @example const bots = await createBotsModule(platform); await bots.start();
  */
-export async function createBotsModule(platform: Platform): Promise<ServiceModule> {
+export async function createBotsModule(
+  platform: Platform,
+  opts: BotsModuleOptions = {},
+): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, BOTS_SCHEMA, migrations);
   const db = schemaDb<BotsDatabase>(platform.db.db, BOTS_SCHEMA) as Kysely<BotsDatabase>;
   const handlers = createBotsHandlers({ db, kv: platform.kv });
@@ -90,6 +103,33 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
   const backtestResults = createBacktestResultsHandlers(db);
   const datasets = createDatasetHandlers({ db, maxBytes: platform.config.datasetMaxBytes });
   const complianceRuns = createComplianceRunHandlers({ db, tasks, hostId });
+  const chat = createChatHandlers({
+    db,
+    log: platform.log,
+    ...(platform.config.chat.llm.baseUrl && platform.config.chat.llm.model
+      ? {
+          llm: {
+            baseUrl: platform.config.chat.llm.baseUrl,
+            model: platform.config.chat.llm.model,
+            apiKey: platform.config.chat.llm.apiKey,
+            timeoutMs: platform.config.chat.llm.timeoutMs,
+          },
+        }
+      : {}),
+    ...chatDelegationOf(platform),
+    mcpUrl: () => platform.config.chat.mcpUrl ?? opts.mcpUrl?.(),
+    halts: agentHalts({
+      kv: platform.kv,
+      bus: platform.bus,
+      pollMs: platform.config.killSwitchPollIntervalS * 1000,
+    }),
+    limits: chatLimits({
+      kv: platform.kv,
+      perMinute: platform.config.chat.ratePerMinute,
+      tokenBudget: platform.config.chat.tokenBudget,
+    }),
+    timeoutMs: platform.config.timeouts.dbMs,
+  });
   const controlPlane = createControlPlaneHandlers({ db, schema: BOTS_SCHEMA, kube: runtimeKube });
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
@@ -109,6 +149,7 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
           ...backtestResults,
           ...datasets,
           ...complianceRuns,
+          ...chat,
         }),
       );
       router.service(ControlPlaneService, controlPlane);
@@ -154,5 +195,23 @@ export async function createBotsModule(platform: Platform): Promise<ServiceModul
       await consumer?.stop();
       await relay?.stop();
     },
+  };
+}
+
+/** The chat agent's delegation, when the platform has a broker and the agent its own client. */
+function chatDelegationOf(platform: Platform): { delegation?: ChatDelegation } {
+  const { agentClientId, agentClientSecret } = platform.config.chat;
+  const { issuer, audience } = platform.config.auth;
+  if (!platform.agentBroker || !agentClientId || !agentClientSecret || !issuer || !audience)
+    return {};
+  return {
+    delegation: createChatDelegation({
+      issuer,
+      audience,
+      agentClientId,
+      agentClientSecret,
+      broker: platform.agentBroker,
+      timeoutMs: platform.config.timeouts.dbMs,
+    }),
   };
 }

@@ -5,6 +5,7 @@ import { completeService, type Platform, type ServiceModule } from "@svc/lib/ser
 import { migrations } from "../migrations/index.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
 import { createKillSwitchHandlers, type BotExists } from "./handlers/kill-switch-handlers.js";
+import { createAgentHaltHandlers } from "./handlers/agent-halt-handlers.js";
 import { reconcileKeys } from "./engagement/reconcile-keys.js";
 import { KILLSWITCH_SCHEMA as SCHEMA, type KillSwitchDatabase } from "./store/killswitch.table.js";
 import { createDrillHandlers } from "./handlers/drill-handlers.js";
@@ -42,7 +43,11 @@ export async function createKillSwitchModule(
     },
     log: platform.log,
   });
-  const handlers = { ...switches, ...createDrillHandlers({ db, runner: drills }) };
+  const handlers = {
+    ...switches,
+    ...createDrillHandlers({ db, runner: drills }),
+    ...createAgentHaltHandlers({ ...deps, log: platform.log }),
+  };
   // A drill a dead process left is ended once its switch's TTL is past by the restart check
   // (the Draining bound) and a margin for writing the verdicts.
   const drillGraceMs = boundsS.draining * 1_000 + 30_000;

@@ -49,7 +49,6 @@ export function createAuthHarness(
       getBot: (_req, ctx) => (record(ctx), {}),
       createBot: (_req, ctx) => (record(ctx), {}),
       haltBot: (_req, ctx) => (record(ctx), {}),
-      // eslint-disable-next-line require-yield
       chatBot: async function* (_req, ctx) {
         record(ctx);
       },

@@ -1,5 +1,6 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from "kysely";
 import type { DeploymentState } from "../domain/deployment-status.js";
+import type { ChatConversationsTable, ChatMessagesTable } from "./chat.table.js";
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -20,6 +21,8 @@ export interface BotsDatabase {
   backtest_trades: BacktestTradesTable;
   datasets: DatasetsTable;
   dataset_chunks: DatasetChunksTable;
+  chat_conversations: ChatConversationsTable;
+  chat_messages: ChatMessagesTable;
 }
 
 /** An uploaded OHLCV data set; its bars are in dataset_chunks. */

@@ -4,12 +4,13 @@ import { ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import {
   InvokeMcpToolResponseSchema,
+  ListMcpToolsResponseSchema,
   type McpService,
 } from "@svc/gen/svc/identity/v1/identity_pb.js";
 import { auditActorOf, auditOriginOf, currentTraceId } from "@svc/lib/audit";
-import { principalOf } from "@svc/lib/auth";
+import { hasScope, principalOf } from "@svc/lib/auth";
 import { Code, svcError } from "@svc/lib/errors";
-import { DATA_TOOLS, type McpClients } from "../mcp/data-tools.js";
+import { DATA_TOOLS, inputSchemaOf, type McpClients } from "../mcp/data-tools.js";
 import { appendAuditEvent } from "../store/audit-trail.repository.js";
 import { internalUserIdOf } from "../store/tenancy.repository.js";
 import type { IdentityDatabase } from "../store/identity.table.js";
@@ -26,8 +27,20 @@ export function createMcpHandlers(deps: {
   db: Kysely<IdentityDatabase>;
   clients: () => McpClients | undefined;
   timeoutMs: number;
-}): Pick<ServiceImpl<typeof McpService>, "invokeMcpTool"> {
+}): Pick<ServiceImpl<typeof McpService>, "invokeMcpTool" | "listMcpTools"> {
   return {
+    listMcpTools() {
+      return create(ListMcpToolsResponseSchema, {
+        tools: DATA_TOOLS.map((t) => ({
+          name: t.name,
+          description: t.description,
+          inputSchema: inputSchemaOf(t),
+          scopes: t.scopes ?? [],
+          agentOnly: t.agentOnly ?? false,
+        })),
+      });
+    },
+
     async invokeMcpTool(req, ctx) {
       const p = principalOf(ctx);
       const tool = DATA_TOOLS.find((t) => t.name === req.toolName);
@@ -58,6 +71,22 @@ export function createMcpHandlers(deps: {
         );
       const args = req.arguments ?? {};
       const person = p.onBehalfOfSub ?? p.sub;
+      // Refusals before the tool runs: what the tool asks beyond the route's read:mcp:data.
+      const missing = (tool.scopes ?? []).find((s) => !hasScope(p, s));
+      if (missing)
+        throw svcError(
+          Code.PermissionDenied,
+          "missing_scope",
+          `tool ${tool.name} needs the scope ${missing}, which the token lacks`,
+          { scope: missing, tool: tool.name },
+        );
+      if (tool.agentOnly && p.actorType !== "agent")
+        throw svcError(
+          Code.PermissionDenied,
+          "agent_only_tool",
+          `tool ${tool.name} is for delegated agents (RFC 8693, act.sub agent|...); a person's own token cannot call it: use the REST route instead`,
+          { tool: tool.name },
+        );
       // The spec's on_behalf_of_user_id is the person's internal user id (the token's claim, else
       // the users row); the subject travels beside it.
       const personId =

@@ -2,6 +2,7 @@ import { toJson, type DescMessage, type JsonObject, type MessageShape } from "@b
 import type { Client } from "@connectrpc/connect";
 import {
   BotDeploymentSchema,
+  BotKind,
   BotSchema,
   ListBotTrialsResponseSchema,
   ListBotsResponseSchema,
@@ -12,7 +13,7 @@ import {
   PromotionRequestSchema,
   type PromotionService,
 } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
-import { invalidField } from "@svc/lib/errors";
+import { Code, invalidField, svcError } from "@svc/lib/errors";
 
 /** The services the data tools read through: each tool asks the owner, never its tables. */
 export interface McpClients {
@@ -20,13 +21,29 @@ export interface McpClients {
   promotion: Client<typeof PromotionService>;
 }
 
-/** One read tool over the platform's data. */
+/** One tool over the platform's data. */
 export interface DataTool {
   name: string;
   description: string;
   /** Argument names with what each means; the required ones are checked before any call. */
-  args: Record<string, { required: boolean; doc: string }>;
+  args: Record<string, { required: boolean; doc: string; type?: "string" | "integer" }>;
+  /** Scopes a call needs beyond read:mcp:data (write:mcp:data for a tool that changes things). */
+  scopes?: string[];
+  /** Only a delegated agent may call it: a person uses the REST route instead. */
+  agentOnly?: boolean;
   run(clients: McpClients, args: JsonObject, timeoutMs: number): Promise<JsonObject>;
+}
+
+/** JSON Schema of a tool's arguments, as an MCP client lists it. */
+export function inputSchemaOf(tool: DataTool): JsonObject {
+  const entries = Object.entries(tool.args);
+  return {
+    type: "object",
+    properties: Object.fromEntries(
+      entries.map(([k, a]) => [k, { type: a.type ?? "string", description: a.doc }]),
+    ),
+    required: entries.filter(([, a]) => a.required).map(([k]) => k),
+  };
 }
 
 const json = <D extends DescMessage>(schema: D, msg: MessageShape<D>) =>
@@ -44,7 +61,9 @@ export const DATA_TOOLS: readonly DataTool[] = [
   {
     name: "bots.list",
     description: "The bots on the platform: id, slug, kind, status, current version.",
-    args: { limit: { required: false, doc: "at most this many (1-1000, default 100)" } },
+    args: {
+      limit: { required: false, doc: "at most this many (1-1000, default 100)", type: "integer" },
+    },
     async run(c, args, timeoutMs) {
       const limit = typeof args.limit === "number" ? args.limit : 100;
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
@@ -112,6 +131,32 @@ export const DATA_TOOLS: readonly DataTool[] = [
       // A tool answer is read by a model: the token that starts live trading never goes there.
       delete out.approved_promotion;
       return out;
+    },
+  },
+  {
+    name: "backtests.launch",
+    description:
+      "Starts a backtest of a research bot's current version on its default data; answers the pending deployment (follow it with backtests.results). Agents only, with write:mcp:data.",
+    args: {
+      bot_ref: { required: true, doc: "the research bot's id or slug" },
+      data_source: { required: false, doc: "csv:<data set> or synthetic:<seed>; unset: default" },
+    },
+    scopes: ["write:mcp:data"],
+    agentOnly: true,
+    async run(c, args, timeoutMs) {
+      const botRef = text(args, "bot_ref");
+      const dataSource = args.data_source === undefined ? "" : text(args, "data_source");
+      const bot = await c.bots.getBot({ botRef }, { timeoutMs });
+      // A research agent experiments on research bots; a trading bot's backtests are a person's.
+      if (bot.kind !== BotKind.RESEARCH)
+        throw svcError(
+          Code.FailedPrecondition,
+          "bot_not_research",
+          `bot "${botRef}" is a trading bot; backtests.launch runs research bots only`,
+          { bot_ref: botRef, kind: "trading" },
+        );
+      const d = await c.bots.backtestBot({ botRef, dataSource }, { timeoutMs });
+      return json(BotDeploymentSchema, d);
     },
   },
 ];

@@ -4,7 +4,6 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   CheckEngagedResponseSchema,
   DeleteKillSwitchResponseSchema,
-  HaltResponseSchema,
   KillSwitchSchema,
   KillSwitchService,
   ListKillSwitchesResponseSchema,
@@ -43,7 +42,13 @@ import type { KillSwitchRow } from "../store/killswitch.table.js";
 
 type Handlers = Omit<
   ServiceImpl<typeof KillSwitchService>,
-  "runDrill" | "getDrill" | "listDrills" | "releaseAgents" | "releaseQuantAgents"
+  | "runDrill"
+  | "getDrill"
+  | "listDrills"
+  | "haltAgents"
+  | "haltQuantAgents"
+  | "releaseAgents"
+  | "releaseQuantAgents"
 >;
 
 /** Whether the key holds a switch: written, not yet written (the service keeps trying), or unknown (the store does not answer). */
@@ -55,7 +60,6 @@ const manualName = (scope: KillSwitchScopeName, target: string) => `kv-${scope}-
 const SWITCHES = { list: "kill_switches", filters: {}, keys: repo.SWITCH_KEYS } as const;
 /** The time key of a switch set by hand: later than any recorded switch's engaged_at. */
 const AFTER_RECORDED = "9999-12-31T23:59:59.999999Z";
-
 
 /**
  * Kill-switch resources. A switch is a row (its audit trail beside it) and an engager in its
@@ -407,24 +411,6 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
       return create(CheckEngagedResponseSchema, {
         engaged: engaged.length > 0,
         engagedKeys: engaged,
-      });
-    },
-
-    async haltAgents() {
-      return create(HaltResponseSchema, {
-        workClass:
-          "agent sessions (none run on this platform: agent chat is not built; an MCP tool call is one request, over once answered)",
-        halted: 0,
-        ids: [],
-      });
-    },
-
-    async haltQuantAgents() {
-      return create(HaltResponseSchema, {
-        workClass:
-          "research-bot agents (none run on this platform: research-bot chat is not built)",
-        halted: 0,
-        ids: [],
       });
     },
   };

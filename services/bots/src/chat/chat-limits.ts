@@ -1,0 +1,58 @@
+import { Code, svcError } from "@svc/lib/errors";
+import type { KeyValueStore } from "@svc/lib/kv";
+import type { ConversationRow } from "../store/chat.table.js";
+
+/**
+ * The two limits of research chat: chats a person starts per minute (a counter per person and
+ * minute in the key-value store, shared by every bots process) and the model tokens one
+ * conversation may use. Each refusal is a 429 naming the limit and its setting.
+ */
+export function chatLimits(deps: { kv: KeyValueStore; perMinute: number; tokenBudget: number }) {
+  return {
+    async takeChat(sub: string, nowMs = Date.now()): Promise<void> {
+      const minute = Math.floor(nowMs / 60_000);
+      if (!deps.kv.increment) return;
+      let n: number;
+      try {
+        n = await deps.kv.increment(`svc:chat:rate:${sub}:${minute}`, 120);
+      } catch (err) {
+        throw svcError(
+          Code.Unavailable,
+          "chat_rate_limited",
+          "the chat rate limit cannot be counted (key-value store); try again shortly",
+          { limit: "SVC_CHAT_RATE_LIMIT_PER_MINUTE" },
+          { cause: err },
+        );
+      }
+      if (n > deps.perMinute)
+        throw svcError(
+          Code.ResourceExhausted,
+          "chat_rate_limited",
+          `you started more than ${deps.perMinute} chats this minute (SVC_CHAT_RATE_LIMIT_PER_MINUTE); wait until the next minute`,
+          {
+            limit: "SVC_CHAT_RATE_LIMIT_PER_MINUTE",
+            per_minute: deps.perMinute,
+            retry_after_s: 60 - Math.floor((nowMs % 60_000) / 1000),
+          },
+          { headers: { "retry-after": String(60 - Math.floor((nowMs % 60_000) / 1000)) } },
+        );
+    },
+
+    checkBudget(c: ConversationRow): void {
+      if (Number(c.tokens_used) >= deps.tokenBudget)
+        throw svcError(
+          Code.ResourceExhausted,
+          "chat_token_budget_exhausted",
+          `this conversation has used ${c.tokens_used} model tokens, its budget is ${deps.tokenBudget} (SVC_CHAT_TOKEN_BUDGET); start a new conversation`,
+          {
+            limit: "SVC_CHAT_TOKEN_BUDGET",
+            budget: deps.tokenBudget,
+            used: Number(c.tokens_used),
+            conversation_id: c.id,
+          },
+        );
+    },
+  };
+}
+
+export type ChatLimits = ReturnType<typeof chatLimits>;

@@ -1,0 +1,69 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+/** One tool the model may call, as the MCP endpoint lists it. */
+export interface ListedTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** What a tool call answered, as the model reads it. */
+export interface ToolOutcome {
+  isError: boolean;
+  text: string;
+}
+
+/** A session with the platform's MCP endpoint as the person's delegated agent. */
+export interface McpSession {
+  tools: ListedTool[];
+  call(name: string, args: Record<string, unknown>): Promise<ToolOutcome>;
+  close(): Promise<void>;
+}
+
+const MAX_RESULT_CHARS = 16_000;
+
+/**
+ * Connects a standard MCP client (streamable HTTP) to the platform's endpoint with the given
+ * headers (the delegated bearer token), lists the tools and calls them, each within
+ * `timeoutMs`. The endpoint applies the tools' scopes and writes the audit rows.
+ *
+ * @example const s = await openMcpSession(url, { authorization: `Bearer ${t}` }, 10_000);
+ */
+export async function openMcpSession(
+  url: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<McpSession> {
+  const client = new Client({ name: "svc-research-chat", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  await client.connect(transport, { timeout: timeoutMs, signal });
+  try {
+    const { tools } = await client.listTools({}, { timeout: timeoutMs, signal });
+    return {
+      tools: tools.map((t) => ({
+        name: t.name,
+        description: t.description ?? "",
+        inputSchema: t.inputSchema as Record<string, unknown>,
+      })),
+      async call(name, args) {
+        const r = await client.callTool({ name, arguments: args }, undefined, {
+          timeout: timeoutMs,
+          signal,
+        });
+        const text = (r.content as Array<{ type: string; text?: string }>)
+          .map((c) => (c.type === "text" ? (c.text ?? "") : `[${c.type}]`))
+          .join("\n");
+        return {
+          isError: r.isError === true,
+          text: text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}...` : text,
+        };
+      },
+      close: () => client.close(),
+    };
+  } catch (err) {
+    await client.close();
+    throw err;
+  }
+}
