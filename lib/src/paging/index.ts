@@ -18,3 +18,4 @@ export {
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageSize } from "./page-size.js";
 export { pageOf, type Page } from "./page.js";
 export { keysetAfter, timestampKey } from "./keyset.js";
+export { allPages } from "./all-pages.js";

@@ -3,6 +3,7 @@ import type { Bot, BotsService, ComplianceRun } from "@svc/gen/svc/bots/v1/bots_
 import type { DrillResult, KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import type { Config } from "@svc/lib/config";
 import { svcError } from "@svc/lib/errors";
+import { allPages, MAX_PAGE_SIZE } from "@svc/lib/paging";
 
 /** What a report is made of, asked of the services that own it. */
 export interface ReportSources {
@@ -69,15 +70,20 @@ export function reportSourcesFrom(
         out.push(...(await Promise.all(ids.slice(i, i + GATHER).map(bot))));
       return out;
     },
-    async runs(botRef, year) {
-      const r = await guarded("bots", () =>
-        bots.listComplianceRuns({ botRef, year }, { timeoutMs }),
+    // Every page: a report that left runs or drills out would be a false statement too.
+    runs(botRef, year) {
+      return allPages((pageToken) =>
+        guarded("bots", () =>
+          bots.listComplianceRuns({ botRef, year, limit: MAX_PAGE_SIZE, pageToken }, { timeoutMs }),
+        ),
       );
-      return r.items;
     },
-    async drills(year) {
-      const r = await guarded("killswitch", () => killswitch.listDrills({ year }, { timeoutMs }));
-      return r.items;
+    drills(year) {
+      return allPages((pageToken) =>
+        guarded("killswitch", () =>
+          killswitch.listDrills({ year, limit: MAX_PAGE_SIZE, pageToken }, { timeoutMs }),
+        ),
+      );
     },
   };
 }

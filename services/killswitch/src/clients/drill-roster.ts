@@ -4,6 +4,7 @@ import {
   DeploymentTarget,
   type BotsService,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { allPages, MAX_PAGE_SIZE } from "@svc/lib/paging";
 import type { PaceFacts } from "../domain/drill-verdict.js";
 
 /** One running paper session a drill must judge, with the pace its running version declares. */
@@ -39,15 +40,25 @@ export function drillRosterFrom(
     const perBot = await Promise.all(
       bots.map(async (bot) => {
         const running = (
-          await client.listBotDeployments({ botRef: bot.id }, { timeoutMs })
-        ).items.filter(
+          await allPages((pageToken) =>
+            client.listBotDeployments(
+              { botRef: bot.id, limit: MAX_PAGE_SIZE, pageToken },
+              { timeoutMs },
+            ),
+          )
+        ).filter(
           (d) =>
             d.target === DeploymentTarget.PAPER &&
             d.status === DeploymentStatus.RUNNING &&
             d.taskId,
         );
         if (running.length === 0) return [];
-        const versions = (await client.listBotVersions({ botRef: bot.id }, { timeoutMs })).items;
+        const versions = await allPages((pageToken) =>
+          client.listBotVersions(
+            { botRef: bot.id, limit: MAX_PAGE_SIZE, pageToken },
+            { timeoutMs },
+          ),
+        );
         return running.map((d): RosterEntry => {
           const spec = versions.find((v) => v.version === d.version)?.spec;
           return {

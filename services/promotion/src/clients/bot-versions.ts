@@ -1,5 +1,6 @@
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { allPages, MAX_PAGE_SIZE } from "@svc/lib/paging";
 import type { BotVersionLookup } from "../handlers/promotion-handlers.js";
 
 /**
@@ -13,8 +14,10 @@ export function botVersionsFrom(
   return async (botRef, version) => {
     try {
       const bot = await client.getBot({ botRef }, { timeoutMs });
-      const versions = await client.listBotVersions({ botRef }, { timeoutMs });
-      const found = versions.items.find((v) => v.version === version);
+      const versions = await allPages((pageToken) =>
+        client.listBotVersions({ botRef, limit: MAX_PAGE_SIZE, pageToken }, { timeoutMs }),
+      );
+      const found = versions.find((v) => v.version === version);
       return found
         ? { bot_id: bot.id, slug: bot.slug, fleet: bot.fleet, version, spec_hash: found.specHash }
         : null;
