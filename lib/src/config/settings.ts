@@ -291,7 +291,7 @@ export const SETTINGS = {
   },
   SVC_KUBE_TOKEN: {
     kind: str,
-    doc: "Bearer token (service account) for the Kubernetes API server.",
+    doc: "Bearer token for the Kubernetes API server; unset: the pod's service account (its projected token, re-read as it rotates) when running in a cluster, else the current user of KUBECONFIG.",
     secret: true,
   },
   SVC_KILLSWITCH_POLL_INTERVAL_S: {
