@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { loadConfig, ConfigError, type Config } from "@svc/lib/config";
 import { closeOnSignals } from "@svc/lib/server";
 import { startPlatform } from "./start-platform.js";
+import { openEmbeddedDatabase } from "./embedded-database.js";
 
 // `npm start`: the whole platform in one process on the embedded defaults.
 const started = performance.now();
@@ -20,25 +21,41 @@ const launchDir = process.env.INIT_CWD ?? process.cwd();
 if (!config.databaseUrl && config.dataDir !== "memory://" && !isAbsolute(config.dataDir)) {
   config = { ...config, dataDir: resolve(launchDir, config.dataDir) };
 }
+if (config.pglite.templateDir && !isAbsolute(config.pglite.templateDir)) {
+  config = {
+    ...config,
+    pglite: { ...config.pglite, templateDir: resolve(launchDir, config.pglite.templateDir) },
+  };
+}
 if (!isAbsolute(config.licenseHolder.dir)) {
   config = {
     ...config,
     licenseHolder: { ...config.licenseHolder, dir: resolve(launchDir, config.licenseHolder.dir) },
   };
 }
-const running = await startPlatform(config).catch((err: NodeJS.ErrnoException) => {
-  if (err.code !== "EADDRINUSE" && err.code !== "EACCES") throw err;
-  console.error(
-    err.code === "EADDRINUSE"
-      ? `port ${config.port} on ${config.host} is taken by another process: stop it, or start on another port with SVC_PORT=...`
-      : `port ${config.port} on ${config.host} may not be opened by this user: choose another with SVC_PORT=...`,
-  );
-  process.exit(1);
-});
+// Opened here rather than by the platform: a new database starts from a migrated template.
+const db = await openEmbeddedDatabase(config);
+const running = await startPlatform(config, db ? { db } : {}).catch(
+  (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EADDRINUSE" && err.code !== "EACCES") throw err;
+    console.error(
+      err.code === "EADDRINUSE"
+        ? `port ${config.port} on ${config.host} is taken by another process: stop it, or start on another port with SVC_PORT=...`
+        : `port ${config.port} on ${config.host} may not be opened by this user: choose another with SVC_PORT=...`,
+    );
+    process.exit(1);
+  },
+);
 const ms = Math.round(performance.now() - started);
 const storage = config.databaseUrl ? "Postgres" : `embedded PGlite in ${config.dataDir}`;
 running.platform.log.info(
-  { url: running.url, ready_ms: ms, storage, auth: config.auth.provider },
+  {
+    url: running.url,
+    ready_ms: ms,
+    storage,
+    auth: config.auth.provider,
+    ...(db ? { pglite_from_template: db.fromTemplate === true } : {}),
+  },
   "platform ready",
 );
 process.stdout.write(
@@ -48,4 +65,4 @@ process.stdout.write(
     `  try:       curl -s ${running.url}/bots\n` +
     `  storage:   ${storage}; bus: ${config.natsUrl ? "NATS" : "in-process"}; kv: ${config.redisUrl ? "Redis" : "in-process"}; auth: ${config.auth.provider}\n\n`,
 );
-closeOnSignals(running.platform.log, [running.close]);
+closeOnSignals(running.platform.log, [running.close, ...(db ? [db.close] : [])]);

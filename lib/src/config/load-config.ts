@@ -20,6 +20,8 @@ export interface Config {
   grpcPort: number;
   databaseUrl?: string;
   dataDir: string;
+  /** The embedded PGlite's template folder (undefined: off) and shared_buffers (SVC_PGLITE_*). */
+  pglite: { templateDir?: string; sharedBuffersMb: number };
   natsUrl?: string;
   natsNamespace: string;
   redisUrl?: string;
@@ -184,6 +186,11 @@ function assemble(r: Raw): Config {
     grpcPort: i("SVC_GRPC_PORT"),
     databaseUrl: s("SVC_DATABASE_URL"),
     dataDir: s("SVC_DATA_DIR")!,
+    pglite: {
+      templateDir:
+        s("SVC_PGLITE_TEMPLATE_DIR") === "off" ? undefined : s("SVC_PGLITE_TEMPLATE_DIR"),
+      sharedBuffersMb: i("SVC_PGLITE_SHARED_BUFFERS_MB"),
+    },
     natsUrl: s("SVC_NATS_URL"),
     natsNamespace: s("SVC_NATS_NAMESPACE")!,
     redisUrl: s("SVC_REDIS_URL"),

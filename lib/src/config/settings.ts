@@ -47,6 +47,16 @@ export const SETTINGS = {
     default: ".data",
     doc: "Folder of the embedded PGlite database when SVC_DATABASE_URL is unset; memory:// keeps it in memory.",
   },
+  SVC_PGLITE_TEMPLATE_DIR: {
+    kind: str,
+    default: "node_modules/.cache/svc-pglite-templates",
+    doc: "Where migrated PGlite templates are kept, one per set of migrations: a new embedded database (an empty SVC_DATA_DIR, or memory://) starts as a copy of one instead of running initdb and every migration; the first start after a migration changes builds it. Relative to the folder the platform starts in; off: no templates.",
+  },
+  SVC_PGLITE_SHARED_BUFFERS_MB: {
+    kind: int(1, 1024),
+    default: "16",
+    doc: "PostgreSQL's shared_buffers of the embedded PGlite, in MiB (PostgreSQL's default is 128): PGlite's memory never shrinks, so this bounds what it keeps resident; the operating system still caches the data folder.",
+  },
   SVC_NATS_URL: { kind: url("nats:", "tls:"), doc: "NATS (JetStream) URL. Unset: in-process bus." },
   SVC_NATS_NAMESPACE: {
     kind: str,

@@ -1,3 +1,10 @@
 export { openDatabase, schemaDb, type Database } from "./open-database.js";
 export { migrateSchema } from "./migrate-schema.js";
+export {
+  ensureTemplate,
+  seedDataDir,
+  templateKey,
+  type PgliteTemplate,
+  type SchemaMigrations,
+} from "./pglite-template.js";
 export { isForeignKeyViolation, isUniqueViolation, isSerializationFailure } from "./pg-errors.js";

@@ -3,6 +3,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import pg from "pg";
+import { seedDataDir, templateTarball, type PgliteTemplate } from "./pglite-template.js";
 
 /**
  * One database handle per process; every service works in its own schema of it, typed by the
@@ -11,6 +12,8 @@ import pg from "pg";
 export interface Database {
   db: Kysely<unknown>;
   kind: "postgres" | "pglite";
+  /** A PGlite database that started as a copy of a migrated template instead of an empty one. */
+  fromTemplate?: boolean;
   close(): Promise<void>;
 }
 
@@ -19,12 +22,19 @@ export interface Database {
  * memory when `dataDir` is undefined or "memory://"). PGlite has a single connection; the dialect
  * hands it to one transaction at a time, so transactions never interleave.
  *
+ * With a `template`, a PGlite database that does not exist yet starts as a copy of it (its data
+ * folder, or its tarball in memory) instead of an empty PostgreSQL cluster: no initdb, and
+ * the migrations the template already ran are not run again.
+ *
  * @example const { db } = await openDatabase({ url: process.env.SVC_DATABASE_URL });
  */
 export async function openDatabase(opts: {
   url?: string;
   dataDir?: string;
   timeoutMs?: number;
+  template?: PgliteTemplate;
+  /** PostgreSQL's shared_buffers of an embedded PGlite, in MiB (its default is 128). */
+  sharedBuffersMb?: number;
 }): Promise<Database> {
   if (opts.url) {
     const timeoutMs = opts.timeoutMs ?? 10_000;
@@ -49,11 +59,26 @@ export async function openDatabase(opts: {
     return { db, kind: "postgres", close: () => db.destroy() };
   }
   const inMemory = !opts.dataDir || opts.dataDir === "memory://";
-  if (!inMemory) mkdirSync(opts.dataDir!, { recursive: true });
-  const pglite = inMemory ? new PGlite() : new PGlite(opts.dataDir);
+  const startParams =
+    opts.sharedBuffersMb === undefined
+      ? undefined
+      : [...PGlite.defaultStartParams, "-c", `shared_buffers=${opts.sharedBuffersMb}MB`];
+  let fromTemplate = false;
+  let pglite: PGlite;
+  if (inMemory) {
+    fromTemplate = opts.template !== undefined;
+    pglite = new PGlite({
+      ...(startParams ? { startParams } : {}),
+      ...(opts.template ? { loadDataDir: templateTarball(opts.template) } : {}),
+    });
+  } else {
+    if (opts.template) fromTemplate = seedDataDir(opts.dataDir!, opts.template);
+    mkdirSync(opts.dataDir!, { recursive: true });
+    pglite = new PGlite(opts.dataDir, startParams ? { startParams } : {});
+  }
   await pglite.waitReady;
   const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
-  return { db, kind: "pglite", close: () => db.destroy() };
+  return { db, kind: "pglite", fromTemplate, close: () => db.destroy() };
 }
 
 /** The same database seen through one schema: every table name resolves inside it. */

@@ -124,7 +124,12 @@ export async function openPlatform(
   const dataDir = config.dataDir === "memory://" ? undefined : config.dataDir;
   const db =
     overrides.db ??
-    (await openDatabase({ url: config.databaseUrl, dataDir, timeoutMs: config.timeouts.dbMs }));
+    (await openDatabase({
+      url: config.databaseUrl,
+      dataDir,
+      timeoutMs: config.timeouts.dbMs,
+      sharedBuffersMb: config.pglite.sharedBuffersMb,
+    }));
   const bus =
     overrides.bus ??
     (await openEventBus({

@@ -1,0 +1,123 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql, type Kysely, type Migration } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateSchema } from "./migrate-schema.js";
+import { openDatabase, type Database } from "./open-database.js";
+import {
+  ensureTemplate,
+  seedDataDir,
+  templateKey,
+  type SchemaMigrations,
+} from "./pglite-template.js";
+
+// PGlite's initdb runs once per template built: a few seconds each on a loaded 2-core machine.
+const SLOW = 120_000;
+
+const createNotes: Migration = {
+  up: async (db: Kysely<unknown>) => {
+    await db.schema
+      .createTable("notes")
+      .addColumn("id", "integer", (c) => c.primaryKey())
+      .execute();
+  },
+};
+const addTitle: Migration = {
+  up: async (db: Kysely<unknown>) => {
+    await db.schema.alterTable("notes").addColumn("title", "text").execute();
+  },
+};
+const addBody: Migration = {
+  up: async (db: Kysely<unknown>) => {
+    await db.schema.alterTable("notes").addColumn("body", "text").execute();
+  },
+};
+
+const older: SchemaMigrations[] = [{ schema: "alpha", migrations: { "0001-notes": createNotes } }];
+const newer: SchemaMigrations[] = [
+  { schema: "alpha", migrations: { "0001-notes": createNotes, "0002-title": addTitle } },
+];
+
+async function columns(database: Database, schema: string): Promise<string[]> {
+  const { rows } = await sql<{ c: string }>`
+    select table_name || '.' || column_name || ' ' || data_type as c
+    from information_schema.columns where table_schema = ${schema}
+    order by table_name, column_name`.execute(database.db);
+  return rows.map((r) => r.c);
+}
+
+async function applied(database: Database, schema: string): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select name from ${sql.id(schema, "schema_migrations")} order by name`.execute(database.db);
+  return rows.map((r) => r.name);
+}
+
+describe("PGlite templates", () => {
+  let root: string;
+  const open: Database[] = [];
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), "svc-template-test-"));
+  });
+  afterAll(async () => {
+    for (const d of open) await d.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const track = (d: Database) => (open.push(d), d);
+
+  it("names a template after its migrations: one added or edited is another template", () => {
+    expect(templateKey(newer)).not.toBe(templateKey(older));
+    const edited: SchemaMigrations[] = [
+      { schema: "alpha", migrations: { "0001-notes": createNotes, "0002-title": addBody } },
+    ];
+    expect(templateKey(edited)).not.toBe(templateKey(newer));
+    expect(templateKey([...newer])).toBe(templateKey(newer));
+  });
+
+  it(
+    "gives a new data folder the schema its migrations give, and never the template of older migrations",
+    async () => {
+      const old = await ensureTemplate(join(root, "templates"), older);
+      const current = await ensureTemplate(join(root, "templates"), newer);
+      expect(current.dataDir).not.toBe(old.dataDir);
+
+      const seeded = track(
+        await openDatabase({ dataDir: join(root, "seeded"), template: current }),
+      );
+      expect(seeded.fromTemplate).toBe(true);
+      const migrated = track(await openDatabase({}));
+      await migrateSchema(migrated.db, "alpha", newer[0]!.migrations);
+
+      expect((await columns(seeded, "alpha")).filter((c) => c.startsWith("notes."))).toEqual([
+        "notes.id integer",
+        "notes.title text",
+      ]);
+      expect(await columns(seeded, "alpha")).toEqual(await columns(migrated, "alpha"));
+      expect(await applied(seeded, "alpha")).toEqual(["0001-notes", "0002-title"]);
+      // The service's own run at start finds nothing left to do.
+      await migrateSchema(seeded.db, "alpha", newer[0]!.migrations);
+      expect(await applied(seeded, "alpha")).toEqual(["0001-notes", "0002-title"]);
+
+      // In memory, the same template arrives as its tarball.
+      const inMemory = track(await openDatabase({ template: current }));
+      expect(inMemory.fromTemplate).toBe(true);
+      expect(await columns(inMemory, "alpha")).toEqual(await columns(migrated, "alpha"));
+    },
+    SLOW,
+  );
+
+  it(
+    "leaves a data folder that already holds files alone",
+    async () => {
+      const current = await ensureTemplate(join(root, "templates"), newer);
+      const dir = join(root, "occupied");
+      mkdirSync(dir);
+      writeFileSync(join(dir, "notes.txt"), "mine");
+      expect(seedDataDir(dir, current)).toBe(false);
+      expect(readdirSync(dir)).toEqual(["notes.txt"]);
+      // Nothing half-copied is left beside it.
+      expect(readdirSync(root).filter((f) => f.includes("seeding"))).toEqual([]);
+    },
+    SLOW,
+  );
+});

@@ -1,0 +1,132 @@
+import { createHash, randomBytes } from "node:crypto";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, type Migration } from "kysely";
+import { PGliteDialect } from "kysely-pglite-dialect";
+import { migrateSchema } from "./migrate-schema.js";
+
+/** One schema and every migration its owner runs on it at start. */
+export interface SchemaMigrations {
+  schema: string;
+  migrations: Record<string, Migration>;
+}
+
+/** A migrated PGlite database kept to seed fresh ones: a data folder and the same as a tarball. */
+export interface PgliteTemplate {
+  key: string;
+  /** A data folder to copy (a cleanly shut down PGlite data directory). */
+  dataDir: string;
+  /** The same folder as PGlite's `loadDataDir` tarball, for a database in memory. */
+  tarball: string;
+}
+
+/**
+ * The template's name: the PGlite build and every migration's name and code, so a template made
+ * by other migrations (older, newer or edited) is never found, and a changed PGlite never reads
+ * a folder an older one wrote.
+ */
+export function templateKey(sets: SchemaMigrations[]): string {
+  const h = createHash("sha256").update(`pglite ${pgliteVersion()}\n`);
+  for (const { schema, migrations } of [...sets].sort((a, b) => a.schema.localeCompare(b.schema))) {
+    h.update(`schema ${schema}\n`);
+    for (const [name, m] of Object.entries(migrations))
+      h.update(`${name}\n${String(m.up)}\n${String(m.down ?? "")}\n`);
+  }
+  return h.digest("hex").slice(0, 20);
+}
+
+/**
+ * The template for these migrations under `root`, built first when it is missing (a fresh PGlite
+ * that runs only the migrations, so no row a start writes ends up in it). Concurrent builders each
+ * build apart and the first rename wins.
+ */
+export async function ensureTemplate(
+  root: string,
+  sets: SchemaMigrations[],
+): Promise<PgliteTemplate> {
+  const key = templateKey(sets);
+  const dir = join(root, key);
+  const template = { key, dataDir: join(dir, "pgdata"), tarball: join(dir, "pgdata.tar") };
+  if (existsSync(join(template.dataDir, "PG_VERSION")) && existsSync(template.tarball))
+    return template;
+  mkdirSync(root, { recursive: true });
+  const building = join(root, `.building-${key}-${process.pid}-${randomBytes(4).toString("hex")}`);
+  try {
+    mkdirSync(building);
+    const pglite = new PGlite(join(building, "pgdata"));
+    const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
+    try {
+      for (const { schema, migrations } of sets) await migrateSchema(db, schema, migrations);
+      // The tarball is taken after a checkpoint so a database loaded from it starts clean.
+      await pglite.query("checkpoint");
+      const tar = await pglite.dumpDataDir("none");
+      writeFileSync(join(building, "pgdata.tar"), Buffer.from(await tar.arrayBuffer()));
+    } finally {
+      // Closing shuts PostgreSQL down cleanly: the folder is then safe to copy.
+      await db.destroy();
+    }
+    publish(building, dir);
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+  return template;
+}
+
+/**
+ * Fills `dataDir` with a copy of the template when it is missing or empty; false when it already
+ * holds something (its own database, or files PGlite will refuse). The copy lands under a
+ * temporary name first: an interrupted copy never looks like a database.
+ */
+export function seedDataDir(dataDir: string, template: PgliteTemplate): boolean {
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) return false;
+  mkdirSync(dirname(dataDir), { recursive: true });
+  const copying = `${dataDir}.seeding-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    cpSync(template.dataDir, copying, { recursive: true });
+    if (existsSync(dataDir)) rmdirSync(dataDir);
+    renameSync(copying, dataDir);
+  } finally {
+    rmSync(copying, { recursive: true, force: true });
+  }
+  return true;
+}
+
+/** The template's tarball, for `new PGlite({ loadDataDir })`. */
+export function templateTarball(template: PgliteTemplate): Blob {
+  return new Blob([readFileSync(template.tarball)]);
+}
+
+function publish(building: string, dir: string): void {
+  try {
+    renameSync(building, dir);
+  } catch (err) {
+    // Another process published the same template first: theirs is as good as ours.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "ENOTEMPTY" && code !== "EEXIST") throw err;
+  }
+}
+
+let version: string | undefined;
+function pgliteVersion(): string {
+  if (version) return version;
+  const require = createRequire(import.meta.url);
+  // The package's entry is dist/index.cjs; its package.json is one folder up.
+  const entry = require.resolve("@electric-sql/pglite");
+  const pkg = JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")) as {
+    version: string;
+  };
+  version = pkg.version;
+  return version;
+}
