@@ -17,6 +17,7 @@ export const comments = Object.freeze({
   "svc.api.v1.AuthPolicy.step_up": "RFC 9470 step-up: fresh auth_time (180 s) and an MFA method.",
   "svc.api.v1.AuthPolicy.allow_agent": "A delegated agent token (RFC 8693, with act) may call this RPC.",
   "svc.api.v1.AuthPolicy.read_only": "A read-only RPC: the only kind permissive enforcement lets through without membership rows.",
+  "svc.api.v1.AuthPolicy.callers": "The platform services that may call this RPC as themselves (bots, promotion, killswitch,\ncompliance, identity): over the network with their own machine token (client credentials,\naudience urn:svc:service:<callee>), in one process through the internal transport. Any other\nservice is refused (403 caller_not_allowed). The mesh's authorization policy says it again.",
   "svc.api.v1.FieldRules": "Input rules checked on every call, whichever transport carried it.",
   "svc.api.v1.FieldRules.required": "The field must be set (a non-empty string, a non-zero number, a present message).",
   "svc.api.v1.FieldRules.pattern": "ECMAScript regular expression the string must match whole.",

@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   "agent_not_allowed",
   "agent_tokens_disabled",
   "m2m_disabled",
+  "caller_not_allowed",
   "insufficient_user_authentication",
   "login_unavailable",
   "login_state_invalid",

@@ -188,6 +188,16 @@ export declare type AuthPolicy = Message<"svc.api.v1.AuthPolicy"> & {
    * @generated from field: bool read_only = 5;
    */
   readOnly: boolean;
+
+  /**
+   * The platform services that may call this RPC as themselves (bots, promotion, killswitch,
+   * compliance, identity): over the network with their own machine token (client credentials,
+   * audience urn:svc:service:<callee>), in one process through the internal transport. Any other
+   * service is refused (403 caller_not_allowed). The mesh's authorization policy says it again.
+   *
+   * @generated from field: repeated string callers = 6;
+   */
+  callers: string[];
 };
 
 /**
@@ -230,6 +240,16 @@ export declare type AuthPolicyJson = {
    * @generated from field: bool read_only = 5;
    */
   readOnly?: boolean;
+
+  /**
+   * The platform services that may call this RPC as themselves (bots, promotion, killswitch,
+   * compliance, identity): over the network with their own machine token (client credentials,
+   * audience urn:svc:service:<callee>), in one process through the internal transport. Any other
+   * service is refused (403 caller_not_allowed). The mesh's authorization policy says it again.
+   *
+   * @generated from field: repeated string callers = 6;
+   */
+  callers?: string[];
 };
 
 /**
