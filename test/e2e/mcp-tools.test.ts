@@ -108,6 +108,7 @@ describe("MCP data tools", () => {
       "backtests.results",
       "trials.ledger",
       "promotion.request",
+      "backtests.launch",
     ]);
     expect((await invoke("bots.get", { bot_ref: "nope" })).status).toBe(404);
     for (const args of [{}, { bot_ref: 7 }, { bot_ref: "a\u0000b" }, { bot_ref: null }]) {

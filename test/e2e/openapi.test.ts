@@ -111,8 +111,8 @@ describe("the OpenAPI document", () => {
   });
 
   it("marks exactly the routes that answer 501, with the capability they name", async () => {
+    // Since research chat (issue 14) every route is built; one marked later must answer 501.
     const marked = operations(doc).filter(({ op }) => op["x-svc-not-built"]);
-    expect(marked.length).toBeGreaterThan(0);
     for (const { method, template, op } of marked) {
       expect(op.summary).toMatch(/\(not built\)$/);
       expect(op.description).toContain("Not built yet: answers 501");

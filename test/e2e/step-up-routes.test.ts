@@ -21,6 +21,8 @@ const STEP_UP_ROUTES: Array<[string, string, unknown]> = [
   ["POST", "/kill-switch/drills", {}],
   ["POST", "/agents/halt", {}],
   ["POST", "/quant-agents/halt", {}],
+  ["DELETE", "/agents/halt", undefined],
+  ["DELETE", "/quant-agents/halt", undefined],
   ["POST", "/paper/stop-all", {}],
   ["POST", "/bots/halt-all", {}],
   ["POST", "/rl/halt-all", {}],

@@ -167,6 +167,20 @@ function successResponse(b: RouteBinding, ref: (d: DescMessage) => Schema): Sche
       description: "ok",
       content: { [b.rule.responseContentType || "text/plain"]: { schema: { type: "string" } } },
     };
+  if (b.method.methodKind === "server_streaming")
+    return {
+      description:
+        `A stream of ${b.method.output.name}: with Accept: text/event-stream, one server-sent event each (named by the case that is set, its data that case's JSON; a failure after the first is an \`error\` event with the error body); otherwise gathered in order under \`events\`. ${comments[b.method.output.typeName] ?? ""}`.trim(),
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            properties: { events: { type: "array", items: ref(b.method.output) } },
+          },
+        },
+        "text/event-stream": { schema: { type: "string" } },
+      },
+    };
   return {
     description: comments[b.method.output.typeName] ?? "ok",
     content: { "application/json": { schema: ref(b.method.output) } },
