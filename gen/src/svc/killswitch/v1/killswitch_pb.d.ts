@@ -1745,7 +1745,8 @@ export declare const KillSwitchService: GenService<{
   /**
    * Halts every agent: engages the agents switch (key svc:agents:halt:all), so every research
    * chat in flight ends with a halted event and new chats are refused (503 agents_halted) until
-   * DELETE /agents/halt; audited. halted counts the chats stopped in this process.
+   * DELETE /agents/halt; audited. The chats stop where they run (the bots service), so halted is 0
+   * and work_class says what stops.
    *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.HaltAgents
    */
