@@ -143,6 +143,12 @@ describe("KillSwitch custom resources mirrored by the controller", () => {
   });
 
   it("engages the switch while the API server hangs, retries the status it cannot write, and writes it once the server answers", async () => {
+    // Both list-watches are connected (the last test made one list and watch again).
+    await eventually(
+      "the controller watches again",
+      () => kube.watchCount(),
+      (n) => n >= 2,
+    );
     kube.hang();
     // Delivered on the watch that was open before the server hung.
     kube.put("svc", "killswitches", {

@@ -109,4 +109,66 @@ describe("kill-switch controller reconcile", () => {
     });
     expect(actions.filter((a) => a.kind === "patchBotStatus")).toHaveLength(2);
   });
+
+  it("does not engage again a switch released after its CR's generation was applied (TTL elapsed, or released by REST), and says so in the CR's status", () => {
+    const applied = cr(
+      "timed",
+      { scope: "fleet", target: "alpha", mode: "cancel", reason: "4h pause", ttl: "4h" },
+      { engaged: true, observedGeneration: 1 },
+    );
+    expect(reconcile([applied], [], bots)).toEqual([
+      {
+        kind: "patchKillSwitchStatus",
+        cr: "timed",
+        status: { engaged: false, observedGeneration: 1 },
+      },
+    ]);
+    const reported = { ...applied, status: { engaged: false, observedGeneration: 1 } };
+    expect(reconcile([reported], [], bots)).toEqual([]);
+  });
+
+  it("engages again once the CR is edited (a new generation), and records that generation", () => {
+    const edited: KillSwitchCR = {
+      ...cr("timed", { scope: "bot", target: "b1", mode: "freeze", reason: "again" }),
+      generation: 2,
+      status: { engaged: false, observedGeneration: 1 },
+    };
+    const actions = reconcile([edited], [], bots);
+    expect(actions.slice(0, 2)).toEqual([
+      {
+        kind: "apply",
+        name: "k8s-timed",
+        spec: { scope: "bot", target: "b1", mode: "freeze", reason: "again" },
+      },
+      {
+        kind: "patchKillSwitchStatus",
+        cr: "timed",
+        status: { engaged: true, observedGeneration: 2 },
+      },
+    ]);
+    expect(actions[2]).toMatchObject({ kind: "patchBotStatus", bot: "b1" });
+  });
+
+  it("only records the new generation when an edit left the switch as it was", () => {
+    const c: KillSwitchCR = {
+      ...cr("drill", { scope: "fleet", target: "beta", mode: "cancel", reason: "drill" }),
+      generation: 3,
+      status: { engaged: true, observedGeneration: 2 },
+    };
+    const s = sw("k8s-drill", "fleet", "beta", { reason: "drill" });
+    const settled: BotCR[] = [
+      bots[0]!,
+      {
+        ...bots[1]!,
+        status: { phase: "Stopped", killSwitchEngaged: true, killSwitchReason: "k8s-drill: drill" },
+      },
+    ];
+    expect(reconcile([c], [s], settled)).toEqual([
+      {
+        kind: "patchKillSwitchStatus",
+        cr: "drill",
+        status: { engaged: true, observedGeneration: 3 },
+      },
+    ]);
+  });
 });

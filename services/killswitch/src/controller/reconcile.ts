@@ -43,15 +43,31 @@ export const OWNED_PREFIX = "k8s-";
 /**
  * One reconcile pass, pure: from the custom resources and the service's state, the actions
  * that make them agree. CRs are mirrored into the service (apply when missing or different,
- * release when the CR is gone); each CR's status says whether its switch is engaged; each Bot's
- * status says whether a switch covers it (platform, its fleet, itself) and why.
+ * release when the CR is gone), each generation of a CR once: a switch released since (TTL,
+ * REST) stays released until the CR changes. Each CR's status says whether its switch is
+ * engaged and which generation was applied; each Bot's status says whether a switch covers it
+ * (platform, its fleet, itself) and why.
  */
 export function reconcile(crs: KillSwitchCR[], switches: ServiceSwitch[], bots: BotCR[]): Action[] {
   const actions: Action[] = [];
   const byName = new Map(switches.map((s) => [s.name, s]));
+  // A CR whose generation was applied and whose switch is gone since was released another way:
+  // its TTL elapsed (the service releases it) or a person released it. That is reported in the
+  // CR's status, not undone; a new generation (an edit of the CR) engages it again.
+  const released = (cr: KillSwitchCR) =>
+    !byName.has(OWNED_PREFIX + cr.name) && cr.status?.observedGeneration === cr.generation;
   for (const cr of crs) {
     const name = OWNED_PREFIX + cr.name;
     const s = byName.get(name);
+    if (released(cr)) {
+      if (cr.status?.engaged !== false)
+        actions.push({
+          kind: "patchKillSwitchStatus",
+          cr: cr.name,
+          status: { engaged: false, observedGeneration: cr.generation },
+        });
+      continue;
+    }
     const same =
       s &&
       s.scope === cr.spec.scope &&
@@ -80,7 +96,7 @@ export function reconcile(crs: KillSwitchCR[], switches: ServiceSwitch[], bots: 
       .filter((s) => s.engaged && !(s.name.startsWith(OWNED_PREFIX) && !wanted.has(s.name)))
       .map((s) => ({ scope: s.scope, target: s.target, reason: s.reason, name: s.name })),
     ...crs
-      .filter((c) => !byName.has(OWNED_PREFIX + c.name))
+      .filter((c) => !byName.has(OWNED_PREFIX + c.name) && !released(c))
       .map((c) => ({
         scope: c.spec.scope,
         target: c.spec.target,
