@@ -245,7 +245,8 @@ describe("concurrent decisions on the real Postgres: exactly one wins", () => {
   let p: RunningPlatform;
   let hash: string;
   beforeAll(async () => {
-    p = await startTestPlatform("postgres");
+    // drl_policy may be approved by policy: a create that writes its decision and event too.
+    p = await startTestPlatform("postgres", { SVC_PROMOTION_SKIP_HUMAN_KINDS: "drl_policy" });
     hash = (await call(p.url, "POST", "/bots", { name: "Race", kind: "trading" }, as("alice"))).body
       .spec_hash;
     await eventually(
@@ -260,7 +261,7 @@ describe("concurrent decisions on the real Postgres: exactly one wins", () => {
   afterAll(async () => {
     await p?.close();
   });
-  const submit = async (id: string) =>
+  const submit = async (id: string, over: Record<string, unknown> = {}) =>
     call(
       p.url,
       "POST",
@@ -271,9 +272,44 @@ describe("concurrent decisions on the real Postgres: exactly one wins", () => {
         artifact: { bot_ref: "race", version: 1, version_hash: hash },
         validation: { verdict: "PASS" },
         risk: { decision: "APPROVE" },
+        ...over,
       },
       as("alice"),
     );
+  const count = async (query: ReturnType<typeof sql<{ n: number }>>) =>
+    (await query.execute(p.platform.db.db)).rows[0]!.n;
+  const approvedEvents = () =>
+    count(
+      sql<{
+        n: number;
+      }>`select count(*)::int as n from promotion.outbox where subject = 'svc.promotion.approved'`,
+    );
+
+  it("20 simultaneous creates of one request_id: one recorded, 19 answered 409, one event for an approval by policy", async () => {
+    const eventsBefore = await approvedEvents();
+    for (const [id, over, status] of [
+      ["twin-pending", {}, "pending"],
+      ["twin-approved", { kind: "drl_policy", requires_human_approval: false }, "approved"],
+    ] as const) {
+      const results = await Promise.all(Array.from({ length: 20 }, () => submit(id, over)));
+      const won = results.filter((r) => r.status === 201);
+      expect(won.map((r) => r.body.status)).toEqual([status]);
+      expect(results.filter((r) => r.status !== 201).map((r) => r.body.error.code)).toEqual(
+        Array(19).fill("request_exists"),
+      );
+      expect(
+        await count(
+          sql<{
+            n: number;
+          }>`select count(*)::int as n from promotion.promotion_requests where request_id = ${id}`,
+        ),
+      ).toBe(1);
+    }
+    const decisions = (await call(p.url, "GET", "/promotion/requests/twin-approved")).body
+      .decisions;
+    expect(decisions.map((d: { action: string }) => d.action)).toEqual(["auto_approve"]);
+    expect((await approvedEvents()) - eventsBefore).toBe(1);
+  });
   const approvals = async (id: string) =>
     (
       await sql<{

@@ -10,6 +10,7 @@ import {
   PromotionService,
   PromotionStatus,
   Verdict,
+  type CreatePromotionRequestRequest,
   type PromotionRequest,
 } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 import {
@@ -33,6 +34,7 @@ import { runGates, type GatePolicy } from "../domain/gates.js";
 import { humanReview } from "../domain/human-review.js";
 import * as repo from "../store/promotion.repository.js";
 import type {
+  DecisionRow,
   GateOutcomeRow,
   KnownVersionRow,
   PromotionDatabase,
@@ -106,7 +108,16 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
 
   /** The request as `viewer` may see it: the token only for its approver and those who may start or deploy with it. */
   async function withDecisions(row: RequestRow, viewer: Principal): Promise<PromotionRequest> {
-    const decisions = await repo.decisionsOf(db, [row.request_id]);
+    return present(row, await repo.decisionsOf(db, [row.request_id]), viewer);
+  }
+
+  /** `withDecisions` with the log in hand; `submitted`, when the caller holds it, spares parsing the stored body. */
+  function present(
+    row: RequestRow,
+    decisions: DecisionRow[],
+    viewer: Principal,
+    submitted?: CreatePromotionRequestRequest,
+  ): PromotionRequest {
     const issued = row.status === "approved" || row.status === "promoted";
     const approver = decisions.some(
       (d) => d.action === "approve" && sameSubject(d.actor, humanSubOf(viewer)),
@@ -114,7 +125,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     const mayRead = approver || TOKEN_READER_SCOPES.some((s) => hasScope(viewer, s));
     const token = issued && mayRead ? (row.approved_promotion_token ?? "") : "";
     return create(PromotionRequestSchema, {
-      ...rowToRequest(row, decisions, token),
+      ...rowToRequest(row, decisions, token, submitted),
       approvedPromotionIssued: issued,
     });
   }
@@ -365,18 +376,19 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
       const known = artifact ? await knownVersionOf(artifact) : null;
       const allocationTargets =
         req.kind === PromotionKind.ALLOCATION ? Object.keys(req.allocation?.capital ?? {}) : [];
-      const engaged = known
-        ? await engagedKeys(known.slug, known.fleet)
-        : [
-            ...new Set(
-              (
-                await Promise.all([
-                  engagedKeys(undefined, undefined),
-                  ...allocationTargets.map((t) => engagedKeys(t, t)),
-                ])
-              ).flat(),
-            ),
-          ];
+      // The kill switch and the ledger do not depend on each other: asked at once.
+      const [engaged, ledger, allocationLedger] = await Promise.all([
+        known
+          ? engagedKeys(known.slug, known.fleet)
+          : Promise.all([
+              engagedKeys(undefined, undefined),
+              ...allocationTargets.map((t) => engagedKeys(t, t)),
+            ]).then((keys) => [...new Set(keys.flat())]),
+        deps.policy.trialLedgerEnforce && known ? repo.trialsOfBot(db, known.bot_id) : undefined,
+        deps.policy.trialLedgerEnforce && kind === "allocation"
+          ? repo.allocationLedger(db, allocationTargets)
+          : undefined,
+      ]);
       const review = humanReview(
         kind,
         req.requiresHumanApproval,
@@ -384,14 +396,6 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
         deps.skipHumanKinds,
       );
       const requiresHuman = review.required;
-      const ledger =
-        deps.policy.trialLedgerEnforce && known
-          ? await repo.trialsOfBot(db, known.bot_id)
-          : undefined;
-      const allocationLedger =
-        deps.policy.trialLedgerEnforce && kind === "allocation"
-          ? await repo.allocationLedger(db, allocationTargets)
-          : undefined;
       const { gates, status } = runGates({
         allocationLedger,
         kind,
@@ -416,39 +420,40 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
       // Approved by policy: the token is signed now, once, and stored with the request.
       const token =
         status === "approved" ? await signApprovedPromotion(deps.signingKey, stored) : null;
+      const record = {
+        ...stored,
+        status,
+        body: JSON.stringify(submittedToStored(req)),
+        gates: JSON.stringify(gates),
+        requested_by: req.requestedBy || p.sub,
+        submitter_sub: submitter,
+        requires_human_approval: requiresHuman,
+        approved_promotion_token: token,
+        expires_at:
+          deps.approvalTtlSeconds && status === "pending"
+            ? new Date(Date.now() + deps.approvalTtlSeconds * 1000)
+            : null,
+      };
       try {
-        const row = await db.transaction().execute(async (trx) => {
-          await repo.insertRequest(trx, {
-            ...stored,
-            status,
-            body: JSON.stringify(submittedToStored(req)),
-            gates: JSON.stringify(gates),
-            requested_by: req.requestedBy || p.sub,
-            submitter_sub: submitter,
-            requires_human_approval: requiresHuman,
-            approved_promotion_token: token,
-            expires_at:
-              deps.approvalTtlSeconds && status === "pending"
-                ? new Date(Date.now() + deps.approvalTtlSeconds * 1000)
-                : null,
+        // Pending or denied: the row with its gates is all there is to write, and one statement
+        // is its own transaction. Its answer is the stored row; a new request has no decisions.
+        if (status !== "approved") return present(await repo.insertRequest(db, record), [], p, req);
+        const { row, decision } = await db.transaction().execute(async (trx) => {
+          const inserted = await repo.insertRequest(trx, record);
+          // The decision log names the policy that let the request through without a person.
+          const decision = await repo.insertDecision(trx, {
+            request_id: req.requestId,
+            actor: "(policy)",
+            action: "auto_approve",
+            note: review.policy,
+            acr: "",
+            amr: [],
+            auth_time: null,
           });
-          const inserted = (await repo.findRequest(trx, req.requestId))!;
-          if (status === "approved") {
-            // The decision log names the policy that let the request through without a person.
-            await repo.insertDecision(trx, {
-              request_id: req.requestId,
-              actor: "(policy)",
-              action: "auto_approve",
-              note: review.policy,
-              acr: "",
-              amr: [],
-              auth_time: null,
-            });
-            await emitApproved(trx, inserted, "(policy: SVC_PROMOTION_SKIP_HUMAN_KINDS)");
-          }
-          return inserted;
+          await emitApproved(trx, inserted, "(policy: SVC_PROMOTION_SKIP_HUMAN_KINDS)");
+          return { row: inserted, decision };
         });
-        return withDecisions(row, p);
+        return present(row, [decision], p, req);
       } catch (err) {
         if (isUniqueViolation(err))
           throw svcError(

@@ -53,15 +53,20 @@ export function submittedToStored(req: CreatePromotionRequestRequest): JsonObjec
   }) as JsonObject;
 }
 
-/** The stored record as the API shows it: the submitted fields, status, gates, decisions, times. */
+/**
+ * The stored record as the API shows it: the submitted fields, status, gates, decisions, times.
+ * `submitted` is the request the row's body was written from, when the caller still holds it.
+ */
 export function rowToRequest(
   row: RequestRow,
   decisions: DecisionRow[],
   approvedPromotion = "",
+  submitted: CreatePromotionRequestRequest = fromJson(
+    CreatePromotionRequestRequestSchema,
+    row.body as JsonObject,
+    { ignoreUnknownFields: true },
+  ),
 ): PromotionRequest {
-  const submitted = fromJson(CreatePromotionRequestRequestSchema, row.body as JsonObject, {
-    ignoreUnknownFields: true,
-  });
   return create(PromotionRequestSchema, {
     requestId: row.request_id,
     kind: submitted.kind,

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Insertable, type Kysely, type Transaction } from "kysely";
 import { keysetAfter, timestampKey } from "@svc/lib/paging";
 import type {
   DecisionRow,
@@ -73,14 +73,16 @@ export function decisionsOf(db: Db | Trx, ids: string[]): Promise<DecisionRow[]>
     .execute();
 }
 
-export async function insertRequest(
-  trx: Trx,
-  row: Parameters<ReturnType<Trx["insertInto"]>["values"]>[0] & object,
-): Promise<void> {
-  await trx
-    .insertInto("promotion_requests")
-    .values(row as never)
-    .execute();
+/**
+ * Records a request and answers the row as stored (its times are the server's), so a create
+ * never reads back what it just wrote. Alone, on `db`, the one statement is its own
+ * transaction; of concurrent inserts of one request_id exactly one succeeds.
+ */
+export function insertRequest(
+  db: Db | Trx,
+  row: Insertable<PromotionDatabase["promotion_requests"]>,
+): Promise<RequestRow> {
+  return db.insertInto("promotion_requests").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function setStatus(
@@ -96,7 +98,8 @@ export async function setStatus(
     .execute();
 }
 
-export async function insertDecision(
+/** Appends one decision to a request's log and answers it as stored (with its time). */
+export function insertDecision(
   trx: Trx,
   d: {
     request_id: string;
@@ -107,11 +110,12 @@ export async function insertDecision(
     amr: string[];
     auth_time: Date | null;
   },
-): Promise<void> {
-  await trx
+): Promise<DecisionRow> {
+  return trx
     .insertInto("promotion_decisions")
     .values({ ...d, amr: JSON.stringify(d.amr) })
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** The bot version an artifact names: by bot id or slug, and version number. */
