@@ -303,6 +303,23 @@ describe("research chat", () => {
     });
     await call(o.p.url, "DELETE", "/quant-agents/halt", undefined, operator);
 
+    // The platform kill switch (what a drill engages) halts every bot, research bots' agents too.
+    const platform = await call(
+      o.p.url,
+      "PUT",
+      "/kill-switches/chat-platform",
+      { scope: "platform", target: "platform", mode: "cancel", reason: "platform drill" },
+      operator,
+    );
+    expect(platform.status, platform.text).toBe(200);
+    const underPlatform = await chat("lab-bot", { message: "hello" });
+    expect(underPlatform.body.error).toMatchObject({
+      code: "agents_halted",
+      details: { scope: "platform", reason: "platform drill" },
+    });
+    await call(o.p.url, "DELETE", "/kill-switches/chat-platform", undefined, operator);
+    expect((await chat("lab-bot", { message: "hello" })).status).toBe(200);
+
     const audited = await eventually(
       "the switches are in the audit trail",
       async () =>

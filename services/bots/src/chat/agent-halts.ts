@@ -2,31 +2,41 @@ import type { EventBus } from "@svc/lib/bus";
 import {
   AGENT_HALT_KEYS,
   listenKillSwitchKeys,
+  PLATFORM_KILL_SWITCH_KEY,
   readAgentHaltValue,
+  readKillSwitchValue,
   type AgentHaltScope,
 } from "@svc/lib/contracts";
 import type { KeyValueStore } from "@svc/lib/kv";
 
-/** An engaged agent switch: which, and why. */
+/** What stops a research chat: an agent switch, or the platform kill switch (a drill's too). */
+export type ChatHaltScope = AgentHaltScope | "platform";
+
+/** An engaged switch: which, and why. */
 export interface AgentHalt {
-  scope: AgentHaltScope;
+  scope: ChatHaltScope;
   reason: string;
 }
 
 /**
- * The agent switches as a research chat sees them: asked before a chat starts, then watched
- * while it streams, through the KillSwitchChanged broadcast (at once) and a poll of the keys
- * (when the bus is down). The key-value store is the truth.
+ * The switches as a research chat sees them: the two agent switches and the platform kill switch
+ * (which halts every bot, research bots' agents included, and is what a drill engages). Asked
+ * before a chat starts, then watched while it streams, through the KillSwitchChanged broadcast
+ * (at once) and a poll of the keys (when the bus is down). The key-value store is the truth.
  */
 export function agentHalts(deps: { kv: KeyValueStore; bus: EventBus; pollMs: number }) {
-  const scopes: AgentHaltScope[] = ["agents", "quant_agents"];
-  const keys = scopes.map((s) => AGENT_HALT_KEYS[s]);
+  const scopes: ChatHaltScope[] = ["agents", "quant_agents", "platform"];
+  const keys = scopes.map((s) =>
+    s === "platform" ? PLATFORM_KILL_SWITCH_KEY : AGENT_HALT_KEYS[s],
+  );
+  const reasonOf = (scope: ChatHaltScope, value: string) =>
+    scope === "platform" ? readKillSwitchValue(value).reason : readAgentHaltValue(value).reason;
 
   /** The first engaged switch, or null. Throws when the store does not answer. */
   async function engaged(): Promise<AgentHalt | null> {
     const values = await deps.kv.getMany(keys);
     const i = values.findIndex((v) => v);
-    return i < 0 ? null : { scope: scopes[i]!, reason: readAgentHaltValue(values[i]!).reason };
+    return i < 0 ? null : { scope: scopes[i]!, reason: reasonOf(scopes[i]!, values[i]!) };
   }
 
   /** Calls `onHalt` once when a switch engages; `stop` ends the watch. */

@@ -323,6 +323,12 @@ export function createChatHandlers(
   }
 }
 
+const HALTED_BY: Record<AgentHalt["scope"], string> = {
+  agents: "POST /agents/halt",
+  quant_agents: "POST /quant-agents/halt",
+  platform: "the platform kill switch",
+};
+
 async function refuseWhileHalted(halts: AgentHalts) {
   let h: AgentHalt | null;
   try {
@@ -341,7 +347,7 @@ async function refuseWhileHalted(halts: AgentHalts) {
     throw svcError(
       Code.Unavailable,
       "agents_halted",
-      `agents are halted (${h.scope === "agents" ? "POST /agents/halt" : "POST /quant-agents/halt"}): ${h.reason || "no reason given"}; no chat starts until the switch is released`,
+      `agents are halted (${HALTED_BY[h.scope]}): ${h.reason || "no reason given"}; no chat starts until the switch is released`,
       { scope: h.scope, reason: h.reason },
     );
 }

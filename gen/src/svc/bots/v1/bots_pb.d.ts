@@ -3482,7 +3482,8 @@ export declare type ChatEvent = Message<"svc.bots.v1.ChatEvent"> & {
     case: "final";
   } | {
     /**
-     * An agent switch (POST /agents/halt or /quant-agents/halt) stopped the chat: the last event.
+     * A switch stopped the chat (POST /agents/halt, /quant-agents/halt or the platform kill
+     * switch): the last event.
      *
      * @generated from field: svc.bots.v1.ChatHalted halted = 6;
      */
@@ -3535,7 +3536,8 @@ export declare type ChatEventJson = {
   final?: ChatFinalJson;
 
   /**
-   * An agent switch (POST /agents/halt or /quant-agents/halt) stopped the chat: the last event.
+   * A switch stopped the chat (POST /agents/halt, /quant-agents/halt or the platform kill
+   * switch): the last event.
    *
    * @generated from field: svc.bots.v1.ChatHalted halted = 6;
    */
@@ -3913,7 +3915,8 @@ export declare const ChatFinalSchema: GenMessage<ChatFinal, {jsonType: ChatFinal
  */
 export declare type ChatHalted = Message<"svc.bots.v1.ChatHalted"> & {
   /**
-   * Which switch: agents (POST /agents/halt) or quant_agents (POST /quant-agents/halt).
+   * Which switch: agents (POST /agents/halt), quant_agents (POST /quant-agents/halt) or platform
+   * (the platform kill switch, which a drill engages too).
    *
    * @generated from field: string scope = 1;
    */
@@ -3934,7 +3937,8 @@ export declare type ChatHalted = Message<"svc.bots.v1.ChatHalted"> & {
  */
 export declare type ChatHaltedJson = {
   /**
-   * Which switch: agents (POST /agents/halt) or quant_agents (POST /quant-agents/halt).
+   * Which switch: agents (POST /agents/halt), quant_agents (POST /quant-agents/halt) or platform
+   * (the platform kill switch, which a drill engages too).
    *
    * @generated from field: string scope = 1;
    */
