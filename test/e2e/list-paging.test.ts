@@ -450,3 +450,46 @@ describe("keyset pagination on every list route, through the gateway, on postgre
     await p.platform.kv.delete(killSwitchKey("bot", "rt-draining"));
   });
 });
+
+// The default topology (npm start) keeps every schema in embedded PGlite: the same keyset SQL runs
+// there too.
+describe("keyset pagination on PGlite", () => {
+  let p: RunningPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform("pglite");
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await p?.close();
+  });
+
+  it("walks bots with their runtime, versions and promotion requests a page at a time", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const made = await call(p.url, "POST", "/bots", {
+        name: `Lite ${i}`,
+        kind: "research",
+        fleet: i % 2 ? "odd" : "even",
+      });
+      expect(made.status, made.text).toBe(201);
+      ids.push(made.body.id);
+    }
+    const seen: string[] = [];
+    let token = "";
+    do {
+      const q = new URLSearchParams({ limit: "3", include_runtime: "true", page_token: token });
+      const r = await call(p.url, "GET", `/bots?${q}`);
+      expect(r.status, r.text).toBe(200);
+      for (const b of r.body.items) expect(b.runtime).toMatchObject({ kill_switch_engaged: false });
+      seen.push(...r.body.items.map((b: Item) => b.id));
+      token = r.body.next_page_token;
+    } while (token);
+    expect(seen).toEqual(ids);
+    const odd = await call(p.url, "GET", "/bots?fleet=odd");
+    expect(odd.body.items.map((b: Item) => b.id)).toEqual([ids[1], ids[3], ids[5]]);
+    for (const path of [`/bots/${ids[0]}/versions`, "/promotion/requests", "/kill-switch/drills"]) {
+      const r = await call(p.url, "GET", `${path}?limit=1`);
+      expect(r.status, `${path}: ${r.text}`).toBe(200);
+      expect(r.body.next_page_token).toBe("");
+    }
+  });
+});
