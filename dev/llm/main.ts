@@ -1,7 +1,7 @@
 import { startStandInLlm } from "./stand-in-llm.js";
 
-// `npm run llm`: the deterministic stand-in model on SVC_LLM_STANDIN_PORT (default 8089).
-const port = Number(process.env.SVC_LLM_STANDIN_PORT ?? 8089);
+// `npm run llm`: the deterministic stand-in model on LLM_STANDIN_PORT (default 8089).
+const port = Number(process.env.LLM_STANDIN_PORT ?? 8089);
 const llm = await startStandInLlm(port);
 console.log(
   `stand-in model on ${llm.baseUrl}: set SVC_LLM_BASE_URL=${llm.baseUrl} SVC_LLM_MODEL=stand-in`,
