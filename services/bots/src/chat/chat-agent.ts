@@ -53,7 +53,7 @@ export async function runAgent(a: AgentInput): Promise<void> {
       role: "system",
       content: `You are ${a.botName}, a research bot of an algorithmic trading platform. You read the platform only through your tools, acting for the person you talk with. Cite each tool result you use by its call id in brackets.`,
     },
-    ...a.history.map(toModelMessage),
+    ...historyForModel(a.history),
     { role: "user", content: a.message },
   ];
   a.record({ role: "user", text: a.message });
@@ -115,6 +115,20 @@ function parseArguments(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The stored history as the model reads it. A halt can stop an answer between a tool call and
+ * its result: a call with no stored result is left out (a provider refuses an unanswered call).
+ */
+export function historyForModel(history: ChatMessageRow[]): ChatCompletionMessageParam[] {
+  const answered = new Set(history.filter((m) => m.role === "tool").map((m) => m.call_id));
+  return history.flatMap((m) => {
+    if (m.role !== "assistant" || m.tool_calls.length === 0) return [toModelMessage(m)];
+    const calls = m.tool_calls.filter((c) => answered.has(c.id));
+    if (calls.length === 0) return m.text ? [{ role: "assistant" as const, content: m.text }] : [];
+    return [toModelMessage({ ...m, tool_calls: calls })];
+  });
 }
 
 function toModelMessage(m: ChatMessageRow): ChatCompletionMessageParam {
