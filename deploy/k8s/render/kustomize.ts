@@ -42,9 +42,9 @@ const CLUSTER_SCOPED = new Set([
  * directories, in order), `namespace`, `images` and `patches` (a JSON 6902 list, or a partial
  * object merged as a JSON merge patch; by `target` kind, name, group, version and an
  * equality-based `labelSelector`, or by the patch's own kind and name). Any other field is an
- * error, so nothing is silently left out. Written because no kustomize installs here
- * (Debian's kubectl 1.20 bundles kustomize 2.0, which has no `patches`); the output is meant to
- * equal `kubectl kustomize` for these files.
+ * error, so nothing is silently left out. Written so rendering needs no tool (Debian's kubectl
+ * 1.20 bundles kustomize 2.0, which has no `patches`); test/deploy/kustomize-agrees.test.ts
+ * checks it gives what `kubectl kustomize` gives wherever a kubectl is installed.
  *
  * @example
  * const objects = renderKustomization("deploy/k8s/overlays/production");
