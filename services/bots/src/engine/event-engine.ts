@@ -8,7 +8,7 @@ import { namingSymbol } from "./symbol-events.js";
 import { riskAdjusted, type RunMetrics } from "./metrics.js";
 import { TradeBook } from "./trade-book.js";
 import type { EngineSettings } from "./settings.js";
-import type { Strategy } from "./strategies/strategy.js";
+import type { Strategy, TargetSource } from "./strategies/strategy.js";
 
 export interface BacktestOptions {
   /** Every order, fill and position change, in order: the records a paper session stores. */
@@ -21,22 +21,33 @@ export interface BacktestOptions {
 
 const DAY_MS = 86_400_000;
 
+/** Bars of the vectorised path's target column: it stays in the core's cache for the scan. */
+const BLOCK = 4096;
+
 /**
- * The event-driven backtest engine. Bars arrive one at a time (in chunks, so 50 million bars
- * never sit in memory at once) and go through the order path of a paper session: the target a
- * strategy answers at bar t's close is sized at that close (`OrderPipeline`) and filled by the
- * simulated broker at bar t+1's open, with slippage against the trader and a fee on the notional.
+ * The backtest engine. Bars arrive in chunks (so 50 million bars never sit in memory at once)
+ * and go through the order path of a paper session: the target a strategy answers at bar t's
+ * close is sized at that close (`OrderPipeline`) and filled by the simulated broker at bar t+1's
+ * open, with slippage against the trader and a fee on the notional.
+ *
+ * Given a family's vectorised columns instead of a strategy (see `vectorisedRun`), a chunk runs
+ * a block of bars at a time: the block's targets first (a strategy never sees the portfolio, so
+ * its answers do not depend on the fills), then the same books and order path as a strategy's.
  */
 export class BacktestRun {
   private readonly broker: SimulatedBroker;
   private readonly pipeline: OrderPipeline;
+  private readonly strategy: Strategy | undefined;
+  private readonly columns: TargetSource | undefined;
+  /** The target of the bar `scan` stopped at. */
+  private target = 0;
   // The books as of the last fill, kept here so the per-bar loop reads its own fields only.
   private cash: number;
   private units = 0;
   /** Orders went out at the last close: the next bar's open fills them. */
   private sent = false;
-  /** The target of the bar `scan` stopped at. */
-  private target = 0;
+  /** The vectorised path's targets of the current block, one slot per bar. */
+  private readonly targets = new Float64Array(BLOCK);
   private bars = 0;
   private barsInMarket = 0;
   private fees = 0;
@@ -63,11 +74,17 @@ export class BacktestRun {
   /** The last close of the previous chunk: the reference price of a chunk's first bar. */
   private lastClose = NaN;
 
+  /**
+   * `signal` is a strategy (the event-driven path) or a family's vectorised columns (see
+   * `StrategyFamily.columns`): given the same targets, the runs are the same to the last bit.
+   */
   constructor(
-    private readonly strategy: Strategy,
+    signal: Strategy | TargetSource,
     private readonly settings: EngineSettings,
     options: BacktestOptions = {},
   ) {
+    if ("onBar" in signal) this.strategy = signal;
+    else this.columns = signal;
     const symbol = options.symbol ?? "ASSET";
     const onEvent = options.onEvent && namingSymbol(symbol, options.onEvent);
     const account = { cash: settings.initialCash, units: 0 };
@@ -84,6 +101,17 @@ export class BacktestRun {
 
   /** Runs the next chunk of bars, continuing where the previous chunk ended. */
   feed(b: Bars): void {
+    if (this.strategy) this.feedBars(b, this.strategy);
+    else this.feedColumns(b, this.columns!);
+    this.bars += b.length;
+    if (b.length > 0) {
+      this.lastClose = b.close[b.length - 1]!;
+      this.lastTime = b.time[b.length - 1]!;
+    }
+  }
+
+  /** The event-driven path: the strategy sees one bar at a time, at its close. */
+  private feedBars(b: Bars, strategy: Strategy): void {
     const { broker, pipeline } = this;
     for (let t = 0, n = b.length; t < n;) {
       if (this.sent) {
@@ -93,27 +121,24 @@ export class BacktestRun {
       }
       // Orders are rare (one bar in hundreds): the bars between them run in `scan`, a loop
       // small enough for the JIT to compile at once, while the order path stays outside it.
-      const decided = this.scan(b, t);
+      const decided = this.scan(b, t, strategy);
       if (decided < 0) break;
       const reference = decided > 0 ? b.close[decided - 1]! : this.lastClose;
       pipeline.decide(this.target, b.close[decided]!, b.time[decided]!, reference);
       this.sent = broker.openOrders.length > 0;
       t = decided + 1;
     }
-    this.bars += b.length;
-    if (b.length > 0) {
-      this.lastClose = b.close[b.length - 1]!;
-      this.lastTime = b.time[b.length - 1]!;
-    }
   }
 
   /**
    * Marks bars to market from `from` on and asks the strategy, until a bar whose target would
    * move the position: returns its index (the target in `this.target`), or -1 at the chunk's end.
+   * `scanColumns` keeps the same books from targets computed beforehand; the two give the same
+   * run to the last bit (vectorised.test.ts).
    */
-  private scan(b: Bars, from: number): number {
+  private scan(b: Bars, from: number, strategy: Strategy): number {
     const { time, high, low, close } = b;
-    const { strategy, pipeline, series } = this;
+    const { pipeline, series } = this;
     // The hot state lives in locals for the loop and goes back to the fields when it ends: the
     // JIT keeps locals in registers, while every field write is a store it must not reorder
     // around the strategy's call.
@@ -134,15 +159,7 @@ export class BacktestRun {
       // One counter per bar: the equity curve keeps a bounded number of points (EquitySeries).
       if (--due === 0) due = series.close(time[t]!, equity, peak);
       // Bar times only increase: a bar at or past the next midnight starts a new day.
-      if (time[t]! >= nextDay) {
-        if (!Number.isNaN(this.day)) {
-          this.daily.push(lastEquity / this.dayStartEquity - 1);
-          this.days.push(this.day);
-          this.dayStartEquity = lastEquity;
-        }
-        this.day = Math.floor(time[t]! / DAY_MS);
-        nextDay = (this.day + 1) * DAY_MS;
-      }
+      if (time[t]! >= nextDay) nextDay = this.newDay(time[t]!, lastEquity);
       lastEquity = equity;
       if (units !== 0) barsInMarket++;
       const target = strategy.onBar(c, high[t]!, low[t]!);
@@ -160,6 +177,81 @@ export class BacktestRun {
     this.lastEquity = lastEquity;
     this.barsInMarket = barsInMarket;
     return found;
+  }
+
+  /** The vectorised path: a block's targets in one pass, then the books up to each order. */
+  private feedColumns(b: Bars, columns: TargetSource): void {
+    const { broker, pipeline, targets } = this;
+    for (let from = 0, n = b.length; from < n; from += BLOCK) {
+      const to = Math.min(n, from + BLOCK);
+      columns.fill(b, from, to, targets);
+      for (let t = from; t < to;) {
+        if (this.sent) {
+          this.sent = false;
+          this.fillTime = b.time[t]!;
+          broker.onBar(b.open[t]!, b.high[t]!, b.low[t]!, b.volume[t]!);
+        }
+        const decided = this.scanColumns(b, t, from, to);
+        if (decided < 0) break;
+        const reference = decided > 0 ? b.close[decided - 1]! : this.lastClose;
+        pipeline.decide(targets[decided - from]!, b.close[decided]!, b.time[decided]!, reference);
+        this.sent = broker.openOrders.length > 0;
+        t = decided + 1;
+      }
+    }
+  }
+
+  /**
+   * `scan` over targets computed beforehand: marks bars to market from `t0` on, until a bar (of
+   * the block that starts at `from`) whose target would move the position: returns its index,
+   * or -1 at the block's end.
+   */
+  private scanColumns(b: Bars, t0: number, from: number, to: number): number {
+    const { time, close } = b;
+    const { series, targets } = this;
+    const held = this.pipeline.target;
+    // The hot state lives in locals for the loop and goes back to the fields when it ends: the
+    // JIT keeps locals in registers, while every field write is a store it must not reorder.
+    const { cash, units } = this;
+    let { peak, trough, maxDrawdown, due, nextDay, lastEquity } = this;
+    let t = t0;
+    for (; t < to; t++) {
+      const equity = cash + units * close[t]!;
+      if (equity > peak) peak = trough = equity;
+      else if (equity < trough) {
+        // Only a new low under the same peak can deepen the drawdown.
+        trough = equity;
+        const dd = (peak - equity) / peak;
+        if (dd > maxDrawdown) maxDrawdown = dd;
+        series.deepen(time[t]!, equity, dd);
+      }
+      // One counter per bar: the equity curve keeps a bounded number of points (EquitySeries).
+      if (--due === 0) due = series.close(time[t]!, equity, peak);
+      // Bar times only increase: a bar at or past the next midnight starts a new day.
+      if (time[t]! >= nextDay) nextDay = this.newDay(time[t]!, lastEquity);
+      lastEquity = equity;
+      if (targets[t - from] !== held) break;
+    }
+    this.peak = peak;
+    this.trough = trough;
+    this.maxDrawdown = maxDrawdown;
+    this.due = due;
+    this.nextDay = nextDay;
+    this.lastEquity = lastEquity;
+    const end = t < to ? t + 1 : to;
+    if (units !== 0) this.barsInMarket += end - t0;
+    return t < to ? t : -1;
+  }
+
+  /** A bar opened a new day: closes the last day's return; answers the next midnight. */
+  private newDay(time: number, lastEquity: number): number {
+    if (!Number.isNaN(this.day)) {
+      this.daily.push(lastEquity / this.dayStartEquity - 1);
+      this.days.push(this.day);
+      this.dayStartEquity = lastEquity;
+    }
+    this.day = Math.floor(time / DAY_MS);
+    return (this.day + 1) * DAY_MS;
   }
 
   /** The portfolio side of a fill: the books, fees, and round trips (one ends when flat). */

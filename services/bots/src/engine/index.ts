@@ -7,7 +7,7 @@ export { BacktestRun, runBacktest, type BacktestOptions } from "./event-engine.j
 export { riskAdjusted, type RunMetrics, type RunResults } from "./metrics.js";
 export { EquitySeries, SERIES_BUCKETS, type EquityPoint } from "./equity-series.js";
 export { MAX_TRADES_KEPT, TradeBook, type Trade } from "./trade-book.js";
-export { vectorisedEquity } from "./vectorised.js";
+export { runVectorised, vectorisedRun } from "./vectorised.js";
 export {
   BUNDLED_DATASETS,
   checkBars,
@@ -21,6 +21,6 @@ export {
   type SourceOptions,
 } from "./data-source.js";
 export { STRATEGY_FAMILIES, resolveStrategy } from "./strategies/registry.js";
-export type { Strategy, StrategyFamily, ParamValue } from "./strategies/strategy.js";
+export type { Strategy, StrategyFamily, ParamValue, TargetSource } from "./strategies/strategy.js";
 // The order path backtests share with paper sessions (and stress and conformance runs).
 export * from "../execution/index.js";

@@ -25,7 +25,7 @@ export interface RunMetrics {
   exposure: number;
   fees: number;
   dailyReturns: Float64Array;
-  /** The event engine's curve and trades (the vectorised path has none). */
+  /** The curve and trades of the run. */
   results?: RunResults;
 }
 

@@ -1,44 +1,41 @@
-import { feeOf, slipped } from "../execution/costs.js";
-import { ordersForTarget, type OrderIntent } from "../execution/sizing.js";
 import type { Bars } from "./bars.js";
+import { EngineInputError } from "./engine-error.js";
+import { BacktestRun, type BacktestOptions } from "./event-engine.js";
+import type { RunMetrics } from "./metrics.js";
 import type { EngineSettings } from "./settings.js";
-
-const NONE: readonly OrderIntent[] = [];
+import type { ParamValue, StrategyFamily } from "./strategies/strategy.js";
 
 /**
- * The same accounting over whole arrays, from a precomputed target array (the strategy
- * family's `targets`): the fast path for parameter sweeps, and a cross-check of the event-driven
- * engine that shares only the execution rules (sizing, dust, slippage and fees): the target of
- * bar t is sized at t's close and filled at t+1's open; an unchanged target sends nothing.
+ * The vectorised path: the same run as the event-driven engine (the same order path, books,
+ * curve and trades, over the same chunks of bars), with the strategy's targets computed a
+ * column of bars at a time by the family's `columns` instead of one `onBar` call per bar. Only
+ * families whose signal costs O(1) a bar have one (ma_crossover, breakout); a family that
+ * rescans a window every bar (mean_reversion_bands) is refused, never approximated.
  */
-export function vectorisedEquity(
+export function vectorisedRun(
+  family: StrategyFamily,
+  params: Record<string, ParamValue>,
+  settings: EngineSettings,
+  options?: BacktestOptions,
+): BacktestRun {
+  if (!family.columns)
+    throw new EngineInputError(
+      "invalid_parameter",
+      `${family.family} has no vectorised path (its signal rescans a window every bar); run it event-driven`,
+      "strategy.family",
+    );
+  return new BacktestRun(family.columns(params), settings, options);
+}
+
+/** One whole vectorised backtest over bars already in memory. */
+export function runVectorised(
   bars: Bars,
-  targets: Float64Array,
-  s: EngineSettings,
-): { finalEquity: number; fees: number } {
-  let cash = s.initialCash;
-  let units = 0;
-  let fees = 0;
-  let held = NaN;
-  let sent: readonly OrderIntent[] = NONE;
-  const n = bars.length;
-  for (let t = 0; t < n; t++) {
-    if (sent.length > 0) {
-      for (const order of sent) {
-        const price = slipped(order.side, bars.open[t]!, s.slippageBps);
-        const fee = feeOf(order.units, price, s.feeBps);
-        const signed = order.side === "buy" ? order.units : -order.units;
-        cash -= signed * price + fee;
-        units += signed;
-        fees += fee;
-      }
-      sent = NONE;
-    }
-    const want = targets[t]!;
-    if (want === held) continue;
-    held = want;
-    const close = bars.close[t]!;
-    sent = ordersForTarget(want, units, cash + units * close, close, s);
-  }
-  return { finalEquity: cash + units * bars.close[n - 1]!, fees };
+  family: StrategyFamily,
+  params: Record<string, ParamValue>,
+  settings: EngineSettings,
+  options?: BacktestOptions,
+): RunMetrics {
+  const run = vectorisedRun(family, params, settings, options);
+  run.feed(bars);
+  return run.finish();
 }

@@ -39,6 +39,11 @@ export class OrderPipeline {
     this.held = target;
   }
 
+  /** The target the position follows (NaN before the first decision). */
+  get target(): number {
+    return this.held;
+  }
+
   /** Whether `decide(target)` has anything to do: the target is not the one the position follows. */
   wouldMove(target: number): boolean {
     return target !== this.held;

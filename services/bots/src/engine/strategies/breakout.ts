@@ -1,5 +1,5 @@
 import type { Bars } from "../bars.js";
-import type { Strategy, StrategyFamily } from "./strategy.js";
+import type { Strategy, StrategyFamily, TargetSource } from "./strategy.js";
 
 /**
  * Donchian breakout (momentum): go long when the close breaks above the highest high of the
@@ -25,6 +25,7 @@ export const breakout: StrategyFamily = {
         }
       : null,
   create: (p) => new Breakout(p.lookback as number, p.exit_lookback as number),
+  columns: (p) => new BreakoutColumns(p.lookback as number, p.exit_lookback as number),
   targets(bars: Bars, p) {
     const n = p.lookback as number;
     const m = p.exit_lookback as number;
@@ -47,6 +48,8 @@ class Breakout implements Strategy {
   private readonly highs: Float64Array;
   private readonly lows: Float64Array;
   private count = 0;
+  /** count % lookback, kept by wrapping rather than dividing each bar. */
+  private at = 0;
   private pos = 0;
   constructor(
     private readonly lookback: number,
@@ -57,19 +60,98 @@ class Breakout implements Strategy {
   }
   onBar(close: number, high: number, low: number): number {
     const n = this.lookback;
+    const at = this.at;
     if (this.count >= n) {
       // Channels of the previous bars only: this bar's own high never triggers its breakout.
       let hi = -Infinity;
       for (let j = 0; j < n; j++) hi = Math.max(hi, this.highs[j]!);
       let lo = Infinity;
       for (let j = 1; j <= this.exitLookback; j++)
-        lo = Math.min(lo, this.lows[(this.count - j) % n]!);
+        lo = Math.min(lo, this.lows[at - j < 0 ? at - j + n : at - j]!);
       if (this.pos === 0 && close > hi) this.pos = 1;
       else if (this.pos === 1 && close < lo) this.pos = 0;
     }
-    this.highs[this.count % n] = high;
-    this.lows[this.count % n] = low;
+    this.highs[at] = high;
+    this.lows[at] = low;
     this.count++;
+    this.at = at + 1 === n ? 0 : at + 1;
     return this.pos;
+  }
+}
+
+/**
+ * A window's extreme as bars pass, in O(1) a bar: a queue of the bars that may still be the
+ * extreme, their values monotonic from the front. The maximum of a set does not depend on the
+ * order it is taken in, so the channel is the one `Breakout` scans for, to the last bit.
+ */
+class Extreme {
+  private readonly values: Float64Array;
+  private readonly at: Float64Array;
+  private head = 0;
+  private size = 0;
+  constructor(
+    private readonly capacity: number,
+    /** 1 keeps the maximum, -1 the minimum. */
+    private readonly sign: number,
+  ) {
+    this.values = new Float64Array(capacity);
+    this.at = new Float64Array(capacity);
+  }
+  /** The extreme of the bars from `first` on (at least one of them pushed). */
+  since(first: number): number {
+    while (this.at[this.head]! < first) {
+      this.head = this.head + 1 === this.capacity ? 0 : this.head + 1;
+      this.size--;
+    }
+    return this.values[this.head]!;
+  }
+  push(value: number, bar: number): void {
+    const cap = this.capacity;
+    // Bars no better than the new one can never be the extreme again.
+    while (this.size > 0) {
+      let back = this.head + this.size - 1;
+      if (back >= cap) back -= cap;
+      if ((this.values[back]! - value) * this.sign > 0) break;
+      this.size--;
+    }
+    let slot = this.head + this.size;
+    if (slot >= cap) slot -= cap;
+    this.values[slot] = value;
+    this.at[slot] = bar;
+    this.size++;
+  }
+}
+
+/** Breakout over columns: the channels kept by `Extreme` rather than rescanned each bar. */
+class BreakoutColumns implements TargetSource {
+  private readonly highs: Extreme;
+  private readonly lows: Extreme;
+  private count = 0;
+  private pos = 0;
+  constructor(
+    private readonly lookback: number,
+    private readonly exitLookback: number,
+  ) {
+    // Until the first channel is asked for, nothing leaves either queue: lookback bars at most.
+    this.highs = new Extreme(lookback + 1, 1);
+    this.lows = new Extreme(lookback + 1, -1);
+  }
+  fill(b: Bars, from: number, to: number, out: Float64Array): void {
+    const { high, low, close } = b;
+    const { lookback, exitLookback, highs, lows } = this;
+    let { count, pos } = this;
+    for (let t = from; t < to; t++, count++) {
+      if (count >= lookback) {
+        const hi = highs.since(count - lookback);
+        const lo = lows.since(count - exitLookback);
+        if (pos === 0 && close[t]! > hi) pos = 1;
+        else if (pos === 1 && close[t]! < lo) pos = 0;
+      }
+      highs.push(high[t]!, count);
+      lows.push(low[t]!, count);
+      out[t - from] = pos;
+    }
+    this.count = count;
+    this.pos = pos;
   }
 }

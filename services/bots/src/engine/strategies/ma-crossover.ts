@@ -1,5 +1,8 @@
 import type { Bars } from "../bars.js";
-import type { Strategy, StrategyFamily } from "./strategy.js";
+import type { Strategy, StrategyFamily, TargetSource } from "./strategy.js";
+
+/** Bars between recomputations of the running sums (the event-driven and vectorised paths alike). */
+const RESUM_EVERY = 1_000_000;
 
 /** Long (or short, if allowed) while the fast simple moving average of closes is above (below) the slow one. */
 export const maCrossover: StrategyFamily = {
@@ -14,6 +17,7 @@ export const maCrossover: StrategyFamily = {
       ? { param: "slow", message: `slow (${p.slow}) must be greater than fast (${p.fast})` }
       : null,
   create: (p) => new MaCrossover(p.fast as number, p.slow as number, p.allow_short === true),
+  columns: (p) => new MaColumns(p.fast as number, p.slow as number, p.allow_short === true),
   targets(bars: Bars, p) {
     const fast = p.fast as number;
     const slow = p.slow as number;
@@ -35,6 +39,9 @@ class MaCrossover implements Strategy {
   private count = 0;
   private fastSum = 0;
   private slowSum = 0;
+  /** count % slow and (count - fast) % slow, kept by wrapping rather than dividing each bar. */
+  private at = 0;
+  private back: number;
   constructor(
     private readonly fast: number,
     private readonly slow: number,
@@ -42,19 +49,22 @@ class MaCrossover implements Strategy {
     private readonly short = allowShort ? -1 : 0,
   ) {
     this.ring = new Float64Array(slow);
+    this.back = slow - fast;
   }
   onBar(close: number): number {
     const slow = this.slow;
-    const i = this.count % slow;
+    const i = this.at;
     if (this.count >= slow) this.slowSum -= this.ring[i]!;
-    if (this.count >= this.fast) this.fastSum -= this.ring[(this.count - this.fast) % slow]!;
+    if (this.count >= this.fast) this.fastSum -= this.ring[this.back]!;
     this.ring[i] = close;
     this.slowSum += close;
     this.fastSum += close;
     this.count++;
+    this.at = i + 1 === slow ? 0 : i + 1;
+    this.back = this.back + 1 === slow ? 0 : this.back + 1;
     if (this.count < slow) return 0;
     // Sums drift with floating-point error over millions of bars: recompute now and then.
-    if (this.count % 1_000_000 === 0) this.resum();
+    if (this.count % RESUM_EVERY === 0) this.resum();
     const f = this.fastSum / this.fast;
     const s = this.slowSum / slow;
     return f > s ? 1 : f < s ? this.short : 0;
@@ -69,5 +79,69 @@ class MaCrossover implements Strategy {
     }
     this.slowSum = s;
     this.fastSum = f;
+  }
+}
+
+/**
+ * MaCrossover over columns: the same sums, changed by the same operations in the same order, so
+ * the same targets to the last bit. The closes of a block sit behind the `slow` closes before it
+ * in one array, so the bar leaving each average is read at a fixed offset (no ring, no branch);
+ * before the first bar those are zeros, and subtracting zero leaves a sum as it was.
+ */
+class MaColumns implements TargetSource {
+  private history: Float64Array;
+  private count = 0;
+  private fastSum = 0;
+  private slowSum = 0;
+  private readonly short: number;
+  constructor(
+    private readonly fast: number,
+    private readonly slow: number,
+    allowShort: boolean,
+  ) {
+    this.short = allowShort ? -1 : 0;
+    this.history = new Float64Array(slow);
+  }
+  fill(b: Bars, from: number, to: number, out: Float64Array): void {
+    const { fast, slow, short } = this;
+    const n = to - from;
+    if (this.history.length < slow + n) {
+      const grown = new Float64Array(slow + n);
+      grown.set(this.history.subarray(0, slow));
+      this.history = grown;
+    }
+    const h = this.history;
+    h.set(b.close.subarray(from, to), slow);
+    let fastSum = this.fastSum;
+    let slowSum = this.slowSum;
+    let count = this.count;
+    const lag = slow - fast;
+    for (let j = 0; j < n; j++) {
+      const c = h[slow + j]!;
+      slowSum -= h[j]!;
+      fastSum -= h[lag + j]!;
+      slowSum += c;
+      fastSum += c;
+      count++;
+      if (count < slow) {
+        out[j] = 0;
+        continue;
+      }
+      if (count % RESUM_EVERY === 0) {
+        slowSum = fastSum = 0;
+        for (let k = 0; k < slow; k++) {
+          const v = h[slow + j - k]!;
+          slowSum += v;
+          if (k < fast) fastSum += v;
+        }
+      }
+      const f = fastSum / fast;
+      const s = slowSum / slow;
+      out[j] = f > s ? 1 : f < s ? short : 0;
+    }
+    h.copyWithin(0, n, n + slow);
+    this.fastSum = fastSum;
+    this.slowSum = slowSum;
+    this.count = count;
   }
 }

@@ -66,15 +66,19 @@ class MeanReversion implements Strategy {
   }
   onBar(close: number): number {
     const w = this.window;
-    this.ring[this.count % w] = close;
+    // count % w, the oldest slot once the ring is full: the sums run oldest to newest.
+    const at = this.count % w;
+    this.ring[at] = close;
     this.count++;
     if (this.count < w) return 0;
+    const start = at + 1 === w ? 0 : at + 1;
     // Two passes over the window keep the variance exact enough to match the vectorised path.
     let sum = 0;
-    for (let j = 0; j < w; j++) sum += this.ring[(this.count - w + j) % w]!;
+    for (let j = 0, i = start; j < w; j++, i = i + 1 === w ? 0 : i + 1) sum += this.ring[i]!;
     const mean = sum / w;
     let ss = 0;
-    for (let j = 0; j < w; j++) ss += (this.ring[(this.count - w + j) % w]! - mean) ** 2;
+    for (let j = 0, i = start; j < w; j++, i = i + 1 === w ? 0 : i + 1)
+      ss += (this.ring[i]! - mean) ** 2;
     this.pos = decide(this.pos, close, mean, Math.sqrt(ss / w), this.k, this.allowShort);
     return this.pos;
   }
