@@ -251,8 +251,12 @@ describe("deploy/k8s manifests", () => {
     const services = SERVICES.filter((s) => s !== "gateway");
     expect(pg.managed.roles.map((r: Spec) => r.name)).toEqual(services);
     for (const s of services)
-      expect(pg.bootstrap.initdb.postInitApplicationSQL).toContain(
-        `CREATE SCHEMA ${s} AUTHORIZATION ${s}`,
+      expect(pg.bootstrap.initdb.postInitApplicationSQL).toEqual(
+        expect.arrayContaining([
+          `CREATE SCHEMA ${s} AUTHORIZATION ${s}`,
+          // lib/src/db's migrations start with CREATE SCHEMA IF NOT EXISTS, which needs it
+          `GRANT CREATE ON DATABASE svc TO ${s}`,
+        ]),
       );
   });
 
