@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStandInLlm, type StandInLlm } from "../../dev/llm/stand-in-llm.js";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { startOidcPlatform, testUser, type OidcPlatform } from "../support/oidc-platform.js";
+import { startPrivateRedis, type PrivateServer } from "../support/private-servers.js";
 import { postForEvents, type SseEvent } from "../support/sse.js";
 import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
@@ -348,17 +349,21 @@ describe("research chat", () => {
 });
 
 /**
- * The local topology (SVC_AUTH_PROVIDER=local): no provider to delegate through, so the tools run
- * as the local user; without a model, chat says which settings it needs; the limits answer 429.
+ * The local topology (SVC_AUTH_PROVIDER=local), on the real Postgres and a Redis of its own: no
+ * provider to delegate through, so the tools run as the local user; without a model, chat says
+ * which settings it needs; the limits (counted in Redis) answer 429.
  */
 describe("research chat, locally", () => {
   let llm: StandInLlm;
+  let redis: PrivateServer;
   let bare: RunningPlatform;
   let p: RunningPlatform;
   beforeAll(async () => {
     llm = await startStandInLlm();
+    redis = await startPrivateRedis();
     bare = await startTestPlatform("pglite");
-    p = await startTestPlatform("pglite", {
+    p = await startTestPlatform("postgres", {
+      SVC_REDIS_URL: redis.url,
       SVC_LLM_BASE_URL: llm.baseUrl,
       SVC_LLM_MODEL: "stand-in",
       SVC_CHAT_RATE_LIMIT_PER_MINUTE: "3",
@@ -370,6 +375,7 @@ describe("research chat, locally", () => {
   afterAll(async () => {
     await bare?.close();
     await p?.close();
+    await redis?.stop();
     await llm?.close();
   });
 
