@@ -1,97 +1,114 @@
-// bench/backtest: bars per second of one moving-average-crossover backtest with fees, single
-// core, on 1, 10 and 50 million synthetic one-minute bars, event-driven (bars generated in
-// chunks outside the timed part) and vectorised (whole typed arrays), with peak memory.
-// Usage: npx tsx bench/src/backtest/throughput.ts [--sizes 1e6,1e7,5e7]
+// bench/backtest: bars per second of one ma_crossover(20,100) backtest with fees and slippage on
+// 1, 10 and 50 million synthetic one-minute bars, single core, each figure a fresh process (JIT
+// warm-up included; bars generated in chunks of a million outside the timed part). Side by side
+// in one sitting, alternated run by run so the machine's load falls on every engine alike:
+//   event       the event-driven engine (a strategy's onBar per bar, the shared order path)
+//   vectorised  the same run with the family's targets computed a column at a time
+//   hand        bench/src/backtest/hand-loop.ts: one loop, every piece of state in a local
+//   previous    (with --previous DIR) the engine of another checkout, e.g. a worktree of 4f85b7a
+//   today       (with --today DIR) the engine before this change, e.g. a worktree of HEAD
+// Before timing, each size is checked in one process: the vectorised run must equal the
+// event-driven one (figures, curve, trades) and the hand loop must give the engine's figures.
+// Usage: npx tsx bench/src/backtest/throughput.ts [--sizes 1e6,1e7,5e7] [--runs 3]
+//          [--previous /tmp/engine-4f85b7a] [--today /tmp/engine-head]
+import { execFileSync } from "node:child_process";
+import { loadavg } from "node:os";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import {
-  allocateBars,
-  BacktestRun,
-  generateBars,
-  resolveStrategy,
-  vectorisedEquity,
-} from "@svc/bots/engine";
 import { machine } from "../machine.js";
 
-const sizesArg = process.argv.indexOf("--sizes");
-const sizes = (sizesArg > 0 ? process.argv[sizesArg + 1]! : "1e6,1e7,5e7").split(",").map(Number);
-const CHUNK = 1_000_000;
-const settings = { initialCash: 1e6, feeBps: 5, slippageBps: 2, positionSize: 1 };
-const { family, params } = resolveStrategy("ma_crossover", { fast: 20, slow: 100 });
-const peakRssMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);
+const arg = (name: string, fallback?: string) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 ? process.argv[at + 1]! : fallback;
+};
+const sizes = arg("sizes", "1e6,1e7,5e7")!.split(",").map(Number);
+const runs = Number(arg("runs", "3"));
+const previous = arg("previous");
+const today = arg("today");
+const oneRun = fileURLToPath(new URL("./one-run.ts", import.meta.url));
+const tsx = fileURLToPath(new URL("../../../node_modules/.bin/tsx", import.meta.url));
 
+interface Run {
+  engine: string;
+  ms: number;
+  bars_per_s: number;
+  final_equity: number;
+  trades: number;
+  peak_rss_mib: number;
+}
+const fresh = (engine: string, n: number): Run =>
+  JSON.parse(execFileSync(tsx, [oneRun, engine, String(n)], { encoding: "utf8" }).trim()) as Run;
+
+const engines: Array<[string, string]> = [
+  ["event", "event"],
+  ["vectorised", "vectorised"],
+  ["hand", "hand"],
+];
+if (previous) engines.push(["previous", `previous=${previous}`]);
+if (today) engines.push(["today", `previous=${today}`]);
+
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { min: s[0]!, median: s[Math.floor(s.length / 2)]!, max: s.at(-1)! };
+};
+const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
+
+const load = [loadavg()[0]!];
 const rows = [];
 for (const n of sizes) {
-  // Event-driven: one chunk buffer reused; only feed() is timed.
-  const chunk = allocateBars(CHUNK);
-  const run = new BacktestRun(family.create(params), settings);
-  let engineMs = 0;
-  for (let done = 0, i = 0; done < n; i++) {
-    const size = Math.min(CHUNK, n - done);
-    generateBars(
-      {
-        seed: 7 + i,
-        count: size,
-        startMs: Date.UTC(2000, 0, 1) + done * 60_000,
-        intervalMs: 60_000,
-        startPrice: i === 0 ? 100 : chunk.close[CHUNK - 1]!,
-      },
-      chunk,
-    );
-    const view = size === CHUNK ? chunk : { ...chunk, length: size };
-    const t0 = performance.now();
-    run.feed(view);
-    engineMs += performance.now() - t0;
-    done += size;
-  }
-  const metrics = run.finish();
-  const eventRss = peakRssMiB();
-
-  // Vectorised: the whole series in memory, signals and PnL over typed arrays.
-  let vectorMs = NaN;
-  if (n <= 5e7) {
-    const all = allocateBars(n);
-    for (let done = 0, i = 0; done < n; i++) {
-      const size = Math.min(CHUNK, n - done);
-      const part = generateBars({
-        seed: 7 + i,
-        count: size,
-        startMs: Date.UTC(2000, 0, 1) + done * 60_000,
-        intervalMs: 60_000,
-        startPrice: i === 0 ? 100 : all.close[done - 1]!,
-      });
-      all.time.set(part.time, done);
-      all.open.set(part.open, done);
-      all.high.set(part.high, done);
-      all.low.set(part.low, done);
-      all.close.set(part.close, done);
-      all.volume.set(part.volume, done);
-      done += size;
+  const check = JSON.parse(
+    execFileSync(tsx, [oneRun, "check", String(n)], { encoding: "utf8" }).trim(),
+  ) as { check: { vectorised: boolean; hand: boolean }; trades: number };
+  if (!check.check.vectorised || !check.check.hand)
+    throw new Error(`not the same answers at ${n} bars: ${JSON.stringify(check)}`);
+  const seen: Record<string, Run[]> = {};
+  for (let r = 0; r < runs; r++) {
+    // Rotate who goes first, so no engine always runs right after the same neighbour.
+    for (let k = 0; k < engines.length; k++) {
+      const [name, spec] = engines[(k + r) % engines.length]!;
+      (seen[name] ??= []).push(fresh(spec, n));
     }
-    const t0 = performance.now();
-    vectorisedEquity(all, family.targets(all, params), settings);
-    vectorMs = performance.now() - t0;
+    load.push(loadavg()[0]!);
   }
-  rows.push({
+  const perS = Object.fromEntries(
+    Object.entries(seen).map(([k, v]) => [k, stats(v.map((x) => x.bars_per_s))]),
+  );
+  const row = {
     bars: n,
-    event_driven_bars_per_s: Math.round(n / (engineMs / 1000)),
-    event_driven_seconds: Math.round(engineMs) / 1000,
-    vectorised_bars_per_s: Number.isNaN(vectorMs) ? null : Math.round(n / (vectorMs / 1000)),
-    trades: metrics.trades,
-    peak_rss_mib_event_driven: eventRss,
-    peak_rss_mib_after_vectorised: peakRssMiB(),
-  });
-  console.log(rows.at(-1));
+    trades: check.trades,
+    same_answers: check.check,
+    bars_per_s: Object.fromEntries(
+      Object.entries(seen).map(([k, v]) => [k, v.map((x) => x.bars_per_s)]),
+    ),
+    min_median_max: perS,
+    peak_rss_mib: Object.fromEntries(
+      Object.entries(seen).map(([k, v]) => [k, Math.max(...v.map((x) => x.peak_rss_mib))]),
+    ),
+    ratios_of_medians: {
+      hand_over_event: ratio(perS.hand!.median, perS.event!.median),
+      vectorised_over_event: ratio(perS.vectorised!.median, perS.event!.median),
+      ...(perS.previous
+        ? { event_over_previous: ratio(perS.event!.median, perS.previous.median) }
+        : {}),
+      ...(perS.today ? { event_over_today: ratio(perS.event!.median, perS.today.median) } : {}),
+    },
+  };
+  rows.push(row);
+  console.log(JSON.stringify(row));
 }
 const result = {
   benchmark:
-    "one ma_crossover(20,100) backtest with fees and slippage, synthetic 1-minute bars, single core",
+    "one ma_crossover(20,100) backtest with fees and slippage, synthetic 1-minute bars in chunks of 1,000,000, single core, each run a fresh process",
   machine: machine(),
+  load_average_1m: { start: load[0], end: load.at(-1), max: Math.max(...load) },
+  runs_per_engine: runs,
+  engines: Object.fromEntries(engines),
   anchors:
-    "Backtrader about 13,000-35,000 bars/s; LEAN flags under 40,000 data points/s as slow; target 5,000,000 bars/s event-driven",
+    "Backtrader about 13,000-35,000 bars/s; LEAN flags under 40,000 data points/s as slow; goals: vectorised >= 100,000,000 bars/s, hand loop / event-driven <= 1.5, event-driven >= 0.95x the engine of 4f85b7a at 1 M bars",
   rows,
 };
-writeFileSync(
+const out = arg(
+  "out",
   fileURLToPath(new URL("../../results/backtest-throughput.json", import.meta.url)),
-  `${JSON.stringify(result, null, 2)}\n`,
-);
+)!;
+writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);

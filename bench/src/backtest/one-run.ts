@@ -1,0 +1,75 @@
+// One timed backtest in this (fresh) process, printed as one JSON line; throughput.ts runs it.
+// Usage: tsx one-run.ts <event|vectorised|hand|previous=DIR|check> <bars>
+//   previous=DIR: the engine of another checkout (DIR/services/bots/src/engine), for paired runs.
+//   check: event, vectorised and hand loop over the same bars in this process; exits 1 unless
+//   the vectorised run equals the event-driven one and the hand loop gives its figures.
+import { isDeepStrictEqual } from "node:util";
+import { BacktestRun, resolveStrategy, vectorisedRun, type Bars } from "@svc/bots/engine";
+import { HandLoop } from "./hand-loop.js";
+import { eachChunk, MA, SETTINGS } from "./synthetic-chunks.js";
+
+const [which = "event", barsArg = "1e6"] = process.argv.slice(2);
+const n = Number(barsArg);
+const { family, params } = resolveStrategy("ma_crossover", MA);
+
+interface Feedable {
+  feed(b: Bars): void;
+}
+async function engineFor(kind: string): Promise<Feedable & { finish(): unknown }> {
+  if (kind === "event") return new BacktestRun(family.create(params), SETTINGS);
+  if (kind === "vectorised") return vectorisedRun(family, params, SETTINGS);
+  if (kind === "hand") return new HandLoop(MA.fast, MA.slow, SETTINGS);
+  if (kind.startsWith("previous=")) {
+    const dir = kind.slice("previous=".length);
+    const old = await import(`${dir}/services/bots/src/engine/index.ts`);
+    const f = old.resolveStrategy("ma_crossover", MA);
+    return new old.BacktestRun(f.family.create(f.params), SETTINGS);
+  }
+  throw new Error(`unknown engine ${kind}`);
+}
+
+if (which === "check") {
+  const event = new BacktestRun(family.create(params), SETTINGS);
+  const vector = vectorisedRun(family, params, SETTINGS);
+  const hand = new HandLoop(MA.fast, MA.slow, SETTINGS);
+  eachChunk(n, (c) => {
+    event.feed(c);
+    vector.feed(c);
+    hand.feed(c);
+  });
+  const e = event.finish();
+  const v = vector.finish();
+  const h = hand.finish();
+  const mine = {
+    finalEquity: e.finalEquity,
+    fees: e.fees,
+    trades: e.trades,
+    winRate: e.winRate,
+    maxDrawdown: e.maxDrawdown,
+    exposure: e.exposure,
+    dailyReturns: e.dailyReturns,
+  };
+  const ok = { vectorised: isDeepStrictEqual(v, e), hand: isDeepStrictEqual(h, mine) };
+  console.log(JSON.stringify({ check: ok, bars: n, trades: e.trades, finalEquity: e.finalEquity }));
+  process.exit(ok.vectorised && ok.hand ? 0 : 1);
+}
+
+const run = await engineFor(which);
+let ms = 0;
+eachChunk(n, (c) => {
+  const t0 = performance.now();
+  run.feed(c);
+  ms += performance.now() - t0;
+});
+const result = run.finish() as { finalEquity: number; trades: number };
+console.log(
+  JSON.stringify({
+    engine: which.replace(/=.*/, ""),
+    bars: n,
+    ms: Math.round(ms * 10) / 10,
+    bars_per_s: Math.round(n / (ms / 1000)),
+    final_equity: result.finalEquity,
+    trades: result.trades,
+    peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+  }),
+);
