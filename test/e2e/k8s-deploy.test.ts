@@ -16,6 +16,7 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
       SVC_KUBE_API_URL: kube.url,
       SVC_KUBE_TOKEN: "sa-token",
       SVC_KUBE_NAMESPACE: "trading",
+      SVC_KUBE_TIMEOUT_MS: "1000",
     });
   });
   afterAll(async () => {
@@ -130,6 +131,26 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
     expect(owners.find((f) => f.manager === "kubectl")?.fieldsV1).not.toMatchObject({
       "f:spec": { "f:version": {} },
     });
+
+    // An API server that accepts the connection and never answers: 503 after the deadline,
+    // and no deployment recorded for it.
+    kube.hang();
+    try {
+      const hung = await call(p.url, "POST", "/bots/k8s-bot/deploy", {
+        target: "k8s",
+        approved_promotion: token,
+      });
+      expect([hung.status, hung.body.error.code]).toEqual([503, "kubernetes_unreachable"]);
+      expect(hung.headers.get("retry-after")).toBe("5");
+      const apply = "/apis/svc.example.io/v1/namespaces/trading/bots/k8s-bot?fieldManager";
+      expect(kube.requests.some((r) => r.held && r.path.startsWith(apply))).toBe(true);
+    } finally {
+      kube.resume();
+    }
+    const k8sDeployments = (
+      await call(p.url, "GET", "/bots/k8s-bot/deployments")
+    ).body.items.filter((d: { target: string }) => d.target === "k8s");
+    expect(k8sDeployments).toHaveLength(3);
   });
 
   it(
