@@ -22,7 +22,22 @@ export interface DevClients {
   agent: MachineClient;
   /** A plain machine client (scripts, other services): client credentials only. */
   machine: MachineClient;
+  /**
+   * Each platform service's own client (svc-service-<service>): machine tokens with the audience
+   * of the peer it calls (urn:svc:service:<peer>), for the distributed topology.
+   */
+  services: Record<PlatformService, MachineClient>;
 }
+
+/** The services of the platform, each with its own client in the distributed topology. */
+export const PLATFORM_SERVICES = [
+  "bots",
+  "promotion",
+  "killswitch",
+  "compliance",
+  "identity",
+] as const;
+export type PlatformService = (typeof PLATFORM_SERVICES)[number];
 
 const secret = () => randomBytes(24).toString("base64url");
 
@@ -57,5 +72,16 @@ export function devClients(redirectUris: string[], agentSubject = "agent|researc
       grants: ["client_credentials"],
       profiles: [],
     },
+    services: Object.fromEntries(
+      PLATFORM_SERVICES.map((name) => [
+        name,
+        {
+          clientId: `svc-service-${name}`,
+          clientSecret: secret(),
+          grants: ["client_credentials"],
+          profiles: [],
+        },
+      ]),
+    ) as unknown as Record<PlatformService, MachineClient>,
   };
 }

@@ -5,7 +5,7 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC } from "o
 import { exportJWK, generateKeyPair } from "jose";
 import { MFA_ACR } from "../../../deploy/idp/post-login.js";
 import { TOKEN_EXCHANGE_GRANT } from "../../../deploy/idp/token-exchange.js";
-import { devClients, type DevClients, type MachineClient } from "./clients.js";
+import { devClients, PLATFORM_SERVICES, type DevClients, type MachineClient } from "./clients.js";
 import { interactionRoutes } from "./interactions.js";
 import { runPostLogin, type ActionCache } from "./post-login-bridge.js";
 import { SecondFactor } from "./second-factor.js";
@@ -110,6 +110,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
       machine(clients.agentBroker),
       machine(clients.agent),
       machine(clients.machine),
+      ...Object.values(clients.services).map(machine),
     ],
     extraClientMetadata: { properties: ["svc_grants", "svc_profiles"] },
     jwks: { keys: [signingJwk] },
@@ -130,9 +131,18 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
         enabled: true,
         defaultResource: () => options.apiAudience,
         useGrantedResource: () => true,
-        getResourceServerInfo(_ctx, indicator) {
+        getResourceServerInfo(_ctx, indicator, client) {
           if (indicator === options.apiAudience || indicator === m2mAudience)
             return resourceServer(indicator);
+          // A service's audience is for the platform's own services only: no scopes, the callee
+          // reads who called from the client id and the proto's callers.
+          const service = /^urn:svc:service:([a-z]+)$/.exec(indicator)?.[1];
+          if (
+            service &&
+            (PLATFORM_SERVICES as readonly string[]).includes(service) &&
+            client.clientId.startsWith("svc-service-")
+          )
+            return { ...resourceServer(indicator), scope: "" };
           throw new errors.InvalidTarget(`unknown resource ${indicator}`);
         },
       },

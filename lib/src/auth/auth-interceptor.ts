@@ -1,4 +1,5 @@
 import type { Interceptor } from "@connectrpc/connect";
+import { decodeJwt } from "jose";
 import { AuthMode } from "@svc/gen/svc/api/v1/annotations_pb.js";
 import { Code, svcError } from "../errors/index.js";
 import { createPolicyLookup } from "./auth-policy.js";
@@ -13,6 +14,8 @@ import {
 } from "./principal.js";
 import type { AuthSettings } from "./settings.js";
 import { assertSteppedUp } from "./step-up.js";
+import { serviceOfClient, servicePrincipal } from "./service-identity.js";
+import { callerNotAllowed } from "./service-principal.js";
 import type { TokenVerifier } from "./token-verifier.js";
 
 /** Whether a principal has membership rows (for an agent: the person it acts for); owned by the identity service. */
@@ -33,6 +36,9 @@ export interface AuthInterceptorOptions {
  * 1. policy lookup (a method without one needs a user token);
  * 2. public routes pass; a valid token, if sent, still names the caller, a bad one is ignored;
  * 3. a bearer token must be present and well formed (401 unauthenticated, Bearer challenge);
+ * 3a. a token for this service's own audience (SVC_SERVICE_*: a peer service's machine token)
+ *    must verify against it, and its service must be among the RPC's callers (403
+ *    caller_not_allowed); scopes, step-up and membership are a person's checks, not a service's;
  * 4. a machine route needs SVC_AUTH_M2M_ENABLED (403 m2m_disabled), then the token must verify
  *    against the machine audience on a machine route and the API audience elsewhere (401
  *    invalid_token, 503 jwks_unreachable), and be of the route's kind: a user token on a
@@ -79,6 +85,16 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
 
     const token = bearerOf(req.header.get("authorization"));
     if (token === undefined) throw missingBearer();
+
+    if (settings.serviceAudience && audiencesOf(token).includes(settings.serviceAudience)) {
+      // A peer service's own machine token: it may call only what the proto lists it for.
+      const verified = await verifier.verify(token, "service");
+      const caller = serviceOfClient(verified.sub) ?? verified.sub;
+      if (!policy.callers.includes(caller))
+        throw callerNotAllowed(caller, req.method, policy.callers);
+      req.contextValues.set(principalKey, servicePrincipal(caller));
+      return next(req);
+    }
 
     const machineRoute = policy.mode === AuthMode.MACHINE;
     if (machineRoute && !settings.m2mEnabled) {
@@ -150,6 +166,19 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
     req.contextValues.set(principalKey, principal);
     return next(req);
   };
+}
+
+/**
+ * The token's audiences, read without trusting it: only to pick the audience it is then verified
+ * against (a forged aud fails that verification like any other).
+ */
+function audiencesOf(token: string): string[] {
+  try {
+    const { aud } = decodeJwt(token);
+    return aud === undefined ? [] : Array.isArray(aud) ? aud : [aud];
+  } catch {
+    return [];
+  }
 }
 
 /** On a public route a malformed header is no reason to refuse: the route needs no caller. */

@@ -29,7 +29,15 @@ export {
   type AuthInterceptorOptions,
   type MembershipLookup,
 } from "./auth-interceptor.js";
-export { createServicePrincipalInterceptor } from "./service-principal.js";
+export { createServicePrincipalInterceptor, callerNotAllowed } from "./service-principal.js";
+export {
+  SERVICE_CLIENT_PREFIX,
+  serviceAudienceOf,
+  serviceOfClient,
+  serviceOfTypeName,
+  servicePrincipal,
+} from "./service-identity.js";
+export { serviceTokens, type ServiceTokens, type ServiceTokenSettings } from "./service-tokens.js";
 export { createMembershipLookup, type MembershipLookupOptions } from "./membership-lookup.js";
 export { providerEndpoints, type ProviderEndpoints } from "./oidc-discovery.js";
 export {

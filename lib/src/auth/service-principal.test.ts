@@ -26,13 +26,13 @@ function killswitchAs(caller: string) {
 describe("a service calling another in one process", () => {
   it("reaches an RPC that lists it among its callers, as itself", async () => {
     const { client, seen } = killswitchAs("promotion");
-    await client.checkEngaged({ botRef: "b" });
+    await client.checkEngaged({ botSlug: "b" });
     expect(seen).toEqual(["service|promotion"]);
   });
 
   it("is refused 403 caller_not_allowed, naming the callers, by an RPC that does not list it", async () => {
     const { client, seen } = killswitchAs("compliance");
-    const err = await client.checkEngaged({ botRef: "b" }).catch((e: unknown) => e);
+    const err = await client.checkEngaged({ botSlug: "b" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectError);
     expect(errorDetailOf(err as ConnectError)).toMatchObject({
       code: "caller_not_allowed",

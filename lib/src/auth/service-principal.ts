@@ -3,6 +3,7 @@ import type { Interceptor } from "@connectrpc/connect";
 import { Code, svcError } from "../errors/index.js";
 import { createPolicyLookup } from "./auth-policy.js";
 import { principalKey } from "./principal.js";
+import { servicePrincipal } from "./service-identity.js";
 
 /**
  * 403 caller_not_allowed: the RPC's policy does not list the calling service among its callers.
@@ -28,14 +29,7 @@ export function createServicePrincipalInterceptor(service: string): Interceptor 
   return (next) => async (req) => {
     const { callers } = policyOf(req.method);
     if (!callers.includes(service)) throw callerNotAllowed(service, req.method, callers);
-    req.contextValues.set(principalKey, {
-      sub: `service|${service}`,
-      actorType: "machine",
-      delegated: false,
-      roles: [],
-      scopes: [],
-      amr: [],
-    });
+    req.contextValues.set(principalKey, servicePrincipal(service));
     return next(req);
   };
 }

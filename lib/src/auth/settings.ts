@@ -12,6 +12,11 @@ export interface AuthSettings {
   m2mEnabled: boolean;
   /** Audience of the client_credentials tokens of the sync routes; defaults to `audience`. */
   m2mAudience?: string;
+  /**
+   * This process's own service audience (urn:svc:service:<name>) when it is one standalone
+   * service: a token with it is a peer service's machine token, held to the RPC's callers.
+   */
+  serviceAudience?: string;
   /** Accept RFC 8693 delegated agent tokens (with an act claim) at all. */
   agentTokensEnabled: boolean;
   /** Never "none" nor an HMAC algorithm: an HMAC key could be the public key itself. */

@@ -1,8 +1,11 @@
 import { errors } from "jose";
 import { Code, svcError, type ConnectError } from "../errors/index.js";
 
-/** Which audience a token was checked against: the API's, or the machine (sync route) one. */
-export type TokenKind = "user" | "machine";
+/**
+ * Which audience a token was checked against: the API's, the machine (sync route) one, or this
+ * service's own (a peer service's token).
+ */
+export type TokenKind = "user" | "machine" | "service";
 
 /**
  * Marks a failure to obtain the key set (connection refused, timeout, non-200, bad JSON, not a
@@ -41,7 +44,7 @@ export function invalidToken(why: string, kind: TokenKind, cause?: unknown): Con
   return svcError(
     Code.Unauthenticated,
     "invalid_token",
-    `the ${kind === "machine" ? "machine " : ""}access token is not accepted: ${why}`,
+    `the ${kind === "user" ? "" : `${kind} `}access token is not accepted: ${why}`,
     { reason: why },
     {
       headers: {

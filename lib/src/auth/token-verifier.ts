@@ -73,7 +73,12 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
   const cache = createTokenCache<Principal>(settings.tokenCacheSize);
   const options = (kind: TokenKind): JWTVerifyOptions => ({
     issuer: settings.issuer,
-    audience: kind === "machine" ? (settings.m2mAudience ?? settings.audience) : settings.audience,
+    audience:
+      kind === "service"
+        ? settings.serviceAudience
+        : kind === "machine"
+          ? (settings.m2mAudience ?? settings.audience)
+          : settings.audience,
     algorithms: settings.algorithms,
     requiredClaims: ["exp", "sub"],
     clockTolerance: settings.clockToleranceSeconds,

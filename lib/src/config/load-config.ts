@@ -81,6 +81,8 @@ export interface Config {
     ratePerMinute: number;
     tokenBudget: number;
   };
+  /** This service's client credentials for calling its peers (SVC_SERVICE_CLIENT_*). */
+  serviceIdentity: { clientId?: string; clientSecret?: string };
   /** Traces (SVC_OTLP_*) and the Prometheus endpoint (SVC_METRICS_PORT) of this process. */
   telemetry: {
     otlpEndpoint?: string;
@@ -291,6 +293,10 @@ function assemble(r: Raw): Config {
       mcpUrl: s("SVC_MCP_URL"),
       ratePerMinute: i("SVC_CHAT_RATE_LIMIT_PER_MINUTE"),
       tokenBudget: i("SVC_CHAT_TOKEN_BUDGET"),
+    },
+    serviceIdentity: {
+      clientId: s("SVC_SERVICE_CLIENT_ID"),
+      clientSecret: s("SVC_SERVICE_CLIENT_SECRET"),
     },
     telemetry: {
       otlpEndpoint: s("SVC_OTLP_ENDPOINT"),

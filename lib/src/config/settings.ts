@@ -78,6 +78,15 @@ export const SETTINGS = {
     default: "auto",
     doc: "json: one JSON object per line, for a log platform; pretty: one coloured line per request and per domain event, for a person (successful internal RPCs only at debug); auto: pretty when stdout is a terminal, else json.",
   },
+  SVC_SERVICE_CLIENT_ID: {
+    kind: str,
+    doc: "This service's own client at the OIDC provider (client credentials), named svc-service-<service>: a standalone service calls another with a machine token of it, audience urn:svc:service:<callee>. Unset: under SVC_AUTH_PROVIDER=oidc it calls no peer (the start-up log says which calls then fail closed).",
+  },
+  SVC_SERVICE_CLIENT_SECRET: {
+    kind: str,
+    doc: "The secret of SVC_SERVICE_CLIENT_ID.",
+    secret: true,
+  },
   SVC_OTLP_ENDPOINT: {
     kind: url("http:", "https:"),
     doc: "OpenTelemetry collector (OTLP over HTTP, e.g. http://otel-collector:4318): each process exports its traces there. Unset: spans are not recorded.",

@@ -1,7 +1,8 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { LOCAL_USER_HEADER } from "../auth/index.js";
+import { LOCAL_USER_HEADER, serviceOfTypeName, serviceTokens } from "../auth/index.js";
+import type { Config } from "../config/index.js";
 
 /** A standalone service's client of a peer, or why it has none. */
 export type PeerClient<S extends DescService> =
@@ -9,28 +10,54 @@ export type PeerClient<S extends DescService> =
   | { client?: undefined; missing: "url"; url?: undefined }
   | { client?: undefined; missing: "credentials"; url: string };
 
+/** What a peer client reads of the configuration. */
+export type PeerConfig = Pick<Config, "auth" | "serviceIdentity" | "timeouts">;
+
 /**
  * How a standalone service reaches a peer service: Connect over gRPC to the peer's URL
- * (`SVC_<PEER>_URL`). Under local auth (loopback only) the call names the caller with the
- * local-user header; under OIDC a service has no machine token to present yet (service identity
- * is not built), so there is no client and the caller says so at start-up and fails closed.
+ * (`SVC_<PEER>_URL`), as itself. Under local auth (loopback only) the call names the caller with
+ * the local-user header; under OIDC it carries the caller's own machine token (client
+ * credentials of SVC_SERVICE_CLIENT_ID, audience urn:svc:service:<peer>), and the peer lets it
+ * call only what the proto lists it for. Without those credentials there is no client, and the
+ * caller says so at start-up and fails closed.
  *
- * @example const bots = peerClient(BotsService, config.serviceUrls.bots, "killswitch", config.auth.provider);
+ * @example const bots = peerClient(BotsService, config.serviceUrls.bots, "killswitch", config);
  */
 export function peerClient<S extends DescService>(
   service: S,
   url: string | undefined,
   caller: string,
-  authProvider: "local" | "oidc",
+  config: PeerConfig,
 ): PeerClient<S> {
   if (!url) return { missing: "url" };
-  if (authProvider !== "local") return { missing: "credentials", url };
-  const asCaller: Interceptor = (next) => (req) => {
-    req.header.set(LOCAL_USER_HEADER, caller);
-    return next(req);
-  };
+  const asCaller = callerCredentials(serviceOfTypeName(service.typeName), caller, config);
+  if (!asCaller) return { missing: "credentials", url };
   return {
     client: createClient(service, createGrpcTransport({ baseUrl: url, interceptors: [asCaller] })),
     url,
+  };
+}
+
+function callerCredentials(
+  callee: string,
+  caller: string,
+  config: PeerConfig,
+): Interceptor | undefined {
+  if (config.auth.provider === "local")
+    return (next) => (req) => {
+      req.header.set(LOCAL_USER_HEADER, caller);
+      return next(req);
+    };
+  const { clientId, clientSecret } = config.serviceIdentity;
+  if (!clientId || !clientSecret || !config.auth.issuer) return undefined;
+  const tokens = serviceTokens({
+    issuer: config.auth.issuer,
+    clientId,
+    clientSecret,
+    timeoutMs: config.timeouts.dbMs,
+  });
+  return (next) => async (req) => {
+    req.header.set("authorization", `Bearer ${await tokens.tokenFor(callee)}`);
+    return next(req);
   };
 }

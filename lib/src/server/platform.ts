@@ -21,6 +21,7 @@ import {
   type AgentBroker,
   type AuthSettings,
   type MembershipLookup,
+  serviceAudienceOf,
 } from "../auth/index.js";
 import { Code, svcError } from "../errors/index.js";
 import { createValidationInterceptor } from "../validate/index.js";
@@ -173,7 +174,13 @@ export async function openPlatform(
     kv,
     log,
     license,
-    interceptors: standardInterceptors(config, log, license, bus, hasMembership),
+    interceptors: standardInterceptors(
+      withServiceAudience(config, name),
+      log,
+      license,
+      bus,
+      hasMembership,
+    ),
     ...(agentBroker ? { agentBroker } : {}),
     useMembershipLookup(lookup) {
       membership = lookup;
@@ -201,6 +208,18 @@ export async function openPlatform(
       if (!overrides.db) await db.close();
     },
   };
+}
+
+/** The platform's services: a process named after one of them serves it alone (runStandalone). */
+const SERVICES = new Set(["bots", "promotion", "killswitch", "compliance", "identity"]);
+
+/**
+ * A standalone service accepts its peers' machine tokens (audience urn:svc:service:<name>); a
+ * process hosting several services (all-in-one) is called by none over the network.
+ */
+function withServiceAudience(config: Config, name: string): Config {
+  if (!SERVICES.has(name) || config.auth.provider !== "oidc") return config;
+  return { ...config, auth: { ...config.auth, serviceAudience: serviceAudienceOf(name) } };
 }
 
 /** Probes carry no token: the standard health service stays public, everything else is guarded. */

@@ -11,10 +11,10 @@ import { startRunFrom, type StartRun } from "./start-run.js";
  * so at start-up.
  */
 export function botsOverNetwork(
-  config: Pick<Config, "serviceUrls" | "auth" | "timeouts">,
+  config: Pick<Config, "serviceUrls" | "auth" | "serviceIdentity" | "timeouts">,
   log: Logger,
 ): { startRun?: StartRun } {
-  const peer = peerClient(BotsService, config.serviceUrls.bots, "compliance", config.auth.provider);
+  const peer = peerClient(BotsService, config.serviceUrls.bots, "compliance", config);
   if (peer.missing === "url") {
     log.warn(
       "SVC_BOTS_URL is not set: the compliance service cannot ask the bots service, so conformance and stress runs answer 503 bots_unreachable",
@@ -24,7 +24,7 @@ export function botsOverNetwork(
   if (peer.missing === "credentials") {
     log.error(
       { url: peer.url },
-      "the compliance service has no machine credentials to call the bots service under SVC_AUTH_PROVIDER=oidc: conformance and stress runs answer 503 bots_unreachable",
+      "the compliance service has no machine credentials (SVC_SERVICE_CLIENT_ID/_SECRET) to call the bots service under SVC_AUTH_PROVIDER=oidc: conformance and stress runs answer 503 bots_unreachable",
     );
     return {};
   }

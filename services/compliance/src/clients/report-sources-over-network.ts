@@ -8,25 +8,24 @@ import { reportDeadlineMs, reportSourcesFrom, type ReportSources } from "./repor
 /**
  * The standalone compliance service's way to what a report is made of: the bots service
  * (SVC_BOTS_URL: bots and runs) and the killswitch service (SVC_KILLSWITCH_URL: drills), over
- * Connect as the compliance service. Without either, or under OIDC (no machine token to present
- * yet), reports answer 503 and it says so at start-up.
+ * Connect as the compliance service (under OIDC with its own machine token). Without either, or
+ * under OIDC without SVC_SERVICE_CLIENT_*, reports answer 503 and it says so at start-up.
  */
 export function reportSourcesOverNetwork(
-  config: Pick<Config, "serviceUrls" | "auth" | "timeouts">,
+  config: Pick<Config, "serviceUrls" | "auth" | "serviceIdentity" | "timeouts">,
   log: Logger,
 ): { reportSources?: ReportSources } {
-  const { provider } = config.auth;
-  const bots = peerClient(BotsService, config.serviceUrls.bots, "compliance", provider);
+  const bots = peerClient(BotsService, config.serviceUrls.bots, "compliance", config);
   const killswitch = peerClient(
     KillSwitchService,
     config.serviceUrls.killswitch,
     "compliance",
-    provider,
+    config,
   );
   if (!bots.client || !killswitch.client) {
     log.warn(
       { bots: bots.missing ?? "ok", killswitch: killswitch.missing ?? "ok" },
-      "validation reports need the bots service (SVC_BOTS_URL) and the killswitch service (SVC_KILLSWITCH_URL), under local auth: they answer 503 here",
+      "validation reports need the bots service (SVC_BOTS_URL) and the killswitch service (SVC_KILLSWITCH_URL), and under OIDC this service's credentials (SVC_SERVICE_CLIENT_ID/_SECRET): they answer 503 here",
     );
     return {};
   }

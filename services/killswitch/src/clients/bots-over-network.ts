@@ -9,15 +9,15 @@ import { drillRosterFrom, type DrillRoster } from "./drill-roster.js";
 /**
  * The standalone killswitch service's way to the bots service: Connect over gRPC to
  * SVC_BOTS_URL, for bot targets the projection has not seen yet and for a drill's roster. Under
- * local auth (loopback only) the call names the caller with the local-user header; under OIDC a
- * service has no machine token to present yet (no client-credentials grant is built), so it goes
+ * local auth (loopback only) the call names the caller with the local-user header; under OIDC it
+ * carries the killswitch service's machine token (SVC_SERVICE_CLIENT_*), and without one it goes
  * without: unknown bot targets are refused and drills answer 503, and it says so at start-up.
  */
 export function botsOverNetwork(
-  config: Pick<Config, "serviceUrls" | "auth" | "timeouts">,
+  config: Pick<Config, "serviceUrls" | "auth" | "serviceIdentity" | "timeouts">,
   log: Logger,
 ): { botExists?: BotExists; drillRoster?: DrillRoster } {
-  const peer = peerClient(BotsService, config.serviceUrls.bots, "killswitch", config.auth.provider);
+  const peer = peerClient(BotsService, config.serviceUrls.bots, "killswitch", config);
   if (peer.missing === "url") {
     log.warn(
       "SVC_BOTS_URL is not set: the killswitch service cannot ask the bots service, so drills answer 503 bot_unverifiable and bot targets must be known from the bots service's events",
@@ -27,7 +27,7 @@ export function botsOverNetwork(
   if (peer.missing === "credentials") {
     log.error(
       { url: peer.url },
-      "the killswitch service has no machine credentials to call the bots service under SVC_AUTH_PROVIDER=oidc: drills answer 503 bot_unverifiable",
+      "the killswitch service has no machine credentials (SVC_SERVICE_CLIENT_ID/_SECRET) to call the bots service under SVC_AUTH_PROVIDER=oidc: drills answer 503 bot_unverifiable",
     );
     return {};
   }

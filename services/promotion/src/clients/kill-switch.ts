@@ -26,19 +26,14 @@ export function killSwitchUnwired(why: string): KillSwitchCheck {
 /**
  * The standalone promotion service's way to the killswitch service: Connect over gRPC to
  * SVC_KILLSWITCH_URL. Under local auth (loopback only) the call carries no token and names the
- * caller with the local-user header; under OIDC a service has no machine token to present yet
- * (no client-credentials grant is built), so the gate fails closed, and says so at start-up.
+ * caller with the local-user header; under OIDC it carries the promotion service's own machine
+ * token (SVC_SERVICE_CLIENT_*), and without one the gate fails closed, and says so at start-up.
  */
 export function killSwitchOverNetwork(
-  config: Pick<Config, "serviceUrls" | "auth" | "timeouts">,
+  config: Pick<Config, "serviceUrls" | "auth" | "serviceIdentity" | "timeouts">,
   log: Logger,
 ): KillSwitchCheck {
-  const peer = peerClient(
-    KillSwitchService,
-    config.serviceUrls.killswitch,
-    "promotion",
-    config.auth.provider,
-  );
+  const peer = peerClient(KillSwitchService, config.serviceUrls.killswitch, "promotion", config);
   if (peer.missing === "url") {
     log.warn(
       "SVC_KILLSWITCH_URL is not set: the promotion service cannot ask the killswitch service, so its kill-switch gate fails closed (submissions and approvals answer 503 killswitch_unverifiable)",
@@ -48,7 +43,7 @@ export function killSwitchOverNetwork(
   if (peer.missing === "credentials") {
     log.error(
       { url: peer.url },
-      "the promotion service has no machine credentials to call the killswitch service under SVC_AUTH_PROVIDER=oidc: its kill-switch gate fails closed (submissions and approvals answer 503 killswitch_unverifiable)",
+      "the promotion service has no machine credentials (SVC_SERVICE_CLIENT_ID/_SECRET) to call the killswitch service under SVC_AUTH_PROVIDER=oidc: its kill-switch gate fails closed (submissions and approvals answer 503 killswitch_unverifiable)",
     );
     return killSwitchUnwired("the promotion service cannot authenticate to the killswitch service");
   }
