@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStandInLlm, type StandInLlm } from "../../dev/llm/stand-in-llm.js";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { startOidcPlatform, testUser, type OidcPlatform } from "../support/oidc-platform.js";
+import { approvedSession, statusOf } from "../support/paper.js";
 import { startPrivateRedis, type PrivateServer } from "../support/private-servers.js";
 import { postForEvents, type SseEvent } from "../support/sse.js";
 import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
@@ -414,4 +415,47 @@ describe("research chat, locally", () => {
     expect(limited.body.error.details.limit).toBe("SVC_CHAT_RATE_LIMIT_PER_MINUTE");
     expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
   });
+
+  it("is in the drill: a drill's platform switch ends a chat in flight, and chats start again after it", async () => {
+    await approvedSession(p, "drilled", "drills", 20);
+    await eventually(
+      "the paper session runs",
+      () => statusOf(p, "drilled"),
+      (s) => s === "running",
+    );
+    const res = await postForEvents(
+      `${p.url}/bots/lab/chat`,
+      { message: "Think slowly about drills" },
+      { "x-svc-local-user": "driller" },
+    );
+    expect(res.status).toBe(200);
+    const seen: SseEvent[] = [];
+    let drillId = "";
+    for await (const e of res.events) {
+      seen.push(e);
+      if (e.event === "token" && !drillId) {
+        const drill = await call(p.url, "POST", "/kill-switch/drills", { reason: "chat drill" });
+        expect(drill.status, drill.text).toBe(202);
+        drillId = drill.body.id;
+      }
+    }
+    expect(seen.at(-1)).toEqual({
+      event: "halted",
+      data: { scope: "platform", reason: "chat drill" },
+    });
+    await eventually(
+      "the drill ends",
+      async () => (await call(p.url, "GET", `/kill-switch/drills/${drillId}`)).body.state,
+      (s) => s !== "running",
+      60_000,
+    );
+    const after = await call(
+      p.url,
+      "POST",
+      "/bots/lab/chat",
+      { message: "hi" },
+      { "x-svc-local-user": "driller" },
+    );
+    expect(after.status, after.text).toBe(200);
+  }, 90_000);
 });
