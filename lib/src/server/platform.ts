@@ -249,7 +249,7 @@ function openAgentBroker(config: Config, log: Logger): AgentBroker | undefined {
   }
   log.info(
     { client_id: clientId, ttl_seconds: delegationTtlSeconds },
-    "agent token broker on: delegations through the svc-agent-delegation profile; no route uses it yet (research chat is not built)",
+    "agent token broker on: delegations through the svc-agent-delegation profile (research chat acts with them when SVC_CHAT_AGENT_CLIENT_ID/_SECRET name its agent)",
   );
   return createAgentBroker({
     issuer: config.auth.issuer,
