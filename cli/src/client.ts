@@ -46,6 +46,33 @@ export class Api {
     return this.call<T>("GET", path);
   }
 
+  /**
+   * Every page of a list route, following next_page_token (1,000 a page): the items of all of
+   * them in one answer shaped as the route's own, with next_page_token empty and a flag that any
+   * page raised (key_store_unreachable) kept raised.
+   *
+   * @example
+   *   const { items } = await api.all<Items<BotSummary>>("/bots?status=draft");
+   */
+  async all<T extends { items: unknown[]; next_page_token?: string }>(path: string): Promise<T> {
+    const join = path.includes("?") ? "&" : "?";
+    let merged: T | undefined;
+    let token = "";
+    do {
+      const q = new URLSearchParams({ limit: "1000", ...(token ? { page_token: token } : {}) });
+      const page = await this.get<T>(`${path}${join}${q.toString()}`);
+      if (!merged) merged = page;
+      else {
+        merged.items.push(...page.items);
+        for (const [k, v] of Object.entries(page as Record<string, unknown>))
+          if (v === true) (merged as Record<string, unknown>)[k] = true;
+      }
+      token = page.next_page_token ?? "";
+    } while (token);
+    merged.next_page_token = "";
+    return merged;
+  }
+
   post<T>(path: string, body: unknown = {}): Promise<T> {
     return this.call<T>("POST", path, body);
   }

@@ -97,10 +97,10 @@ describe("svc", () => {
     const list = await svc(["bots", "list"]);
     expect(list.code).toBe(0);
     const lines = list.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^SLUG +NAME +KIND +STATUS +VERSION$/);
+    expect(lines[0]).toMatch(/^SLUG +NAME +KIND +STATUS +VERSION +FLEET$/);
     expect(lines.slice(1).map((l) => l.split(/ {2,}/))).toEqual([
-      ["alpha-ma", "Alpha MA", "trading", "draft", "1"],
-      ["beta", "Beta", "trading", "draft", "1"],
+      ["alpha-ma", "Alpha MA", "trading", "draft", "1", "majors"],
+      ["beta", "Beta", "trading", "draft", "1", "-"],
     ]);
     const listJson = await svc(["bots", "list", "--json"]);
     expect(JSON.parse(listJson.stdout)).toEqual((await call(p.url, "GET", "/bots")).body);
@@ -353,9 +353,58 @@ describe("svc", () => {
       });
       await svcIn("", ["--token", "from-flag", "--as", "bob", "bots", "list"], { env });
       expect(seen.map((h) => [h.path, h.authorization, h["x-svc-local-user"]])).toEqual([
-        ["/bots", "Bearer from-env", undefined],
-        ["/bots", "Bearer from-flag", "bob"],
+        ["/bots?limit=1000", "Bearer from-env", undefined],
+        ["/bots?limit=1000", "Bearer from-flag", "bob"],
       ]);
+    } finally {
+      api.close();
+    }
+  });
+
+  it("list commands follow next_page_token to the last page, with their filters on every page", async () => {
+    const asked: string[] = [];
+    const bot = (slug: string) => ({
+      slug,
+      name: slug,
+      kind: "trading",
+      status: "draft",
+      current_version: 1,
+      fleet: "majors",
+    });
+    const api = createHttpServer((req, res) => {
+      asked.push(req.url ?? "");
+      const token = new URL(req.url ?? "", "http://x").searchParams.get("page_token");
+      res.setHeader("content-type", "application/json");
+      res.end(
+        JSON.stringify(
+          token === "p2"
+            ? { items: [bot("c")], next_page_token: "" }
+            : { items: [bot("a"), bot("b")], next_page_token: "p2" },
+        ),
+      );
+    });
+    await new Promise<void>((r) => api.listen(0, "127.0.0.1", r));
+    const port = String((api.address() as { port: number }).port);
+    try {
+      const env = { SVC_URL: `http://127.0.0.1:${port}` };
+      const r = await svcIn("", ["bots", "list", "--fleet", "majors"], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(
+        r.stdout
+          .trim()
+          .split("\n")
+          .slice(1)
+          .map((l) => l.split(/ {2,}/)[0]),
+      ).toEqual(["a", "b", "c"]);
+      expect(asked).toEqual([
+        "/bots?fleet=majors&limit=1000",
+        "/bots?fleet=majors&limit=1000&page_token=p2",
+      ]);
+      const json = await svcIn("", ["--json", "bots", "list"], { env });
+      expect(JSON.parse(json.stdout)).toEqual({
+        items: [bot("a"), bot("b"), bot("c")],
+        next_page_token: "",
+      });
     } finally {
       api.close();
     }

@@ -9,11 +9,11 @@ export interface BotSummary {
   kind: string;
   status: string;
   current_version: number;
+  fleet: string;
 }
 
 export interface Bot extends BotSummary {
   spec_hash: string;
-  fleet: string;
   spec: {
     strategy?: { family?: string; parameters?: Record<string, unknown> | null } | null;
     universe?: { symbols?: string[]; timeframe?: string } | null;
@@ -78,4 +78,6 @@ export interface Dataset {
 
 export interface Items<T> {
   items: T[];
+  /** Pass as page_token for the next page; empty on the last. */
+  next_page_token?: string;
 }

@@ -28,18 +28,29 @@ export function registerBots(program: Command, io: Io): void {
 
   bots
     .command("list")
-    .description("every bot, oldest first: slug, name, kind, status, current version")
+    .description("every bot, oldest first (every page): slug, name, kind, status, version, fleet")
     .option("--status <status>", "only bots in this status (draft, active, archived)")
-    .action(async (o: { status?: string }, cmd: Command) => {
+    .option("--fleet <fleet>", "only bots of this fleet")
+    .action(async (o: { status?: string; fleet?: string }, cmd: Command) => {
       const ctx = contextOf(cmd, io);
-      const query = o.status ? `?status=${encodeURIComponent(o.status)}` : "";
-      const answer = await ctx.api.get<Items<BotSummary>>(`/bots${query}`);
+      const query = new URLSearchParams({
+        ...(o.status ? { status: o.status } : {}),
+        ...(o.fleet ? { fleet: o.fleet } : {}),
+      }).toString();
+      const answer = await ctx.api.all<Items<BotSummary>>(`/bots${query ? `?${query}` : ""}`);
       ctx.show(answer, () =>
         answer.items.length === 0
           ? "no bots\n"
           : table(
-              ["SLUG", "NAME", "KIND", "STATUS", "VERSION"],
-              answer.items.map((b) => [b.slug, b.name, b.kind, b.status, b.current_version]),
+              ["SLUG", "NAME", "KIND", "STATUS", "VERSION", "FLEET"],
+              answer.items.map((b) => [
+                b.slug,
+                b.name,
+                b.kind,
+                b.status,
+                b.current_version,
+                b.fleet || "-",
+              ]),
             ),
       );
     });

@@ -53,7 +53,7 @@ export function registerDatasets(program: Command, io: Io): void {
     .description("datasets with symbol, timeframe, bars and range")
     .action(async (_o: unknown, cmd: Command) => {
       const ctx = contextOf(cmd, io);
-      const answer = await ctx.api.get<Items<Dataset>>("/datasets");
+      const answer = await ctx.api.all<Items<Dataset>>("/datasets");
       ctx.show(answer, () =>
         answer.items.length === 0
           ? "no datasets\n"

@@ -84,7 +84,7 @@ export function registerKillSwitch(program: Command, io: Io): void {
 }
 
 async function listKillSwitches(ctx: Ctx): Promise<void> {
-  const answer = await ctx.api.get<KillSwitchList>("/kill-switches");
+  const answer = await ctx.api.all<KillSwitchList>("/kill-switches");
   ctx.show(answer, () => {
     const warning = answer.key_store_unreachable
       ? "warning: the key-value store does not answer; key states are unknown\n"

@@ -60,7 +60,7 @@ export function registerPaper(program: Command, io: Io): void {
       let task = taskId;
       if (!task) {
         const live = (
-          await ctx.api.get<Items<Deployment>>(`/bots/${ref}/deployments`)
+          await ctx.api.all<Items<Deployment>>(`/bots/${ref}/deployments`)
         ).items.filter((d) => d.target === "paper" && (d.status === "running" || d.parked));
         if (live.length === 0) throw new CliExit(1, `${bot} has no running paper session`);
         if (live.length > 1)

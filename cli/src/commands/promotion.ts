@@ -45,7 +45,7 @@ export function registerPromotion(program: Command, io: Io): void {
         version === bot.current_version
           ? bot.spec_hash
           : (
-              await ctx.api.get<Items<{ version: number; spec_hash: string }>>(
+              await ctx.api.all<Items<{ version: number; spec_hash: string }>>(
                 `/bots/${encodeURIComponent(ref)}/versions`,
               )
             ).items.find((v) => v.version === version)?.spec_hash;
@@ -102,7 +102,7 @@ export function registerPromotion(program: Command, io: Io): void {
     .description("promotion requests waiting for a person")
     .action(async (_o: unknown, cmd: Command) => {
       const ctx = contextOf(cmd, io);
-      const answer = await ctx.api.get<Items<PromotionRequest>>("/promotion/approvals");
+      const answer = await ctx.api.all<Items<PromotionRequest>>("/promotion/approvals");
       ctx.show(answer, () =>
         answer.items.length === 0
           ? "no promotion request is waiting\n"
