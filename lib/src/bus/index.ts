@@ -1,10 +1,21 @@
 import type { EventBus } from "./event-bus.js";
 import { createMemoryBus } from "./memory-bus.js";
-import { createNatsBus } from "./nats-bus.js";
 
 export type { BusMessage, BusSubscription, EventBus } from "./event-bus.js";
 export { subjectMatches } from "./event-bus.js";
-export { createMemoryBus, createNatsBus };
+export { createMemoryBus };
+
+type NatsBus = typeof import("./nats-bus.js");
+
+/**
+ * NATS JetStream. The client library is imported on first use: a process on the in-process bus
+ * (npm start) no longer loads it.
+ */
+export async function createNatsBus(
+  ...args: Parameters<NatsBus["createNatsBus"]>
+): Promise<EventBus> {
+  return (await import("./nats-bus.js")).createNatsBus(...args);
+}
 export { enqueueEvent, startOutboxRelay, outboxMigration, type OutboxRelay } from "./outbox.js";
 export { processOnce, processedEventsMigration } from "./process-once.js";
 

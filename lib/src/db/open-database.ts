@@ -2,7 +2,6 @@ import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
-import pg from "pg";
 import { seedDataDir, templateTarball, type PgliteTemplate } from "./pglite-template.js";
 
 /**
@@ -38,6 +37,8 @@ export async function openDatabase(opts: {
 }): Promise<Database> {
   if (opts.url) {
     const timeoutMs = opts.timeoutMs ?? 10_000;
+    // Imported here: an embedded database never loads the Postgres client.
+    const { default: pg } = await import("pg");
     // Three deadlines: taking a connection, the server's own statement timeout (a lock wait ends
     // too), and the client's read timeout for a server that is stopped with its socket open.
     const pool = new pg.Pool({
