@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds the console (vite build) when console/dist is missing or older than its sources, so
 // `npm start` on a fresh clone serves it; a fresh build costs nothing (one stat per source file).
-// Run by all-in-one's prestart and by the console's browser tests; `--force` always builds.
+// Run by npm start (all-in-one/scripts/start.mjs) and by the console's browser tests; `--force` always builds.
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";

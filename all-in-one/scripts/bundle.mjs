@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// Bundles all-in-one/src/main.ts and the workspace TypeScript it imports into dist/main.js, so
+// `npm start` runs plain JavaScript: compiling about 400 files on the fly through tsx's loader
+// cost about 1.8 s of CPU at every start. Packages stay external (Node loads them from
+// node_modules as before), except one that a workspace gets from its own node_modules (another
+// version than the root's), which is bundled so it stays the version that workspace asked for.
+// `node all-in-one/scripts/bundle.mjs [--force]`; start.mjs calls it when the bundle is stale.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const allInOne = join(here, "..");
+const root = join(allInOne, "..");
+export const BUNDLE = join(allInOne, "dist", "main.js");
+const META = join(allInOne, "dist", "main.meta.json");
+
+/** Why the bundle must be built, or undefined when every file it was built from is older. */
+export function bundleStaleReason() {
+  if (!existsSync(BUNDLE) || !existsSync(META)) return "all-in-one/dist/main.js is missing";
+  const { startedAt, inputs } = JSON.parse(readFileSync(META, "utf8"));
+  // Compared with when the build began: a file saved while it ran counts as changed.
+  for (const file of [...inputs.map((f) => join(root, f)), fileURLToPath(import.meta.url)]) {
+    const s = statSync(file, { throwIfNoEntry: false });
+    if (!s) return `${relative(root, file)} is gone`;
+    if (s.mtimeMs > startedAt) return `${relative(root, file)} changed`;
+  }
+  return undefined;
+}
+
+/** The package a bare specifier names (`@scope/name` or `name`), without its subpath. */
+function packageName(specifier) {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+}
+
+/** The node_modules folder Node would take `name` from, looking up from `dir`. */
+function packageDir(name, dir) {
+  for (let d = dir; ; d = dirname(d)) {
+    const candidate = join(d, "node_modules", name);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+const workspaceCode = (outdir) => ({
+  name: "workspace-code",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith("@svc/") || args.path.startsWith("node:")) return undefined;
+      const name = packageName(args.path);
+      const fromImporter = packageDir(name, args.resolveDir);
+      // Only what the bundle's own folder resolves to the same package may stay external.
+      if (fromImporter && fromImporter !== packageDir(name, outdir)) return undefined;
+      return { path: args.path, external: true };
+    });
+    // A source file that finds files beside itself keeps finding them from the bundle.
+    build.onLoad({ filter: /\.(ts|js|mjs)$/ }, (args) => {
+      if (args.path.includes("/node_modules/")) return undefined;
+      const text = readFileSync(args.path, "utf8");
+      const unsupported = /import\.meta\.(dirname|filename|resolve)/.exec(text);
+      if (unsupported)
+        return {
+          errors: [
+            { text: `${unsupported[0]} is not rewritten by the bundler: use import.meta.url` },
+          ],
+        };
+      if (!text.includes("import.meta.url")) return undefined;
+      const fromBundle = relative(outdir, args.path);
+      return {
+        contents: text.replaceAll(
+          "import.meta.url",
+          `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`,
+        ),
+        loader: args.path.endsWith(".ts") ? "ts" : "js",
+      };
+    });
+  },
+});
+
+/**
+ * Builds the bundle (with its source map and the list of files it came from) into `outdir`,
+ * all-in-one/dist unless a test asks for another folder (inside the repository: the bundle
+ * finds its packages in node_modules above it).
+ */
+export async function buildBundle({ outdir = dirname(BUNDLE) } = {}) {
+  const { build, stop } = await import("esbuild");
+  const { rmSync } = await import("node:fs");
+  rmSync(outdir, { recursive: true, force: true });
+  const startedAt = Date.now();
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: [join(allInOne, "src", "main.ts")],
+    outdir,
+    entryNames: "main",
+    // Chunks sit beside main.js: import.meta.url is rewritten relative to that folder.
+    chunkNames: "[name]-[hash]",
+    // What the code imports on demand (the Postgres and Redis clients, the OpenTelemetry SDK)
+    // stays in chunks of its own, loaded only when used.
+    splitting: true,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    sourcemap: true,
+    metafile: true,
+    logLevel: "silent",
+    // A CommonJS package bundled into ESM may require() Node's own modules.
+    banner: {
+      js: 'import { createRequire as __svcCreateRequire } from "node:module"; const require = __svcCreateRequire(import.meta.url);',
+    },
+    plugins: [workspaceCode(outdir)],
+  }).finally(
+    // The build service is a child process: it must not outlive the build beside the platform.
+    () => stop(),
+  );
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(
+    join(outdir, "main.meta.json"),
+    JSON.stringify({ startedAt, inputs: Object.keys(result.metafile.inputs) }),
+  );
+}
+
+/** Builds when stale (or always with force); why it built, or false. */
+export async function ensureBundle({ force = false } = {}) {
+  const why = force ? "asked to" : bundleStaleReason();
+  if (!why) return false;
+  await buildBundle();
+  return why;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const why = await ensureBundle({ force: process.argv.includes("--force") });
+  process.stderr.write(why ? `bundled all-in-one (${why})\n` : "all-in-one bundle is up to date\n");
+}

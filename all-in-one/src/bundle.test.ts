@@ -1,0 +1,78 @@
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error: a plain ES module script of the build, without type declarations.
+import { buildBundle } from "../scripts/bundle.mjs";
+// @ts-expect-error: the console's build script, without type declarations.
+import { ensureBuilt } from "../../console/scripts/ensure-build.mjs";
+
+const allInOne = fileURLToPath(new URL("../", import.meta.url));
+// Inside the repository, as all-in-one/dist is: the bundle finds its packages in node_modules.
+const outdir = join(allInOne, `dist-test-${process.pid}`);
+// A build, then a start (a new PGlite template the first time): minutes on a loaded machine.
+const SLOW = 300_000;
+
+describe("the bundle npm start runs", () => {
+  beforeAll(async () => {
+    (ensureBuilt as (o: { quiet: boolean }) => boolean)({ quiet: true });
+    await (buildBundle as (o: { outdir: string }) => Promise<void>)({ outdir });
+  }, SLOW);
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  it("still finds every file its sources find beside themselves (console, data, report schema)", () => {
+    const found: string[] = [];
+    for (const file of readdirSync(outdir).filter((f) => f.endsWith(".js"))) {
+      const text = readFileSync(join(outdir, file), "utf8");
+      for (const m of text.matchAll(/new URL\("([^"]+)", import\.meta\.url\)\.href/g)) {
+        const source = fileURLToPath(new URL(m[1]!, pathToFileURL(join(outdir, file))));
+        expect(existsSync(source), `${file} points at ${source}`).toBe(true);
+        found.push(source);
+      }
+    }
+    expect(found.some((f) => f.endsWith("serve-console.ts"))).toBe(true);
+  });
+
+  it(
+    "starts, prints the ready lines, and serves the API and the console",
+    async () => {
+      const child = spawn(process.execPath, [join(outdir, "main.js")], {
+        cwd: join(allInOne, ".."),
+        env: {
+          ...process.env,
+          SVC_PORT: "0",
+          SVC_DATA_DIR: "memory://",
+          SVC_LOG_LEVEL: "warn",
+          SVC_LOG_FORMAT: "json",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      let err = "";
+      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          child.stdout.on("data", (d: Buffer) => {
+            out += d.toString();
+            const m = /svc platform ready in \d+ ms at (\S+)\n[^]*storage: .*\n/.exec(out);
+            if (m) resolve(m[1]!);
+          });
+          child.on("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
+        });
+        expect(out).toContain(`  console:   ${url}/\n`);
+        expect(out).toContain(`  try:       curl -s ${url}/bots\n`);
+        const bots = await fetch(`${url}/bots`);
+        expect(bots.status).toBe(200);
+        expect(await bots.json()).toMatchObject({ items: [] });
+        const page = await fetch(`${url}/`);
+        // The built console (its script under /assets/), not the page saying how to build it.
+        expect(await page.text()).toMatch(/<script[^>]+src="[^"]*\/assets\//);
+      } finally {
+        child.kill("SIGINT");
+        await new Promise((r) => child.once("exit", r));
+      }
+    },
+    SLOW,
+  );
+});
