@@ -1,6 +1,6 @@
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { loadConfig } from "@svc/lib/config";
-import { createLogger } from "@svc/lib/telemetry";
+import { createLogger, startProcessTelemetry } from "@svc/lib/telemetry";
 import { assertListenAllowed, closeOnSignals } from "@svc/lib/server";
 import { BotsService, ControlPlaneService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { PromotionService } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
@@ -47,6 +47,8 @@ const backends = Object.entries(owners).flatMap(([name, services]) => {
   });
   return services.map((service) => ({ service, transport }));
 });
+// Traces (SVC_OTLP_ENDPOINT) and /metrics (SVC_METRICS_PORT) of this process, as every service has.
+const telemetry = await startProcessTelemetry(config, log, "gateway");
 const app = await createGateway({
   backends,
   bodyLimitBytes: config.bodyLimitBytes,
@@ -55,4 +57,4 @@ const app = await createGateway({
 });
 await app.listen({ host: config.host, port: config.port });
 log.info({ url: `http://${config.host}:${config.port}` }, "gateway listening");
-closeOnSignals(log, [() => app.close()]);
+closeOnSignals(log, [() => app.close(), () => telemetry.close()]);
