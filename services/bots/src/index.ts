@@ -103,6 +103,7 @@ export async function createBotsModule(
   const backtestResults = createBacktestResultsHandlers(db);
   const datasets = createDatasetHandlers({ db, maxBytes: platform.config.datasetMaxBytes });
   const complianceRuns = createComplianceRunHandlers({ db, tasks, hostId });
+  logChatSettings(platform);
   const chat = createChatHandlers({
     db,
     log: platform.log,
@@ -214,4 +215,26 @@ function chatDelegationOf(platform: Platform): { delegation?: ChatDelegation } {
       timeoutMs: platform.config.timeouts.dbMs,
     }),
   };
+}
+
+/** The start-up log says whether research chat can answer, and what it lacks. */
+function logChatSettings(platform: Platform): void {
+  const { llm, agentClientId } = platform.config.chat;
+  if (!llm.baseUrl || !llm.model) {
+    platform.log.info(
+      "research chat answers 412 llm_not_configured: set SVC_LLM_BASE_URL and SVC_LLM_MODEL (npm run llm starts a stand-in)",
+    );
+    return;
+  }
+  const oidc = platform.config.auth.provider === "oidc";
+  platform.log.info(
+    {
+      model: llm.model,
+      base_url: llm.baseUrl,
+      delegation: oidc ? Boolean(chatDelegationOf(platform).delegation) : "local user",
+    },
+    oidc && !(platform.agentBroker && agentClientId)
+      ? "research chat has a model but cannot delegate: set the agent broker (SVC_AUTH_AGENT_BROKER_*) and SVC_CHAT_AGENT_CLIENT_ID/_SECRET"
+      : "research chat on",
+  );
 }
