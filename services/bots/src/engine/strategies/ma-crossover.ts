@@ -91,6 +91,8 @@ class MaCrossover implements Strategy {
 class MaColumns implements TargetSource {
   private history: Float64Array;
   private count = 0;
+  /** The next count at which MaCrossover recomputes its sums (a multiple of RESUM_EVERY). */
+  private nextResum = RESUM_EVERY;
   private fastSum = 0;
   private slowSum = 0;
   private readonly short: number;
@@ -115,6 +117,7 @@ class MaColumns implements TargetSource {
     let fastSum = this.fastSum;
     let slowSum = this.slowSum;
     let count = this.count;
+    let nextResum = this.nextResum;
     const lag = slow - fast;
     for (let j = 0; j < n; j++) {
       const c = h[slow + j]!;
@@ -123,17 +126,20 @@ class MaColumns implements TargetSource {
       slowSum += c;
       fastSum += c;
       count++;
+      if (count === nextResum) {
+        nextResum += RESUM_EVERY;
+        if (count >= slow) {
+          slowSum = fastSum = 0;
+          for (let k = 0; k < slow; k++) {
+            const v = h[slow + j - k]!;
+            slowSum += v;
+            if (k < fast) fastSum += v;
+          }
+        }
+      }
       if (count < slow) {
         out[j] = 0;
         continue;
-      }
-      if (count % RESUM_EVERY === 0) {
-        slowSum = fastSum = 0;
-        for (let k = 0; k < slow; k++) {
-          const v = h[slow + j - k]!;
-          slowSum += v;
-          if (k < fast) fastSum += v;
-        }
       }
       const f = fastSum / fast;
       const s = slowSum / slow;
@@ -143,5 +149,6 @@ class MaColumns implements TargetSource {
     this.fastSum = fastSum;
     this.slowSum = slowSum;
     this.count = count;
+    this.nextResum = nextResum;
   }
 }
