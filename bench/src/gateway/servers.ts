@@ -1,10 +1,14 @@
-// Child process of the gateway benchmark: the platform with OIDC auth (gateway on one port) and
-// the bots service's own Connect endpoint (same process, same interceptors) on another.
+// Child process of the gateway benchmark: the platform with OIDC auth, its gateway reaching the
+// services through the in-process hop; the same services' own Connect endpoint (same process,
+// same interceptors: the reference); and a second gateway over Connect's in-memory router
+// transport (the hop as it was before, which encodes and decodes every message).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { createRouterTransport, type ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { loadConfig } from "@svc/lib/config";
 import { freshMfaClaims, startTestIdp } from "@svc/lib/auth/testing";
+import { createGateway } from "@svc/gateway";
 import { startPlatform } from "@svc/all-in-one";
 
 const idp = await startTestIdp();
@@ -34,11 +38,24 @@ const synced = await fetch(`${running.url}/_internal/oidc/sync`, {
 });
 if (synced.status !== 200)
   throw new Error(`could not provision the bench user: ${synced.status} ${await synced.text()}`);
-const bots = running.modules.find((m) => m.name === "bots")!;
+const routes = (router: ConnectRouter) => {
+  for (const m of running.modules) m.routes(router);
+};
 const direct = http.createServer(
-  connectNodeAdapter({ routes: bots.routes, interceptors: running.platform.interceptors }),
+  connectNodeAdapter({ routes, interceptors: running.platform.interceptors }),
 );
 await new Promise<void>((resolve) => direct.listen(0, "127.0.0.1", resolve));
+const routerTransport = createRouterTransport(routes, {
+  router: { interceptors: running.platform.interceptors },
+});
+const before = await createGateway({
+  backends: running.modules.flatMap((m) =>
+    m.services.map((service) => ({ service, transport: routerTransport })),
+  ),
+  bodyLimitBytes: config.bodyLimitBytes,
+  log: running.platform.log,
+});
+await before.listen({ host: "127.0.0.1", port: 0 });
 const token = await idp.sign(freshMfaClaims("user|bench", ["read:bots", "write:bots"]), {
   expiresIn: "2h",
 });
@@ -53,11 +70,21 @@ const created = await fetch(`${running.url}/bots`, {
 });
 if (created.status !== 201)
   throw new Error(`could not create the bench bot: ${created.status} ${await created.text()}`);
+const port = (s: http.Server) => (s.address() as AddressInfo).port;
 process.stdout.write(
-  `${JSON.stringify({ gateway: running.url, direct: `http://127.0.0.1:${(direct.address() as AddressInfo).port}`, token })}\n`,
+  `${JSON.stringify({
+    gateway: running.url,
+    direct: `http://127.0.0.1:${port(direct)}`,
+    routerTransport: `http://127.0.0.1:${port(before.server)}`,
+    token,
+  })}\n`,
 );
+// The parent asks for this process's CPU time around each measure: CPU per request is the figure
+// a loaded, shared machine does not distort the way it distorts requests per second.
+process.on("message", () => process.send?.(process.cpuUsage()));
 process.on("SIGTERM", async () => {
   direct.close();
+  await before.close();
   await running.close();
   await idp.stop();
   process.exit(0);
