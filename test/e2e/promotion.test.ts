@@ -319,6 +319,50 @@ describe("concurrent decisions on the real Postgres: exactly one wins", () => {
       )
     ).rows[0]!.n;
 
+  it("gates on the bot as the projection holds it now, not as an earlier create saw it: moved to a fleet under a switch, it is denied", async () => {
+    const mover = await call(
+      p.url,
+      "POST",
+      "/bots",
+      { name: "Mover", kind: "trading", fleet: "east" },
+      as("alice"),
+    );
+    const fleetOfV1 = async () =>
+      (
+        await sql<{
+          fleet: string;
+        }>`select fleet from promotion.known_bot_versions where slug = 'mover' and version = 1`.execute(
+          p.platform.db.db,
+        )
+      ).rows[0]?.fleet;
+    await eventually("the promotion service learns of mover", fleetOfV1, (f) => f === "east");
+    const artifact = { bot_ref: "mover", version: 1, version_hash: mover.body.spec_hash };
+    expect((await submit("move-1", { artifact })).body.status).toBe("pending");
+    await p.platform.kv.set("svc:bots:killswitch:fleet:west", "drill");
+    try {
+      const moved = await call(
+        p.url,
+        "PUT",
+        "/bots/mover",
+        { spec: { name: "Mover", kind: "trading", fleet: "west" } },
+        as("alice"),
+      );
+      expect(moved.status).toBe(200);
+      await eventually("version 1 follows the bot to west", fleetOfV1, (f) => f === "west");
+      const after = await submit("move-2", { artifact });
+      expect([after.body.status, after.body.gates.at(-1)]).toEqual([
+        "denied",
+        {
+          name: "kill_switch_clear",
+          passed: false,
+          detail: "engaged: svc:bots:killswitch:fleet:west",
+        },
+      ]);
+    } finally {
+      await p.platform.kv.delete("svc:bots:killswitch:fleet:west");
+    }
+  });
+
   it("50 simultaneous approvals by 50 people: one approval, one decision, one event", async () => {
     await submit("race-50");
     const outboxBefore = (

@@ -31,16 +31,24 @@ export async function traceSql(work: () => Promise<void>): Promise<TracedStateme
 
 function withoutRelayPolls(seen: Array<{ client: object; statement: TracedStatement }>) {
   const dropped = new Set<number>();
-  const open = new Map<object, number[]>();
+  // Per client, the statements since its last BEGIN, COMMIT or ROLLBACK, and whether a BEGIN led.
+  const open = new Map<object, { begun: boolean; at: number[] }>();
   seen.forEach(({ client, statement }, i) => {
     const verb = statement.text.trim().toLowerCase();
-    if (verb === "begin") open.set(client, [i]);
-    else open.get(client)?.push(i);
+    if (verb === "begin") open.set(client, { begun: true, at: [i] });
+    else {
+      const group = open.get(client) ?? { begun: false, at: [] };
+      group.at.push(i);
+      open.set(client, group);
+    }
     if (verb === "commit" || verb === "rollback") {
-      const group = open.get(client) ?? [];
+      const group = open.get(client)!;
       open.delete(client);
-      if (group.some((j) => /skip locked/i.test(seen[j]!.statement.text)))
-        for (const j of group) dropped.add(j);
+      // A relay's poll, or a transaction that began before the trace (no client in a
+      // transaction serves anyone else, so what it sent since the trace began is that
+      // transaction's): not the work's.
+      if (!group.begun || group.at.some((j) => /skip locked/i.test(seen[j]!.statement.text)))
+        for (const j of group.at) dropped.add(j);
     }
   });
   return seen.filter((_, i) => !dropped.has(i)).map((s) => s.statement);

@@ -32,6 +32,7 @@ import {
 } from "../domain/decisions.js";
 import { runGates, type GatePolicy } from "../domain/gates.js";
 import { humanReview } from "../domain/human-review.js";
+import { knownVersionCache } from "./known-version-cache.js";
 import * as repo from "../store/promotion.repository.js";
 import type {
   DecisionRow,
@@ -105,6 +106,7 @@ type ApprovalCheck = { clear: true; token: string } | { clear: false; engagedKey
  */
 export function createPromotionHandlers(deps: PromotionDeps): Handlers {
   const { db } = deps;
+  const versions = knownVersionCache();
 
   /** The request as `viewer` may see it: the token only for its approver and those who may start or deploy with it. */
   async function withDecisions(row: RequestRow, viewer: Principal): Promise<PromotionRequest> {
@@ -373,98 +375,16 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
             versionHash: req.artifact.versionHash,
           }
         : undefined;
-      const known = artifact ? await knownVersionOf(artifact) : null;
-      const allocationTargets =
-        req.kind === PromotionKind.ALLOCATION ? Object.keys(req.allocation?.capital ?? {}) : [];
-      // The kill switch and the ledger do not depend on each other: asked at once.
-      const [engaged, ledger, allocationLedger] = await Promise.all([
-        known
-          ? engagedKeys(known.slug, known.fleet)
-          : Promise.all([
-              engagedKeys(undefined, undefined),
-              ...allocationTargets.map((t) => engagedKeys(t, t)),
-            ]).then((keys) => [...new Set(keys.flat())]),
-        deps.policy.trialLedgerEnforce && known ? repo.trialsOfBot(db, known.bot_id) : undefined,
-        deps.policy.trialLedgerEnforce && kind === "allocation"
-          ? repo.allocationLedger(db, allocationTargets)
-          : undefined,
-      ]);
-      const review = humanReview(
-        kind,
-        req.requiresHumanApproval,
-        p.actorType === "agent" || p.delegated,
-        deps.skipHumanKinds,
-      );
-      const requiresHuman = review.required;
-      const { gates, status } = runGates({
-        allocationLedger,
-        kind,
-        validationVerdict: verdictName(req.validation!.verdict),
-        riskDecision: riskName(req.risk!.decision),
-        artifact,
-        knownVersion: known,
-        killSwitch: { engagedKeys: engaged },
-        evidence: req.evidence,
-        policy: deps.policy,
-        requiresHumanApproval: requiresHuman,
-        ledger,
-      });
-      const submitter = humanSubOf(p);
-      const stored = {
-        request_id: req.requestId,
-        kind,
-        bot_id: known?.bot_id ?? null,
-        version: known?.version ?? null,
-        version_hash: known?.spec_hash ?? null,
-      };
-      // Approved by policy: the token is signed now, once, and stored with the request.
-      const token =
-        status === "approved" ? await signApprovedPromotion(deps.signingKey, stored) : null;
-      const record = {
-        ...stored,
-        status,
-        body: JSON.stringify(submittedToStored(req)),
-        gates: JSON.stringify(gates),
-        requested_by: req.requestedBy || p.sub,
-        submitter_sub: submitter,
-        requires_human_approval: requiresHuman,
-        approved_promotion_token: token,
-        expires_at:
-          deps.approvalTtlSeconds && status === "pending"
-            ? new Date(Date.now() + deps.approvalTtlSeconds * 1000)
-            : null,
-      };
-      try {
-        // Pending or denied: the row with its gates is all there is to write, and one statement
-        // is its own transaction. Its answer is the stored row; a new request has no decisions.
-        if (status !== "approved") return present(await repo.insertRequest(db, record), [], p, req);
-        const { row, decision } = await db.transaction().execute(async (trx) => {
-          const inserted = await repo.insertRequest(trx, record);
-          // The decision log names the policy that let the request through without a person.
-          const decision = await repo.insertDecision(trx, {
-            request_id: req.requestId,
-            actor: "(policy)",
-            action: "auto_approve",
-            note: review.policy,
-            acr: "",
-            amr: [],
-            auth_time: null,
-          });
-          await emitApproved(trx, inserted, "(policy: SVC_PROMOTION_SKIP_HUMAN_KINDS)");
-          return { row: inserted, decision };
-        });
-        return present(row, [decision], p, req);
-      } catch (err) {
-        if (isUniqueViolation(err))
-          throw svcError(
-            Code.AlreadyExists,
-            "request_exists",
-            `a promotion request with request_id "${req.requestId}" already exists`,
-            { field: "request_id", request_id: req.requestId },
-            { cause: err },
-          );
-        throw err;
+      const seen = artifact && versions.get(artifact.botRef, artifact.version);
+      if (artifact && seen) {
+        const answer = await gateAndRecord(req, p, artifact, seen);
+        if (answer) return answer;
+        // The projection moved since: gate again on what it holds now.
+        versions.forget(artifact.botRef, artifact.version);
       }
+      const known = artifact ? await knownVersionOf(artifact) : null;
+      if (artifact && known) versions.set(artifact.botRef, artifact.version, known);
+      return (await gateAndRecord(req, p, artifact, known, { checked: true }))!;
     },
 
     async listPromotionRequests(req) {
@@ -487,6 +407,121 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
       return list("promotion_approvals", ["pending"], req);
     },
   };
+
+  /**
+   * Runs the gates of a valid request on the bot version `known` (null: none, or not known) and
+   * records it with their outcome. A version just read from the projection (`checked`) is
+   * recorded as it was; one from the cache only if the projection still holds it, else this
+   * answers undefined having recorded nothing.
+   */
+  async function gateAndRecord(
+    req: CreatePromotionRequestRequest,
+    p: Principal,
+    artifact: { botRef: string; version: number; versionHash: string } | undefined,
+    known: KnownVersionRow | null,
+    opts: { checked?: boolean } = {},
+  ): Promise<PromotionRequest | undefined> {
+    const kind = kindName(req.kind);
+    const allocationTargets =
+      req.kind === PromotionKind.ALLOCATION ? Object.keys(req.allocation?.capital ?? {}) : [];
+    // The kill switch and the ledger do not depend on each other: asked at once.
+    const [engaged, ledger, allocationLedger] = await Promise.all([
+      known
+        ? engagedKeys(known.slug, known.fleet)
+        : Promise.all([
+            engagedKeys(undefined, undefined),
+            ...allocationTargets.map((t) => engagedKeys(t, t)),
+          ]).then((keys) => [...new Set(keys.flat())]),
+      deps.policy.trialLedgerEnforce && known ? repo.trialsOfBot(db, known.bot_id) : undefined,
+      deps.policy.trialLedgerEnforce && kind === "allocation"
+        ? repo.allocationLedger(db, allocationTargets)
+        : undefined,
+    ]);
+    const review = humanReview(
+      kind,
+      req.requiresHumanApproval,
+      p.actorType === "agent" || p.delegated,
+      deps.skipHumanKinds,
+    );
+    const requiresHuman = review.required;
+    const { gates, status } = runGates({
+      allocationLedger,
+      kind,
+      validationVerdict: verdictName(req.validation!.verdict),
+      riskDecision: riskName(req.risk!.decision),
+      artifact,
+      knownVersion: known,
+      killSwitch: { engagedKeys: engaged },
+      evidence: req.evidence,
+      policy: deps.policy,
+      requiresHumanApproval: requiresHuman,
+      ledger,
+    });
+    const submitter = humanSubOf(p);
+    const stored = {
+      request_id: req.requestId,
+      kind,
+      bot_id: known?.bot_id ?? null,
+      version: known?.version ?? null,
+      version_hash: known?.spec_hash ?? null,
+    };
+    // Approved by policy: the token is signed now, once, and stored with the request.
+    const token =
+      status === "approved" ? await signApprovedPromotion(deps.signingKey, stored) : null;
+    const record = {
+      ...stored,
+      status,
+      body: JSON.stringify(submittedToStored(req)),
+      gates: JSON.stringify(gates),
+      requested_by: req.requestedBy || p.sub,
+      submitter_sub: submitter,
+      requires_human_approval: requiresHuman,
+      approved_promotion_token: token,
+      expires_at:
+        deps.approvalTtlSeconds && status === "pending"
+          ? new Date(Date.now() + deps.approvalTtlSeconds * 1000)
+          : null,
+    };
+    const insert = (to: typeof db | Transaction<PromotionDatabase>) =>
+      known && !opts.checked
+        ? repo.insertRequestIfProjected(to, record, known)
+        : repo.insertRequest(to, record);
+    try {
+      // Pending or denied: the row with its gates is all there is to write, and one statement
+      // is its own transaction. Its answer is the stored row; a new request has no decisions.
+      if (status !== "approved") {
+        const row = await insert(db);
+        return row && present(row, [], p, req);
+      }
+      const recorded = await db.transaction().execute(async (trx) => {
+        const inserted = await insert(trx);
+        if (!inserted) return undefined;
+        // The decision log names the policy that let the request through without a person.
+        const decision = await repo.insertDecision(trx, {
+          request_id: req.requestId,
+          actor: "(policy)",
+          action: "auto_approve",
+          note: review.policy,
+          acr: "",
+          amr: [],
+          auth_time: null,
+        });
+        await emitApproved(trx, inserted, "(policy: SVC_PROMOTION_SKIP_HUMAN_KINDS)");
+        return { row: inserted, decision };
+      });
+      return recorded && present(recorded.row, [recorded.decision], p, req);
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw svcError(
+          Code.AlreadyExists,
+          "request_exists",
+          `a promotion request with request_id "${req.requestId}" already exists`,
+          { field: "request_id", request_id: req.requestId },
+          { cause: err },
+        );
+      throw err;
+    }
+  }
 }
 
 /** The person behind a call: an agent's principal acts for onBehalfOfSub. */

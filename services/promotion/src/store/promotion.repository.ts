@@ -98,6 +98,60 @@ export async function setStatus(
     .execute();
 }
 
+/** A request as a create records it: every column it sets. */
+export type NewRequest = Required<
+  Pick<Insertable<PromotionDatabase["promotion_requests"]>, keyof typeof REQUEST_COLUMN_TYPES>
+>;
+
+/**
+ * The SQL types of the columns a create sets, as the table's migrations made them: an
+ * INSERT ... SELECT must say them, since a SELECT list does not take its types from the target.
+ */
+const REQUEST_COLUMN_TYPES = {
+  request_id: "text",
+  kind: "text",
+  status: "text",
+  body: "jsonb",
+  gates: "jsonb",
+  requested_by: "text",
+  submitter_sub: "text",
+  requires_human_approval: "boolean",
+  bot_id: "text",
+  version: "integer",
+  version_hash: "text",
+  expires_at: "timestamptz",
+  approved_promotion_token: "text",
+} as const;
+
+/**
+ * Records a request only while the projection still holds the bot version its gates ran on as
+ * they saw it (id, version, slug, fleet, hash): undefined, and nothing written, when it does
+ * not. One statement, so the check and the write see the same rows; alone, on `db`, it is its
+ * own transaction, and of concurrent inserts of one request_id exactly one succeeds.
+ */
+export function insertRequestIfProjected(
+  db: Db | Trx,
+  row: NewRequest,
+  seen: KnownVersionRow,
+): Promise<RequestRow | undefined> {
+  const columns = Object.keys(REQUEST_COLUMN_TYPES) as Array<keyof typeof REQUEST_COLUMN_TYPES>;
+  return db
+    .insertInto("promotion_requests")
+    .columns(columns)
+    .expression((eb) =>
+      eb
+        .selectFrom("known_bot_versions")
+        .select(columns.map((c) => eb.cast(eb.val(row[c]), REQUEST_COLUMN_TYPES[c]).as(c)))
+        .where("bot_id", "=", seen.bot_id)
+        .where("version", "=", seen.version)
+        .where("slug", "=", seen.slug)
+        .where("fleet", "=", seen.fleet)
+        .where("spec_hash", "=", seen.spec_hash),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** Appends one decision to a request's log and answers it as stored (with its time). */
 export function insertDecision(
   trx: Trx,
