@@ -6,13 +6,14 @@ export interface BotSummary {
   kind: string;
   status: string;
   current_version: number;
+  fleet: string;
+  /** Only on a list asked with include_runtime, and on one bot. */
+  runtime?: { phase?: string; kill_switch_engaged?: boolean; kill_switch_reason?: string } | null;
 }
 
 export interface Bot extends BotSummary {
   spec_hash: string;
-  fleet: string;
   spec: Record<string, unknown>;
-  runtime?: { phase?: string; kill_switch_engaged?: boolean; kill_switch_reason?: string };
   updated_at?: string;
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
 import { api, seg, type ApiError } from "../api.js";
 import { ErrorNote } from "../components/ErrorNote.js";
 import { Link } from "../components/Link.js";
@@ -8,34 +8,40 @@ import { navigate } from "../router.js";
 import type { Bot, BotSummary } from "../types.js";
 
 const PAGE = 50;
-/** Detail calls in flight at once while the visible rows fill in. */
-const IN_FLIGHT = 6;
 
-/** Every bot, page by page (the API pages at 1,000 with `after`). */
-async function allBots(): Promise<BotSummary[]> {
-  const out: BotSummary[] = [];
-  let after = "";
-  for (;;) {
-    const q = new URLSearchParams({ limit: "1000", ...(after ? { after } : {}) });
-    const page = await api<{ items: BotSummary[] }>("GET", `/bots?${q.toString()}`);
-    out.push(...page.items);
-    if (page.items.length < 1000) return out;
-    after = page.items[page.items.length - 1]!.id;
-  }
+interface BotsPage {
+  items: BotSummary[];
+  next_page_token: string;
+}
+
+/**
+ * One page of bots with their runtime (phase and kill switch), in one request: the API pages
+ * with a token and reads the page's runtime in one batch, so the 100,000th bot costs what the
+ * first does and no row waits on a call of its own.
+ */
+function botsPage(token: string, status: string, fleet: string): Promise<BotsPage> {
+  const q = new URLSearchParams({ limit: String(PAGE), include_runtime: "true" });
+  if (token) q.set("page_token", token);
+  if (status) q.set("status", status);
+  if (fleet) q.set("fleet", fleet);
+  return api<BotsPage>("GET", `/bots?${q.toString()}`);
 }
 
 export function BotsList() {
-  const list = useLoad(allBots, [], 10_000);
+  const [status, setStatus] = useState("");
+  const [fleet, setFleet] = useState("");
+  // The tokens of the pages walked so far: Previous goes back through them, Next adds one.
+  const [tokens, setTokens] = useState<string[]>([""]);
+  const token = tokens[tokens.length - 1]!;
+  const list = useLoad(() => botsPage(token, status, fleet), [token, status, fleet], 5_000);
   const [filter, setFilter] = useState("");
-  const [page, setPage] = useState(0);
-  const shown = useMemo(() => {
+  const rows = useMemo(() => {
     const f = filter.trim().toLowerCase();
-    const items = list.data ?? [];
+    const items = list.data?.items ?? [];
     return f ? items.filter((b) => b.name.toLowerCase().includes(f) || b.slug.includes(f)) : items;
   }, [list.data, filter]);
-  const pages = Math.max(1, Math.ceil(shown.length / PAGE));
-  const rows = shown.slice(page * PAGE, page * PAGE + PAGE);
-  const details = useDetails(rows);
+  const next = list.data?.next_page_token ?? "";
+  const restart = () => setTokens([""]);
 
   return (
     <>
@@ -43,18 +49,40 @@ export function BotsList() {
       <ErrorNote error={list.error} what="listing bots" />
       <NewBot onCreated={(slug) => navigate(`/console/bots/${seg(slug)}`)} />
       <div class="toolbar">
-        <label for="bot-filter">Filter by name</label>{" "}
+        <label for="bot-status">Only status</label>{" "}
+        <select
+          id="bot-status"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.currentTarget.value);
+            restart();
+          }}
+        >
+          <option value="">any</option>
+          <option value="draft">draft</option>
+          <option value="active">active</option>
+          <option value="archived">archived</option>
+        </select>{" "}
+        <label for="bot-fleet">Only fleet</label>{" "}
+        <input
+          id="bot-fleet"
+          type="search"
+          placeholder="every fleet"
+          value={fleet}
+          onChange={(e) => {
+            setFleet(e.currentTarget.value.trim());
+            restart();
+          }}
+        />{" "}
+        <label for="bot-filter">Filter this page by name</label>{" "}
         <input
           id="bot-filter"
           type="search"
           value={filter}
-          onInput={(e) => {
-            setFilter(e.currentTarget.value);
-            setPage(0);
-          }}
+          onInput={(e) => setFilter(e.currentTarget.value)}
         />{" "}
         <span aria-live="polite">
-          {list.data ? `${shown.length} of ${list.data.length} bots` : "loading…"}
+          {list.data ? `${rows.length} of ${list.data.items.length} bots on this page` : "loading…"}
         </span>
       </div>
       <table id="bots-table" aria-busy={list.loading ? "true" : "false"}>
@@ -72,9 +100,8 @@ export function BotsList() {
         </thead>
         <tbody>
           {rows.map((b) => {
-            const d = details[b.id];
-            const engaged = d?.runtime?.kill_switch_engaged;
-            const reason = d?.runtime?.kill_switch_reason;
+            const engaged = b.runtime?.kill_switch_engaged;
+            const reason = b.runtime?.kill_switch_reason;
             return (
               <tr key={b.id}>
                 <th scope="row">
@@ -83,12 +110,10 @@ export function BotsList() {
                 <td>{enumWord(b.kind)}</td>
                 <td>{enumWord(b.status)}</td>
                 <td>{b.current_version}</td>
-                <td>{d ? d.fleet || "—" : "…"}</td>
-                <td>{d ? d.runtime?.phase || "—" : "…"}</td>
+                <td>{b.fleet || "—"}</td>
+                <td>{b.runtime?.phase || "—"}</td>
                 <td>
-                  {d === undefined ? (
-                    "…"
-                  ) : engaged ? (
+                  {engaged ? (
                     <span class="badge bad" title={reason}>
                       engaged{reason ? `: ${reason}` : ""}
                     </span>
@@ -101,52 +126,23 @@ export function BotsList() {
           })}
         </tbody>
       </table>
-      {pages > 1 ? (
+      {tokens.length > 1 || next ? (
         <nav class="pager" aria-label="Pages of bots">
-          <button type="button" disabled={page === 0} onClick={() => setPage(page - 1)}>
+          <button
+            type="button"
+            disabled={tokens.length === 1}
+            onClick={() => setTokens(tokens.slice(0, -1))}
+          >
             Previous
           </button>{" "}
-          <span>
-            page {page + 1} of {pages}
-          </span>{" "}
-          <button type="button" disabled={page >= pages - 1} onClick={() => setPage(page + 1)}>
+          <span>page {tokens.length}</span>{" "}
+          <button type="button" disabled={!next} onClick={() => setTokens([...tokens, next])}>
             Next
           </button>
         </nav>
       ) : null}
     </>
   );
-}
-
-/**
- * Phase, fleet and kill-switch state live on each bot's detail (the list carries none of them):
- * asked for the visible rows only, a few at a time, refreshed every 5 s.
- */
-function useDetails(rows: BotSummary[]): Record<string, Bot | null> {
-  const [details, setDetails] = useState<Record<string, Bot | null>>({});
-  const ids = rows.map((r) => r.id).join(",");
-  useEffect(() => {
-    let live = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const run = async () => {
-      const queue = [...rows];
-      const worker = async () => {
-        for (let b = queue.shift(); b && live; b = queue.shift()) {
-          const id = b.id;
-          const bot = await api<Bot>("GET", `/bots/${seg(id)}`).catch(() => null);
-          if (live) setDetails((d) => ({ ...d, [id]: bot }));
-        }
-      };
-      await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-      if (live) timer = setTimeout(run, 5_000);
-    };
-    void run();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [ids]);
-  return details;
 }
 
 function NewBot({ onCreated }: { onCreated: (slug: string) => void }) {
