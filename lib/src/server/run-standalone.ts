@@ -3,6 +3,7 @@ import { closeOnSignals } from "./shutdown.js";
 import { healthRoutes } from "./health.js";
 import { startRpcServer } from "./grpc-server.js";
 import { assertListenAllowed } from "./listen-guard.js";
+import { membershipOverNetwork } from "./membership-over-network.js";
 import { openPlatform, type Platform, type ServiceModule } from "./platform.js";
 
 /**
@@ -17,6 +18,8 @@ export async function runStandalone(
   // Before any store is opened or migrated: a process that must not listen should touch nothing.
   assertListenAllowed(config.host, config.auth.provider);
   const platform = await openPlatform(config, name);
+  // The identity service answers membership from its own store; every other asks it.
+  if (name !== "identity") membershipOverNetwork(platform, name, config, platform.log);
   const module = await build(platform);
   await module.start();
   const server = await startRpcServer({

@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+
+/** What the supervisor runs: a TypeScript entry point under tsx, with its environment. */
+export interface ChildSpec {
+  name: string;
+  entry: string;
+  env: Record<string, string>;
+}
+
+/** A running child, in a process group of its own so a stop reaches whatever it started. */
+export interface Child {
+  spec: ChildSpec;
+  proc: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts `spec` as `node --import tsx <entry>` in its own process group, every line it prints
+ * written to ours as `[name] line`, so one terminal reads the whole topology.
+ */
+export function startChild(
+  spec: ChildSpec,
+  cwd: string,
+  onLine: (line: string) => void = () => {},
+): Child {
+  const proc = spawn(process.execPath, ["--import", "tsx", spec.entry], {
+    cwd,
+    env: { ...inherited(), ...spec.env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const prefix = `[${spec.name}] `;
+  createInterface({ input: proc.stdout! }).on("line", (l) => {
+    process.stdout.write(prefix + l + "\n");
+    onLine(l);
+  });
+  createInterface({ input: proc.stderr! }).on("line", (l) =>
+    process.stderr.write(prefix + l + "\n"),
+  );
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return { spec, proc, exited };
+}
+
+/**
+ * SIGTERM to the child's whole group (a graceful close), SIGKILL to it after `graceMs`: a child
+ * that hangs in its shutdown does not keep the supervisor, nor leave anything running.
+ */
+export async function stopChild(child: Child, graceMs: number): Promise<void> {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null)
+    return killGroup(child, "SIGKILL");
+  killGroup(child, "SIGTERM");
+  const timer = setTimeout(() => killGroup(child, "SIGKILL"), graceMs);
+  await child.exited;
+  clearTimeout(timer);
+  // Anything the child started and left behind in its group goes with it.
+  killGroup(child, "SIGKILL");
+}
+
+function killGroup(child: Child, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.proc.pid!, signal);
+  } catch {
+    // ESRCH: the group is gone already.
+  }
+}
+
+/**
+ * The supervisor's own environment less what is the supervisor's alone: its SVC_DISTRIBUTED_*
+ * settings (a service refuses an SVC_* it does not know) and a metrics port that every child
+ * would try to bind.
+ */
+function inherited(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env))
+    if (key.startsWith("SVC_DISTRIBUTED_") || key === "SVC_METRICS_PORT") delete env[key];
+  return env;
+}
