@@ -21,7 +21,17 @@ export function errorBody(code: string, message: string, details: JsonObject = {
   return { error: { code, message, details } };
 }
 
-/** Maps a ConnectError from a service onto the HTTP answer; internals never pass. */
+/**
+ * How long a caller is told to wait when a service is down or unreachable and said nothing
+ * itself: about what a supervisor or Kubernetes takes to start it again.
+ */
+export const UNAVAILABLE_RETRY_AFTER_S = "1";
+
+/**
+ * Maps a ConnectError from a service onto the HTTP answer; internals never pass. A service that
+ * is unreachable (connection refused or reset, the transport's Unavailable) or says it is
+ * unavailable is a 503 with Retry-After, so a client retries instead of giving up on a 5xx.
+ */
 export function httpErrorFromConnect(err: ConnectError): HttpError {
   const { code, details } = errorDetailOf(err);
   const status = httpStatusFor(err.code, code);
@@ -30,6 +40,8 @@ export function httpErrorFromConnect(err: ConnectError): HttpError {
     const value = err.metadata.get(name);
     if (value) headers[name] = value;
   }
+  if (err.code === Code.Unavailable && !headers["retry-after"])
+    headers["retry-after"] = UNAVAILABLE_RETRY_AFTER_S;
   const hidden =
     err.code === Code.Internal || err.code === Code.Unknown || err.code === Code.DataLoss;
   const message = hidden
