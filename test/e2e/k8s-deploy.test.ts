@@ -18,7 +18,7 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
       SVC_KUBE_NAMESPACE: "trading",
       SVC_KUBE_TIMEOUT_MS: "1000",
     });
-  });
+  }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {
     await p?.close();
     await kube?.stop();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
-import { call, startTestPlatform } from "../support/test-platform.js";
+import { call, startTestPlatform, PLATFORM_START_TIMEOUT_MS } from "../support/test-platform.js";
 import { startMockKubeApi } from "../support/mock-kube-api.js";
 import { eventually } from "../support/until.js";
 
@@ -38,7 +38,7 @@ describe("KillSwitch custom resources mirrored by the controller", () => {
       metadata: { name: "cr-bot" },
       spec: { slug: "cr-bot", fleet: "alpha", version: 1, specHash: "0".repeat(64) },
     });
-  });
+  }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {
     await p?.close();
     await kube?.stop();

@@ -38,7 +38,7 @@ describe("control-plane scale", () => {
   afterAll(async () => {
     await p?.close();
     await kube?.stop();
-  });
+  }, PLATFORM_START_TIMEOUT_MS);
 
   it("scales a Deployment through its scale subresource, to zero too, and audits it", async () => {
     const res = await scale("bots", "?replicas=3");
