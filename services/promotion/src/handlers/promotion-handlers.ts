@@ -107,6 +107,7 @@ type ApprovalCheck = { clear: true; token: string } | { clear: false; engagedKey
 export function createPromotionHandlers(deps: PromotionDeps): Handlers {
   const { db } = deps;
   const versions = knownVersionCache();
+  const insertIfProjected = repo.insertRequestIfProjected();
 
   /** The request as `viewer` may see it: the token only for its approver and those who may start or deploy with it. */
   async function withDecisions(row: RequestRow, viewer: Principal): Promise<PromotionRequest> {
@@ -484,7 +485,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     };
     const insert = (to: typeof db | Transaction<PromotionDatabase>) =>
       known && !opts.checked
-        ? repo.insertRequestIfProjected(to, record, known)
+        ? insertIfProjected(to, record, known)
         : repo.insertRequest(to, record);
     try {
       // Pending or denied: the row with its gates is all there is to write, and one statement

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type Transaction } from "kysely";
+import { sql, type CompiledQuery, type Insertable, type Kysely, type Transaction } from "kysely";
 import { keysetAfter, timestampKey } from "@svc/lib/paging";
 import type {
   DecisionRow,
@@ -128,14 +128,42 @@ const REQUEST_COLUMN_TYPES = {
  * they saw it (id, version, slug, fleet, hash): undefined, and nothing written, when it does
  * not. One statement, so the check and the write see the same rows; alone, on `db`, it is its
  * own transaction, and of concurrent inserts of one request_id exactly one succeeds.
+ *
+ * The statement is built and compiled on the first call and reused after, with the new values
+ * in the same places: a create is frequent and the statement's shape never changes, and
+ * compiling it costs more than the rest of the handler's own work.
+ *
+ * @example
+ * const insertIfProjected = insertRequestIfProjected();
+ * const row = await insertIfProjected(db, record, seenVersion); // undefined: gate again
  */
-export function insertRequestIfProjected(
+export function insertRequestIfProjected(): (
   db: Db | Trx,
   row: NewRequest,
   seen: KnownVersionRow,
-): Promise<RequestRow | undefined> {
+) => Promise<RequestRow | undefined> {
   const columns = Object.keys(REQUEST_COLUMN_TYPES) as Array<keyof typeof REQUEST_COLUMN_TYPES>;
-  return db
+  const valuesOf = (row: NewRequest, seen: KnownVersionRow) => [
+    ...columns.map((c) => row[c]),
+    ...[seen.bot_id, seen.version, seen.slug, seen.fleet, seen.spec_hash],
+  ];
+  let compiled: CompiledQuery<RequestRow> | undefined;
+  return async (db, row, seen) => {
+    compiled ??= compileInsertIfProjected(db, columns, row, seen, valuesOf(row, seen));
+    const query: CompiledQuery<RequestRow> = { ...compiled, parameters: valuesOf(row, seen) };
+    const { rows } = await db.executeQuery(query);
+    return rows[0];
+  };
+}
+
+function compileInsertIfProjected(
+  db: Db | Trx,
+  columns: Array<keyof typeof REQUEST_COLUMN_TYPES>,
+  row: NewRequest,
+  seen: KnownVersionRow,
+  expected: unknown[],
+): CompiledQuery<RequestRow> {
+  const compiled = db
     .insertInto("promotion_requests")
     .columns(columns)
     .expression((eb) =>
@@ -149,7 +177,15 @@ export function insertRequestIfProjected(
         .where("spec_hash", "=", seen.spec_hash),
     )
     .returningAll()
-    .executeTakeFirst();
+    .compile();
+  // Reuse puts each value where this compilation put it: a Kysely that orders them otherwise
+  // fails here, on the first create, not by writing a value into the wrong column.
+  if (
+    compiled.parameters.length !== expected.length ||
+    compiled.parameters.some((v, i) => v !== expected[i])
+  )
+    throw new Error("insertRequestIfProjected: the compiled statement's parameters moved");
+  return compiled;
 }
 
 /** Appends one decision to a request's log and answers it as stored (with its time). */
