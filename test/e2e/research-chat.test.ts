@@ -119,6 +119,8 @@ describe("research chat", () => {
   });
 
   it("streams server-sent events named by kind, and continues a conversation with its history", async () => {
+    const other = await chat("lab-bot", { message: "an earlier conversation" });
+    const otherId = other.body.events[0].started.conversation_id as string;
     const res = await postForEvents(
       `${o.p.url}/bots/lab-bot/chat`,
       { message: "List the bots please" },
@@ -153,6 +155,24 @@ describe("research chat", () => {
     expect(listed.status, listed.text).toBe(200);
     const mine = listed.body.items.find((c: { id: string }) => c.id === conversationId);
     expect(mine).toMatchObject({ title: "List the bots please", message_count: 6 });
+    // Most recently active first, a page at a time.
+    const first = await call(
+      o.p.url,
+      "GET",
+      "/bots/lab-bot/conversations?limit=1",
+      undefined,
+      carol,
+    );
+    expect(first.body.items.map((c: { id: string }) => c.id)).toEqual([conversationId]);
+    const second = await call(
+      o.p.url,
+      "GET",
+      `/bots/lab-bot/conversations?limit=1&page_token=${first.body.next_page_token}`,
+      undefined,
+      carol,
+    );
+    expect(first.body.next_page_token).not.toBe("");
+    expect(second.body.items.map((c: { id: string }) => c.id)).toEqual([otherId]);
     const detail = await call(
       o.p.url,
       "GET",
@@ -256,6 +276,8 @@ describe("research chat", () => {
     const writeOnly = await exchange("write:mcp:data");
     await expect(connect(writeOnly)).rejects.toMatchObject({ code: 403 });
     await expect(connect("not-a-token")).rejects.toMatchObject({ code: 401 });
+    // Stateless: no session to resume or end.
+    expect((await call(o.p.url, "GET", "/mcp", undefined, carol)).status).toBe(405);
   });
 
   it("halts: /agents/halt ends a stream in flight with a halted event and refuses new chats until released", async () => {
