@@ -47,6 +47,8 @@ export function startKillSwitchController(o: {
   let running: Promise<void> | undefined;
   let again = false;
   let retryTimer: NodeJS.Timeout | undefined;
+  // While a failed pass waits for its retry, the resync does not run one sooner.
+  let backingOff = false;
 
   const informerOptions = (plural: string) => ({
     backoff: backoffOptions,
@@ -95,6 +97,7 @@ export function startKillSwitchController(o: {
       return;
     }
     clearTimeout(retryTimer);
+    backingOff = false;
     running = pass()
       .then(() => retries.reset())
       .catch((err: Error & { failed?: unknown }) => {
@@ -104,7 +107,11 @@ export function startKillSwitchController(o: {
           "kill-switch controller pass failed; will retry",
         );
         if (!stopped) {
-          retryTimer = setTimeout(schedule, retryInMs);
+          backingOff = true;
+          retryTimer = setTimeout(() => {
+            backingOff = false;
+            schedule();
+          }, retryInMs);
           retryTimer.unref();
         }
       })
@@ -117,7 +124,9 @@ export function startKillSwitchController(o: {
       });
   }
 
-  const resync = setInterval(schedule, o.resyncMs ?? 5_000);
+  const resync = setInterval(() => {
+    if (!backingOff) schedule();
+  }, o.resyncMs ?? 5_000);
   resync.unref();
   return {
     pass,
