@@ -368,6 +368,16 @@ describe("research chat", () => {
     const hung = await chat("lab-bot", { message: "please hang" });
     expect([hung.status, hung.body.error.code]).toEqual([504, "llm_timeout"]);
     expect(hung.body.error.message).toContain("SVC_LLM_TIMEOUT_MS");
+    // Streamed, the answer had begun: the failure is its last event, with the error body.
+    const streamed = await postForEvents(
+      `${o.p.url}/bots/lab-bot/chat`,
+      { message: "please hang" },
+      carol,
+    );
+    const events: SseEvent[] = [];
+    for await (const e of streamed.events) events.push(e);
+    expect(events.map((e) => e.event)).toEqual(["started", "error"]);
+    expect(events[1]!.data.error.code).toBe("llm_timeout");
   });
 });
 
