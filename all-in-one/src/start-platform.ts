@@ -75,11 +75,12 @@ export async function startPlatform(
     botExists: botExistsFrom(botsClientFor("killswitch"), config.timeouts.dbMs),
     drillRoster: drillRosterFrom(botsClientFor("killswitch"), config.timeouts.dbMs),
   });
-  // The promotion gates ask the killswitch service over Connect, in-process, as the promotion service.
+  // The promotion gates ask the killswitch service over Connect, in-process, as the promotion
+  // service: on every create, so without encoding the messages (the same interceptors run).
   const killSwitchClient = createClient(
     KillSwitchService,
-    createRouterTransport(killswitch.routes, {
-      router: { interceptors: internalInterceptors(platform.log, "promotion") },
+    createInProcessTransport(killswitch.routes, {
+      interceptors: internalInterceptors(platform.log, "promotion"),
     }),
   );
   const botsClient = botsClientFor("promotion");
