@@ -381,6 +381,35 @@ describe("research chat", () => {
   });
 });
 
+/** Under OIDC without the agent's own client, a chat cannot delegate: 412 naming the settings. */
+describe("research chat without an agent client", () => {
+  let llm: StandInLlm;
+  let o: OidcPlatform;
+  beforeAll(async () => {
+    llm = await startStandInLlm();
+    o = await startOidcPlatform(
+      "pglite",
+      [testUser("dana", ["chat:bots", "read:mcp:data", "write:bots"])],
+      {
+        SVC_LLM_BASE_URL: llm.baseUrl,
+        SVC_LLM_MODEL: "stand-in",
+      },
+    );
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await o?.close();
+    await llm?.close();
+  });
+
+  it("answers 412 chat_delegation_failed naming what to set", async () => {
+    const dana = { authorization: `Bearer ${await o.tokens.user("dana")}` };
+    await call(o.p.url, "POST", "/bots", { name: "Lab", slug: "lab", kind: "research" }, dana);
+    const res = await call(o.p.url, "POST", "/bots/lab/chat", { message: "which bots?" }, dana);
+    expect([res.status, res.body.error.code]).toEqual([412, "chat_delegation_failed"]);
+    expect(res.body.error.details.settings).toContain("SVC_CHAT_AGENT_CLIENT_ID");
+  });
+});
+
 /**
  * The local topology (SVC_AUTH_PROVIDER=local), on the real Postgres and a Redis of its own: no
  * provider to delegate through, so the tools run as the local user; without a model, chat says
