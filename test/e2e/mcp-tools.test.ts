@@ -74,6 +74,7 @@ describe("MCP data tools", () => {
     expect((await invoke("trials.ledger", { bot_ref: "mcp-bot" })).body.result).toEqual({
       items: [],
       trial_count: 0,
+      next_page_token: "",
     });
     const carol = { authorization: `Bearer ${await o.tokens.user("carol")}` };
     const started = await call(o.p.url, "POST", "/bots/mcp-bot/backtest", {}, carol);
