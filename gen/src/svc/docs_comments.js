@@ -699,7 +699,7 @@ export const comments = Object.freeze({
   "svc.identity.v1.IdentityService": "Login sync hooks, the caller's identity and the browser sign-in.",
   "svc.identity.v1.IdentityService.OidcSync": "The post-login hook (machine token): provisions the person and their org the first time,\nmakes them a member, and answers the claim values to put in the token. Idempotent.",
   "svc.identity.v1.IdentityService.IdpSyncGroups": "The post-login hook (machine token): makes the person's grants from groups exactly what the\norg's mappings give for the groups sent, when the org has an active connection of that kind.\nChanges are audited (identity.memberships.synced).",
-  "svc.identity.v1.IdentityService.ListMembershipsOf": "How the other services learn a caller's membership rows (SVC_AUTH_ENFORCE), service to service.",
+  "svc.identity.v1.IdentityService.ListMembershipsOf": "How the other services learn a caller's membership rows (SVC_AUTH_ENFORCE), service to service.\nEvery service that enforces memberships apart from identity asks it with its own token.",
   "svc.identity.v1.IdentityService.WhoAmI": "Who the caller is: the token's subject, scopes and MFA claims, and the person's memberships.",
   "svc.identity.v1.IdentityService.Login": "The browser sign-in, the fallback for step-up: redirects to the provider's authorization\nendpoint (authorization code with PKCE, acr_values and max_age passed on); needs\nSVC_AUTH_PROVIDER=oidc (412 otherwise).",
   "svc.identity.v1.IdentityService.LoginCallback": "Redeems the code for an access token and returns to the route the login started from, with the\ntoken in the URL fragment (never sent to a server): return_to#access_token=...&expires_in=...",

@@ -2509,6 +2509,7 @@ export declare const IdentityService: GenService<{
   },
   /**
    * How the other services learn a caller's membership rows (SVC_AUTH_ENFORCE), service to service.
+   * Every service that enforces memberships apart from identity asks it with its own token.
    *
    * @generated from rpc svc.identity.v1.IdentityService.ListMembershipsOf
    */
