@@ -2,6 +2,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorDetailOf } from "@svc/lib/errors";
 import { httpStatusFor } from "./http-status.js";
+import { isBackendUnreachable } from "./unreachable.js";
 
 /** The one error body of the API: `{"error": {"code", "message", "details"}}`. */
 export interface ErrorBody {
@@ -33,6 +34,15 @@ export const UNAVAILABLE_RETRY_AFTER_S = "1";
  * unavailable is a 503 with Retry-After, so a client retries instead of giving up on a 5xx.
  */
 export function httpErrorFromConnect(err: ConnectError): HttpError {
+  if (isBackendUnreachable(err))
+    return {
+      status: 503,
+      body: errorBody(
+        "service_unavailable",
+        "the service behind this route did not answer (it is down or restarting); retry in a moment. A write cut off this way was made whole or not at all: read it back, or send it again with the same request id where the route takes one",
+      ),
+      headers: { "retry-after": UNAVAILABLE_RETRY_AFTER_S },
+    };
   const { code, details } = errorDetailOf(err);
   const status = httpStatusFor(err.code, code);
   const headers: Record<string, string> = {};
