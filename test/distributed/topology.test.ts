@@ -1,0 +1,300 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { generateSecret } from "otplib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dropDatabase, roleOf } from "../../scripts/distributed/database.js";
+import {
+  alive,
+  startTopology,
+  type Topology,
+  type TopologyUser,
+} from "../support/distributed-topology.js";
+import {
+  freePort,
+  startPrivateNats,
+  startPrivateRedis,
+  type PrivateServer,
+} from "../support/private-servers.js";
+import { eventually } from "../support/until.js";
+
+const CALL_MS = 20_000;
+// Not from test-platform.ts: that module loads the all-in-one platform, which this test never runs.
+const testDatabaseUrl = () =>
+  process.env.SVC_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+// `npm run start:distributed` as a person runs it: every service, two runners and the gateway in
+// processes of their own, on a database of their own roles, a NATS and a Redis of this test (so
+// it may pause them), under OIDC with the dev provider. The README's journey runs against it,
+// then the faults, then Ctrl-C must leave no process behind.
+describe("the distributed topology (npm run start:distributed)", () => {
+  const database = `svc_topo_${randomBytes(4).toString("hex")}`;
+  const users: TopologyUser[] = ["alice", "bob", "admin"].map((username) => ({
+    username,
+    password: randomBytes(9).toString("base64url"),
+    totpSecret: generateSecret(),
+  }));
+  let redis: PrivateServer;
+  let nats: PrivateServer;
+  let t: Topology;
+  let admin: pg.Client;
+  let hash = "";
+
+  async function api(
+    method: string,
+    path: string,
+    user: "alice" | "bob" | "admin",
+    body?: unknown,
+    mfa = false,
+  ) {
+    const res = await fetch(`${t.gateway}${path}`, {
+      method,
+      signal: AbortSignal.timeout(CALL_MS),
+      headers: {
+        authorization: `Bearer ${await t.token(user, mfa)}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are judged by expect()
+    const json: any = text ? JSON.parse(text) : undefined;
+    return { status: res.status, body: json, headers: res.headers };
+  }
+  const sqlRows = async <R>(text: string, params: unknown[] = []) =>
+    (await admin.query({ text, values: params, query_timeout: CALL_MS } as pg.QueryConfig))
+      .rows as R[];
+  const phaseOf = async () => (await api("GET", "/bots/demo", "alice")).body?.runtime?.phase;
+
+  beforeAll(async () => {
+    const base = new pg.Client({ connectionString: testDatabaseUrl() });
+    await base.connect();
+    await base.query(`create database ${database}`);
+    await base.end();
+    const dbUrl = new URL(testDatabaseUrl());
+    dbUrl.pathname = `/${database}`;
+    redis = await startPrivateRedis();
+    nats = await startPrivateNats();
+    t = await startTopology(
+      {
+        SVC_PORT: String(await freePort()),
+        SVC_DATABASE_URL: dbUrl.toString(),
+        SVC_NATS_URL: nats.url,
+        SVC_REDIS_URL: redis.url,
+        SVC_DISTRIBUTED_RUNNERS: "2",
+        SVC_RUNNER_LEASE_S: "3",
+        SVC_KILLSWITCH_POLL_INTERVAL_S: "1",
+        SVC_LOG_LEVEL: "warn",
+      },
+      users,
+    );
+    admin = new pg.Client({ connectionString: dbUrl.toString() });
+    await admin.connect();
+  }, 150_000);
+
+  afterAll(async () => {
+    await admin?.end();
+    await t?.interrupt();
+    await nats?.stop();
+    await redis?.stop();
+    await dropDatabase(testDatabaseUrl(), database);
+  }, 60_000);
+
+  it("runs the README journey: bot, backtest, four-eyes promotion, paper, kill switch and release", async () => {
+    const created = await api("POST", "/bots", "alice", {
+      name: "Demo",
+      kind: "trading",
+      fleet: "majors",
+      strategy: { family: "ma_crossover", parameters: { fast: 10, slow: 30 } },
+      engine: { initial_cash: 100000, fee_bps: 5, slippage_bps: 2, position_size: 1 },
+    });
+    expect(created).toMatchObject({ status: 201, body: { slug: "demo" } });
+    const backtest = await api("POST", "/bots/demo/backtest", "alice", {
+      data_source: "csv:sample-btc-usd-1d",
+    });
+    expect(backtest.body).toMatchObject({ target: "backtest", status: "pending" });
+    const done = await eventually(
+      "the backtest succeeds",
+      () => api("GET", "/bots/demo/deployments", "alice"),
+      (r) => r.body?.items?.[0]?.status === "success",
+      60_000,
+    );
+    expect(done.body.items[0].result_summary).toMatchObject({ bars: 1000, trades: 19 });
+    hash = (await api("GET", "/bots/demo", "alice")).body.spec_hash;
+    const request = {
+      request_id: "demo-1",
+      kind: "strategy",
+      artifact: { bot_ref: "demo", version: 1, version_hash: hash },
+      validation: { verdict: "PASS" },
+      risk: { decision: "APPROVE" },
+    };
+    expect((await api("POST", "/promotion/requests", "alice", request)).body).toMatchObject({
+      status: "pending",
+      requires_human_approval: true,
+    });
+    const own = await api("POST", "/promotion/requests/demo-1/approve", "alice", {}, true);
+    expect(own.body.error.code).toBe("four_eyes_violation");
+    const approved = await api("POST", "/promotion/requests/demo-1/approve", "bob", {}, true);
+    expect(approved.status).toBe(200);
+    const paper = await api("POST", "/bots/demo/paper/start", "alice", {
+      approved_promotion: approved.body.approved_promotion,
+      speed: 10,
+    });
+    expect(paper.body).toMatchObject({ target: "paper", status: "running" });
+    await eventually(
+      "the runner fills an order",
+      () => api("GET", "/bots/demo/state/events?type=order_filled&limit=1", "alice"),
+      (r) => r.body?.items?.length === 1,
+      60_000,
+    );
+    const engaged = await api(
+      "PUT",
+      "/kill-switches/drill",
+      "admin",
+      { scope: "fleet", target: "majors", mode: "cancel", reason: "drill" },
+      true,
+    );
+    expect(engaged.body).toMatchObject({ status: { engaged: true, key_state: "written" } });
+    await eventually("the session stops", phaseOf, (p) => p === "Stopped", 20_000);
+    const released = await api("DELETE", "/kill-switches/drill", "admin", undefined, true);
+    expect(released.body).toMatchObject({ released: true });
+    await eventually("the session runs again", phaseOf, (p) => p === "Running", 20_000);
+  }, 180_000);
+
+  it("gives each service a role that cannot read another service's schema", async () => {
+    const [table] = await sqlRows<{ table_name: string }>(
+      "select table_name from information_schema.tables where table_schema = 'promotion' limit 1",
+    );
+    await admin.query(`set role ${roleOf(database, "bots")}`);
+    try {
+      await expect(admin.query(`select * from promotion.${table!.table_name}`)).rejects.toThrow(
+        /permission denied for schema promotion/,
+      );
+    } finally {
+      await admin.query("reset role");
+    }
+  });
+
+  it("moves a SIGKILLed runner's session to another runner: events go on, no bar twice", async () => {
+    const running = async () =>
+      (
+        await sqlRows<{ host: string; bot_id: string }>(
+          "select host, bot_id from bots.bot_deployments where target = 'paper' and status = 'running'",
+        )
+      )[0];
+    const before = (await running())!;
+    const pid = Number(before.host.split(":")[1]);
+    const runner = Object.entries(t.pids).find(([, p]) => p === pid)?.[0];
+    expect(
+      runner,
+      `the host ${before.host} is one of the runners ${JSON.stringify(t.pids)}`,
+    ).toMatch(/^runner-/);
+    const lastSeq = async () =>
+      Number(
+        (
+          await sqlRows<{ seq: string }>(
+            "select max(seq) as seq from bots.bot_events where bot_id = $1",
+            [before.bot_id],
+          )
+        )[0]!.seq,
+      );
+    const atKill = await lastSeq();
+    process.kill(pid, "SIGKILL");
+    await eventually(
+      "another runner holds the session",
+      running,
+      (r) => !!r && r.host !== before.host,
+      30_000,
+    );
+    await eventually("events go on", lastSeq, (s) => s > atKill + 5, 30_000);
+    const seqs = await sqlRows<{ seq: string }>(
+      "select seq from bots.bot_events where bot_id = $1 order by seq",
+      [before.bot_id],
+    );
+    expect(seqs.map((r) => Number(r.seq))).toEqual(seqs.map((_, i) => i + 1));
+    const bars = await sqlRows<{ i: number }>(
+      "select (data->>'index')::int as i from bots.bot_events where bot_id = $1 and type = 'bar_received' order by seq",
+      [before.bot_id],
+    );
+    expect(new Set(bars.map((b) => b.i)).size).toBe(bars.length);
+  }, 90_000);
+
+  it("answers 503 with Retry-After while a service is killed mid-request, and half-writes nothing", async () => {
+    const answers: { slug: string; status: number; retryAfter: string | null; body: unknown }[] =
+      [];
+    const restarted = t.restarted("bots");
+    let n = 0;
+    const create = async () => {
+      const name = `Kill ${n++}`;
+      const r = await api("POST", "/bots", "alice", {
+        name,
+        kind: "research",
+        fleet: "whole-or-nothing",
+      });
+      answers.push({
+        slug: name.toLowerCase().replace(" ", "-"),
+        status: r.status,
+        retryAfter: r.headers.get("retry-after"),
+        body: r.body,
+      });
+      return r.status;
+    };
+    // Requests in flight while the process dies, then more while it is down, until it is back.
+    const inFlight = [create(), create(), create(), create()];
+    process.kill(t.pids.bots!, "SIGKILL");
+    await Promise.all(inFlight);
+    await eventually("the gateway answers 503 while bots is down", create, (s) => s === 503);
+    await restarted;
+    await eventually("bots answers again", create, (s) => s === 201, 60_000);
+    for (const a of answers) {
+      expect([201, 503], JSON.stringify(a)).toContain(a.status);
+      if (a.status === 503) expect(a.retryAfter, a.slug).toMatch(/^\d+$/);
+      const read = await api("GET", `/bots/${a.slug}`, "alice");
+      if (a.status === 503) expect([200, 404], a.slug).toContain(read.status);
+      else expect(read.status, a.slug).toBe(200);
+      if (read.status === 200)
+        expect(read.body, a.slug).toMatchObject({
+          slug: a.slug,
+          fleet: "whole-or-nothing",
+          current_version: 1,
+        });
+    }
+  }, 90_000);
+
+  it("with Redis frozen (SIGSTOP), answers instead of hanging; after SIGCONT the kill switch halts", async () => {
+    redis.pause();
+    try {
+      const engaged = await api(
+        "PUT",
+        "/kill-switches/frozen",
+        "admin",
+        { scope: "fleet", target: "majors", mode: "cancel", reason: "redis frozen" },
+        true,
+      );
+      expect(engaged.status, JSON.stringify(engaged.body)).not.toBe(500);
+    } finally {
+      redis.resume();
+    }
+    const again = await eventually(
+      "the kill switch is engaged with its key written",
+      () =>
+        api(
+          "PUT",
+          "/kill-switches/frozen",
+          "admin",
+          { scope: "fleet", target: "majors", mode: "cancel", reason: "redis back" },
+          true,
+        ),
+      (r) => r.body?.status?.key_state === "written",
+      30_000,
+    );
+    expect(again.body.status.engaged).toBe(true);
+    await eventually("the session stops", phaseOf, (p) => p === "Stopped", 30_000);
+  }, 90_000);
+
+  it("stops every process on Ctrl-C and exits 0", async () => {
+    const pids = t.everyPid();
+    expect(pids.length).toBeGreaterThanOrEqual(8);
+    expect(await t.interrupt()).toBe(0);
+    expect(pids.filter(alive)).toEqual([]);
+  }, 60_000);
+});
