@@ -3,9 +3,9 @@
 // memory), and how big the console is gzipped (goal: under 150 kB for the whole console).
 // Per round, a fresh browser context (nothing cached) loads / and records, from the page's own
 // clock: first paint, first contentful paint, the bots table rendered (the first page of 50 rows
-// out of the 1,000 listed), and the visible rows' phase and kill-switch state filled in (one
-// GET /bots/{id} per row, six at a time). A second load in the same context shows the page with
-// the hashed assets cached.
+// of the 1,000), and the visible rows' phase and kill-switch state filled in (they come with the
+// page since GET /bots?include_runtime=true; before, one GET /bots/{id} per row, six at a time).
+// A second load in the same context shows the page with the hashed assets cached.
 // Usage: npx tsx bench/src/console/first-paint.ts [--bots 1000] [--rounds 10]
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
