@@ -1,7 +1,7 @@
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { loadConfig } from "@svc/lib/config";
 import { createLogger, startProcessTelemetry } from "@svc/lib/telemetry";
-import { assertListenAllowed, closeOnSignals } from "@svc/lib/server";
+import { assertListenAllowed, closeOnSignals, resilientTransport } from "@svc/lib/server";
 import { BotsService, ControlPlaneService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { PromotionService } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
@@ -42,9 +42,12 @@ if (missing.length > 0) {
   process.exit(2);
 }
 const backends = Object.entries(owners).flatMap(([name, services]) => {
-  const transport = createGrpcTransport({
-    baseUrl: config.serviceUrls[name as keyof typeof owners]!,
-  });
+  // Read-only calls ride over a service's restart (tried again with backoff inside the edge's
+  // deadline); a write is sent once and answered 503 with Retry-After if the service is down.
+  const transport = resilientTransport(
+    createGrpcTransport({ baseUrl: config.serviceUrls[name as keyof typeof owners]! }),
+    { defaultTimeoutMs: 30_000 },
+  );
   return services.map((service) => ({ service, transport }));
 });
 // Traces (SVC_OTLP_ENDPOINT) and /metrics (SVC_METRICS_PORT) of this process, as every service has.

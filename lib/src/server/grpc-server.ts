@@ -2,6 +2,7 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { serverDeadlineInterceptor } from "./deadline-context.js";
 import { assertListenAllowed, type ListenerAuth } from "./listen-guard.js";
 
 export interface RunningServer {
@@ -25,7 +26,11 @@ export async function startRpcServer(opts: {
   auth?: ListenerAuth;
 }): Promise<RunningServer> {
   assertListenAllowed(opts.host, opts.auth ?? "local");
-  const handler = connectNodeAdapter({ routes: opts.routes, interceptors: opts.interceptors });
+  // Outermost: the caller's deadline is known to everything the request runs, peer calls included.
+  const handler = connectNodeAdapter({
+    routes: opts.routes,
+    interceptors: [serverDeadlineInterceptor, ...opts.interceptors],
+  });
   const server = http2.createServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -17,3 +17,10 @@ export {
   createInProcessTransport,
   type InProcessTransportOptions,
 } from "./in-process-transport.js";
+export { resilientTransport, type ResilienceOptions } from "./resilient-transport.js";
+export {
+  remainingMs,
+  serverDeadlineInterceptor,
+  timeoutFromHeaders,
+  withRequestDeadline,
+} from "./deadline-context.js";

@@ -3,6 +3,10 @@ import { createClient, type Client, type Interceptor } from "@connectrpc/connect
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { LOCAL_USER_HEADER, serviceOfTypeName, serviceTokens } from "../auth/index.js";
 import type { Config } from "../config/index.js";
+import { resilientTransport } from "./resilient-transport.js";
+
+/** A peer call's deadline when its caller names none and it serves no request that has one. */
+const PEER_TIMEOUT_MS = 10_000;
 
 /** A standalone service's client of a peer, or why it has none. */
 export type PeerClient<S extends DescService> =
@@ -19,7 +23,9 @@ export type PeerConfig = Pick<Config, "auth" | "serviceIdentity" | "timeouts">;
  * the local-user header; under OIDC it carries the caller's own machine token (client
  * credentials of SVC_SERVICE_CLIENT_ID, audience urn:svc:service:<peer>), and the peer lets it
  * call only what the proto lists it for. Without those credentials there is no client, and the
- * caller says so at start-up and fails closed.
+ * caller says so at start-up and fails closed. Every call has a deadline, capped by what is left
+ * of the request being served; read-only methods are tried again when the peer is unavailable
+ * (resilient-transport.ts).
  *
  * @example const bots = peerClient(BotsService, config.serviceUrls.bots, "killswitch", config);
  */
@@ -33,7 +39,12 @@ export function peerClient<S extends DescService>(
   const asCaller = callerCredentials(serviceOfTypeName(service.typeName), caller, config);
   if (!asCaller) return { missing: "credentials", url };
   return {
-    client: createClient(service, createGrpcTransport({ baseUrl: url, interceptors: [asCaller] })),
+    client: createClient(
+      service,
+      resilientTransport(createGrpcTransport({ baseUrl: url, interceptors: [asCaller] }), {
+        defaultTimeoutMs: PEER_TIMEOUT_MS,
+      }),
+    ),
     url,
   };
 }
