@@ -48,8 +48,14 @@ const create = async (requestId: string) => {
   if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
 };
 for (let i = 0; i < 20; i++) await create(`bench-warm-${i}`);
-const traceRequestId = `bench-trace-${randomBytes(4).toString("hex")}`;
-const statements = await traceSql(() => create(traceRequestId));
+// Five traces, the shortest kept: a relay's poll or a sweep may run beside any one of them.
+let traced: { requestId: string; statements: Awaited<ReturnType<typeof traceSql>> } | undefined;
+for (let i = 0; i < 5; i++) {
+  const requestId = `bench-trace-${randomBytes(4).toString("hex")}`;
+  const statements = await traceSql(() => create(requestId));
+  if (!traced || statements.length < traced.statements.length) traced = { requestId, statements };
+}
+const { requestId: traceRequestId, statements } = traced!;
 
 process.stdout.write(
   `${JSON.stringify({

@@ -1,6 +1,8 @@
 // What one piece of work sends to Postgres, recorded at the pg client: the statements and their
 // values in order. The outbox relays poll beside it, so their transactions (the ones that claim
-// rows with SKIP LOCKED) are left out; everything else the work's process sent is kept.
+// rows with SKIP LOCKED) are left out, and so are transactions the work did not see begin or
+// end; a sweeper's lone statement can still slip in, so a caller traces the work a few times
+// and keeps the shortest trace (background work only ever adds statements).
 import pg from "pg";
 
 export interface TracedStatement {
@@ -51,6 +53,8 @@ function withoutRelayPolls(seen: Array<{ client: object; statement: TracedStatem
         for (const j of group.at) dropped.add(j);
     }
   });
+  // A transaction still open when the work is done is not the work's: the work awaited its own.
+  for (const group of open.values()) if (group.begun) for (const j of group.at) dropped.add(j);
   return seen.filter((_, i) => !dropped.has(i)).map((s) => s.statement);
 }
 
