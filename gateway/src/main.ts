@@ -7,6 +7,7 @@ import { PromotionService } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import { ComplianceService } from "@svc/gen/svc/compliance/v1/compliance_pb.js";
 import {
+  AuditService,
   IdentityService,
   LicenseService,
   McpService,
@@ -29,7 +30,7 @@ const owners = {
   promotion: [PromotionService],
   killswitch: [KillSwitchService],
   compliance: [ComplianceService],
-  identity: [IdentityService, LicenseService, TenancyService, McpService],
+  identity: [IdentityService, LicenseService, TenancyService, McpService, AuditService],
 } as const;
 const missing = Object.keys(owners).filter(
   (name) => !config.serviceUrls[name as keyof typeof owners],
