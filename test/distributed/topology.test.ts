@@ -13,6 +13,7 @@ import {
   freePort,
   startPrivateNats,
   startPrivateRedis,
+  type PrivateNats,
   type PrivateServer,
 } from "../support/private-servers.js";
 import { eventually } from "../support/until.js";
@@ -34,7 +35,7 @@ describe("the distributed topology (npm run start:distributed)", () => {
     totpSecret: generateSecret(),
   }));
   let redis: PrivateServer;
-  let nats: PrivateServer;
+  let nats: PrivateNats;
   let t: Topology;
   let admin: pg.Client;
   let hash = "";
@@ -290,6 +291,36 @@ describe("the distributed topology (npm run start:distributed)", () => {
     expect(again.body.status.engaged).toBe(true);
     await eventually("the session stops", phaseOf, (p) => p === "Stopped", 30_000);
   }, 90_000);
+
+  it("with NATS down, the kill switch still halts by polling; its audit record arrives once NATS is back", async () => {
+    expect(
+      (await api("DELETE", "/kill-switches/frozen", "admin", undefined, true)).body,
+    ).toMatchObject({ released: true });
+    await eventually("the session runs again", phaseOf, (p) => p === "Running", 30_000);
+    await nats.down();
+    try {
+      const engaged = await api(
+        "PUT",
+        "/kill-switches/nats-down",
+        "admin",
+        { scope: "fleet", target: "majors", mode: "cancel", reason: "bus down" },
+        true,
+      );
+      expect(engaged.body, JSON.stringify(engaged.body)).toMatchObject({
+        status: { engaged: true, key_state: "written" },
+      });
+      // No broadcast can reach the runner: it halts on its next poll of the key.
+      await eventually("the session stops", phaseOf, (p) => p === "Stopped", 30_000);
+    } finally {
+      await nats.up();
+    }
+    await eventually(
+      "the outbox relays the engagement's audit record after NATS is back",
+      () => api("GET", "/admin/audit-events?action=killswitch.engaged&limit=1000", "admin"),
+      (r) => (r.body?.items ?? []).some((e: unknown) => JSON.stringify(e).includes("nats-down")),
+      60_000,
+    );
+  }, 150_000);
 
   it("stops every process on Ctrl-C and exits 0", async () => {
     const pids = t.everyPid();

@@ -56,16 +56,42 @@ function controls(proc: ChildProcess, url: string, after?: () => void): PrivateS
   };
 }
 
-export async function startPrivateNats(): Promise<PrivateServer> {
+/** A NATS server that can also go down and come back on its port with its JetStream store. */
+export interface PrivateNats extends PrivateServer {
+  /** Stops the server (SIGTERM, as an orderly restart does), keeping its store. */
+  down(): Promise<void>;
+  /** Starts it again on the same port and store. */
+  up(): Promise<void>;
+}
+
+export async function startPrivateNats(): Promise<PrivateNats> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "svc-nats-"));
-  const proc = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", dir], {
-    stdio: "ignore",
-  });
-  await waitForPort(port);
-  return controls(proc, `nats://127.0.0.1:${port}`, () =>
-    rmSync(dir, { recursive: true, force: true }),
-  );
+  const launch = async () => {
+    const p = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", dir], {
+      stdio: "ignore",
+    });
+    await waitForPort(port);
+    return p;
+  };
+  let proc = await launch();
+  const url = `nats://127.0.0.1:${port}`;
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  return {
+    url,
+    stop: () => controls(proc, url, removeDir).stop(),
+    pause: () => void proc.kill("SIGSTOP"),
+    resume: () => void proc.kill("SIGCONT"),
+    down: () =>
+      new Promise<void>((resolve) => {
+        if (exited(proc)) return resolve();
+        proc.once("exit", () => resolve());
+        proc.kill("SIGTERM");
+      }),
+    async up() {
+      proc = await launch();
+    },
+  };
 }
 
 export async function startPrivateRedis(): Promise<PrivateServer> {
