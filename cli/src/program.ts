@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from "commander";
 import { ApiError, Unreachable } from "./client.js";
+import { registerAgents } from "./commands/agents.js";
 import { registerBacktest } from "./commands/backtest.js";
 import { registerBots } from "./commands/bots.js";
 import { registerCompliance } from "./commands/compliance.js";
@@ -37,6 +38,7 @@ export function buildProgram(io: Io): Command {
   registerPaper(program, io);
   registerKillSwitch(program, io);
   registerHaltAll(program, io);
+  registerAgents(program, io);
   registerDatasets(program, io);
   registerCompliance(program, io);
   return program;

@@ -289,6 +289,21 @@ describe("svc", () => {
     ).toEqual([200, 200, 200, 200, 200, 200]);
   });
 
+  it("agents release lifts the agent switches halt-all left engaged, and says when one was not", async () => {
+    const released = await svc(["agents", "release", "--reason", "drill over"]);
+    expect(released.code, released.stderr).toBe(0);
+    expect(released.stdout).toMatch(/^SWITCH\s+KEY\s+RELEASED\n/);
+    expect(released.stdout).toMatch(/agents\s+svc:agents:halt:all\s+yes\n/);
+    expect(released.stdout).toMatch(/quant-agents\s+svc:agents:halt:research\s+yes\n/);
+    const again = await svc(["--json", "agents", "release", "--only", "agents"]);
+    expect(JSON.parse(again.stdout)).toEqual([
+      { switch: "agents", key: "svc:agents:halt:all", released: false },
+    ]);
+    const wrong = await svc(["agents", "release", "--only", "robots"]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("--only takes agents or quant-agents");
+  });
+
   it("prints the API's error code and message on stderr and exits 1", async () => {
     const missing = await svc(["bots", "show", "nope"]);
     expect(missing).toEqual({
