@@ -1,7 +1,8 @@
-import { PatchStrategy, type KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject } from "@kubernetes/client-node";
 import { Code, type ConnectError, svcError } from "../errors/index.js";
 import type { KubeClient } from "./client.js";
 import { kubeError } from "./errors.js";
+import { kubernetesClient } from "./library.js";
 
 /**
  * Creates or updates an object in one idempotent call: server-side apply (`PATCH` with
@@ -26,7 +27,7 @@ export async function applyObject<T extends KubernetesObject>(
       undefined,
       fieldManager,
       o.force,
-      PatchStrategy.ServerSideApply,
+      kubernetesClient().PatchStrategy.ServerSideApply,
     );
   } catch (err) {
     throw unknownKind(err, object) ?? kubeError(err, what, kube.target.apiUrl, kube.timeoutMs);

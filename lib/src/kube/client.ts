@@ -1,13 +1,12 @@
-import {
+import type {
   AppsV1Api,
   CustomObjectsApi,
   KubernetesObjectApi,
-  ServerConfiguration,
-  createConfiguration,
-  type RequestContext,
-  type ResponseContext,
+  RequestContext,
+  ResponseContext,
 } from "@kubernetes/client-node";
 import { kubeConfigFor, type DeadlineKubeConfig } from "./config.js";
+import { kubernetesClient } from "./library.js";
 import { DEFAULT_KUBE_TIMEOUT_MS, type KubeTarget } from "./target.js";
 
 /**
@@ -39,8 +38,9 @@ export function createKubeClient(target: KubeTarget): KubeClient {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new TypeError(`no cluster configured for ${target.apiUrl}`);
   // Every call of every API made from this configuration gets its own deadline.
-  const configuration = createConfiguration({
-    baseServer: new ServerConfiguration(cluster.server, {}),
+  const k8s = kubernetesClient();
+  const configuration = k8s.createConfiguration({
+    baseServer: new k8s.ServerConfiguration(cluster.server, {}),
     authMethods: { default: kc },
     promiseMiddleware: [
       {
@@ -52,14 +52,14 @@ export function createKubeClient(target: KubeTarget): KubeClient {
       },
     ],
   });
-  const objects = new KubernetesObjectApi(configuration);
+  const objects = new k8s.KubernetesObjectApi(configuration);
   return {
     target,
     namespace: target.namespace,
     timeoutMs,
     config: kc,
     objects,
-    custom: new CustomObjectsApi(configuration),
-    apps: new AppsV1Api(configuration),
+    custom: new k8s.CustomObjectsApi(configuration),
+    apps: new k8s.AppsV1Api(configuration),
   };
 }

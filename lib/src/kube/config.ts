@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { kubernetesClient } from "./library.js";
 import { DEFAULT_KUBE_TIMEOUT_MS, type KubeTarget } from "./target.js";
 
 const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
@@ -11,16 +12,23 @@ const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/tok
  * for ever. node-fetch's `timeout` bounds the wait for the response headers only, so an open
  * watch stream is not cut by it.
  */
-export class DeadlineKubeConfig extends KubeConfig {
-  constructor(readonly deadlineMs: number) {
-    super();
-  }
+export type DeadlineKubeConfig = KubeConfig & { readonly deadlineMs: number };
 
-  override applyToFetchOptions(
-    opts: Parameters<KubeConfig["applyToFetchOptions"]>[0],
-  ): ReturnType<KubeConfig["applyToFetchOptions"]> {
-    return super.applyToFetchOptions({ timeout: this.deadlineMs, ...opts });
-  }
+let deadlineKubeConfigClass: ReturnType<typeof defineDeadlineKubeConfig> | undefined;
+
+// Defined on first use: the library's KubeConfig to extend is only loaded then (see library.ts).
+function defineDeadlineKubeConfig() {
+  return class extends kubernetesClient().KubeConfig {
+    constructor(readonly deadlineMs: number) {
+      super();
+    }
+
+    override applyToFetchOptions(
+      opts: Parameters<KubeConfig["applyToFetchOptions"]>[0],
+    ): ReturnType<KubeConfig["applyToFetchOptions"]> {
+      return super.applyToFetchOptions({ timeout: this.deadlineMs, ...opts });
+    }
+  };
 }
 
 /**
@@ -34,7 +42,10 @@ export class DeadlineKubeConfig extends KubeConfig {
  * const kc = kubeConfigFor({ apiUrl: "https://kubernetes.default.svc", namespace: "svc" });
  */
 export function kubeConfigFor(t: KubeTarget): DeadlineKubeConfig {
-  const kc = new DeadlineKubeConfig(t.timeoutMs ?? DEFAULT_KUBE_TIMEOUT_MS);
+  deadlineKubeConfigClass ??= defineDeadlineKubeConfig();
+  const kc: DeadlineKubeConfig = new deadlineKubeConfigClass(
+    t.timeoutMs ?? DEFAULT_KUBE_TIMEOUT_MS,
+  );
   const server = t.apiUrl.replace(/\/$/, "");
   const plainHttp = server.startsWith("http:");
   if (t.token || plainHttp) {

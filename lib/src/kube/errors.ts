@@ -1,9 +1,9 @@
-import { ApiException } from "@kubernetes/client-node";
 import { Code, type ConnectError, svcError } from "../errors/index.js";
+import { kubernetesClient } from "./library.js";
 
 /** The HTTP status and Status message of an API server refusal, or undefined for anything else. */
 export function refusalOf(err: unknown): { status: number; message: string } | undefined {
-  if (!(err instanceof ApiException)) return undefined;
+  if (!(err instanceof kubernetesClient().ApiException)) return undefined;
   let body: unknown = err.body;
   if (typeof body === "string") {
     try {

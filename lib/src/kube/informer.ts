@@ -1,17 +1,10 @@
-import {
-  ADD,
-  DELETE,
-  ERROR,
-  ListWatch,
-  UPDATE,
-  type KubernetesListObject,
-  type KubernetesObject,
-} from "@kubernetes/client-node";
+import type { KubernetesListObject, KubernetesObject } from "@kubernetes/client-node";
 import { createBackoff } from "./backoff.js";
 import type { KubeClient } from "./client.js";
 import { kubeError } from "./errors.js";
 import { SVC_GROUP, SVC_VERSION } from "./target.js";
-import { BoundedWatch } from "./watch.js";
+import { kubernetesClient } from "./library.js";
+import { boundedWatch } from "./watch.js";
 
 /** A cache of one kind of custom resource in the namespace, kept by list + watch. */
 export interface ResourceInformer<T extends KubernetesObject> {
@@ -64,9 +57,10 @@ export function startInformer<T extends KubernetesObject>(
     backoff.reset();
     return answer;
   };
-  const watch = new BoundedWatch(kube.config, o.watchSeconds ?? 300, kube.timeoutMs, () =>
+  const watch = boundedWatch(kube.config, o.watchSeconds ?? 300, kube.timeoutMs, () =>
     backoff.reset(),
   );
+  const { ADD, DELETE, ERROR, ListWatch, UPDATE } = kubernetesClient();
   const lw = new ListWatch<T>(path, watch, list, false);
   for (const verb of [ADD, UPDATE, DELETE] as const) lw.on(verb, () => o.onChange());
   lw.on(ERROR, (err) => {

@@ -1,7 +1,7 @@
-import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { Code, svcError } from "../errors/index.js";
 import type { KubeClient } from "./client.js";
 import { kubeError, refusalOf } from "./errors.js";
+import { kubernetesClient } from "./library.js";
 
 /**
  * Sets the replicas of an apps/v1 Deployment through its scale subresource (JSON merge patch);
@@ -18,7 +18,10 @@ export async function scaleDeployment(
   try {
     const scale = await kube.apps.patchNamespacedDeploymentScale(
       { name, namespace: kube.namespace, body: { spec: { replicas } } },
-      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      kubernetesClient().setHeaderOptions(
+        "Content-Type",
+        kubernetesClient().PatchStrategy.MergePatch,
+      ),
     );
     return scale.spec?.replicas ?? replicas;
   } catch (err) {

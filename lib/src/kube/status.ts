@@ -1,7 +1,7 @@
-import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import type { KubeClient } from "./client.js";
 import { kubeError } from "./errors.js";
 import { SVC_GROUP, SVC_VERSION } from "./target.js";
+import { kubernetesClient } from "./library.js";
 
 /**
  * Sets fields of a custom resource's status through its status subresource (JSON merge patch:
@@ -26,7 +26,10 @@ export async function patchStatus(
         name,
         body: { status },
       },
-      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      kubernetesClient().setHeaderOptions(
+        "Content-Type",
+        kubernetesClient().PatchStrategy.MergePatch,
+      ),
     );
   } catch (err) {
     throw kubeError(
