@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { generateSecret } from "otplib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dropDatabase, roleOf } from "../../scripts/distributed/database.js";
+import { roleOf } from "../../scripts/distributed/database.js";
 import {
   alive,
   startTopology,
@@ -17,15 +17,13 @@ import {
   type PrivateServer,
 } from "../support/private-servers.js";
 import { eventually } from "../support/until.js";
+import { startPrivatePostgres, type PrivatePostgres } from "../support/private-postgres.js";
 
 const CALL_MS = 20_000;
-// Not from test-platform.ts: that module loads the all-in-one platform, which this test never runs.
-const testDatabaseUrl = () =>
-  process.env.SVC_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 // `npm run start:distributed` as a person runs it: every service, two runners and the gateway in
-// processes of their own, on a database of their own roles, a NATS and a Redis of this test (so
-// it may pause them), under OIDC with the dev provider. The README's journey runs against it,
+// processes of their own, on a database of their own roles, with a Postgres, a NATS and a Redis
+// of this test (so it may restart, stop and pause them), under OIDC with the dev provider. The README's journey runs against it,
 // then the faults, then Ctrl-C must leave no process behind.
 describe("the distributed topology (npm run start:distributed)", () => {
   const database = `svc_topo_${randomBytes(4).toString("hex")}`;
@@ -34,6 +32,7 @@ describe("the distributed topology (npm run start:distributed)", () => {
     password: randomBytes(9).toString("base64url"),
     totpSecret: generateSecret(),
   }));
+  let postgres: PrivatePostgres;
   let redis: PrivateServer;
   let nats: PrivateNats;
   let t: Topology;
@@ -67,11 +66,12 @@ describe("the distributed topology (npm run start:distributed)", () => {
   const phaseOf = async () => (await api("GET", "/bots/demo", "alice")).body?.runtime?.phase;
 
   beforeAll(async () => {
-    const base = new pg.Client({ connectionString: testDatabaseUrl() });
+    postgres = await startPrivatePostgres();
+    const base = new pg.Client({ connectionString: postgres.url });
     await base.connect();
     await base.query(`create database ${database}`);
     await base.end();
-    const dbUrl = new URL(testDatabaseUrl());
+    const dbUrl = new URL(postgres.url);
     dbUrl.pathname = `/${database}`;
     redis = await startPrivateRedis();
     nats = await startPrivateNats();
@@ -89,15 +89,17 @@ describe("the distributed topology (npm run start:distributed)", () => {
       users,
     );
     admin = new pg.Client({ connectionString: dbUrl.toString() });
+    // The Postgres restart below cuts this connection too; only earlier cases use it.
+    admin.on("error", () => {});
     await admin.connect();
   }, 150_000);
 
   afterAll(async () => {
-    await admin?.end();
+    await admin?.end().catch(() => {});
     await t?.interrupt();
     await nats?.stop();
     await redis?.stop();
-    await dropDatabase(testDatabaseUrl(), database);
+    await postgres?.stop();
   }, 60_000);
 
   it("runs the README journey: bot, backtest, four-eyes promotion, paper, kill switch and release", async () => {
@@ -321,6 +323,36 @@ describe("the distributed topology (npm run start:distributed)", () => {
       60_000,
     );
   }, 150_000);
+
+  it("after a Postgres restart, services reconnect and every write answered 2xx before is still there", async () => {
+    const slugs: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const created = await api("POST", "/bots", "alice", {
+        name: `Durable ${i}`,
+        kind: "research",
+      });
+      expect(created.status).toBe(201);
+      slugs.push(created.body.slug);
+    }
+    await postgres.restart();
+    let n = 0;
+    await eventually(
+      "a write succeeds again",
+      async () =>
+        (await api("POST", "/bots", "alice", { name: `After ${n++}`, kind: "research" })).status,
+      (s) => s === 201,
+      60_000,
+    );
+    for (const slug of slugs)
+      expect((await api("GET", `/bots/${slug}`, "alice")).status, slug).toBe(200);
+    const request = await eventually(
+      "promotion reads its requests again",
+      () => api("GET", "/promotion/requests/demo-1", "alice"),
+      (r) => r.status === 200,
+      30_000,
+    );
+    expect(request.body).toMatchObject({ request_id: "demo-1" });
+  }, 120_000);
 
   it("stops every process on Ctrl-C and exits 0", async () => {
     const pids = t.everyPid();

@@ -15,7 +15,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitForPort(port: number): Promise<void> {
+export async function waitForPort(port: number): Promise<void> {
   const { connect } = await import("node:net");
   for (let i = 0; i < 100; i++) {
     const ok = await new Promise<boolean>((resolve) => {
