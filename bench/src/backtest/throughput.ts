@@ -54,8 +54,32 @@ const stats = (xs: number[]) => {
 };
 const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
 
+/** Min, median and max of each engine's runs, and the ratios of the medians that matter. */
+function summary(seen: Record<string, Run[]>, key: "bars_per_s" | "bars_per_cpu_s") {
+  const per = Object.fromEntries(
+    Object.entries(seen).map(([k, v]) => [k, stats(v.map((x) => x[key]))]),
+  );
+  return {
+    runs: Object.fromEntries(Object.entries(seen).map(([k, v]) => [k, v.map((x) => x[key])])),
+    min_median_max: per,
+    ratios_of_medians: {
+      hand_over_event: ratio(per.hand!.median, per.event!.median),
+      vectorised_over_event: ratio(per.vectorised!.median, per.event!.median),
+      ...(per.previous
+        ? { event_over_previous: ratio(per.event!.median, per.previous.median) }
+        : {}),
+      ...(per.today ? { event_over_today: ratio(per.event!.median, per.today.median) } : {}),
+    } as Record<string, number>,
+  };
+}
+
 const load = [loadavg()[0]!];
-const rows = [];
+const rows: Array<{
+  bars: number;
+  wall: ReturnType<typeof summary>;
+  cpu: ReturnType<typeof summary>;
+  [more: string]: unknown;
+}> = [];
 for (const n of sizes) {
   const check = JSON.parse(
     execFileSync(tsx, [oneRun, "check", String(n)], { encoding: "utf8" }).trim(),
@@ -71,29 +95,12 @@ for (const n of sizes) {
     }
     load.push(loadavg()[0]!);
   }
-  const summary = (key: "bars_per_s" | "bars_per_cpu_s") => {
-    const per = Object.fromEntries(
-      Object.entries(seen).map(([k, v]) => [k, stats(v.map((x) => x[key]))]),
-    );
-    return {
-      runs: Object.fromEntries(Object.entries(seen).map(([k, v]) => [k, v.map((x) => x[key])])),
-      min_median_max: per,
-      ratios_of_medians: {
-        hand_over_event: ratio(per.hand!.median, per.event!.median),
-        vectorised_over_event: ratio(per.vectorised!.median, per.event!.median),
-        ...(per.previous
-          ? { event_over_previous: ratio(per.event!.median, per.previous.median) }
-          : {}),
-        ...(per.today ? { event_over_today: ratio(per.event!.median, per.today.median) } : {}),
-      },
-    };
-  };
   const row = {
     bars: n,
     trades: check.trades,
     same_answers: check.check,
-    wall: summary("bars_per_s"),
-    cpu: summary("bars_per_cpu_s"),
+    wall: summary(seen, "bars_per_s"),
+    cpu: summary(seen, "bars_per_cpu_s"),
     peak_rss_mib: Object.fromEntries(
       Object.entries(seen).map(([k, v]) => [k, Math.max(...v.map((x) => x.peak_rss_mib))]),
     ),
@@ -112,7 +119,26 @@ const result = {
   anchors:
     "Backtrader about 13,000-35,000 bars/s; LEAN flags under 40,000 data points/s as slow; goals: vectorised >= 100,000,000 bars/s, hand loop / event-driven <= 1.5, event-driven >= 0.95x the engine of 4f85b7a at 1 M bars",
   rows,
+  ...(previous ? { paired_with_previous_engine: pairedWithPrevious() } : {}),
 };
+/** The issue-16 figure: this engine against the one of --previous, size by size, from the rows. */
+function pairedWithPrevious() {
+  const paired: Record<string, unknown> = {
+    note: `fresh processes of the engine in ${previous} and of this one, alternated in one sitting (the rows' wall figures); load average above`,
+  };
+  for (const row of rows) {
+    const w = row.wall;
+    paired[`bars_${row.bars.toExponential().replace("+", "")}`] = {
+      previous_engine_bars_per_s: w.runs.previous,
+      this_engine_bars_per_s: w.runs.event,
+      previous_min_median_max: w.min_median_max.previous,
+      this_min_median_max: w.min_median_max.event,
+      ratio_of_medians: w.ratios_of_medians.event_over_previous,
+      ratio_of_medians_cpu: row.cpu.ratios_of_medians.event_over_previous,
+    };
+  }
+  return paired;
+}
 const out = arg(
   "out",
   fileURLToPath(new URL("../../results/backtest-throughput.json", import.meta.url)),
