@@ -326,7 +326,13 @@ describe("backtests interrupted by the death of their process (real Postgres)", 
     const atHalt = new Map((await bed.backtests()).map((r) => [r.task_id, r.status]));
     expect(named.map((id) => atHalt.get(id))).toEqual(named.map(() => "halted"));
 
-    const ours = (await Promise.all(posts)).map((r) => r.body.task_id as string);
+    const answers = await Promise.all(posts);
+    // On a loaded machine a submission may be refused with 503 (a store's deadline passed): it
+    // recorded nothing, so only the accepted ones are expected to end and be announced.
+    const refused = answers.filter((r) => r.status !== 202);
+    expect(refused.map((r) => r.status)).toEqual(refused.map(() => 503));
+    const ours = answers.filter((r) => r.status === 202).map((r) => r.body.task_id as string);
+    expect(ours.length).toBeGreaterThan(0);
     const haltedHere = ours.filter((id) => named.includes(id));
     expect(haltedHere.length).toBeGreaterThan(0);
     // A graceful stop waits for the runs it cancelled: none of them may write a result after all.
