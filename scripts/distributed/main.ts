@@ -48,24 +48,30 @@ process.on("SIGINT", () => void shutDown(0, "SIGINT"));
 process.on("SIGTERM", () => void shutDown(0, "SIGTERM"));
 
 try {
-  const users = defaultUsers(
-    Object.fromEntries(
-      ["alice", "bob", "admin"].map((name) => {
-        const password = env[`DEV_IDP_${name.toUpperCase()}_PASSWORD`];
-        const totpSecret = env[`DEV_IDP_${name.toUpperCase()}_TOTP_SECRET`];
-        return [name, { ...(password ? { password } : {}), ...(totpSecret ? { totpSecret } : {}) }];
-      }),
-    ),
-  );
-  idp = await startDevIdp({
-    port: Number(env.DEV_IDP_PORT ?? 0),
-    apiAudience,
-    claimsNamespace,
-    apiUrl: `http://${host}:${gatewayPort}`,
-    users,
-    log: (message, detail) =>
-      process.stderr.write(`[idp] ${message} ${detail ? JSON.stringify(detail) : ""}\n`),
-  });
+  // SVC_AUTH_PROVIDER=local (loopback only) runs without a provider: the README's demo as written.
+  if (env.SVC_AUTH_PROVIDER !== "local") {
+    const users = defaultUsers(
+      Object.fromEntries(
+        ["alice", "bob", "admin"].map((name) => {
+          const password = env[`DEV_IDP_${name.toUpperCase()}_PASSWORD`];
+          const totpSecret = env[`DEV_IDP_${name.toUpperCase()}_TOTP_SECRET`];
+          return [
+            name,
+            { ...(password ? { password } : {}), ...(totpSecret ? { totpSecret } : {}) },
+          ];
+        }),
+      ),
+    );
+    idp = await startDevIdp({
+      port: Number(env.DEV_IDP_PORT ?? 0),
+      apiAudience,
+      claimsNamespace,
+      apiUrl: `http://${host}:${gatewayPort}`,
+      users,
+      log: (message, detail) =>
+        process.stderr.write(`[idp] ${message} ${detail ? JSON.stringify(detail) : ""}\n`),
+    });
+  }
   const databaseUrls = await provisionDatabase(adminUrl, database);
   const ports = await Promise.all(SCHEMA_OWNERS.map(() => freePort()));
   const layout: Layout = {
@@ -110,19 +116,24 @@ try {
   await shutDown(1, `could not start: ${(err as Error).message}`);
 }
 
-function printReady(gatewayUrl: string, provider: DevIdp): void {
-  const lines = [
-    `gateway ${gatewayUrl}, provider ${provider.issuer}`,
-    "people (password, TOTP secret):",
-    ...provider.users.map((u) => `  ${u.username.padEnd(6)} ${u.password}  ${u.totpSecret}`),
-    "a token (alice):",
-    `  TOKEN=$(SVC_PORT=${gatewayPort} npm run -s idp:token -- alice '${provider.users[0]!.password}')`,
-    `  curl -H "authorization: Bearer $TOKEN" ${gatewayUrl}/auth/whoami`,
-    "Ctrl-C stops every process.",
-  ];
+function printReady(gatewayUrl: string, provider: DevIdp | undefined): void {
+  const lines = !provider
+    ? [
+        `gateway ${gatewayUrl}, local auth (loopback only): name yourself with the x-svc-local-user header`,
+        "Ctrl-C stops every process.",
+      ]
+    : [
+        `gateway ${gatewayUrl}, provider ${provider.issuer}`,
+        "people (password, TOTP secret):",
+        ...provider.users.map((u) => `  ${u.username.padEnd(6)} ${u.password}  ${u.totpSecret}`),
+        "a token (alice):",
+        `  TOKEN=$(SVC_PORT=${gatewayPort} npm run -s idp:token -- alice '${provider.users[0]!.password}')`,
+        `  curl -H "authorization: Bearer $TOKEN" ${gatewayUrl}/auth/whoami`,
+        "Ctrl-C stops every process.",
+      ];
   for (const l of lines) say(l);
   say(
-    `ready ${JSON.stringify({ gateway: gatewayUrl, issuer: provider.issuer, pids: supervisor.pids() })}`,
+    `ready ${JSON.stringify({ gateway: gatewayUrl, issuer: provider?.issuer, pids: supervisor.pids() })}`,
   );
 }
 

@@ -37,30 +37,39 @@ export function serviceUrl(layout: Layout, service: SchemaOwner): string {
  * database role, its own client of the provider), the runners (the bots service's role: they
  * host its sessions) and the gateway, which knows every service by address.
  */
-export function childSpecs(layout: Layout, idp: DevIdp): ChildSpec[] {
+export function childSpecs(layout: Layout, idp: DevIdp | undefined): ChildSpec[] {
   const services = Object.keys(layout.servicePorts) as SchemaOwner[];
   const urls = Object.fromEntries(
     services.map((s) => [`SVC_${s.toUpperCase()}_URL`, serviceUrl(layout, s)]),
   );
-  const common = {
+  // Without a provider: local auth, which every process refuses off loopback; the gateway
+  // forwards the x-svc-local-user header and the services trust it (the README's demo).
+  const auth: Record<string, string> = idp
+    ? {
+        SVC_AUTH_PROVIDER: "oidc",
+        SVC_AUTH_OIDC_ISSUER: idp.issuer,
+        SVC_AUTH_OIDC_AUDIENCE: layout.apiAudience,
+        SVC_AUTH_CLAIMS_NAMESPACE: layout.claimsNamespace,
+        SVC_AUTH_M2M_ENABLED: "true",
+        SVC_AUTH_M2M_AUDIENCE: layout.apiAudience,
+      }
+    : { SVC_AUTH_PROVIDER: "local" };
+  const common: Record<string, string> = {
     ...urls,
+    ...auth,
     SVC_HOST: layout.host,
     SVC_NATS_URL: layout.natsUrl,
     SVC_NATS_NAMESPACE: layout.natsNamespace,
     SVC_REDIS_URL: layout.redisUrl,
-    SVC_AUTH_PROVIDER: "oidc",
-    SVC_AUTH_OIDC_ISSUER: idp.issuer,
-    SVC_AUTH_OIDC_AUDIENCE: layout.apiAudience,
-    SVC_AUTH_CLAIMS_NAMESPACE: layout.claimsNamespace,
-    SVC_AUTH_M2M_ENABLED: "true",
-    SVC_AUTH_M2M_AUDIENCE: layout.apiAudience,
     SVC_PROMOTION_PUBLIC_KEY_PEM: layout.promotionKeys.publicKeyPem,
   };
-  const asService = (s: SchemaOwner) => ({
+  const asService = (s: SchemaOwner): Record<string, string> => ({
     ...common,
     SVC_DATABASE_URL: layout.databaseUrls[s],
-    SVC_SERVICE_CLIENT_ID: idp.clients.services[s].clientId,
-    SVC_SERVICE_CLIENT_SECRET: idp.clients.services[s].clientSecret,
+    ...(idp && {
+      SVC_SERVICE_CLIENT_ID: idp.clients.services[s].clientId,
+      SVC_SERVICE_CLIENT_SECRET: idp.clients.services[s].clientSecret,
+    }),
   });
   const specs: ChildSpec[] = services.map((s) => ({
     name: s,
@@ -83,7 +92,7 @@ export function childSpecs(layout: Layout, idp: DevIdp): ChildSpec[] {
       ...common,
       SVC_PORT: String(layout.gatewayPort),
       SVC_PUBLIC_URL: `http://${layout.host}:${layout.gatewayPort}`,
-      SVC_AUTH_LOGIN_CLIENT_ID: idp.clients.login.clientId,
+      ...(idp && { SVC_AUTH_LOGIN_CLIENT_ID: idp.clients.login.clientId }),
     },
   });
   return specs;
