@@ -1,7 +1,10 @@
 // bench/killswitch: 1,000 real runner instances (each with its own bus subscription and
 // key-value poll loop) over 4 worker threads; the platform scope is engaged through the gateway;
 // time to Draining and to Stopped per bot, via NATS and with NATS down (key-value poll only).
-// Usage: npx tsx bench/src/killswitch/drain-latency.ts [--runners 1000] [--workers 4]
+// Usage: npx tsx bench/src/killswitch/drain-latency.ts [--runners 1000] [--workers 4] [--processes]
+// --processes: each worker is a process of its own (as runner pods are), not a thread; the
+// result goes to results/killswitch-processes.json.
+import { fork } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -21,6 +24,30 @@ const arg = (name: string, fallback: number) => {
 };
 const runners = arg("runners", 1000);
 const workers = arg("workers", 4);
+const asProcesses = process.argv.includes("--processes");
+
+/** What the rounds need of a worker, thread or process. */
+interface Pool {
+  on(event: "message", fn: (m: never) => void): void;
+  postMessage(m: unknown): void;
+  once(event: "exit", fn: (code?: unknown) => void): void;
+}
+
+function startWorker(data: Record<string, unknown>): Pool {
+  if (!asProcesses)
+    return new Worker(fileURLToPath(new URL("./runner-worker.mjs", import.meta.url)), {
+      workerData: data,
+    }) as unknown as Pool;
+  const child = fork(fileURLToPath(new URL("./runner-worker.ts", import.meta.url)), {
+    execArgv: ["--import", "tsx"],
+    env: { ...process.env, BENCH_WORKER_DATA: JSON.stringify(data) },
+  });
+  return {
+    on: (_e, fn) => void child.on("message", fn as (m: unknown) => void),
+    postMessage: (m) => void child.send(m as string),
+    once: (_e, fn) => void child.once("exit", () => fn()),
+  };
+}
 const pollMs = 5_000;
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 
@@ -41,20 +68,27 @@ async function round(label: string, fault: Fault) {
   );
   const results: Array<{ draining: number; stopped: number }> = [];
   const frozen: number[] = [];
-  const pool: Worker[] = [];
+  const pool: Pool[] = [];
   await Promise.all(
     Array.from({ length: workers }, (_, w) => {
       const count = Math.floor(runners / workers) + (w < runners % workers ? 1 : 0);
-      const worker = new Worker(fileURLToPath(new URL("./runner-worker.mjs", import.meta.url)), {
-        workerData: { count, natsUrl: nats.url, redisUrl: redis.url, pollMs, offset: w * 10_000 },
+      const worker = startWorker({
+        count,
+        natsUrl: nats.url,
+        redisUrl: redis.url,
+        pollMs,
+        offset: w * 10_000,
       });
       pool.push(worker);
       return new Promise<void>((resolve) =>
-        worker.on("message", (m) => {
-          if (m.ready !== undefined) resolve();
-          else if (m.frozen !== undefined) frozen.push(m.frozen);
-          else results.push(m);
-        }),
+        worker.on(
+          "message",
+          (m: { ready?: number; frozen?: number; draining: number; stopped: number }) => {
+            if (m.ready !== undefined) resolve();
+            else if (m.frozen !== undefined) frozen.push(m.frozen);
+            else results.push(m);
+          },
+        ),
       );
     }),
   );
@@ -121,7 +155,7 @@ async function blindRound(
     redis: PrivateServer;
     nats: PrivateServer;
     platform: RunningPlatform;
-    pool: Worker[];
+    pool: Pool[];
     frozen: number[];
   },
 ) {
@@ -163,6 +197,7 @@ const result = {
   settings: {
     runners,
     workers,
+    workers_are: asProcesses ? "processes" : "worker threads of one process",
     poll_interval_s: pollMs / 1000,
     runner: "BotRunner with a paper broker, cancel mode",
   },
@@ -177,7 +212,9 @@ const result = {
   rows: [viaNats, pollOnly, blind],
 };
 writeFileSync(
-  fileURLToPath(new URL("../../results/killswitch.json", import.meta.url)),
+  fileURLToPath(
+    new URL(`../../results/killswitch${asProcesses ? "-processes" : ""}.json`, import.meta.url),
+  ),
   `${JSON.stringify(result, null, 2)}\n`,
 );
 process.exit(0);

@@ -11,7 +11,14 @@ import {
   watchKillSwitch,
 } from "@svc/bots/runtime";
 
-const { count, natsUrl, redisUrl, pollMs, offset } = workerData as {
+// A worker thread, or (drain-latency.ts --processes) a child process of its own with an IPC
+// channel: the same runners, reporting the same way.
+const port = parentPort ?? {
+  postMessage: (m: unknown) => process.send!(m),
+  on: (_: "message", fn: (m: unknown) => void) => process.on("message", fn),
+};
+const { count, natsUrl, redisUrl, pollMs, offset } = (workerData ??
+  JSON.parse(process.env.BENCH_WORKER_DATA!)) as {
   count: number;
   natsUrl: string;
   redisUrl: string;
@@ -47,17 +54,17 @@ for (let i = 0; i < count; i++) {
         const draining = now();
         void runner
           .halt("bench", "cancel")
-          .then(() => parentPort!.postMessage({ draining, stopped: now() }));
+          .then(() => port.postMessage({ draining, stopped: now() }));
       },
       onRelease: () => {},
       onBlind: (blind) => {
-        if (blind) parentPort!.postMessage({ frozen: now() });
+        if (blind) port.postMessage({ frozen: now() });
       },
     }),
   );
 }
-parentPort!.postMessage({ ready: count });
-parentPort!.on("message", async (m) => {
+port.postMessage({ ready: count });
+port.on("message", async (m) => {
   if (m === "stop") {
     for (const w of watchers) await w.stop();
     await bus.close().catch(() => undefined);
