@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chownSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { freePort, waitForPort } from "./private-servers.js";
 
 /** A Postgres server of the test's own, which it may restart; never the machine's shared one. */
@@ -50,6 +51,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       { stdio: "ignore", ...(user ?? {}) },
     );
     await waitForPort(port);
+    await acceptingQueries(`postgres://postgres@127.0.0.1:${port}/postgres`);
   };
   const shutDown = () =>
     new Promise<void>((resolve) => {
@@ -69,4 +71,26 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The port opens before recovery ends ("the database system is starting up"): ready is when a
+ * query answers, asked again until then, for at most 30 s.
+ */
+async function acceptingQueries(url: string): Promise<void> {
+  const end = Date.now() + 30_000;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      await client.query("select 1");
+      return;
+    } catch (err) {
+      if (Date.now() > end) throw new Error(`the private Postgres does not answer: ${String(err)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
 }
