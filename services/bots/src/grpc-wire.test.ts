@@ -82,6 +82,17 @@ describe("bots service over gRPC with a stock @grpc/grpc-js client", () => {
       client[method]!(req, (err, res) => (err ? reject(err) : resolve(res as T))),
     );
 
+  const serverStream = (method: string, req: object): Promise<unknown[]> =>
+    new Promise((resolve, reject) => {
+      const messages: unknown[] = [];
+      const call = (client[method] as unknown as (r: object) => grpc.ClientReadableStream<unknown>)(
+        req,
+      );
+      call.on("data", (m: unknown) => messages.push(m));
+      call.on("error", reject);
+      call.on("end", () => resolve(messages));
+    });
+
   it("creates and reads a bot", async () => {
     const created = await unary<WireBot>("CreateBot", {
       spec: { name: "Wire bot", kind: "BOT_KIND_RESEARCH" },
@@ -106,8 +117,10 @@ describe("bots service over gRPC with a stock @grpc/grpc-js client", () => {
       code: grpc.status.INVALID_ARGUMENT,
       details: "spec.name is required",
     });
-    await expect(unary("ChatBot", { bot_ref: "wire-bot", prompt: "hi" })).rejects.toMatchObject({
-      code: grpc.status.UNIMPLEMENTED,
+    // A server-streaming RPC refuses with a status as well, before its first message.
+    await expect(serverStream("ChatBot", { bot_ref: "wire-bot" })).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: "message is required",
     });
   });
 
