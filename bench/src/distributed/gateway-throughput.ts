@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { signIn } from "@svc/dev-idp";
+import { deleteTestStream } from "@svc/lib/bus/testing-streams";
 import { machine } from "../machine.js";
 import { startAllInOne, startDistributed, type Started } from "./topologies.js";
 
@@ -157,6 +158,9 @@ try {
   console.log(JSON.stringify(result, null, 2));
 } finally {
   for (const s of started.reverse()) await s.stop();
+  const natsUrl = process.env.SVC_NATS_URL ?? "nats://127.0.0.1:4222";
+  for (const ns of [`benchdist${tag}`, `benchaio${tag}`])
+    await deleteTestStream(natsUrl, `${ns.toUpperCase()}_EVENTS`).catch(() => undefined);
   await admin(
     databases
       .map((d) => `drop database if exists ${d} with (force)`)
