@@ -158,7 +158,7 @@ export async function openPlatform(
     throw svcError(
       Code.Unavailable,
       "membership_unverifiable",
-      "this service cannot ask the identity service for membership rows (it runs apart from it, and service-to-service credentials are not built yet): SVC_AUTH_ENFORCE refuses until it can",
+      "this service cannot ask the identity service for membership rows (it runs apart from it without SVC_IDENTITY_URL or its SVC_SERVICE_CLIENT_ID/_SECRET): SVC_AUTH_ENFORCE refuses until it can",
     );
   };
   const agentBroker = openAgentBroker(config, log);
