@@ -115,10 +115,15 @@ describe("traces over OTLP and Prometheus metrics, end to end", () => {
 
   it("one trace from PUT /kill-switches through the killswitch service and NATS to the runner's halt", async () => {
     await approvedSession(p, "traced", "otlp", 20);
+    // Running in the runner process, not only recorded as running: bars arrive from its loop. A
+    // switch engaged before the runner took the session is found by its first poll, not heard
+    // on the bus, and would start a trace of its own.
     await eventually(
       "the runner process runs the session",
-      () => statusOf(p, "traced"),
-      (s) => s === "running",
+      async () =>
+        (await call(p.url, "GET", "/bots/traced/state/events?type=bar_received&limit=10")).body
+          .items?.length ?? 0,
+      (n) => n > 0,
     );
 
     const traceId = "0af7651916cd43dd8448eb211c80319c";

@@ -6,6 +6,7 @@ import { startOutboxRelay, type BusSubscription } from "@svc/lib/bus";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
 import { killSwitchOverNetwork } from "./clients/kill-switch.js";
+import { botVersionsOverNetwork } from "./clients/bot-versions.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
 import { DEFAULT_GATE_POLICY } from "./domain/gates.js";
 import {
@@ -44,7 +45,7 @@ export async function createPromotionModule(
     db,
     // All-in-one wires an in-process Connect client; a standalone service reaches it by address.
     killSwitch: wiring.killSwitch ?? killSwitchOverNetwork(platform.config, platform.log),
-    botVersion: wiring.botVersion,
+    botVersion: wiring.botVersion ?? botVersionsOverNetwork(platform.config, platform.log),
     skipHumanKinds: flags.skipHumanKinds,
     signingKey: statementKeysFromPem({ privateKeyPem: signingKeyPem }).privateKey!,
     policy: {

@@ -1,6 +1,9 @@
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import type { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import type { Config } from "@svc/lib/config";
 import { allPages, MAX_PAGE_SIZE } from "@svc/lib/paging";
+import { peerClient } from "@svc/lib/server";
+import type { Logger } from "@svc/lib/telemetry";
 import type { BotVersionLookup } from "../handlers/promotion-handlers.js";
 
 /**
@@ -26,4 +29,25 @@ export function botVersionsFrom(
       throw err;
     }
   };
+}
+
+/**
+ * The standalone promotion service's way to the bots service (SVC_BOTS_URL), as itself: a bot
+ * created a moment ago is then gated on the owner's answer instead of being refused until the
+ * bots events reach the projection. Without it, such a submission answers 503
+ * artifact_unverifiable (send it again), and the start-up log says so.
+ */
+export function botVersionsOverNetwork(
+  config: Pick<Config, "serviceUrls" | "auth" | "serviceIdentity" | "timeouts">,
+  log: Logger,
+): BotVersionLookup | undefined {
+  const peer = peerClient(BotsService, config.serviceUrls.bots, "promotion", config);
+  if (!peer.client) {
+    log.warn(
+      { bots: peer.missing },
+      "the promotion service cannot ask the bots service (SVC_BOTS_URL, and under OIDC SVC_SERVICE_CLIENT_ID/_SECRET): a bot version its projection has not seen yet answers 503 artifact_unverifiable until the bots events arrive",
+    );
+    return undefined;
+  }
+  return botVersionsFrom(peer.client, config.timeouts.dbMs);
 }
