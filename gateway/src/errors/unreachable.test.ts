@@ -21,6 +21,18 @@ describe("a service the gateway cannot reach", () => {
     expect(answer.body.error.message).not.toContain("ECONNRESET");
   });
 
+  it("is 503, not 499, when the service dies with the call's HTTP/2 stream open (Connect says Canceled)", () => {
+    const err = new ConnectError(
+      "http/2 stream closed with error code CANCEL (0x8)",
+      Code.Canceled,
+    );
+    expect(httpErrorFromConnect(err)).toMatchObject({
+      status: 503,
+      headers: { "retry-after": "1" },
+      body: { error: { code: "service_unavailable" } },
+    });
+  });
+
   it("is 503 with Retry-After when the connection is refused", () => {
     const err = new ConnectError(
       "connect ECONNREFUSED",
