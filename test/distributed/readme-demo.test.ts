@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -11,7 +10,12 @@ import {
   startPrivateRedis,
   type PrivateServer,
 } from "../support/private-servers.js";
-import { brokenPromise, demoCommands, type DemoCommand } from "../support/readme-demo.js";
+import {
+  brokenPromises,
+  demoCommands,
+  runDemoInBash,
+  type DemoOutput,
+} from "../support/readme-demo.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const commands = demoCommands(readFileSync(`${root}README.md`, "utf8"));
@@ -25,7 +29,7 @@ describe("the README demo against the distributed topology", () => {
   let nats: PrivateServer;
   let redis: PrivateServer;
   let t: Topology;
-  let outputs: { command: DemoCommand; output: string }[] = [];
+  let outputs: DemoOutput[] = [];
 
   beforeAll(async () => {
     postgres = await startPrivatePostgres();
@@ -48,7 +52,11 @@ describe("the README demo against the distributed topology", () => {
       },
       [],
     );
-    outputs = await runInBash(commands, new URL(t.gateway).port);
+    outputs = await runDemoInBash(commands, {
+      cwd: root,
+      port: new URL(t.gateway).port,
+      deadlineMs: DEMO_MS,
+    });
   }, 150_000 + DEMO_MS);
   afterAll(async () => {
     await t?.interrupt();
@@ -58,54 +66,6 @@ describe("the README demo against the distributed topology", () => {
 
   it("keeps every promise the README makes", () => {
     expect(outputs.length).toBe(commands.length);
-    const broken = outputs
-      .filter(({ command }) => command.promise)
-      .map(({ command, output }) => {
-        const why = brokenPromise(command.promise!, output);
-        return (
-          why &&
-          `README line ${command.line}: ${command.shell.split("\n")[0]}\n  ${why}\n  printed: ${output.slice(0, 600)}`
-        );
-      })
-      .filter(Boolean);
-    expect(broken).toEqual([]);
+    expect(brokenPromises(outputs)).toEqual([]);
   });
 });
-
-/** The commands in one bash (variables carry over), each one's output cut at a marker. */
-async function runInBash(
-  list: DemoCommand[],
-  port: string,
-): Promise<{ command: DemoCommand; output: string }[]> {
-  const marker = "@@demo-command";
-  const script = [
-    "set -e",
-    ...list.map((c, i) => `printf '\\n${marker} ${i}\\n'\n${c.shell}`),
-    `printf '\\n${marker} end\\n'`,
-  ].join("\n");
-  const child = spawn("bash", ["-c", script], {
-    cwd: root,
-    env: { ...process.env, SVC_PORT: port },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  // The demo's own `until` loops wait on conditions: a deadline keeps a broken one from hanging CI.
-  const timer = setTimeout(() => child.kill("SIGKILL"), DEMO_MS);
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  clearTimeout(timer);
-  const pieces = stdout.split(new RegExp(`^${marker} `, "m")).slice(1);
-  const last = pieces.at(-1)?.trim();
-  if (code !== 0 || last !== "end") {
-    const stoppedAt = list[Number(last?.split("\n")[0])];
-    throw new Error(
-      `the demo stopped (exit ${code}) at README line ${stoppedAt?.line}: ${stoppedAt?.shell}\n${stderr.slice(-2000)}\n${stdout.slice(-2000)}`,
-    );
-  }
-  return pieces.slice(0, -1).map((piece) => {
-    const newline = piece.indexOf("\n");
-    return { command: list[Number(piece.slice(0, newline))]!, output: piece.slice(newline + 1) };
-  });
-}

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 /**
  * The README's demo as a test reads it: every ```sh block preceded by `<!-- demo: checked -->`
  * is split into commands (a command runs on while a single quote is open or a line ends in `\`),
@@ -106,4 +107,64 @@ function contains(actual: unknown, expected: unknown): boolean {
       )
     );
   return actual === expected;
+}
+
+/** What one command printed, cut from the demo's one bash run. */
+export interface DemoOutput {
+  command: DemoCommand;
+  output: string;
+}
+
+/**
+ * Runs the commands in one bash in `cwd` (so variables carry over), against the platform on
+ * `port` (SVC_PORT), and cuts the output at a marker per command. The demo's own `until` loops
+ * wait on conditions; `deadlineMs` keeps a broken one from hanging CI.
+ */
+export async function runDemoInBash(
+  list: DemoCommand[],
+  o: { cwd: string; port: string; deadlineMs: number },
+): Promise<DemoOutput[]> {
+  const marker = "@@demo-command";
+  // curl prints no newline after a body: each marker starts a line of its own.
+  const script = [
+    "set -e",
+    ...list.map((c, i) => `printf '\\n${marker} ${i}\\n'\n${c.shell}`),
+    `printf '\\n${marker} end\\n'`,
+  ].join("\n");
+  const child = spawn("bash", ["-c", script], {
+    cwd: o.cwd,
+    env: { ...process.env, SVC_PORT: o.port },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), o.deadlineMs);
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  clearTimeout(timer);
+  const pieces = stdout.split(new RegExp(`^${marker} `, "m")).slice(1);
+  const last = pieces.at(-1)?.trim();
+  if (code !== 0 || last !== "end") {
+    const stoppedAt = list[Number(last?.split("\n")[0])];
+    throw new Error(
+      `the demo stopped (exit ${code}) at README line ${stoppedAt?.line}: ${stoppedAt?.shell}\n${stderr.slice(-2000)}\n${stdout.slice(-2000)}`,
+    );
+  }
+  return pieces.slice(0, -1).map((piece) => {
+    const newline = piece.indexOf("\n");
+    return { command: list[Number(piece.slice(0, newline))]!, output: piece.slice(newline + 1) };
+  });
+}
+
+/** Each promise the outputs broke, with its README line, command and what it printed. */
+export function brokenPromises(outputs: DemoOutput[]): string[] {
+  return outputs.flatMap(({ command, output }) => {
+    const why = command.promise && brokenPromise(command.promise, output);
+    return why
+      ? [
+          `README line ${command.line}: ${command.shell.split("\n")[0]}\n  ${why}\n  printed: ${output.slice(0, 600)}`,
+        ]
+      : [];
+  });
 }
