@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Bundles all-in-one/src/main.ts and the workspace TypeScript it imports into dist/main.js, so
 // `npm start` runs plain JavaScript: compiling about 400 files on the fly through tsx's loader
-// cost about 1.8 s of CPU at every start. Packages stay external (Node loads them from
-// node_modules as before), except one that a workspace gets from its own node_modules (another
-// version than the root's), which is bundled so it stays the version that workspace asked for.
+// cost about 1.8 s of CPU at every start. Packages are bundled too, except the few of
+// LOADED_FROM_NODE_MODULES; one of those that a workspace gets from its own node_modules (another
+// version than the root's) is bundled anyway, so it stays the version that workspace asked for.
 // `node all-in-one/scripts/bundle.mjs [--force]`; start.mjs calls it when the bundle is stale.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -43,12 +43,41 @@ function packageDir(name, dir) {
   }
 }
 
+/**
+ * Packages Node loads from node_modules rather than the bundle: they find files of their own
+ * beside their code at run time (PGlite's WebAssembly and data, pino's transport workers, the
+ * Swagger UI's assets, oidc-provider's views), or are loaded only when a setting asks for them.
+ * Every other package is bundled: resolving and compiling about a thousand files of node_modules
+ * one by one cost several hundred milliseconds of every start.
+ */
+const LOADED_FROM_NODE_MODULES = new Set([
+  "@electric-sql/pglite",
+  "kysely-pglite-dialect",
+  "pino",
+  "pino-pretty",
+  "thread-stream",
+  "@fastify/swagger-ui",
+  "@fastify/static",
+  "oidc-provider",
+  "esbuild",
+  "pg",
+  "pg-native",
+  "nats",
+  "redis",
+  "ioredis",
+  "@kubernetes/client-node",
+  "openai",
+  "tsx",
+]);
+
 const workspaceCode = (outdir) => ({
   name: "workspace-code",
   setup(build) {
     build.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith("@svc/") || args.path.startsWith("node:")) return undefined;
       const name = packageName(args.path);
+      if (!LOADED_FROM_NODE_MODULES.has(name) && !name.startsWith("@opentelemetry/"))
+        return undefined;
       const fromImporter = packageDir(name, args.resolveDir);
       // Only what the bundle's own folder resolves to the same package may stay external.
       if (fromImporter && fromImporter !== packageDir(name, outdir)) return undefined;
@@ -102,6 +131,8 @@ export async function buildBundle({ outdir = dirname(BUNDLE) } = {}) {
     platform: "node",
     format: "esm",
     target: "node20",
+    // ES module builds first: a UMD build (jsonc-parser's) requires its files by runtime paths.
+    mainFields: ["module", "main"],
     sourcemap: true,
     metafile: true,
     logLevel: "silent",
