@@ -17,12 +17,13 @@ const port = parentPort ?? {
   postMessage: (m: unknown) => process.send!(m),
   on: (_: "message", fn: (m: unknown) => void) => process.on("message", fn),
 };
-const { count, natsUrl, redisUrl, pollMs, offset } = (workerData ??
+const { count, natsUrl, redisUrl, pollMs, speed, offset } = (workerData ??
   JSON.parse(process.env.BENCH_WORKER_DATA!)) as {
   count: number;
   natsUrl: string;
   redisUrl: string;
   pollMs: number;
+  speed: number;
   offset: number;
 };
 const now = () => Number(process.hrtime.bigint()) / 1e6;
@@ -38,7 +39,7 @@ for (let i = 0; i < count; i++) {
     symbol: "X",
     bars,
     startIndex: 0,
-    speed: 2,
+    speed,
     strategy: family.create(params),
     costs: { feeBps: 1, slippageBps: 1, positionSize: 1 },
     broker: { cash: 1e5, units: 0 },
