@@ -67,6 +67,8 @@ describe("a kill switch found while a paper session starts", () => {
       (await call(p.url, "GET", `/bots/at-start/state/events?type=bar_received&limit=1000`)).body
         .items.length as number;
     const before = await bars();
+    // An observation window, not a wait for something to happen: at 20 bars a second, a session
+    // still trading records about 20 bars in it (the bug this test caught recorded 15).
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await bars()).toBe(before);
     expect(await statusOf(p, "at-start")).toBe("halted");
