@@ -88,7 +88,8 @@ type Handlers = Omit<ServiceImpl<typeof PromotionService>, never>;
 
 /** How a decision's transaction ended; what it committed is final either way. */
 type Decided =
-  | { outcome: "decided"; row: RequestRow }
+  /** The row and its decision log as the transaction left them (a later decision not mixed in). */
+  | { outcome: "decided"; row: RequestRow; decisions: DecisionRow[] }
   /** The request was pending past its expiry: now recorded as expired. */
   | { outcome: "expired" }
   /** A kill switch engaged the bot during review: the request is now denied. */
@@ -318,7 +319,11 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
         acr: p.acr ?? "",
         amr: p.amr,
       });
-      return { outcome: "decided", row: (await repo.findRequest(trx, requestId))! };
+      return {
+        outcome: "decided",
+        row: (await repo.findRequest(trx, requestId))!,
+        decisions: await repo.decisionsOf(trx, [requestId]),
+      };
     });
 
     switch (decided.outcome) {
@@ -339,7 +344,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
           { status: "denied", request_id: requestId },
         );
       case "decided":
-        return withDecisions(decided.row, p);
+        return present(decided.row, decided.decisions, p);
     }
   }
 
