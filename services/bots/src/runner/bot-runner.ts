@@ -241,7 +241,11 @@ export class BotRunner {
   /** Running -> Draining (mode applied) -> Stopped; every step recorded. */
   async halt(reason: string, mode: HaltMode = "cancel"): Promise<void> {
     if (this.phase !== "Running") return;
+    // Draining from this instant: the loop starts no bar, so nothing is ordered or filled. The
+    // work of stopping waits one microtask, so a broadcast heard by thousands of runners of one
+    // process marks them all before any of them does it.
     this.phase = "Draining";
+    await Promise.resolve();
     this.wake?.();
     this.pending.push({ type: "phase_changed", data: { phase: "Draining", reason } });
     if (mode === "freeze") this.frozen = true;

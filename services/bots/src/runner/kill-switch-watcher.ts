@@ -58,7 +58,13 @@ export function watchKillSwitch(o: {
   let stopped = false;
 
   const settle = () => {
-    const next = o.keys.map((k) => state.get(k)).find(Boolean) ?? null;
+    // The most general engaged key (platform, fleet, bot); a loop, not map and find: on a
+    // broadcast every runner of the process runs this at once.
+    let next: Engagement | null = null;
+    for (const k of o.keys) {
+      next = state.get(k) ?? null;
+      if (next) break;
+    }
     if (next && !current) o.onEngage(next);
     if (!next && current) o.onRelease();
     current = next;
