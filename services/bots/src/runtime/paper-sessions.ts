@@ -400,9 +400,11 @@ export class PaperSessions {
     s.parked = true;
     const runner = s.runner;
     s.runner = undefined;
+    // The runner drains from the call on (its stop continues a microtask later); then it is said.
+    const halted = runner?.halt(reason, mode);
     this.announce(s, "Draining");
     observePropagation(told);
-    await runner?.halt(reason, mode);
+    await halted;
     this.announce(s, "Stopped");
     await this.setStatus(taskId, "parked", null);
   }
