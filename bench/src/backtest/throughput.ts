@@ -7,10 +7,13 @@
 //   hand        bench/src/backtest/hand-loop.ts: one loop, every piece of state in a local
 //   previous    (with --previous DIR) the engine of another checkout, e.g. a worktree of 4f85b7a
 //   today       (with --today DIR) the engine before this change, e.g. a worktree of HEAD
+//   <label>     (with --compare label=DIR,label=DIR) the engines of more checkouts, to tell which
+//               change a difference came with
 // Before timing, each size is checked in one process: the vectorised run must equal the
 // event-driven one (figures, curve, trades) and the hand loop must give the engine's figures.
 // Usage: npx tsx bench/src/backtest/throughput.ts [--sizes 1e6,1e7,5e7] [--runs 3]
 //          [--previous /tmp/engine-4f85b7a] [--today /tmp/engine-head]
+//          [--compare unified=/tmp/engine-2b6dc3e,results=/tmp/engine-01fd084] [--out FILE]
 import { execFileSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { writeFileSync } from "node:fs";
@@ -47,6 +50,11 @@ const engines: Array<[string, string]> = [
 ];
 if (previous) engines.push(["previous", `previous=${previous}`]);
 if (today) engines.push(["today", `previous=${today}`]);
+for (const pair of arg("compare", "")!.split(",").filter(Boolean)) {
+  const [label, dir] = pair.split("=");
+  if (!label || !dir) throw new Error(`--compare takes label=DIR pairs, not ${pair}`);
+  engines.push([label, `previous=${dir}`]);
+}
 
 const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -69,6 +77,11 @@ function summary(seen: Record<string, Run[]>, key: "bars_per_s" | "bars_per_cpu_
         ? { event_over_previous: ratio(per.event!.median, per.previous.median) }
         : {}),
       ...(per.today ? { event_over_today: ratio(per.event!.median, per.today.median) } : {}),
+      ...Object.fromEntries(
+        engines
+          .filter(([name]) => !["event", "vectorised", "hand", "previous", "today"].includes(name))
+          .map(([name]) => [`event_over_${name}`, ratio(per.event!.median, per[name]!.median)]),
+      ),
     } as Record<string, number>,
   };
 }

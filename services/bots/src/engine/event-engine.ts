@@ -231,6 +231,30 @@ export class BacktestRun {
       if (time[t]! >= nextDay) nextDay = this.newDay(time[t]!, lastEquity);
       lastEquity = equity;
       if (targets[t - from] !== held) break;
+      if (units === 0) {
+        // Flat, the books stand still: every bar up to the next change of target has this
+        // bar's equity (the cash), so no peak or drawdown moves and those bars only count down to
+        // the curve's next bucket end and the next midnight. Found from the targets alone, they
+        // are visited at those two kinds of bar only; the books come out as bar by bar.
+        let stop = t + 1;
+        while (stop < to && targets[stop - from] === held) stop++;
+        const last = stop < to ? stop : to - 1;
+        for (let k = t + 1; k <= last;) {
+          const bucketEnd = k + due - 1;
+          const midnight = firstAtOrAfter(time, nextDay, k, last + 1);
+          const at = bucketEnd < midnight ? bucketEnd : midnight;
+          if (at > last) {
+            due -= last - k + 1;
+            break;
+          }
+          due -= at - k;
+          if (--due === 0) due = series.close(time[at]!, equity, peak);
+          if (time[at]! >= nextDay) nextDay = this.newDay(time[at]!, equity);
+          k = at + 1;
+        }
+        t = stop;
+        break;
+      }
     }
     this.peak = peak;
     this.trough = trough;
@@ -305,6 +329,16 @@ export class BacktestRun {
       },
     };
   }
+}
+
+/** The first index in [lo, hi) whose time is at or past `at` (times never decrease), or hi. */
+function firstAtOrAfter(time: Float64Array, at: number, lo: number, hi: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (time[mid]! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** One whole backtest over bars already in memory. */
