@@ -29,7 +29,15 @@ const arg = (name: string, fallback: number) => {
 const runners = arg("runners", 1000);
 const workers = arg("workers", 4);
 const asProcesses = process.argv.includes("--processes");
-const speed = arg("speed", 2);
+// A fraction reads as one: --speed 1/60 is a live bot on one-minute bars.
+const speedArg = process.argv[process.argv.indexOf("--speed") + 1] ?? "";
+const speed = process.argv.includes("--speed")
+  ? speedArg
+      .split("/")
+      .map(Number)
+      .reduce((a, b) => a / b)
+  : 2;
+if (!(speed > 0)) throw new Error(`--speed takes bars per second (2, 0.5, 1/60), not ${speedArg}`);
 const outAt = process.argv.indexOf("--out");
 
 /** What the rounds need of a worker, thread or process. */
