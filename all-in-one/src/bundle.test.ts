@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -75,4 +75,20 @@ describe("the bundle npm start runs", () => {
     },
     SLOW,
   );
+
+  it("names a data folder it cannot make, and exits 2 without a stack trace", async () => {
+    const blocker = join(outdir, "a-file");
+    writeFileSync(blocker, "not a folder");
+    const child = spawn(process.execPath, [join(outdir, "main.js")], {
+      cwd: join(allInOne, ".."),
+      env: { ...process.env, SVC_PORT: "0", SVC_DATA_DIR: join(blocker, "data") },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    const code = await new Promise((r) => child.once("exit", r));
+    expect(code).toBe(2);
+    expect(err).toContain(`the data folder ${join(blocker, "data")} (SVC_DATA_DIR) cannot be used`);
+    expect(err).not.toContain("    at ");
+  });
 });

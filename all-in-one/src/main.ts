@@ -1,7 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { loadConfig, ConfigError, type Config } from "@svc/lib/config";
 import { closeOnSignals } from "@svc/lib/server";
-import { startPlatform } from "./start-platform.js";
 import { openEmbeddedDatabase } from "./embedded-database.js";
 
 // `npm start`: the whole platform in one process on the embedded defaults.
@@ -32,8 +31,26 @@ if (!isAbsolute(config.licenseHolder.dir)) {
     licenseHolder: { ...config.licenseHolder, dir: resolve(launchDir, config.licenseHolder.dir) },
   };
 }
-// Opened here rather than by the platform: a new database starts from a migrated template.
-const db = await openEmbeddedDatabase(config);
+// Opened here rather than by the platform: a new database starts from a migrated template. The
+// platform's code loads meanwhile (imported only now): the template's copy runs off this thread.
+const opening = openEmbeddedDatabase(config);
+// Its failure is thrown where it is awaited, below, not reported as unhandled while code loads.
+opening.catch(() => undefined);
+const { startPlatform } = await import("./start-platform.js");
+const db = await opening.catch((err: NodeJS.ErrnoException) => {
+  // A folder that cannot be made or written is the setting's fault: say which, not a stack.
+  if (
+    !["EEXIST", "ENOTDIR", "EACCES", "EPERM", "EROFS", "ENOENT", "ENOSPC"].includes(err.code ?? "")
+  )
+    throw err;
+  const template = config.pglite.templateDir;
+  const which =
+    template && err.path?.startsWith(template)
+      ? `the PGlite template folder ${template} (SVC_PGLITE_TEMPLATE_DIR)`
+      : `the data folder ${config.dataDir} (SVC_DATA_DIR)`;
+  console.error(`${which} cannot be used: ${err.message}; choose another`);
+  process.exit(2);
+});
 const running = await startPlatform(config, db ? { db } : {}).catch(
   (err: NodeJS.ErrnoException) => {
     if (err.code !== "EADDRINUSE" && err.code !== "EACCES") throw err;

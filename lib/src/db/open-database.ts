@@ -73,7 +73,7 @@ export async function openDatabase(opts: {
       ...(opts.template ? { loadDataDir: templateTarball(opts.template) } : {}),
     });
   } else {
-    if (opts.template) fromTemplate = seedDataDir(opts.dataDir!, opts.template);
+    if (opts.template) fromTemplate = await seedDataDir(opts.dataDir!, opts.template);
     mkdirSync(opts.dataDir!, { recursive: true });
     pglite = new PGlite(opts.dataDir, startParams ? { startParams } : {});
   }

@@ -113,7 +113,7 @@ describe("PGlite templates", () => {
       const dir = join(root, "occupied");
       mkdirSync(dir);
       writeFileSync(join(dir, "notes.txt"), "mine");
-      expect(seedDataDir(dir, current)).toBe(false);
+      expect(await seedDataDir(dir, current)).toBe(false);
       expect(readdirSync(dir)).toEqual(["notes.txt"]);
       // Nothing half-copied is left beside it.
       expect(readdirSync(root).filter((f) => f.includes("seeding"))).toEqual([]);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
+import { cp } from "node:fs/promises";
 import {
-  cpSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -87,14 +87,15 @@ export async function ensureTemplate(
 /**
  * Fills `dataDir` with a copy of the template when it is missing or empty; false when it already
  * holds something (its own database, or files PGlite will refuse). The copy lands under a
- * temporary name first: an interrupted copy never looks like a database.
+ * temporary name first: an interrupted copy never looks like a database. Asynchronous, so a start
+ * copies while it loads its code.
  */
-export function seedDataDir(dataDir: string, template: PgliteTemplate): boolean {
+export async function seedDataDir(dataDir: string, template: PgliteTemplate): Promise<boolean> {
   if (existsSync(dataDir) && readdirSync(dataDir).length > 0) return false;
   mkdirSync(dirname(dataDir), { recursive: true });
   const copying = `${dataDir}.seeding-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
-    cpSync(template.dataDir, copying, { recursive: true });
+    await cp(template.dataDir, copying, { recursive: true });
     if (existsSync(dataDir)) rmdirSync(dataDir);
     renameSync(copying, dataDir);
   } finally {
