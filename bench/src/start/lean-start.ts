@@ -5,7 +5,9 @@
 // sources) with the old database settings (no template: initdb and every migration; PostgreSQL's
 // 128 MiB shared_buffers); it shares today's code otherwise. Rounds alternate the two commands.
 // Usage: npm run -w bench lean-start -- [--runs 3] [--load-seconds 20] [--idle-seconds 30]
-//        [--connections 8]
+//        [--connections 8] [--reference-checkout DIR] [--out FILE]
+// --reference-checkout: the reference is `npm start` of another checkout instead (a worktree of
+// an earlier commit sharing this node_modules), to measure what changed since.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -26,6 +28,11 @@ const settings = {
   connections: arg("connections", 8),
 };
 const root = fileURLToPath(new URL("../../../", import.meta.url));
+const text = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const referenceCheckout = text("reference-checkout");
 const load = () => Math.round(loadavg()[0]! * 100) / 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,14 +40,18 @@ interface Variant {
   name: "lean" | "reference";
   command: string[];
   env: Record<string, string>;
+  cwd: string;
 }
 const VARIANTS: Variant[] = [
-  { name: "lean", command: ["npm", "start"], env: {} },
-  {
-    name: "reference",
-    command: ["npx", "tsx", "all-in-one/src/main.ts"],
-    env: { SVC_PGLITE_TEMPLATE_DIR: "off", SVC_PGLITE_SHARED_BUFFERS_MB: "128" },
-  },
+  { name: "lean", command: ["npm", "start"], env: {}, cwd: root },
+  referenceCheckout
+    ? { name: "reference", command: ["npm", "start"], env: {}, cwd: referenceCheckout }
+    : {
+        name: "reference",
+        command: ["npx", "tsx", "all-in-one/src/main.ts"],
+        env: { SVC_PGLITE_TEMPLATE_DIR: "off", SVC_PGLITE_SHARED_BUFFERS_MB: "128" },
+        cwd: root,
+      },
 ];
 
 interface Started {
@@ -56,7 +67,7 @@ interface Started {
 function start(variant: Variant, dataDir: string): Promise<Started> {
   const t0 = performance.now();
   const child = spawn(variant.command[0]!, variant.command.slice(1), {
-    cwd: root,
+    cwd: variant.cwd,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     env: {
@@ -200,8 +211,9 @@ const reference = summary("reference");
 const ratio = (k: keyof typeof lean) =>
   Math.round((reference[k].median / lean[k].median) * 100) / 100;
 const result = {
-  figure:
-    "npm start on a fresh data folder vs the start as it was (npx tsx all-in-one/src/main.ts, no PGlite template, shared_buffers 128 MiB), alternated in one run",
+  figure: referenceCheckout
+    ? `npm start on a fresh data folder vs npm start of the checkout in ${referenceCheckout}, alternated in one run`
+    : "npm start on a fresh data folder vs the start as it was (npx tsx all-in-one/src/main.ts, no PGlite template, shared_buffers 128 MiB), alternated in one run",
   machine: machine(),
   load_average: { start: loadStart, end: load() },
   settings,
@@ -219,7 +231,8 @@ const result = {
   },
   runs,
 };
-const file = fileURLToPath(new URL("../../results/lean-start.json", import.meta.url));
+const file =
+  text("out") ?? fileURLToPath(new URL("../../results/lean-start.json", import.meta.url));
 writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
 process.stdout.write(
   `${JSON.stringify({ lean, reference, ratios: result.reference_over_lean_medians }, null, 2)}\n`,
