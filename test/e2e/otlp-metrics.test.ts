@@ -141,10 +141,15 @@ describe("traces over OTLP and Prometheus metrics, end to end", () => {
       (s) => s === "halted",
     );
 
+    // Each process exports its spans in batches of its own: the runner's halt can reach the
+    // collector before the platform's batch that holds the request's span. Wait for all three.
     const trace = await eventually(
-      "the runner's halt reaches the collector in the request's trace",
+      "the request's span, the RPC's and the runner's halt reach the collector in one trace",
       () => receiver.spans.filter((s) => s.traceId === traceId),
-      (spans) => spans.some((s) => s.name === "bots.runner/halt"),
+      (spans) =>
+        spans.some((s) => s.name === "bots.runner/halt") &&
+        spans.some((s) => s.name === "svc.killswitch.v1.KillSwitchService/ApplyKillSwitch") &&
+        spans.some((s) => s.name.startsWith("PUT /kill-switches")),
     );
     const byName = (name: string) => trace.find((s) => s.name === name);
     const rpc = byName("svc.killswitch.v1.KillSwitchService/ApplyKillSwitch");
