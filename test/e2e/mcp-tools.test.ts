@@ -1,4 +1,7 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { decodeJwt } from "jose";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentClaims, startTestIdp, type TestIdp } from "@svc/lib/auth/testing";
 import type { RunningPlatform } from "@svc/all-in-one";
@@ -67,6 +70,7 @@ describe("MCP data tools", () => {
     expect(one.body.result.state).toHaveProperty("positions");
     expect((await invoke("backtests.results", { bot_ref: "mcp-bot" })).body.result).toEqual({
       backtests: [],
+      next_page_token: "",
     });
   });
 
@@ -187,5 +191,138 @@ describe("MCP data tools refuse an act that names no agent (hand-signed)", () =>
       agentClaims("user|carol", "agent|research-1", ["read:mcp:data"], idp.issuer),
     );
     expect((await invokeAt(p.url, "bots.list", {}, genuine)).status).toBe(200);
+  });
+});
+
+/**
+ * An agent reaches every item of a list tool, page by page, through the platform's MCP endpoint
+ * (a standard client over streamable HTTP), as the REST list routes page: `page_token` in,
+ * `next_page_token` out, empty on the last page; a token that is not the previous answer's is a
+ * 400 invalid_argument naming `page_token`.
+ */
+describe("MCP list tools page to the last item", () => {
+  let idp: TestIdp;
+  let p: RunningPlatform;
+  let agent: Client;
+  const SEEDED = 1_005;
+  const botId = "6f1c2a4e-0b1d-4c7e-9a55-1d2e3f4a5b6c";
+
+  const tool = async (name: string, args: Record<string, unknown>) => {
+    const r = await agent.callTool({ name, arguments: args });
+    const body = JSON.parse((r.content as Array<{ text: string }>)[0]!.text);
+    return { isError: r.isError === true, body };
+  };
+  /** Every page of a tool, following next_page_token; the pages' items, in order. */
+  const walk = async (name: string, args: Record<string, unknown>, key: string) => {
+    const pages: string[][] = [];
+    let token = "";
+    do {
+      const r = await tool(name, token ? { ...args, page_token: token } : args);
+      expect(r.isError, JSON.stringify(r.body)).toBe(false);
+      pages.push(r.body[key].map((i: Record<string, string>) => i.slug ?? i.trial_id ?? i.id));
+      token = r.body.next_page_token;
+      // A tool that ignored page_token would answer the first page again and again.
+      expect(pages.length, `${name} pages`).toBeLessThanOrEqual(10);
+    } while (token);
+    return pages;
+  };
+
+  beforeAll(async () => {
+    idp = await startTestIdp();
+    p = await startTestPlatform("pglite", {
+      SVC_AUTH_PROVIDER: "oidc",
+      SVC_AUTH_OIDC_ISSUER: idp.issuer,
+      SVC_AUTH_OIDC_AUDIENCE: idp.audience,
+      SVC_AUTH_AGENT_TOKEN_EXCHANGE_ENABLED: "true",
+    });
+    await grantMembership(p, "user|carol");
+    const db = p.platform.db.db;
+    await sql`insert into bots.bots (id, slug, name, kind, status, fleet, current_version, spec_hash, spec, created_by, created_at)
+      select gen_random_uuid(), 'seeded-' || lpad(g::text, 4, '0'), 'seeded ' || g, 'research', 'draft', null, 1, 'h',
+             jsonb_build_object('name', 'seeded ' || g), 'test', timestamptz '2026-01-01' + g * interval '1 second'
+      from generate_series(1, ${SEEDED}) g`.execute(db);
+    await sql`insert into bots.bots (id, slug, name, kind, status, fleet, current_version, spec_hash, spec, created_by, created_at)
+      values (${botId}, 'busy', 'busy', 'research', 'draft', null, 1, 'h', '{"name": "busy"}', 'test', now())`.execute(
+      db,
+    );
+    // Five backtests, a paper session among them (not a backtest), and five trials.
+    await sql`insert into bots.bot_deployments (id, bot_id, version, target, status, task_id, request, created_at)
+      select gen_random_uuid(), ${botId}, 1, case when g = 3 then 'paper' else 'backtest' end,
+             case when g = 3 then 'halted' else 'success' end, 't-' || g, '{}',
+             timestamptz '2026-02-01' + g * interval '1 second'
+      from generate_series(1, 6) g`.execute(db);
+    await sql`insert into bots.trial_ledger (trial_id, bot_id, version, spec_hash, strategy_family, parameters, data_source, daily_returns, sharpe, recorded_at)
+      select gen_random_uuid(), ${botId}, 1, 'h', 'ma_crossover', '{}', 'csv:x', '[]', 0,
+             timestamptz '2026-02-01' + g * interval '1 second'
+      from generate_series(1, 5) g`.execute(db);
+    const token = await idp.sign(
+      agentClaims("user|carol", "agent|research-1", ["read:mcp:data"], idp.issuer),
+    );
+    agent = new Client({ name: "paging-test", version: "1.0.0" });
+    await agent.connect(
+      new StreamableHTTPClientTransport(new URL(`${p.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await agent?.close();
+    await p?.close();
+    await idp?.stop();
+  });
+
+  it("lists every bot past the first 1,000, each once, the last page's token empty", async () => {
+    const pages = await walk("bots.list", { limit: 1000 }, "items");
+    expect(pages.map((pg) => pg.length)).toEqual([1000, SEEDED + 1 - 1000]);
+    const all = pages.flat();
+    expect(new Set(all).size).toBe(SEEDED + 1);
+    expect(all.at(-1)).toBe("busy");
+    // The first call without limit is a page of 100, and says there is more.
+    const first = await tool("bots.list", {});
+    expect(first.body.items).toHaveLength(100);
+    expect(first.body.next_page_token).not.toBe("");
+    // The token comes first, so an answer cut short (as the research chat cuts one) keeps it.
+    expect(Object.keys(first.body)[0]).toBe("next_page_token");
+  });
+
+  it("pages a bot's backtests and its trials, every one reached", async () => {
+    const backtests = await walk("backtests.results", { bot_ref: "busy", limit: 2 }, "backtests");
+    // Pages of two deployments: the paper session is kept out of the page it is on.
+    expect(backtests.map((pg) => pg.length)).toEqual([2, 1, 2]);
+    expect(new Set(backtests.flat()).size).toBe(5);
+    const trials = await walk("trials.ledger", { bot_ref: "busy", limit: 2 }, "items");
+    expect(trials.map((pg) => pg.length)).toEqual([2, 2, 1]);
+    expect(new Set(trials.flat()).size).toBe(5);
+  });
+
+  it("refuses a page token that is not the previous answer's, naming page_token", async () => {
+    const botsToken = (await tool("bots.list", { limit: 1 })).body.next_page_token;
+    for (const [name, args] of [
+      ["bots.list", { page_token: "not a token!" }],
+      ["bots.list", { page_token: 42 }],
+      ["bots.list", { page_token: "x".repeat(513) }],
+      // Well-formed base64url, but no token of ours: the bots service refuses it.
+      ["bots.list", { page_token: "bm90LWEtdG9rZW4" }],
+      // Another list's token.
+      ["trials.ledger", { bot_ref: "busy", page_token: botsToken }],
+      ["backtests.results", { bot_ref: "busy", page_token: botsToken }],
+    ] as const) {
+      const r = await tool(name, args);
+      expect(r.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
+      expect(r.body).toMatchObject({
+        status: 400,
+        error: { code: "invalid_argument", details: { field: "arguments.page_token" } },
+      });
+    }
+    // The REST route of the same tools names the argument as its body holds it.
+    const token = await idp.sign(
+      agentClaims("user|carol", "agent|research-1", ["read:mcp:data"], idp.issuer),
+    );
+    const rest = await invokeAt(p.url, "bots.list", { page_token: "not a token!" }, token);
+    expect([rest.status, rest.body.error.code, rest.body.error.details.field]).toEqual([
+      400,
+      "invalid_argument",
+      "page_token",
+    ]);
   });
 });

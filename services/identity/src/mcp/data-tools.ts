@@ -4,6 +4,7 @@ import {
   BotDeploymentSchema,
   BotKind,
   BotSchema,
+  DeploymentTarget,
   ListBotTrialsResponseSchema,
   ListBotsResponseSchema,
   StateSnapshotSchema,
@@ -13,7 +14,7 @@ import {
   PromotionRequestSchema,
   type PromotionService,
 } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
-import { Code, invalidField, svcError } from "@svc/lib/errors";
+import { Code, ConnectError, errorDetailOf, invalidField, svcError } from "@svc/lib/errors";
 
 /** The services the data tools read through: each tool asks the owner, never its tables. */
 export interface McpClients {
@@ -56,22 +57,86 @@ function text(args: JsonObject, name: string): string {
   return v;
 }
 
+/** The paging arguments every list tool takes, as the REST list routes take them. */
+const PAGE_ARGS = {
+  limit: {
+    required: false,
+    doc: "at most this many per page (1-1000, default 100)",
+    type: "integer",
+  },
+  page_token: {
+    required: false,
+    doc: "next_page_token of the previous answer, exactly as it came, to read the next page; unset for the first page",
+  },
+} as const;
+
+/** The longest page token the services accept (their page_token rule). */
+const MAX_PAGE_TOKEN_CHARS = 512;
+
+/**
+ * `limit` and `page_token` of a list tool's arguments, checked before any call: a token that
+ * cannot be one of ours (not a string, too long, not base64url) is refused naming it.
+ */
+function pageArgs(args: JsonObject): { limit: number; pageToken: string } {
+  const limit = args.limit ?? 100;
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw invalidField("arguments.limit", "arguments.limit must be a whole number from 1 to 1000");
+  const pageToken = args.page_token ?? "";
+  if (
+    typeof pageToken !== "string" ||
+    pageToken.length > MAX_PAGE_TOKEN_CHARS ||
+    !/^[A-Za-z0-9_-]*$/.test(pageToken)
+  )
+    throw malformedToken();
+  return { limit, pageToken };
+}
+
+const malformedToken = () =>
+  invalidField(
+    "arguments.page_token",
+    "arguments.page_token is malformed: pass next_page_token exactly as the previous answer gave it, or leave it unset for the first page",
+  );
+
+/**
+ * One page from the owning service. Its refusal of a token (malformed, another list's, other
+ * filters') names the service's own field; the caller of the tool named `arguments.page_token`.
+ */
+async function page<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    const e = ConnectError.from(err);
+    if (e.code === Code.InvalidArgument && errorDetailOf(e).details.field === "page_token")
+      throw svcError(
+        Code.InvalidArgument,
+        "invalid_argument",
+        `arguments.${e.rawMessage}`,
+        { field: "arguments.page_token" },
+        { cause: e },
+      );
+    throw err;
+  }
+}
+
+/**
+ * A page with its next_page_token (empty on the last page) as its first key: a client that cuts
+ * a long answer short (the research chat gives the model 16,000 characters) keeps the token.
+ */
+const firstTheToken = (nextPageToken: string, page: JsonObject): JsonObject => ({
+  next_page_token: nextPageToken,
+  ...page,
+});
+
 /** The read tools of the MCP data endpoint, by name. */
 export const DATA_TOOLS: readonly DataTool[] = [
   {
     name: "bots.list",
-    description: "The bots on the platform: id, slug, kind, status, current version.",
-    args: {
-      limit: { required: false, doc: "at most this many (1-1000, default 100)", type: "integer" },
-    },
+    description:
+      "The bots on the platform, oldest first: id, slug, kind, status, current version. One page per call: pass next_page_token back as page_token until it is empty to read every bot.",
+    args: PAGE_ARGS,
     async run(c, args, timeoutMs) {
-      const limit = typeof args.limit === "number" ? args.limit : 100;
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
-        throw invalidField(
-          "arguments.limit",
-          "arguments.limit must be a whole number from 1 to 1000",
-        );
-      return json(ListBotsResponseSchema, await c.bots.listBots({ limit }, { timeoutMs }));
+      const res = await page(() => c.bots.listBots(pageArgs(args), { timeoutMs }));
+      return firstTheToken(res.nextPageToken, json(ListBotsResponseSchema, res));
     },
   },
   {
@@ -90,32 +155,39 @@ export const DATA_TOOLS: readonly DataTool[] = [
   },
   {
     name: "backtests.results",
-    description: "A bot's backtests with their status and result summary (PnL, Sharpe...).",
-    args: { bot_ref: { required: true, doc: "the bot's id or slug" } },
+    description:
+      "A bot's backtests, newest first, with their status and result summary (PnL, Sharpe...). One page of the bot's deployments per call, its backtests kept (a page may hold fewer than limit, or none): pass next_page_token back as page_token until it is empty to read every backtest.",
+    args: { bot_ref: { required: true, doc: "the bot's id or slug" }, ...PAGE_ARGS },
     async run(c, args, timeoutMs) {
-      const { items } = await c.bots.listBotDeployments(
-        { botRef: text(args, "bot_ref") },
-        { timeoutMs },
+      const botRef = text(args, "bot_ref");
+      const { items, nextPageToken } = await page(() =>
+        c.bots.listBotDeployments({ botRef, ...pageArgs(args) }, { timeoutMs }),
       );
-      return {
+      return firstTheToken(nextPageToken, {
         backtests: items
-          .map((d) => json(BotDeploymentSchema, d))
-          .filter((d) => d.target === "backtest" || d.target === "DEPLOYMENT_TARGET_BACKTEST"),
-      };
+          .filter((d) => d.target === DeploymentTarget.BACKTEST)
+          .map((d) => json(BotDeploymentSchema, d)),
+      });
     },
   },
   {
     name: "trials.ledger",
     description:
-      "A bot's TrialLedger: every backtest recorded as a trial (version, parameters, Sharpe) and N, the count the promotion gates deflate by.",
-    args: { bot_ref: { required: true, doc: "the bot's id or slug" } },
+      "A bot's TrialLedger: every backtest recorded as a trial (version, parameters, Sharpe) and N, the count the promotion gates deflate by. One page of trials per call: pass next_page_token back as page_token until it is empty to read every trial.",
+    args: { bot_ref: { required: true, doc: "the bot's id or slug" }, ...PAGE_ARGS },
     async run(c, args, timeoutMs) {
-      const ledger = await c.bots.listBotTrials({ botRef: text(args, "bot_ref") }, { timeoutMs });
+      const botRef = text(args, "bot_ref");
+      const ledger = await page(() =>
+        c.bots.listBotTrials({ botRef, ...pageArgs(args) }, { timeoutMs }),
+      );
       // N = 0 is an answer a model must see, not an absent field.
-      return toJson(ListBotTrialsResponseSchema, ledger, {
-        useProtoFieldName: true,
-        alwaysEmitImplicit: true,
-      }) as JsonObject;
+      return firstTheToken(
+        ledger.nextPageToken,
+        toJson(ListBotTrialsResponseSchema, ledger, {
+          useProtoFieldName: true,
+          alwaysEmitImplicit: true,
+        }) as JsonObject,
+      );
     },
   },
   {
