@@ -1,1 +1,2 @@
 export { startPlatform, type RunningPlatform } from "./start-platform.js";
+export { openEmbeddedDatabase } from "./embedded-database.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { loadConfig } from "@svc/lib/config";
-import { startPlatform, type RunningPlatform } from "@svc/all-in-one";
+import { openEmbeddedDatabase, startPlatform, type RunningPlatform } from "@svc/all-in-one";
 
 export type Backend = "pglite" | "postgres";
 
@@ -39,11 +39,20 @@ export async function startTestPlatform(
     ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}),
     ...env,
   });
-  const running = await startPlatform(config, overrides);
+  // PGlite starts from the migrated template, as `npm start` does: initdb and every migration
+  // once per set of migrations, not once per test file (about 3 s of CPU a start saved).
+  const db = overrides.db ? undefined : await openEmbeddedDatabase(config);
+  const running = await startPlatform(config, db ? { ...overrides, db } : overrides).catch(
+    async (err: unknown) => {
+      await db?.close();
+      throw err;
+    },
+  );
   return {
     ...running,
     async close() {
       await running.close();
+      await db?.close();
       await drop();
     },
   };
