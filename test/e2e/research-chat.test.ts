@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "kysely";
 import { startStandInLlm, type StandInLlm } from "../../dev/llm/stand-in-llm.js";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { startOidcPlatform, testUser, type OidcPlatform } from "../support/oidc-platform.js";
@@ -519,4 +520,122 @@ describe("research chat, locally", () => {
     );
     expect(after.status, after.text).toBe(200);
   }, 90_000);
+});
+
+/**
+ * Two chats started at once in one conversation with room for one answer left: the budget is
+ * checked and held in one statement, so exactly one runs and the other is refused; the hold is
+ * let go when the answer ends, however it ends (the person gone, the model hanging).
+ */
+describe("research chat's token budget under concurrent chats", () => {
+  const BUDGET = 100_000;
+  let llm: StandInLlm;
+  let p: RunningPlatform;
+  const chatUrl = () => `${p.url}/bots/lab/chat`;
+  /** A streamed chat whose answer can be walked away from (the fetch aborted). */
+  const streamed = async (body: unknown) => {
+    const leave = new AbortController();
+    const res = await fetch(chatUrl(), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify(body),
+      signal: leave.signal,
+    });
+    return { res, leave };
+  };
+  const tokensOf = async (id: string) =>
+    Number(
+      (
+        await sql<{
+          tokens_used: string;
+        }>`select tokens_used from bots.chat_conversations where id = ${id}`.execute(
+          p.platform.db.db,
+        )
+      ).rows[0]!.tokens_used,
+    );
+
+  beforeAll(async () => {
+    llm = await startStandInLlm();
+    p = await startTestPlatform("postgres", {
+      SVC_LLM_BASE_URL: llm.baseUrl,
+      SVC_LLM_MODEL: "stand-in",
+      SVC_LLM_TIMEOUT_MS: "1500",
+      SVC_CHAT_TOKEN_BUDGET: String(BUDGET),
+    });
+    await call(p.url, "POST", "/bots", { name: "Lab", slug: "lab", kind: "research" });
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await p?.close();
+    await llm?.close();
+  });
+
+  it("runs one of two chats racing on a conversation with room for one, and refuses the other 429", async () => {
+    const first = await call(p.url, "POST", "/bots/lab/chat", { message: "hi" });
+    expect(first.status, first.text).toBe(200);
+    const conversation = first.body.events[0].started.conversation_id as string;
+    // Room for one answer: a token under the budget.
+    await sql`update bots.chat_conversations set tokens_used = ${BUDGET - 1} where id = ${conversation}`.execute(
+      p.platform.db.db,
+    );
+
+    const racing = await Promise.all(
+      [1, 2].map(() =>
+        streamed({ message: "Think slowly about budgets", conversation_id: conversation }),
+      ),
+    );
+    expect(racing.map((r) => r.res.status).sort()).toEqual([200, 429]);
+    const winner = racing.find((r) => r.res.status === 200)!;
+    const loser = racing.find((r) => r.res.status === 429)!;
+    const refusal = (await loser.res.json()) as { error: { code: string; details: unknown } };
+    expect(refusal.error).toMatchObject({
+      code: "chat_token_budget_exhausted",
+      details: {
+        limit: "SVC_CHAT_TOKEN_BUDGET",
+        budget: BUDGET,
+        used: BUDGET - 1,
+        answer_in_flight: true,
+      },
+    });
+    // While the winner answers, a third is refused too.
+    const third = await call(p.url, "POST", "/bots/lab/chat", {
+      message: "hi",
+      conversation_id: conversation,
+    });
+    expect([third.status, third.body.error?.code]).toEqual([429, "chat_token_budget_exhausted"]);
+
+    // The person leaves mid-answer: the answer ends and lets the budget go.
+    const reader = winner.res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!seen.includes("event: token")) seen += (await reader.read()).value ?? "";
+    winner.leave.abort();
+    const after = await eventually(
+      "the budget is let go once the answer ends",
+      () => call(p.url, "POST", "/bots/lab/chat", { message: "hi", conversation_id: conversation }),
+      (r) => r.status !== 429,
+    );
+    expect(after.status, after.text).toBe(200);
+    // That answer spent the rest of the budget: the conversation is over, and says so.
+    expect(await tokensOf(conversation)).toBeGreaterThanOrEqual(BUDGET);
+    const spent = await call(p.url, "POST", "/bots/lab/chat", {
+      message: "hi",
+      conversation_id: conversation,
+    });
+    expect([spent.status, spent.body.error.code]).toEqual([429, "chat_token_budget_exhausted"]);
+    expect(spent.body.error.details).not.toHaveProperty("answer_in_flight");
+  }, 60_000);
+
+  it("lets the budget go when the model hangs past its deadline", async () => {
+    const first = await call(p.url, "POST", "/bots/lab/chat", { message: "hi" });
+    const conversation = first.body.events[0].started.conversation_id as string;
+    const hung = await call(p.url, "POST", "/bots/lab/chat", {
+      message: "hang",
+      conversation_id: conversation,
+    });
+    expect(hung.status).toBe(504);
+    const next = await call(p.url, "POST", "/bots/lab/chat", {
+      message: "hi",
+      conversation_id: conversation,
+    });
+    expect(next.status, next.text).toBe(200);
+  });
 });

@@ -18,6 +18,7 @@ import * as datasets from "./2026-11-25T1410-datasets.js";
 import * as tradesTruncated from "./2026-11-25T1420-trades-truncated.js";
 import * as chatConversations from "./2026-11-25T1600-chat-conversations.js";
 import * as listPagingIndexes from "./2026-11-25T1505-list-paging-indexes.js";
+import * as chatAnswerHolds from "./2026-11-26T1200-chat-answer-holds.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-25T1420-trades-truncated": tradesTruncated,
   "2026-11-25T1505-list-paging-indexes": listPagingIndexes,
   "2026-11-25T1600-chat-conversations": chatConversations,
+  "2026-11-26T1200-chat-answer-holds": chatAnswerHolds,
 };

@@ -33,11 +33,18 @@ describe("chat limits", () => {
     await limits.takeChat("user|a", t + 60_000);
   });
 
-  it("refuses a conversation that spent its token budget", async () => {
+  it("says why a conversation's budget was refused: spent, or held by an answer in flight", () => {
     const limits = chatLimits({ kv: createMemoryStore(), perMinute: 2, tokenBudget: 1000 });
     const c = { id: "c1", tokens_used: "999" } as ConversationRow;
-    expect(await refusal(() => limits.checkBudget(c))).toBeUndefined();
-    const r = await refusal(() => limits.checkBudget({ ...c, tokens_used: "1000" }));
-    expect(r?.code).toBe("chat_token_budget_exhausted");
+    const held = ConnectError.from(limits.budgetRefusal(c, true));
+    expect(held.code).toBe(Code.ResourceExhausted);
+    expect(errorDetailOf(held)).toMatchObject({
+      code: "chat_token_budget_exhausted",
+      details: { limit: "SVC_CHAT_TOKEN_BUDGET", used: 999, answer_in_flight: true },
+    });
+    expect(held.rawMessage).toMatch(/another answer .* in flight/);
+    const spent = errorDetailOf(limits.budgetRefusal({ ...c, tokens_used: "1000" }, true));
+    expect(spent.code).toBe("chat_token_budget_exhausted");
+    expect(spent.details).not.toHaveProperty("answer_in_flight");
   });
 });

@@ -1,11 +1,12 @@
-import { Code, svcError } from "@svc/lib/errors";
+import { Code, svcError, type ConnectError } from "@svc/lib/errors";
 import type { KeyValueStore } from "@svc/lib/kv";
 import type { ConversationRow } from "../store/chat.table.js";
 
 /**
  * The two limits of research chat: chats a person starts per minute (a counter per person and
  * minute in the key-value store, shared by every bots process) and the model tokens one
- * conversation may use. Each refusal is a 429 naming the limit and its setting.
+ * conversation may use (held by one answer at a time: answer-hold.ts). Each refusal is a 429
+ * naming the limit and its setting.
  */
 export function chatLimits(deps: { kv: KeyValueStore; perMinute: number; tokenBudget: number }) {
   return {
@@ -38,19 +39,34 @@ export function chatLimits(deps: { kv: KeyValueStore; perMinute: number; tokenBu
         );
     },
 
-    checkBudget(c: ConversationRow): void {
-      if (Number(c.tokens_used) >= deps.tokenBudget)
-        throw svcError(
+    /** Model tokens one conversation may use in all (SVC_CHAT_TOKEN_BUDGET). */
+    tokenBudget: deps.tokenBudget,
+
+    /**
+     * Why a conversation's budget was refused to an answer: spent, or held whole by an answer in
+     * flight (an answer's cost is unknown until it ends, so it holds all that is left).
+     */
+    budgetRefusal(c: ConversationRow, heldByAnswerInFlight: boolean): ConnectError {
+      const used = Number(c.tokens_used);
+      const details = {
+        limit: "SVC_CHAT_TOKEN_BUDGET",
+        budget: deps.tokenBudget,
+        used,
+        conversation_id: c.id,
+      };
+      if (used < deps.tokenBudget && heldByAnswerInFlight)
+        return svcError(
           Code.ResourceExhausted,
           "chat_token_budget_exhausted",
-          `this conversation has used ${c.tokens_used} model tokens, its budget is ${deps.tokenBudget} (SVC_CHAT_TOKEN_BUDGET); start a new conversation`,
-          {
-            limit: "SVC_CHAT_TOKEN_BUDGET",
-            budget: deps.tokenBudget,
-            used: Number(c.tokens_used),
-            conversation_id: c.id,
-          },
+          `another answer in this conversation is in flight and holds the rest of its budget (${used} of ${deps.tokenBudget} model tokens used, SVC_CHAT_TOKEN_BUDGET); send this message once it ends`,
+          { ...details, answer_in_flight: true },
         );
+      return svcError(
+        Code.ResourceExhausted,
+        "chat_token_budget_exhausted",
+        `this conversation has used ${used} model tokens, its budget is ${deps.tokenBudget} (SVC_CHAT_TOKEN_BUDGET); start a new conversation`,
+        details,
+      );
     },
   };
 }

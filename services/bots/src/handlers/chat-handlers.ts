@@ -27,6 +27,7 @@ import { eventQueue } from "../chat/event-queue.js";
 import { createLlmClient, LlmError, type LlmSettings } from "../chat/llm-client.js";
 import { openMcpSession, type McpSession } from "../chat/mcp-tools.js";
 import type { ChatLimits } from "../chat/chat-limits.js";
+import { answerHoldMs, holdBudget, releaseBudget, type AnswerHold } from "../chat/answer-hold.js";
 
 type Event = MessageInitShape<typeof ChatEventSchema>;
 
@@ -112,72 +113,87 @@ export function createChatHandlers(
       await refuseWhileHalted(deps.halts);
       await deps.limits.takeChat(p.sub);
       const conversation = await openConversation(p, bot.id, req.conversationId, req.message);
-      deps.limits.checkBudget(conversation);
-      const history = await repo.listMessages(db, conversation.id);
-      const stop = new AbortController();
-      const mcp = await openTools(p, ctx, stop.signal);
-
-      const onGone = () => stop.abort(ctx.signal.reason);
-      ctx.signal.addEventListener("abort", onGone);
-      let halt: AgentHalt | undefined;
-      const watch = deps.halts.watch((h) => {
-        halt = h;
-        stop.abort(new Error(`halted: ${h.reason}`));
-      });
-      const queue = eventQueue<Event>();
-      const transcript: NewChatMessage[] = [];
-      let tokens = 0;
-      const agentSubject = mcp?.agentSubject ?? "";
-      yield {
-        kind: { case: "started", value: { conversationId: conversation.id, agentSubject } },
-      };
-      const work = runAgent({
-        llm: llmClient,
-        settings: deps.llm,
-        botName: bot.name,
-        history,
-        message: req.message,
-        ...(mcp ? { mcp: mcp.session } : {}),
-        emit: (e) => queue.push(toEvent(e, conversation.id)),
-        record: (m) => transcript.push(m),
-        count: (n) => (tokens += n),
-        signal: stop.signal,
-      }).then(
-        () => queue.end(),
-        (err: unknown) => queue.end(err),
+      // Of two answers started at once in this conversation, one holds its budget and runs; the
+      // other is refused here. The hold is let go when the answer is stored, or on any way out.
+      const hold = await holdBudget(
+        db,
+        deps.limits,
+        conversation,
+        answerHoldMs(deps.llm.timeoutMs),
       );
-      let finalEvent: Event | undefined;
       try {
-        for await (const e of queue.drain()) {
-          if (e.kind?.case === "final") finalEvent = e;
-          else yield e;
-        }
-      } catch (err) {
-        if (!halt) throw chatFailure(err);
-      } finally {
-        await work;
-        await watch.stop();
-        ctx.signal.removeEventListener("abort", onGone);
-        await mcp?.session.close().catch(() => undefined);
-        // What was said is kept, a halted answer's completed steps included.
-        const total = await store(conversation, transcript, tokens).catch((err: unknown) => {
-          deps.log.warn({ err, conversation_id: conversation.id }, "chat not stored");
-          return undefined;
+        const history = await repo.listMessages(db, conversation.id);
+        const stop = new AbortController();
+        const mcp = await openTools(p, ctx, stop.signal);
+
+        const onGone = () => stop.abort(ctx.signal.reason);
+        ctx.signal.addEventListener("abort", onGone);
+        let halt: AgentHalt | undefined;
+        const watch = deps.halts.watch((h) => {
+          halt = h;
+          stop.abort(new Error(`halted: ${h.reason}`));
         });
-        if (finalEvent?.kind?.case === "final") {
-          finalEvent.kind.value.tokensUsed = BigInt(tokens);
-          finalEvent.kind.value.conversationTokens = BigInt(total ?? 0);
-        }
-      }
-      if (halt) {
-        deps.log.info(
-          { conversation_id: conversation.id, bot_id: bot.id, scope: halt.scope },
-          "research chat halted",
+        const queue = eventQueue<Event>();
+        const transcript: NewChatMessage[] = [];
+        let tokens = 0;
+        const agentSubject = mcp?.agentSubject ?? "";
+        yield {
+          kind: { case: "started", value: { conversationId: conversation.id, agentSubject } },
+        };
+        const work = runAgent({
+          llm: llmClient,
+          settings: deps.llm,
+          botName: bot.name,
+          history,
+          message: req.message,
+          ...(mcp ? { mcp: mcp.session } : {}),
+          emit: (e) => queue.push(toEvent(e, conversation.id)),
+          record: (m) => transcript.push(m),
+          count: (n) => (tokens += n),
+          signal: stop.signal,
+        }).then(
+          () => queue.end(),
+          (err: unknown) => queue.end(err),
         );
-        yield { kind: { case: "halted", value: { scope: halt.scope, reason: halt.reason } } };
-        return;
+        let finalEvent: Event | undefined;
+        try {
+          for await (const e of queue.drain()) {
+            if (e.kind?.case === "final") finalEvent = e;
+            else yield e;
+          }
+        } catch (err) {
+          if (!halt) throw chatFailure(err);
+        } finally {
+          await work;
+          await watch.stop();
+          ctx.signal.removeEventListener("abort", onGone);
+          await mcp?.session.close().catch(() => undefined);
+          // What was said is kept, a halted answer's completed steps included.
+          const total = await store(conversation, hold, transcript, tokens).catch(
+            (err: unknown) => {
+              deps.log.warn({ err, conversation_id: conversation.id }, "chat not stored");
+              return undefined;
+            },
+          );
+          if (finalEvent?.kind?.case === "final") {
+            finalEvent.kind.value.tokensUsed = BigInt(tokens);
+            finalEvent.kind.value.conversationTokens = BigInt(total ?? 0);
+          }
+        }
+        if (halt) {
+          deps.log.info(
+            { conversation_id: conversation.id, bot_id: bot.id, scope: halt.scope },
+            "research chat halted",
+          );
+          yield { kind: { case: "halted", value: { scope: halt.scope, reason: halt.reason } } };
+          return;
+        }
+        if (finalEvent) yield finalEvent;
+      } finally {
+        await releaseBudget(db, hold).catch((err: unknown) =>
+          deps.log.warn({ err, conversation_id: conversation.id }, "chat budget hold not released"),
+        );
       }
-      if (finalEvent) yield finalEvent;
     },
 
     async listConversations(req, ctx) {
@@ -313,11 +329,18 @@ export function createChatHandlers(
     }
   }
 
-  async function store(c: ConversationRow, messages: NewChatMessage[], tokens: number) {
+  async function store(
+    c: ConversationRow,
+    hold: AnswerHold,
+    messages: NewChatMessage[],
+    tokens: number,
+  ) {
     return db.transaction().execute(async (trx) => {
       const locked = await repo.lockConversation(trx, c.id);
       if (!locked) return undefined;
       await repo.appendMessages(trx, locked, messages, tokens);
+      // The tokens counted and the budget let go together: no answer starts in between.
+      await repo.releaseAnswer(trx, c.id, hold.answerId);
       return Number(locked.tokens_used) + tokens;
     });
   }

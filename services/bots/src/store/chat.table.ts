@@ -12,6 +12,10 @@ export interface ChatConversationsTable {
   message_count: ColumnType<number, number | undefined, number>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The answer in flight holding what is left of the budget; null when none does. */
+  answer_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When that hold lapses even if the answer never ends (its process died). */
+  answer_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /** A tool call an assistant turn asked for, replayed to the model with the history. */

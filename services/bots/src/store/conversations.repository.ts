@@ -97,6 +97,48 @@ export async function appendMessages(
     .execute();
 }
 
+/**
+ * Takes the conversation's budget for one answer, checked and recorded in one statement: it
+ * succeeds only while the tokens used are under `budget` and no other answer holds it (or that
+ * hold has lapsed), so of two answers asking at once exactly one gets it. Undefined: refused.
+ */
+export function holdForAnswer(
+  db: Db | Trx,
+  h: { id: string; answerId: string; budget: number; holdMs: number },
+): Promise<ConversationRow | undefined> {
+  return db
+    .updateTable("chat_conversations")
+    .set({
+      answer_id: h.answerId,
+      answer_until: sql<Date>`now() + ${h.holdMs} * interval '1 millisecond'`,
+    })
+    .where("id", "=", h.id)
+    .where("tokens_used", "<", String(h.budget))
+    .where((eb) => eb.or([eb("answer_id", "is", null), eb("answer_until", "<", sql<Date>`now()`)]))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Whether another answer holds the conversation's budget now (its hold not lapsed). */
+export async function heldByAnotherAnswer(db: Db | Trx, id: string): Promise<boolean> {
+  const r = await db
+    .selectFrom("chat_conversations")
+    .select(sql<boolean>`answer_id is not null and answer_until >= now()`.as("held"))
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return r?.held === true;
+}
+
+/** Lets go of the conversation's budget, if `answerId` still holds it (a lapsed hold may not). */
+export async function releaseAnswer(db: Db | Trx, id: string, answerId: string): Promise<void> {
+  await db
+    .updateTable("chat_conversations")
+    .set({ answer_id: null, answer_until: null })
+    .where("id", "=", id)
+    .where("answer_id", "=", answerId)
+    .execute();
+}
+
 export async function deleteConversation(trx: Trx, id: string): Promise<boolean> {
   const r = await trx.deleteFrom("chat_conversations").where("id", "=", id).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
