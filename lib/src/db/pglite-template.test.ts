@@ -107,6 +107,26 @@ describe("PGlite templates", () => {
   );
 
   it(
+    "seeds a data folder with Node's own copy where the system has no cp",
+    async () => {
+      const current = await ensureTemplate(join(root, "templates"), newer);
+      const dir = join(root, "no-cp", "pgdata");
+      const path = process.env.PATH;
+      process.env.PATH = join(root, "nowhere");
+      try {
+        expect(await seedDataDir(dir, current)).toBe(true);
+      } finally {
+        process.env.PATH = path;
+      }
+      expect(readdirSync(dir, { recursive: true }).sort()).toEqual(
+        readdirSync(current.dataDir, { recursive: true }).sort(),
+      );
+      expect(readdirSync(join(root, "no-cp"))).toEqual(["pgdata"]);
+    },
+    SLOW,
+  );
+
+  it(
     "leaves a data folder that already holds files alone",
     async () => {
       const current = await ensureTemplate(join(root, "templates"), newer);
