@@ -1,6 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
 import { loadConfig, ConfigError, type Config } from "@svc/lib/config";
-import { closeOnSignals } from "@svc/lib/server";
 import { openEmbeddedDatabase } from "./embedded-database.js";
 
 // `npm start`: the whole platform in one process on the embedded defaults.
@@ -62,6 +61,9 @@ const running = await startPlatform(config, db ? { db } : {}).catch(
     process.exit(1);
   },
 );
+// Imported only now (the platform loaded it already): imported above, it would load most of the
+// platform before the database starts to open. Before the ready line, so a signal then is handled.
+const { closeOnSignals } = await import("@svc/lib/server");
 // Counted from the process's start, module loading included: what a person waits for.
 const ms = Math.round(performance.now());
 const storage = config.databaseUrl ? "Postgres" : `embedded PGlite in ${config.dataDir}`;
