@@ -6,9 +6,15 @@ export const CHUNK = 1_000_000;
 export const SETTINGS = { initialCash: 1e6, feeBps: 5, slippageBps: 2, positionSize: 1 };
 export const MA = { fast: 20, slow: 100 };
 
-/** Calls `use` with each chunk of `n` bars in turn (the same bars for every engine). */
-export function eachChunk(n: number, use: (chunk: Bars) => void): void {
-  const chunk = allocateBars(CHUNK);
+/**
+ * Calls `use` with each chunk of `n` bars in turn (the same bars for every engine), generated into
+ * `chunk` (a buffer of CHUNK bars that a caller running twice can pass again).
+ */
+export function eachChunk(
+  n: number,
+  use: (chunk: Bars) => void,
+  chunk = allocateBars(CHUNK),
+): void {
   for (let done = 0, i = 0; done < n; i++) {
     const size = Math.min(CHUNK, n - done);
     const startPrice = i === 0 ? 100 : chunk.close[CHUNK - 1]!;

@@ -11,9 +11,14 @@
 //               change a difference came with
 // Before timing, each size is checked in one process: the vectorised run must equal the
 // event-driven one (figures, curve, trades) and the hand loop must give the engine's figures.
+// Then, for --warm-sizes (1e6 unless --warm-sizes none), the same backtest run a second time in
+// one process (the JIT warm: what a long-running process such as the bots service sees), the
+// event-driven engine, the hand loop and the engines of --previous/--today side by side, so a
+// fresh process's fixed cost can be told from a per-bar cost.
 // Usage: npx tsx bench/src/backtest/throughput.ts [--sizes 1e6,1e7,5e7] [--runs 3]
 //          [--previous /tmp/engine-4f85b7a] [--today /tmp/engine-head]
-//          [--compare unified=/tmp/engine-2b6dc3e,results=/tmp/engine-01fd084] [--out FILE]
+//          [--compare unified=/tmp/engine-2b6dc3e,results=/tmp/engine-01fd084]
+//          [--warm-sizes 1e6|none] [--out FILE]
 import { execFileSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { writeFileSync } from "node:fs";
@@ -33,6 +38,7 @@ const tsx = fileURLToPath(new URL("../../../node_modules/.bin/tsx", import.meta.
 
 interface Run {
   engine: string;
+  cpu_ms: number;
   ms: number;
   bars_per_s: number;
   bars_per_cpu_s: number;
@@ -42,6 +48,16 @@ interface Run {
 }
 const fresh = (engine: string, n: number): Run =>
   JSON.parse(execFileSync(tsx, [oneRun, engine, String(n)], { encoding: "utf8" }).trim()) as Run;
+interface WarmRun extends Run {
+  first_run: { ms: number; bars_per_s: number; cpu_ms: number; bars_per_cpu_s: number };
+}
+/** Two runs in one process: the figures of the second (JIT warm), the first's beside them. */
+const warm = (engine: string, n: number): WarmRun =>
+  JSON.parse(
+    execFileSync(tsx, ["--expose-gc", oneRun, engine, String(n), "warm"], {
+      encoding: "utf8",
+    }).trim(),
+  ) as WarmRun;
 
 const engines: Array<[string, string]> = [
   ["event", "event"],
@@ -121,6 +137,62 @@ for (const n of sizes) {
   rows.push(row);
   console.log(JSON.stringify(row));
 }
+/**
+ * The same backtest twice per process, alternated like the fresh runs: the first run is the
+ * fresh-process figure again, the second the one a long-running process sees once warm.
+ */
+function warmRows() {
+  const spec = arg("warm-sizes", "1e6")!;
+  if (spec === "none") return [];
+  const side = engines.filter(([name]) => name !== "vectorised");
+  return spec
+    .split(",")
+    .map(Number)
+    .map((n) => {
+      const seen: Record<string, WarmRun[]> = {};
+      for (let r = 0; r < runs; r++) {
+        for (let k = 0; k < side.length; k++) {
+          const [name, spec] = side[(k + r) % side.length]!;
+          (seen[name] ??= []).push(warm(spec, n));
+        }
+        load.push(loadavg()[0]!);
+      }
+      const med = (xs: number[]) => stats(xs).median;
+      const per = Object.fromEntries(
+        Object.entries(seen).map(([name, v]) => [
+          name,
+          {
+            second_run: {
+              bars_per_s: stats(v.map((x) => x.bars_per_s)),
+              bars_per_cpu_s: stats(v.map((x) => x.bars_per_cpu_s)),
+              ms: med(v.map((x) => x.ms)),
+              cpu_ms: med(v.map((x) => x.cpu_ms)),
+            },
+            first_run: {
+              bars_per_s: stats(v.map((x) => x.first_run.bars_per_s)),
+              bars_per_cpu_s: stats(v.map((x) => x.first_run.bars_per_cpu_s)),
+              ms: med(v.map((x) => x.first_run.ms)),
+              cpu_ms: med(v.map((x) => x.first_run.cpu_ms)),
+            },
+          },
+        ]),
+      );
+      const second = (name: string, key: "bars_per_s" | "bars_per_cpu_s") =>
+        per[name]!.second_run[key].median;
+      const ratios: Record<string, number> = {};
+      for (const key of ["bars_per_s", "bars_per_cpu_s"] as const) {
+        const tag = key === "bars_per_s" ? "wall" : "cpu";
+        ratios[`hand_over_event_${tag}`] = ratio(second("hand", key), second("event", key));
+        for (const name of Object.keys(per).filter((x) => !["event", "hand"].includes(x)))
+          ratios[`event_over_${name}_${tag}`] = ratio(second("event", key), second(name, key));
+      }
+      const row = { bars: n, runs: seen, per_engine: per, ratios_of_second_run_medians: ratios };
+      console.log(JSON.stringify({ warm: n, per_engine: per, ratios }));
+      return row;
+    });
+}
+const warmed = warmRows();
+
 const result = {
   note: "wall: bars per second of the wall clock; cpu: bars per second of the process's CPU time (all its threads), which another process holding the core does not inflate. Ratios are of medians, taken in the same sitting.",
   benchmark:
@@ -133,6 +205,14 @@ const result = {
     "Backtrader about 13,000-35,000 bars/s; LEAN flags under 40,000 data points/s as slow; goals: vectorised >= 100,000,000 bars/s, hand loop / event-driven <= 1.5, event-driven >= 0.95x the engine of 4f85b7a at 1 M bars",
   rows,
   ...(previous ? { paired_with_previous_engine: pairedWithPrevious() } : {}),
+  ...(warmed.length > 0
+    ? {
+        second_run_in_one_process: {
+          note: "each process runs the same backtest twice, a new run over the same bars each time; second_run is the second (the JIT warm, as in the long-running bots service), first_run the first (the fresh-process figure again); not comparable with a fresh process's fixed cost",
+          rows: warmed,
+        },
+      }
+    : {}),
 };
 /** The issue-16 figure: this engine against the one of --previous, size by size, from the rows. */
 function pairedWithPrevious() {
