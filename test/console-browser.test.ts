@@ -241,6 +241,59 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
     },
   );
 
+  it(
+    "shows the agent switches Halt all engaged, and releases each after a confirmation",
+    { timeout: 40_000 },
+    async () => {
+      // The previous test's Halt all engaged both; they stay engaged until released.
+      await go("/console/kill-switch", "Kill switch");
+      const row = (scope: string) => page.locator(`#agents-table tr[data-agent-switch='${scope}']`);
+      for (const scope of ["agents", "quant_agents"]) {
+        await row(scope).locator(".badge.bad", { hasText: "engaged" }).waitFor();
+        expect(await row(scope).textContent()).toContain("halt-all from the console");
+        // Who engaged it: the previous test acted as bob.
+        expect(await row(scope).textContent()).toContain("by local|bob");
+      }
+      await checkScreen(page, "kill-switch-agents-engaged");
+
+      await row("agents").getByRole("button", { name: "Release agents" }).click();
+      const dialog = page.getByRole("dialog");
+      await dialog.getByText("Release the agents switch?").waitFor();
+      await checkScreen(page, "kill-switch-agents-confirm");
+      // Cancelling releases nothing.
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      expect((await call(p.url, "GET", "/agents/halt")).body.items[0]).toMatchObject({
+        scope: "agents",
+        engaged: true,
+      });
+      await row("agents").getByRole("button", { name: "Release agents" }).click();
+      await dialog.getByRole("button", { name: "Release", exact: true }).click();
+      await page.locator("#agents-note", { hasText: "Released the agents switch." }).waitFor();
+      await row("agents").locator(".badge.ok", { hasText: "clear" }).waitFor();
+      // The quant agents switch stays until released on its own.
+      expect(await row("quant_agents").locator(".badge.bad").count()).toBe(1);
+
+      await row("quant_agents").getByRole("button", { name: "Release quant agents" }).click();
+      await dialog.getByText("Release the quant agents switch?").waitFor();
+      await dialog.getByRole("button", { name: "Release", exact: true }).click();
+      await row("quant_agents").locator(".badge.ok", { hasText: "clear" }).waitFor();
+      await checkScreen(page, "kill-switch-agents-released");
+      const state = (await call(p.url, "GET", "/agents/halt")).body;
+      expect(
+        state.items.map((a: { scope: string; engaged?: boolean }) => [a.scope, !!a.engaged]),
+      ).toEqual([
+        ["agents", false],
+        ["quant_agents", false],
+      ]);
+      const audited = await call(
+        p.url,
+        "GET",
+        "/admin/audit-events?action=killswitch.agents.released",
+      );
+      expect(audited.body.items.length).toBeGreaterThan(0);
+    },
+  );
+
   it("uploads a dataset (a bad line refused by its number), and knows its own routes", async () => {
     await go("/console/datasets", "Datasets");
     await page.locator("table tbody tr", { hasText: "sample-btc-usd-1d" }).waitFor();
@@ -280,6 +333,8 @@ describe.skipIf(!CHROMIUM)("operator console in a browser, OIDC sign-in and step
     "submit:promotion",
     "read:promotion",
     "approve:promotion",
+    "read:killswitch",
+    "halt:platform",
   ];
   const alice = testUser("alice", SCOPES);
   const bob = testUser("bob", SCOPES);
@@ -298,13 +353,24 @@ describe.skipIf(!CHROMIUM)("operator console in a browser, OIDC sign-in and step
     await o?.close();
   });
 
-  /** The development provider's pages, as a person fills them: password, then the code if asked. */
+  /**
+   * The development provider's pages, as a person fills them: password, then the code if asked.
+   * The provider refuses a code twice, so a second MFA sign-in in the same 30 s step uses the
+   * next step's code (within the provider's window), as an authenticator a moment later would.
+   */
+  const usedSteps = new Map<string, number>();
   async function providerSignIn(user: typeof bob, mfa: boolean) {
     await page.getByLabel("Username").fill(user.username);
     await page.getByLabel("Password").fill(user.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     if (mfa) {
-      await page.getByLabel("6-digit code").fill(await generate({ secret: user.totpSecret }));
+      const step = Math.max(
+        Math.floor(Date.now() / 30_000),
+        (usedSteps.get(user.username) ?? -1) + 1,
+      );
+      usedSteps.set(user.username, step);
+      const code = await generate({ secret: user.totpSecret, epoch: step * 30 });
+      await page.getByLabel("6-digit code").fill(code);
       await page.getByRole("button", { name: "Verify" }).click();
     }
   }
@@ -371,6 +437,55 @@ describe.skipIf(!CHROMIUM)("operator console in a browser, OIDC sign-in and step
       await checkScreen(page, "oidc-approved");
       const decided = await call(o.p.url, "GET", "/promotion/requests/oidc-1", undefined, auth);
       expect(decided.body.decisions.at(-1)).toMatchObject({ actor: "dev|bob", action: "approve" });
+    },
+  );
+
+  it(
+    "releases an agent switch only with a fresh second factor, as DELETE /agents/halt demands",
+    { timeout: 60_000 },
+    async () => {
+      const operator = { authorization: `Bearer ${await o.tokens.user("alice", { mfa: true })}` };
+      const halted = await call(
+        o.p.url,
+        "POST",
+        "/agents/halt",
+        { reason: "oidc drill" },
+        operator,
+      );
+      expect(halted.status, halted.text).toBe(200);
+      // Bob signed in with a password only: he sees the switch, and its release asks for MFA.
+      const passwordOnly = await o.tokens.user("bob", { fresh: true });
+      await page.goto(`${o.p.url}/console/kill-switch`);
+      await page.evaluate(
+        `sessionStorage.setItem('svc.console.token', ${JSON.stringify(passwordOnly)})`,
+      );
+      await page.goto(`${o.p.url}/console/kill-switch`);
+      const row = page.locator("#agents-table tr[data-agent-switch='agents']");
+      await row.getByText("oidc drill").waitFor();
+      expect(await row.textContent()).toContain("by dev|alice");
+      await row.getByRole("button", { name: "Release agents" }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Release", exact: true }).click();
+      const section = page.locator("section[aria-labelledby='ks-agents']");
+      await section.getByRole("alert").getByText("insufficient_user_authentication").waitFor();
+      await checkScreen(page, "oidc-agents-step-up");
+      const stepUp = section.getByRole("link", { name: "Sign in again with MFA" });
+      const href = new URL((await stepUp.getAttribute("href"))!, o.p.url);
+      expect(Object.fromEntries(href.searchParams)).toMatchObject({
+        return_to: "/console/kill-switch",
+        acr_values: MFA_ACR,
+      });
+      expect(
+        (await call(o.p.url, "GET", "/agents/halt", undefined, operator)).body.items[0],
+      ).toMatchObject({ scope: "agents", engaged: true });
+
+      await stepUp.click();
+      await providerSignIn(bob, true);
+      await page.getByText("Signed in as dev|bob").waitFor();
+      await row.getByRole("button", { name: "Release agents" }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Release", exact: true }).click();
+      await row.locator(".badge.ok", { hasText: "clear" }).waitFor();
+      const state = (await call(o.p.url, "GET", "/agents/halt", undefined, operator)).body;
+      expect(state.items[0]).toMatchObject({ scope: "agents", engaged: false });
     },
   );
 });

@@ -76,6 +76,16 @@ export interface KillSwitch {
   status: { engaged: boolean; engaged_by: string; engaged_at: string; key_state: string };
 }
 
+/** One agent switch (GET /agents/halt): engaged by `svc halt-all` or the agent halt routes. */
+export interface AgentHalt {
+  scope: "agents" | "quant_agents";
+  key: string;
+  engaged?: boolean;
+  reason?: string;
+  engaged_by?: string;
+  engaged_at?: string;
+}
+
 export interface Drill {
   id: string;
   state: string;

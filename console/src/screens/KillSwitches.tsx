@@ -4,7 +4,7 @@ import { Confirm } from "../components/Confirm.js";
 import { ErrorNote } from "../components/ErrorNote.js";
 import { enumWord, ms, when } from "../format.js";
 import { useLoad } from "../hooks.js";
-import type { Drill, KillSwitch } from "../types.js";
+import type { AgentHalt, Drill, KillSwitch } from "../types.js";
 
 /** The halt routes `svc halt-all` fans out to, each answering what it stopped. */
 const FAN_OUT = [
@@ -16,9 +16,21 @@ const FAN_OUT = [
   "/quant-agents/halt",
 ];
 
+/** Each agent switch: what it stops and the route that releases it. */
+const AGENT_SWITCHES: Record<AgentHalt["scope"], { label: string; covers: string; route: string }> =
+  {
+    agents: { label: "agents", covers: "every research chat", route: "/agents/halt" },
+    quant_agents: {
+      label: "quant agents",
+      covers: "research bots' chats",
+      route: "/quant-agents/halt",
+    },
+  };
+
 type Pending =
   | { kind: "engage"; name: string; spec: Record<string, string> }
   | { kind: "release"; name: string }
+  | { kind: "release-agents"; scope: AgentHalt["scope"] }
   | { kind: "fan-out" }
   | { kind: "drill" };
 
@@ -29,9 +41,14 @@ export function KillSwitches() {
     2_000,
   );
   const drills = useLoad(() => api<{ items: Drill[] }>("GET", "/kill-switch/drills"), [], 3_000);
+  const agents = useLoad(() => api<{ items: AgentHalt[] }>("GET", "/agents/halt"), [], 2_000);
   const [pending, setPending] = useState<Pending | undefined>();
   const [error, setError] = useState<ApiError | undefined>();
   const [note, setNote] = useState("");
+  // An agent switch's release answers beside its table, where the operator clicked.
+  const [agentsOutcome, setAgentsOutcome] = useState<{ note: string; error?: ApiError }>({
+    note: "",
+  });
   const [fanOut, setFanOut] = useState<
     { route: string; status: number; ms: number; halted: string; error?: string }[]
   >([]);
@@ -40,6 +57,7 @@ export function KillSwitches() {
   const run = async (p: Pending) => {
     setPending(undefined);
     setError(undefined);
+    setAgentsOutcome({ note: "" });
     try {
       if (p.kind === "engage") {
         await api("PUT", `/kill-switches/${seg(p.name)}`, p.spec);
@@ -47,6 +65,17 @@ export function KillSwitches() {
       } else if (p.kind === "release") {
         await api("DELETE", `/kill-switches/${seg(p.name)}`);
         setNote(`Released ${p.name}.`);
+      } else if (p.kind === "release-agents") {
+        const { route, label } = AGENT_SWITCHES[p.scope];
+        const r = await api<{ released?: boolean }>(
+          "DELETE",
+          `${route}?reason=${seg("released from the console")}`,
+        );
+        setAgentsOutcome({
+          note: r.released
+            ? `Released the ${label} switch.`
+            : `The ${label} switch was not engaged.`,
+        });
       } else if (p.kind === "drill") {
         const d = await api<Drill>("POST", "/kill-switch/drills", {
           reason: "drill from the console",
@@ -84,9 +113,11 @@ export function KillSwitches() {
       }
       switches.reload();
       drills.reload();
+      agents.reload();
     } catch (err) {
       setNote("");
-      setError(err as ApiError);
+      if (p.kind === "release-agents") setAgentsOutcome({ note: "", error: err as ApiError });
+      else setError(err as ApiError);
     }
   };
 
@@ -145,6 +176,69 @@ export function KillSwitches() {
             ))}
           </tbody>
         </table>
+      </section>
+
+      <section aria-labelledby="ks-agents">
+        <h2 id="ks-agents">Agent switches</h2>
+        <p>
+          Engaged by <em>Halt all</em>, <code>svc halt-all</code>, <code>POST /agents/halt</code>{" "}
+          and <code>POST /quant-agents/halt</code>: chats they cover stop and no new one starts
+          until they are released here.
+        </p>
+        <ErrorNote error={agents.error} what="reading the agent switches" />
+        <table id="agents-table">
+          <thead>
+            <tr>
+              <th scope="col">Switch</th>
+              <th scope="col">Stops</th>
+              <th scope="col">State</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Engaged</th>
+              <th scope="col">
+                <span class="sr-only">Release</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {(agents.data?.items ?? []).map((a) => (
+              <tr key={a.scope} data-agent-switch={a.scope}>
+                <td>
+                  {AGENT_SWITCHES[a.scope].label}
+                  <br />
+                  <code class="key">{a.key}</code>
+                </td>
+                <td>{AGENT_SWITCHES[a.scope].covers}</td>
+                <td>
+                  {a.engaged ? (
+                    <span class="badge bad">engaged</span>
+                  ) : (
+                    <span class="badge ok">clear</span>
+                  )}
+                </td>
+                <td>{a.engaged ? a.reason || "—" : "—"}</td>
+                <td>
+                  {a.engaged
+                    ? `${when(a.engaged_at)}${a.engaged_by ? ` by ${a.engaged_by}` : ""}`
+                    : "—"}
+                </td>
+                <td>
+                  {a.engaged ? (
+                    <button
+                      type="button"
+                      onClick={() => setPending({ kind: "release-agents", scope: a.scope })}
+                    >
+                      Release {AGENT_SWITCHES[a.scope].label}
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <p aria-live="polite" id="agents-note">
+          {agentsOutcome.note}
+        </p>
+        <ErrorNote error={agentsOutcome.error} what="releasing the agent switch" />
       </section>
 
       <section aria-labelledby="ks-engage">
@@ -307,12 +401,14 @@ export function KillSwitches() {
             ? `Engage ${pending.spec.scope} switch on ${pending.spec.target}?`
             : pending?.kind === "release"
               ? `Release ${pending.name}?`
-              : pending?.kind === "drill"
-                ? "Run a kill-switch drill?"
-                : "Halt everything?"
+              : pending?.kind === "release-agents"
+                ? `Release the ${AGENT_SWITCHES[pending.scope].label} switch?`
+                : pending?.kind === "drill"
+                  ? "Run a kill-switch drill?"
+                  : "Halt everything?"
         }
         confirmLabel={
-          pending?.kind === "release"
+          pending?.kind === "release" || pending?.kind === "release-agents"
             ? "Release"
             : pending?.kind === "drill"
               ? "Run drill"
@@ -330,6 +426,13 @@ export function KillSwitches() {
           </p>
         ) : pending?.kind === "release" ? (
           <p>Bots held only by this switch resume; other switches on the same key stay.</p>
+        ) : pending?.kind === "release-agents" ? (
+          <p>
+            {AGENT_SWITCHES[pending.scope].covers[0]!.toUpperCase() +
+              AGENT_SWITCHES[pending.scope].covers.slice(1)}{" "}
+            may start again (<code>DELETE {AGENT_SWITCHES[pending.scope].route}</code>, audited).
+            The platform kill switch, when engaged, still stops them.
+          </p>
         ) : pending?.kind === "drill" ? (
           <p>Engages the platform switch, times every running paper session, releases it.</p>
         ) : (

@@ -6,6 +6,7 @@ import { migrations } from "../migrations/index.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
 import { createKillSwitchHandlers, type BotExists } from "./handlers/kill-switch-handlers.js";
 import { createAgentHaltHandlers } from "./handlers/agent-halt-handlers.js";
+import { createAgentHaltStateHandlers } from "./agent-switches/agent-halt-state.js";
 import { reconcileKeys } from "./engagement/reconcile-keys.js";
 import { KILLSWITCH_SCHEMA as SCHEMA, type KillSwitchDatabase } from "./store/killswitch.table.js";
 import { createDrillHandlers } from "./handlers/drill-handlers.js";
@@ -47,6 +48,7 @@ export async function createKillSwitchModule(
     ...switches,
     ...createDrillHandlers({ db, runner: drills }),
     ...createAgentHaltHandlers({ ...deps, log: platform.log }),
+    ...createAgentHaltStateHandlers(deps),
   };
   // A drill a dead process left is ended once its switch's TTL is past by the restart check
   // (the Draining bound) and a margin for writing the verdicts.

@@ -49,6 +49,7 @@ type Handlers = Omit<
   | "haltQuantAgents"
   | "releaseAgents"
   | "releaseQuantAgents"
+  | "getAgentHalts"
 >;
 
 /** Whether the key holds a switch: written, not yet written (the service keeps trying), or unknown (the store does not answer). */

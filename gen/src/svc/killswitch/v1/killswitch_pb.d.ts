@@ -738,6 +738,170 @@ export declare type ReleaseHaltResponseJson = {
 export declare const ReleaseHaltResponseSchema: GenMessage<ReleaseHaltResponse, {jsonType: ReleaseHaltResponseJson}>;
 
 /**
+ * Which agent switches are engaged.
+ *
+ * @generated from message svc.killswitch.v1.GetAgentHaltsRequest
+ */
+export declare type GetAgentHaltsRequest = Message<"svc.killswitch.v1.GetAgentHaltsRequest"> & {
+};
+
+/**
+ * Which agent switches are engaged.
+ *
+ * @generated from message svc.killswitch.v1.GetAgentHaltsRequest
+ */
+export declare type GetAgentHaltsRequestJson = {
+};
+
+/**
+ * Describes the message svc.killswitch.v1.GetAgentHaltsRequest.
+ * Use `create(GetAgentHaltsRequestSchema)` to create a new message.
+ */
+export declare const GetAgentHaltsRequestSchema: GenMessage<GetAgentHaltsRequest, {jsonType: GetAgentHaltsRequestJson}>;
+
+/**
+ * One agent switch, as its key-value key holds it.
+ *
+ * @generated from message svc.killswitch.v1.AgentHalt
+ */
+export declare type AgentHalt = Message<"svc.killswitch.v1.AgentHalt"> & {
+  /**
+   * agents (every agent, POST /agents/halt) or quant_agents (the research bots' agents, POST
+   * /quant-agents/halt).
+   *
+   * @generated from field: string scope = 1;
+   */
+  scope: string;
+
+  /**
+   * Its key-value key: svc:agents:halt:all or svc:agents:halt:research.
+   *
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * The key is set: the chats it covers refuse to start, until DELETE /agents/halt or
+   * /quant-agents/halt releases it.
+   *
+   * @generated from field: bool engaged = 3;
+   */
+  engaged: boolean;
+
+  /**
+   * Why it was engaged (the key's text when it was set by hand); empty when not engaged.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+
+  /**
+   * Who engaged it; empty when set by hand or not engaged.
+   *
+   * @generated from field: string engaged_by = 5;
+   */
+  engagedBy: string;
+
+  /**
+   * When it was engaged; unset when set by hand or not engaged.
+   *
+   * @generated from field: google.protobuf.Timestamp engaged_at = 6;
+   */
+  engagedAt?: Timestamp | undefined;
+};
+
+/**
+ * One agent switch, as its key-value key holds it.
+ *
+ * @generated from message svc.killswitch.v1.AgentHalt
+ */
+export declare type AgentHaltJson = {
+  /**
+   * agents (every agent, POST /agents/halt) or quant_agents (the research bots' agents, POST
+   * /quant-agents/halt).
+   *
+   * @generated from field: string scope = 1;
+   */
+  scope?: string;
+
+  /**
+   * Its key-value key: svc:agents:halt:all or svc:agents:halt:research.
+   *
+   * @generated from field: string key = 2;
+   */
+  key?: string;
+
+  /**
+   * The key is set: the chats it covers refuse to start, until DELETE /agents/halt or
+   * /quant-agents/halt releases it.
+   *
+   * @generated from field: bool engaged = 3;
+   */
+  engaged?: boolean;
+
+  /**
+   * Why it was engaged (the key's text when it was set by hand); empty when not engaged.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason?: string;
+
+  /**
+   * Who engaged it; empty when set by hand or not engaged.
+   *
+   * @generated from field: string engaged_by = 5;
+   */
+  engagedBy?: string;
+
+  /**
+   * When it was engaged; unset when set by hand or not engaged.
+   *
+   * @generated from field: google.protobuf.Timestamp engaged_at = 6;
+   */
+  engagedAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.killswitch.v1.AgentHalt.
+ * Use `create(AgentHaltSchema)` to create a new message.
+ */
+export declare const AgentHaltSchema: GenMessage<AgentHalt, {jsonType: AgentHaltJson}>;
+
+/**
+ * Both agent switches.
+ *
+ * @generated from message svc.killswitch.v1.GetAgentHaltsResponse
+ */
+export declare type GetAgentHaltsResponse = Message<"svc.killswitch.v1.GetAgentHaltsResponse"> & {
+  /**
+   * agents, then quant_agents, engaged or not.
+   *
+   * @generated from field: repeated svc.killswitch.v1.AgentHalt items = 1;
+   */
+  items: AgentHalt[];
+};
+
+/**
+ * Both agent switches.
+ *
+ * @generated from message svc.killswitch.v1.GetAgentHaltsResponse
+ */
+export declare type GetAgentHaltsResponseJson = {
+  /**
+   * agents, then quant_agents, engaged or not.
+   *
+   * @generated from field: repeated svc.killswitch.v1.AgentHalt items = 1;
+   */
+  items?: AgentHaltJson[];
+};
+
+/**
+ * Describes the message svc.killswitch.v1.GetAgentHaltsResponse.
+ * Use `create(GetAgentHaltsResponseSchema)` to create a new message.
+ */
+export declare const GetAgentHaltsResponseSchema: GenMessage<GetAgentHaltsResponse, {jsonType: GetAgentHaltsResponseJson}>;
+
+/**
  * Whether anything engages a switch over a bot: asked by the promotion gates.
  *
  * @generated from message svc.killswitch.v1.CheckEngagedRequest
@@ -1786,6 +1950,18 @@ export declare const KillSwitchService: GenService<{
     methodKind: "unary";
     input: typeof ReleaseHaltRequestSchema;
     output: typeof ReleaseHaltResponseSchema;
+  },
+  /**
+   * Both agent switches and whether each is engaged, by whom, when and why, read from their
+   * keys (the console shows them beside their release). 503 killswitch_store_unreachable when
+   * the key-value store does not answer.
+   *
+   * @generated from rpc svc.killswitch.v1.KillSwitchService.GetAgentHalts
+   */
+  getAgentHalts: {
+    methodKind: "unary";
+    input: typeof GetAgentHaltsRequestSchema;
+    output: typeof GetAgentHaltsResponseSchema;
   },
   /**
    * Which of the keys covering a bot are engaged (for the promotion gates, machine callers only).
