@@ -7,6 +7,8 @@ export interface ProcessSample {
   rssKib: number;
   peakRssKib: number;
   cpuMs: number;
+  /** CPU of its main thread alone: a start's critical path, steadier than wall time under load. */
+  mainThreadCpuMs: number;
 }
 
 // Linux's USER_HZ: /proc/<pid>/stat counts CPU time in hundredths of a second.
@@ -50,12 +52,17 @@ export function sampleTree(root: number): ProcessSample[] {
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // utime, stime, cutime, cstime: fields 14-17 of stat, 12-15 after the command.
     const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+    // The main thread's task has the process's id; utime and stime, without the children's.
+    const main = read(`/proc/${pid}/task/${pid}/stat`);
+    const mainFields = main?.slice(main.lastIndexOf(")") + 2).split(" ");
+    const mainTicks = mainFields ? Number(mainFields[11]) + Number(mainFields[12]) : 0;
     samples.push({
       pid,
       command: (read(`/proc/${pid}/cmdline`) ?? "").split("\0").join(" ").trim().slice(0, 120),
       rssKib: kib("VmRSS"),
       peakRssKib: kib("VmHWM"),
       cpuMs: ticks * TICK_MS,
+      mainThreadCpuMs: mainTicks * TICK_MS,
     });
   }
   return samples;
