@@ -12,6 +12,7 @@ import type { ErrorCode } from "./codes.js";
 
 export { Code, ConnectError };
 export { ERROR_CODES, type ErrorCode } from "./codes.js";
+export { isStoreOutage } from "./store-outage.js";
 
 export interface SvcErrorOptions {
   /** Extra response headers the spec names (WWW-Authenticate, X-Service-License-Status). */

@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { extractTraceContext, tracer } from "./trace-context.js";
 import { REQUEST_ID_HEADER, requestIdFrom, requestIdKey } from "./request-id.js";
 import { rpcDuration, rpcRequests } from "./metrics.js";
+import { isStoreOutage, svcError } from "../errors/index.js";
 
 /**
  * Outermost server interceptor: gives the call a request id, logs one line and counts it in the
@@ -25,25 +26,41 @@ export function createLoggingInterceptor(log: Logger): Interceptor {
       return res;
     } catch (err) {
       const known = err instanceof ConnectError;
-      const out = known
-        ? err
-        : new ConnectError(
-            `internal error (request id ${requestId})`,
-            Code.Internal,
-            undefined,
-            undefined,
-            err,
-          );
+      const out = known ? err : unknownError(err, requestId);
       out.metadata.set(REQUEST_ID_HEADER, requestId);
       const ms = performance.now() - started;
       const entry = { request_id: requestId, rpc, code: Code[out.code], ms: round(ms) };
       observe(rpc, codeName(out.code), ms);
-      if (known && out.code !== Code.Internal && out.code !== Code.Unknown)
+      if (!known && out.code === Code.Unavailable)
+        log.warn({ ...entry, err }, "rpc refused: a store did not answer");
+      else if (known && out.code !== Code.Internal && out.code !== Code.Unknown)
         log.info({ ...entry, message: out.rawMessage }, "rpc");
       else log.error({ ...entry, err: known ? (err.cause ?? err) : err }, "rpc failed");
       throw out;
     }
   };
+}
+
+/**
+ * An error no handler turned into a ConnectError: a store that did not answer in time is the
+ * caller's to retry (unavailable: 503 with Retry-After at the edge); anything else is internal.
+ */
+function unknownError(err: unknown, requestId: string): ConnectError {
+  if (isStoreOutage(err))
+    return svcError(
+      Code.Unavailable,
+      "store_unavailable",
+      `a data store this request needs did not answer in time; retry in a moment (request id ${requestId}). A change cut off this way was applied whole or not at all: read it back before sending it again`,
+      {},
+      { cause: err },
+    );
+  return new ConnectError(
+    `internal error (request id ${requestId})`,
+    Code.Internal,
+    undefined,
+    undefined,
+    err,
+  );
 }
 
 /** Continues the caller's trace (traceparent header) with a server span per RPC. */
