@@ -36,9 +36,16 @@ export function listenKillSwitchChanged(
   return listenMessage(bus, KillSwitchChangedSchema, handler);
 }
 
+/** One listener's place on one key: `index` is that key's position in the keys it listens to. */
+interface KeyListener {
+  handler: (e: KillSwitchChanged, index: number) => void;
+  index: number;
+}
+
 interface KillSwitchHub {
   subscription: BusSubscription;
-  byKey: Map<string, Set<(e: KillSwitchChanged) => void>>;
+  /** Per key, its listeners, and an array of them made on the first broadcast after a change. */
+  byKey: Map<string, { listeners: Set<KeyListener>; list: KeyListener[] | null }>;
 }
 
 // One subscription per bus (per process), however many runners watch: each broadcast is decoded
@@ -46,38 +53,49 @@ interface KillSwitchHub {
 const hubs = new WeakMap<EventBus, KillSwitchHub>();
 
 /**
- * Hears the KillSwitchChanged broadcasts of these keys through the process's one subscription.
- * `stop` leaves; the last to leave closes the subscription.
+ * Hears the KillSwitchChanged broadcasts of these keys through the process's one subscription;
+ * the handler gets the position in `keys` of the key the broadcast is about. Every listener of a
+ * key gets the same message object: a handler only reads it. `stop` leaves (a listener that
+ * leaves while a broadcast is being handed out may still hear that one); the last to leave
+ * closes the subscription.
  */
 export function listenKillSwitchKeys(
   bus: EventBus,
   keys: readonly string[],
-  handler: (e: KillSwitchChanged) => void,
+  handler: (e: KillSwitchChanged, index: number) => void,
 ): { stop(): Promise<void> } {
   let hub = hubs.get(bus);
   if (!hub) {
     const byKey: KillSwitchHub["byKey"] = new Map();
     const subscription = listenKillSwitchChanged(bus, (e) => {
-      for (const h of byKey.get(e.key) ?? []) h(e);
+      const on = byKey.get(e.key);
+      if (!on) return;
+      // Thousands of runners of a process hear one broadcast: walk an array, not the set.
+      const list = (on.list ??= [...on.listeners]);
+      for (let i = 0; i < list.length; i++) list[i]!.handler(e, list[i]!.index);
     });
     hub = { subscription, byKey };
     hubs.set(bus, hub);
   }
   const joined = hub;
-  for (const key of keys) {
-    let handlers = joined.byKey.get(key);
-    if (!handlers) joined.byKey.set(key, (handlers = new Set()));
-    handlers.add(handler);
+  const mine = keys.map((key, index) => ({ key, listener: { handler, index } }));
+  for (const { key, listener } of mine) {
+    let on = joined.byKey.get(key);
+    if (!on) joined.byKey.set(key, (on = { listeners: new Set(), list: null }));
+    on.listeners.add(listener);
+    on.list = null;
   }
   let stopped = false;
   return {
     async stop() {
       if (stopped) return;
       stopped = true;
-      for (const key of keys) {
-        const handlers = joined.byKey.get(key);
-        handlers?.delete(handler);
-        if (handlers?.size === 0) joined.byKey.delete(key);
+      for (const { key, listener } of mine) {
+        const on = joined.byKey.get(key);
+        if (!on) continue;
+        on.listeners.delete(listener);
+        on.list = null;
+        if (on.listeners.size === 0) joined.byKey.delete(key);
       }
       if (joined.byKey.size === 0 && hubs.get(bus) === joined) {
         hubs.delete(bus);

@@ -136,4 +136,53 @@ describe("many watchers in one process", () => {
     for (const w of watchers) await w.stop();
     expect(open).toBe(0);
   });
+
+  it("hold each runner's engagement by its own keys: a release of one key leaves another engaged", async () => {
+    const bus = createMemoryBus();
+    const kv = createMemoryStore();
+    const keysOf = (bot: string) => [
+      "svc:bots:killswitch:platform:platform",
+      "svc:bots:killswitch:fleet:f",
+      `svc:bots:killswitch:bot:${bot}`,
+    ];
+    const events: string[] = [];
+    const watchers = ["a", "b"].map((bot) =>
+      watchKillSwitch({
+        kv,
+        bus,
+        keys: keysOf(bot),
+        pollMs: 60_000,
+        onEngage: (e) => events.push(`${bot} engage ${e.key} ${e.mode} ${e.reason}`),
+        onRelease: () => events.push(`${bot} release`),
+        onBlind: () => {},
+      }),
+    );
+    const say = (key: string, engaged: boolean, reason = "") =>
+      publishKillSwitchChanged(bus, { key, engaged, mode: "flatten", reason });
+    try {
+      await say("svc:bots:killswitch:bot:a", true, "a only");
+      await say("svc:bots:killswitch:fleet:f", true, "fleet");
+      await say("svc:bots:killswitch:bot:a", false);
+      expect(watchers.map((w) => w.engaged()?.key)).toEqual([
+        "svc:bots:killswitch:fleet:f",
+        "svc:bots:killswitch:fleet:f",
+      ]);
+      await say("svc:bots:killswitch:fleet:f", false);
+      expect(events).toEqual([
+        "a engage svc:bots:killswitch:bot:a flatten a only",
+        "b engage svc:bots:killswitch:fleet:f flatten fleet",
+        "a release",
+        "b release",
+      ]);
+
+      // A stopped watcher hears nothing more.
+      await watchers[1]!.stop();
+      await say("svc:bots:killswitch:platform:platform", true, "all");
+      expect(events.slice(4)).toEqual([
+        "a engage svc:bots:killswitch:platform:platform flatten all",
+      ]);
+    } finally {
+      for (const w of watchers) await w.stop();
+    }
+  });
 });

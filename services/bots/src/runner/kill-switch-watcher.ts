@@ -8,6 +8,7 @@ import {
 } from "@svc/lib/contracts";
 import { withDeadline } from "@svc/lib/deadline";
 import type { KeyValueStore } from "@svc/lib/kv";
+import type { KillSwitchChanged } from "@svc/gen/svc/events/v1/events_pb.js";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 
 export type HaltModeName = KillSwitchModeName;
@@ -30,6 +31,32 @@ function parseValue(key: string, value: string): Engagement {
 }
 
 /**
+ * What one broadcast says, worked out once for every runner of the process that hears it: the
+ * hub hands them all the same message object, one after another, so the last one seen is cached.
+ * `at` is when the process heard it (what a poll that began before it must not undo).
+ */
+let lastHeard: { e: KillSwitchChanged; at: number; engagement: Engagement | null } | undefined;
+function hearing(e: KillSwitchChanged): { at: number; engagement: Engagement | null } {
+  if (lastHeard?.e !== e)
+    lastHeard = {
+      e,
+      at: performance.now(),
+      engagement: e.engaged
+        ? Object.freeze({
+            key: e.key,
+            mode: killSwitchModeName(e.mode),
+            reason: e.reason,
+            broadcast: Object.freeze({
+              sentAtMs: e.sentAt ? timestampMs(e.sentAt) : NaN,
+              traceparent: e.traceparent,
+            }),
+          })
+        : null,
+    };
+  return lastHeard;
+}
+
+/**
  * Watches the kill-switch keys of one runner: the bus broadcast makes it react at once, the
  * key-value poll every `pollMs` catches what the broadcast missed and is the truth on release.
  * An engagement the broadcast announced holds until a poll has seen its key, or a broadcast
@@ -47,24 +74,23 @@ export function watchKillSwitch(o: {
   onRelease(): void;
   onBlind(blind: boolean): void;
 }): { stop(): Promise<void>; engaged(): Engagement | null } {
-  const state = new Map<string, Engagement>();
+  // Per key, by its position in o.keys: arrays made once, so a broadcast heard by every runner
+  // of a process allocates nothing per runner.
+  const state: Array<Engagement | null> = o.keys.map(() => null);
   // A poll that began before a broadcast must not undo it (the key may have been read just before it was set).
-  const touched = new Map<string, number>();
+  const touched = o.keys.map(() => -Infinity);
   // Keys a broadcast engaged that no poll has seen set yet.
-  const unconfirmed = new Set<string>();
+  const unconfirmed = o.keys.map(() => false);
   let current: Engagement | null = null;
   let failures = 0;
   let blind = false;
   let stopped = false;
 
   const settle = () => {
-    // The most general engaged key (platform, fleet, bot); a loop, not map and find: on a
-    // broadcast every runner of the process runs this at once.
+    // The most general engaged key (platform, fleet, bot); a loop, not find: on a broadcast
+    // every runner of the process runs this at once.
     let next: Engagement | null = null;
-    for (const k of o.keys) {
-      next = state.get(k) ?? null;
-      if (next) break;
-    }
+    for (let i = 0; i < state.length && !next; i++) next = state[i]!;
     if (next && !current) o.onEngage(next);
     if (!next && current) o.onRelease();
     current = next;
@@ -72,23 +98,12 @@ export function watchKillSwitch(o: {
 
   // A malformed broadcast never reaches here (the reader drops it); the poll still runs. The
   // process's one subscription hands this runner only the broadcasts of its own keys.
-  const listener = listenKillSwitchKeys(o.bus, o.keys, (e) => {
-    touched.set(e.key, performance.now());
-    if (e.engaged) {
-      state.set(e.key, {
-        key: e.key,
-        mode: killSwitchModeName(e.mode),
-        reason: e.reason,
-        broadcast: {
-          sentAtMs: e.sentAt ? timestampMs(e.sentAt) : NaN,
-          traceparent: e.traceparent,
-        },
-      });
-      unconfirmed.add(e.key);
-    } else {
-      state.delete(e.key);
-      unconfirmed.delete(e.key);
-    }
+  const listener = listenKillSwitchKeys(o.bus, o.keys, (e, i) => {
+    if (stopped) return;
+    const heard = hearing(e);
+    touched[i] = heard.at;
+    state[i] = heard.engagement;
+    unconfirmed[i] = e.engaged;
     settle();
   });
 
@@ -99,11 +114,11 @@ export function watchKillSwitch(o: {
       const values = await withDeadline(o.kv.getMany(o.keys), o.pollMs, "kill-switch key poll");
       failures = 0;
       o.keys.forEach((k, i) => {
-        if ((touched.get(k) ?? -1) >= started) return;
+        if (touched[i]! >= started) return;
         if (values[i]) {
-          state.set(k, parseValue(k, values[i]!));
-          unconfirmed.delete(k);
-        } else if (!unconfirmed.has(k)) state.delete(k);
+          state[i] = parseValue(k, values[i]!);
+          unconfirmed[i] = false;
+        } else if (!unconfirmed[i]) state[i] = null;
       });
       settle();
     } catch {
