@@ -44,7 +44,8 @@ describe("control-plane scale", () => {
     const res = await scale("bots", "?replicas=3");
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ deployment_name: "bots", replicas: 3, namespace: "trading" });
-    const sent = kube.requests.at(-1)!;
+    // The KillSwitch controller's watch talks to the same API server: find the scale among its calls.
+    const sent = kube.requests.filter((r) => r.path.startsWith("/apis/apps/")).at(-1)!;
     expect(sent).toMatchObject({
       method: "PATCH",
       path: "/apis/apps/v1/namespaces/trading/deployments/bots/scale",
