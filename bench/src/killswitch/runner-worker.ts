@@ -1,7 +1,15 @@
-// One worker thread of the kill-switch benchmark: N real BotRunner instances, each with its own
-// bus subscription and its own key-value poll loop, reporting when each drained and stopped.
+// One worker of the kill-switch benchmark: N real BotRunner instances, each with its own
+// kill-switch watcher (the process's one bus subscription fans out to them; each polls its keys
+// on its own), recording when each drained and stopped. The times go to the parent in one message
+// once every runner of the worker has stopped (or when the parent asks): one IPC message per
+// runner would be work this process and the parent do while other workers are still fanning out
+// the broadcast, which is the bench's cost, not the runners'. The times are read from a clock
+// without a BigInt per reading (clock.ts).
 import { parentPort, workerData } from "node:worker_threads";
 import { openEventBus } from "@svc/lib/bus";
+import { killSwitchKey, listenKillSwitchKeys } from "@svc/lib/contracts";
+import { withDeadline } from "@svc/lib/deadline";
+import { sharedClock } from "./clock.js";
 import { openKeyValueStore } from "@svc/lib/kv";
 import {
   BotRunner,
@@ -14,7 +22,7 @@ import {
 // A worker thread, or (drain-latency.ts --processes) a child process of its own with an IPC
 // channel: the same runners, reporting the same way.
 const port = parentPort ?? {
-  postMessage: (m: unknown) => process.send!(m),
+  postMessage: (m: unknown) => void process.send!(m),
   on: (_: "message", fn: (m: unknown) => void) => process.on("message", fn),
 };
 const { count, natsUrl, redisUrl, pollMs, speed, offset } = (workerData ??
@@ -26,11 +34,48 @@ const { count, natsUrl, redisUrl, pollMs, speed, offset } = (workerData ??
   speed: number;
   offset: number;
 };
-const now = () => Number(process.hrtime.bigint()) / 1e6;
+// The monotonic clock every process of the bench shares (hrtime), read without a BigInt per call.
+const now = sharedClock();
+const say = (what: string) => {
+  if (process.env.BENCH_VERBOSE)
+    console.error(`${new Date().toISOString()} worker ${offset} ${what}`);
+};
 const bus = await openEventBus({ url: natsUrl });
 const kv = await openKeyValueStore({ url: redisUrl });
 const bars = generateBars({ seed: 1, count: 10_000 });
 const { family, params } = resolveStrategy("ma_crossover", { fast: 3, slow: 8 });
+
+const draining = new Float64Array(count).fill(NaN);
+const stopped = new Float64Array(count).fill(NaN);
+const frozen = new Float64Array(count).fill(NaN);
+let stoppedCount = 0;
+let frozenCount = 0;
+// When the broadcast reached this process (the first handler of its subscription is this one,
+// ahead of every runner's), and the process's CPU time from then until its last runner stopped.
+let heard = NaN;
+let cpuAtHeard: NodeJS.CpuUsage | undefined;
+let cpuMs = NaN;
+const heardListener = listenKillSwitchKeys(bus, [killSwitchKey("platform", "platform")], (e) => {
+  if (!e.engaged || cpuAtHeard) return;
+  heard = now();
+  cpuAtHeard = process.cpuUsage();
+});
+let reported = false;
+const report = () => {
+  if (reported) return;
+  reported = true;
+  port.postMessage({
+    heard,
+    cpuMs,
+    draining: Array.from(draining),
+    stopped: Array.from(stopped),
+    frozen: Array.from(frozen),
+  });
+};
+
+// Other workers may still be handing the broadcast to their runners when this one is done: its
+// report (and the parent reading it) waits until they are, so it takes no CPU from them.
+const reportSoon = () => void setTimeout(report, 250);
 
 const watchers: Array<ReturnType<typeof watchKillSwitch>> = [];
 for (let i = 0; i < count; i++) {
@@ -52,14 +97,22 @@ for (let i = 0; i < count; i++) {
       keys: keysFor(slug, "bench"),
       pollMs,
       onEngage: () => {
-        const draining = now();
-        void runner
-          .halt("bench", "cancel")
-          .then(() => port.postMessage({ draining, stopped: now() }));
+        draining[i] = now();
+        void runner.halt("bench", "cancel").then(() => {
+          stopped[i] = now();
+          if (++stoppedCount < count) return;
+          if (cpuAtHeard) {
+            const cpu = process.cpuUsage(cpuAtHeard);
+            cpuMs = (cpu.user + cpu.system) / 1000;
+          }
+          reportSoon();
+        });
       },
       onRelease: () => {},
       onBlind: (blind) => {
-        if (blind) port.postMessage({ frozen: now() });
+        if (!blind) return;
+        frozen[i] = now();
+        if (++frozenCount === count) reportSoon();
       },
     }),
   );
@@ -67,9 +120,17 @@ for (let i = 0; i < count; i++) {
 port.postMessage({ ready: count });
 port.on("message", async (m) => {
   if (m === "stop") {
+    report();
+    // A process's message is written asynchronously: exit once it has left.
+    if (!parentPort) await new Promise((resolve) => process.send!("stopping", resolve));
+    say("reported");
+    await heardListener.stop();
     for (const w of watchers) await w.stop();
-    await bus.close().catch(() => undefined);
-    await kv.close().catch(() => undefined);
+    say("watchers stopped");
+    // The process exits next: a close that does not end in a second (Redis's QUIT has no
+    // deadline of its own) must not keep it, and the round, waiting.
+    await withDeadline(bus.close(), 1_000, "bus close").catch(() => undefined);
+    await withDeadline(kv.close(), 1_000, "kv close").catch(() => say("kv close timed out"));
     process.exit(0);
   }
 });
