@@ -86,3 +86,40 @@ describe("redis store and a plain Redis client see the same keys", () => {
     );
   });
 });
+
+// Thousands of kill-switch watchers in one process poll together (they start together): each
+// poll must be answered, and Redis must not be sent one command per watcher. One MGET each once
+// queued 10,000 commands on one connection that outlived their deadlines unwritten, after which
+// the client failed every poll (reproduced with node-redis 5.12 at load 6 on 2 cores).
+describe("key-value store: redis, a burst of polls", () => {
+  it("answers 10,000 reads started at once with a few MGETs", async () => {
+    const kv = await openKeyValueStore({ url: redisUrl });
+    const admin = createClient({ url: redisUrl });
+    await admin.connect();
+    const mgets = async () => {
+      const line = (await admin.info("commandstats"))
+        .split("\n")
+        .find((l) => l.startsWith("cmdstat_mget:"));
+      return Number(/calls=(\d+)/.exec(line ?? "")?.[1] ?? 0);
+    };
+    const ns = `svc-test:${randomBytes(4).toString("hex")}:`;
+    try {
+      await kv.set(`${ns}platform`, "engaged");
+      const before = await mgets();
+      for (let round = 0; round < 3; round++) {
+        const answers = await Promise.all(
+          Array.from({ length: 10_000 }, (_, i) =>
+            kv.getMany([`${ns}platform`, `${ns}fleet:${i % 10}`, `${ns}bot:${i}`]),
+          ),
+        );
+        expect(answers.filter((a) => a[0] === "engaged" && a[2] === null)).toHaveLength(10_000);
+      }
+      // Other test files share this Redis: a bound far under one command per read.
+      expect((await mgets()) - before).toBeLessThan(1_000);
+    } finally {
+      await kv.delete(`${ns}platform`);
+      await kv.close();
+      await admin.quit();
+    }
+  });
+});

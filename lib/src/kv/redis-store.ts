@@ -1,5 +1,6 @@
 import { createClient } from "redis";
 import { withDeadline } from "../deadline/index.js";
+import { coalescedReads } from "./coalesced-reads.js";
 import type { KeyValueStore } from "./key-value-store.js";
 
 /**
@@ -45,10 +46,11 @@ export async function createRedisStore(
       );
     }
   };
+  const mGetTogether = coalescedReads((keys) => client.mGet(keys));
   return {
     get: (key) => wrap("get", () => client.get(key)),
     getMany: (keys) =>
-      keys.length === 0 ? Promise.resolve([]) : wrap("mget", () => client.mGet(keys)),
+      keys.length === 0 ? Promise.resolve([]) : wrap("mget", () => mGetTogether(keys)),
     set: (key, value, opts) =>
       wrap(
         "set",
@@ -85,7 +87,8 @@ export async function createRedisStore(
       try {
         // QUIT needs the server: without it, it would wait for a reconnect that may never come.
         if (!client.isReady) throw new Error("not connected");
-        await client.quit();
+        // A Redis that hangs never answers QUIT: a close must still end.
+        await withDeadline(client.quit(), timeoutMs, "Redis quit");
       } catch {
         // Quitting needs the server; without it, drop the connection attempts instead.
         try {
