@@ -12,6 +12,7 @@ export { startProcessTelemetry } from "./process-telemetry.js";
 export {
   metricsRegistry,
   killSwitchPropagation,
+  killSwitchPollFailures,
   orderPathDuration,
   outboxLag,
   outboxPublished,

@@ -33,6 +33,12 @@ export const killSwitchPropagation = new Histogram({
   registers: [metricsRegistry],
 });
 
+export const killSwitchPollFailures = new Counter({
+  name: "svc_killswitch_poll_failures_total",
+  help: "Kill-switch key polls that failed or passed their deadline. The poll is a runner's fallback when a broadcast is missed: while the bus is up a runner does not count itself blind, so this is where a dead fallback shows.",
+  registers: [metricsRegistry],
+});
+
 export const orderPathDuration = new Histogram({
   name: "svc_order_path_seconds",
   help: "A paper session's decision that moves its position: through the risk controls and the broker until its events are recorded.",

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createMemoryBus } from "@svc/lib/bus";
 import { publishKillSwitchChanged } from "@svc/lib/contracts";
 import { createMemoryStore, type KeyValueStore } from "@svc/lib/kv";
+import { metricsRegistry } from "@svc/lib/telemetry";
 import { eventually } from "../../../../test/support/until.js";
 import { watchKillSwitch } from "./kill-switch-watcher.js";
 
@@ -62,6 +63,39 @@ describe("the kill-switch watcher", () => {
       await kv.afterPolls(2);
       expect(w.engaged()).toBeNull();
       expect(events).toEqual(["engage:drill", "release"]);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it("counts its failed polls where an operator sees them, though the bus being up keeps it from going blind", async () => {
+    const failures = async () =>
+      (await metricsRegistry.getSingleMetric("svc_killswitch_poll_failures_total")!.get()).values[0]
+        ?.value ?? 0;
+    const before = await failures();
+    let failed = 0;
+    const broken: KeyValueStore = {
+      ...createMemoryStore(),
+      getMany: () => (failed++, Promise.reject(new Error("the store is gone"))),
+    };
+    const blindness: boolean[] = [];
+    const w = watchKillSwitch({
+      kv: broken,
+      bus: createMemoryBus(),
+      keys: [KEY],
+      pollMs: 5,
+      onEngage: () => {},
+      onRelease: () => {},
+      onBlind: (b) => blindness.push(b),
+    });
+    try {
+      await eventually(
+        "four polls fail",
+        () => failed,
+        (n) => n >= 4,
+      );
+      expect(blindness).toEqual([]);
+      expect((await failures()) - before).toBeGreaterThanOrEqual(3);
     } finally {
       await w.stop();
     }

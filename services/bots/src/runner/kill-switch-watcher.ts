@@ -7,6 +7,7 @@ import {
   type KillSwitchModeName,
 } from "@svc/lib/contracts";
 import { withDeadline } from "@svc/lib/deadline";
+import { killSwitchPollFailures } from "@svc/lib/telemetry";
 import type { KeyValueStore } from "@svc/lib/kv";
 import type { KillSwitchChanged } from "@svc/gen/svc/events/v1/events_pb.js";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
@@ -123,6 +124,7 @@ export function watchKillSwitch(o: {
       settle();
     } catch {
       failures++;
+      killSwitchPollFailures.inc();
     }
     const nowBlind = failures >= 3 && !o.bus.connected();
     if (nowBlind !== blind) {
