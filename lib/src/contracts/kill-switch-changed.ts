@@ -72,7 +72,17 @@ export function listenKillSwitchKeys(
       if (!on) return;
       // Thousands of runners of a process hear one broadcast: walk an array, not the set.
       const list = (on.list ??= [...on.listeners]);
-      for (let i = 0; i < list.length; i++) list[i]!.handler(e, list[i]!.index);
+      // One listener that throws must not keep the runners after it from halting: every one
+      // hears the broadcast, then the first failure goes on as it would have.
+      let failure: { err: unknown } | undefined;
+      for (let i = 0; i < list.length; i++) {
+        try {
+          list[i]!.handler(e, list[i]!.index);
+        } catch (err) {
+          failure ??= { err };
+        }
+      }
+      if (failure) throw failure.err;
     });
     hub = { subscription, byKey };
     hubs.set(bus, hub);
