@@ -51,7 +51,10 @@ const outAt = process.argv.indexOf("--out");
 interface Report {
   heard: number;
   cpuMs: number;
+  /** When each runner stopped starting bars (the gate, or its halt). */
   draining: number[];
+  /** When the fan-out called each runner's halt. */
+  halted: number[];
   stopped: number[];
   frozen: number[];
 }
@@ -218,6 +221,7 @@ async function round(label: string, fault: Fault) {
   await redis.stop();
   const drain = sorted(reports.flatMap((r) => r.draining.map((t) => t - t0)));
   const stop = sorted(reports.flatMap((r) => r.stopped.map((t) => t - t0)));
+  const halt = sorted(reports.flatMap((r) => r.halted.map((t) => t - t0)));
   const row = {
     path: label,
     runners,
@@ -225,6 +229,8 @@ async function round(label: string, fault: Fault) {
     draining_p50_ms: q(drain, 0.5),
     draining_p99_ms: q(drain, 0.99),
     draining_max_ms: q(drain, 1),
+    halt_called_p50_ms: q(halt, 0.5),
+    halt_called_p99_ms: q(halt, 0.99),
     stopped_p99_ms: q(stop, 0.99),
     stopped_max_ms: q(stop, 1),
     load_average_1m_at_start: loadAtStart,
@@ -244,7 +250,7 @@ async function round(label: string, fault: Fault) {
 function breakdown(reports: Report[], t0: number, published: number, answered: number) {
   const heard = sorted(reports.map((r) => r.heard - t0));
   const fanOut = sorted(
-    reports.map((r) => sorted(r.draining).at(-1)! - r.heard).filter((x) => x >= 0),
+    reports.map((r) => sorted(r.halted).at(-1)! - r.heard).filter((x) => x >= 0),
   );
   const lastStopped = sorted(reports.map((r) => sorted(r.stopped).at(-1)! - t0));
   const cpu = sorted(reports.map((r) => r.cpuMs));
@@ -252,7 +258,7 @@ function breakdown(reports: Report[], t0: number, published: number, answered: n
     engage_request_to_publish_ms: round1(published - t0),
     engage_request_answered_ms: round1(answered),
     worker_heard_broadcast_ms: { first: q(heard, 0), last: q(heard, 1) },
-    worker_fan_out_to_last_draining_ms: {
+    worker_fan_out_to_last_halt_called_ms: {
       min: q(fanOut, 0),
       median: q(fanOut, 0.5),
       max: q(fanOut, 1),

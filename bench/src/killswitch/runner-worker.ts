@@ -46,6 +46,8 @@ const bars = generateBars({ seed: 1, count: 10_000 });
 const { family, params } = resolveStrategy("ma_crossover", { fast: 3, slow: 8 });
 
 const draining = new Float64Array(count).fill(NaN);
+// When the watcher called the runner's halt: the fan-out reached it.
+const halted = new Float64Array(count).fill(NaN);
 const stopped = new Float64Array(count).fill(NaN);
 const frozen = new Float64Array(count).fill(NaN);
 let stoppedCount = 0;
@@ -68,6 +70,7 @@ const report = () => {
     heard,
     cpuMs,
     draining: Array.from(draining),
+    halted: Array.from(halted),
     stopped: Array.from(stopped),
     frozen: Array.from(frozen),
   });
@@ -78,9 +81,42 @@ const report = () => {
 const reportSoon = () => void setTimeout(report, 250);
 
 const watchers: Array<ReturnType<typeof watchKillSwitch>> = [];
+const runners: BotRunner[] = [];
+// The runners' own clock (performance.now()) on the shared one.
+const sharedOffset = now() - performance.now();
 for (let i = 0; i < count; i++) {
   const slug = `bench-${offset + i}`;
-  const runner = new BotRunner({
+  // The watcher first: it is the runner's gate, as in a paper session.
+  const watcher = watchKillSwitch({
+    kv,
+    bus,
+    keys: keysFor(slug, "bench"),
+    pollMs,
+    onEngage: () => {
+      halted[i] = now();
+      const stopping = runners[i]!;
+      // Draining from when it stopped starting bars: the gate's time if the broadcast closed
+      // it, or this halt's.
+      void stopping.halt("bench", "cancel").then(() => {
+        draining[i] = stopping.drainingSince + sharedOffset;
+        stopped[i] = now();
+        if (++stoppedCount < count) return;
+        if (cpuAtHeard) {
+          const cpu = process.cpuUsage(cpuAtHeard);
+          cpuMs = (cpu.user + cpu.system) / 1000;
+        }
+        reportSoon();
+      });
+    },
+    onRelease: () => {},
+    onBlind: (blind) => {
+      if (!blind) return;
+      frozen[i] = now();
+      if (++frozenCount === count) reportSoon();
+    },
+  });
+  watchers.push(watcher);
+  runners[i] = new BotRunner({
     symbol: "X",
     bars,
     startIndex: 0,
@@ -89,33 +125,8 @@ for (let i = 0; i < count; i++) {
     costs: { feeBps: 1, slippageBps: 1, positionSize: 1 },
     broker: { cash: 1e5, units: 0 },
     sink: async () => {},
+    killSwitch: watcher,
   });
-  watchers.push(
-    watchKillSwitch({
-      kv,
-      bus,
-      keys: keysFor(slug, "bench"),
-      pollMs,
-      onEngage: () => {
-        draining[i] = now();
-        void runner.halt("bench", "cancel").then(() => {
-          stopped[i] = now();
-          if (++stoppedCount < count) return;
-          if (cpuAtHeard) {
-            const cpu = process.cpuUsage(cpuAtHeard);
-            cpuMs = (cpu.user + cpu.system) / 1000;
-          }
-          reportSoon();
-        });
-      },
-      onRelease: () => {},
-      onBlind: (blind) => {
-        if (!blind) return;
-        frozen[i] = now();
-        if (++frozenCount === count) reportSoon();
-      },
-    }),
-  );
 }
 port.postMessage({ ready: count });
 port.on("message", async (m) => {

@@ -42,10 +42,18 @@ interface KeyListener {
   index: number;
 }
 
+/** One key as this process's subscription hears it. */
+interface HeardKey {
+  listeners: Set<KeyListener>;
+  /** The listeners as an array, made on the first broadcast after a change. */
+  list: KeyListener[] | null;
+  /** When (performance.now()) the last broadcast engaging this key reached the process. */
+  engagedAt: number;
+}
+
 interface KillSwitchHub {
   subscription: BusSubscription;
-  /** Per key, its listeners, and an array of them made on the first broadcast after a change. */
-  byKey: Map<string, { listeners: Set<KeyListener>; list: KeyListener[] | null }>;
+  byKey: Map<string, HeardKey>;
 }
 
 // One subscription per bus (per process), however many runners watch: each broadcast is decoded
@@ -58,18 +66,26 @@ const hubs = new WeakMap<EventBus, KillSwitchHub>();
  * key gets the same message object: a handler only reads it. `stop` leaves (a listener that
  * leaves while a broadcast is being handed out may still hear that one); the last to leave
  * closes the subscription.
+ *
+ * `engagedSince(t)` is the gate a runner asks before each bar: when (performance.now()) a
+ * broadcast engaging one of these keys reached the process after `t`, or NaN. It is set once per
+ * broadcast for every listener of the key, before the fan-out: the cost of stopping a process's
+ * runners does not grow with their number.
  */
 export function listenKillSwitchKeys(
   bus: EventBus,
   keys: readonly string[],
   handler: (e: KillSwitchChanged, index: number) => void,
-): { stop(): Promise<void> } {
+): { stop(): Promise<void>; engagedSince(t: number): number } {
   let hub = hubs.get(bus);
   if (!hub) {
     const byKey: KillSwitchHub["byKey"] = new Map();
     const subscription = listenKillSwitchChanged(bus, (e) => {
       const on = byKey.get(e.key);
       if (!on) return;
+      // Before any listener is called: a runner that asks the gate below stops trading from
+      // this instant, however long the fan-out to the thousands of listeners after it takes.
+      if (e.engaged) on.engagedAt = performance.now();
       // Thousands of runners of a process hear one broadcast: walk an array, not the set.
       const list = (on.list ??= [...on.listeners]);
       // One listener that throws must not keep the runners after it from halting: every one
@@ -89,14 +105,26 @@ export function listenKillSwitchKeys(
   }
   const joined = hub;
   const mine = keys.map((key, index) => ({ key, listener: { handler, index } }));
+  // A key's entry lives as long as it has a listener, so these stay the ones broadcasts update.
+  const heard: HeardKey[] = [];
   for (const { key, listener } of mine) {
     let on = joined.byKey.get(key);
-    if (!on) joined.byKey.set(key, (on = { listeners: new Set(), list: null }));
+    if (!on)
+      joined.byKey.set(key, (on = { listeners: new Set(), list: null, engagedAt: -Infinity }));
     on.listeners.add(listener);
     on.list = null;
+    heard.push(on);
   }
   let stopped = false;
   return {
+    engagedSince(t: number): number {
+      let at = NaN;
+      for (let i = 0; i < heard.length; i++) {
+        const engagedAt = heard[i]!.engagedAt;
+        if (engagedAt > t && !(engagedAt >= at)) at = engagedAt;
+      }
+      return at;
+    },
     async stop() {
       if (stopped) return;
       stopped = true;

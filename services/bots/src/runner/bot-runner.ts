@@ -51,6 +51,12 @@ export interface RunnerOptions {
   reduceOnly?: () => string | undefined;
   /** Persists a batch of events in order (bot_events); the runner waits for it. */
   sink: (events: RunnerEvent[]) => Promise<void>;
+  /**
+   * The kill-switch gate of the runner's keys (its watcher's `engagedSince`): asked before every
+   * bar, so a broadcast stops the runner the moment its process hears it, before the watcher's
+   * `onEngage` gets to this runner among thousands and calls `halt`.
+   */
+  killSwitch?: { engagedSince(t: number): number };
 }
 
 /**
@@ -63,7 +69,10 @@ export interface RunnerOptions {
  * The kill-switch watcher drives `halt` and `release`.
  */
 export class BotRunner {
-  phase: Phase = "Running";
+  private ownPhase: Phase = "Running";
+  /** When (performance.now()) it stopped starting bars: a halt, or a kill-switch broadcast. */
+  private stoppedTradingAt = NaN;
+  private readonly startedAt = performance.now();
   private readonly broker: SimulatedBroker;
   private readonly pipeline: OrderPipeline;
   private pending: RunnerEvent[] = [];
@@ -105,6 +114,34 @@ export class BotRunner {
       this.pipeline.resumeAt(target);
     }
     this.done = this.loop();
+  }
+
+  /**
+   * Running until a halt or a kill-switch broadcast (the gate) stops it: Draining from that
+   * instant (no bar is started, nothing ordered or filled), Stopped once the halt is done.
+   */
+  get phase(): Phase {
+    if (this.ownPhase === "Running" && this.gateClosed()) return "Draining";
+    return this.ownPhase;
+  }
+
+  set phase(phase: Phase) {
+    this.ownPhase = phase;
+  }
+
+  /** When the runner stopped starting bars (performance.now()), or NaN while it trades. */
+  get drainingSince(): number {
+    this.gateClosed();
+    return this.stoppedTradingAt;
+  }
+
+  /** Whether a broadcast engaging one of its keys reached the process since it started; latched. */
+  private gateClosed(): boolean {
+    if (!Number.isNaN(this.stoppedTradingAt)) return true;
+    const at = this.o.killSwitch?.engagedSince(this.startedAt) ?? NaN;
+    if (Number.isNaN(at)) return false;
+    this.stoppedTradingAt = at;
+    return true;
   }
 
   /** Resolves when the session ends: out of bars, or stopped. */
@@ -240,11 +277,13 @@ export class BotRunner {
 
   /** Running -> Draining (mode applied) -> Stopped; every step recorded. */
   async halt(reason: string, mode: HaltMode = "cancel"): Promise<void> {
-    if (this.phase !== "Running") return;
-    // Draining from this instant: the loop starts no bar, so nothing is ordered or filled. The
-    // work of stopping waits one microtask, so a broadcast heard by thousands of runners of one
-    // process marks them all before any of them does it.
-    this.phase = "Draining";
+    if (this.ownPhase !== "Running") return;
+    // Draining from this instant (or from the broadcast, if the gate closed first): the loop
+    // starts no bar, so nothing is ordered or filled. The work of stopping waits one microtask,
+    // so a broadcast heard by thousands of runners of one process marks them all before any of
+    // them does it.
+    if (!this.gateClosed()) this.stoppedTradingAt = performance.now();
+    this.ownPhase = "Draining";
     await Promise.resolve();
     this.wake?.();
     this.pending.push({ type: "phase_changed", data: { phase: "Draining", reason } });

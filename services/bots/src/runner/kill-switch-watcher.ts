@@ -57,6 +57,18 @@ function hearing(e: KillSwitchChanged): { at: number; engagement: Engagement | n
   return lastHeard;
 }
 
+export interface KillSwitchWatcher {
+  stop(): Promise<void>;
+  /** The engagement that holds now (the most general engaged key), or null. */
+  engaged(): Engagement | null;
+  /**
+   * When (performance.now()) a broadcast engaging one of the keys reached this process after
+   * `t`, or NaN: the runner's gate (`RunnerOptions.killSwitch`), set for every runner of the
+   * process at once, before `onEngage` is called for each.
+   */
+  engagedSince(t: number): number;
+}
+
 /**
  * Watches the kill-switch keys of one runner: the bus broadcast makes it react at once, the
  * key-value poll every `pollMs` catches what the broadcast missed and is the truth on release.
@@ -74,7 +86,7 @@ export function watchKillSwitch(o: {
   onEngage(e: Engagement): void;
   onRelease(): void;
   onBlind(blind: boolean): void;
-}): { stop(): Promise<void>; engaged(): Engagement | null } {
+}): KillSwitchWatcher {
   // Per key, by its position in o.keys: arrays made once, so a broadcast heard by every runner
   // of a process allocates nothing per runner.
   const state: Array<Engagement | null> = o.keys.map(() => null);
@@ -149,5 +161,6 @@ export function watchKillSwitch(o: {
       await listener.stop();
     },
     engaged: () => current,
+    engagedSince: (t) => listener.engagedSince(t),
   };
 }

@@ -322,6 +322,9 @@ export class PaperSessions {
       reduceOnly: () => this.reduceOnlyReason(),
       risk,
       sink,
+      // The park that halts it is chained behind the session's other steps (an unpark's writes,
+      // say): the gate stops its bars the moment the broadcast is heard, whatever they wait on.
+      killSwitch: session.watcher,
     });
     session.runner = runner;
     session.parked = false;
