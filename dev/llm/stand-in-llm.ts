@@ -19,6 +19,8 @@ export interface StandInLlm {
   baseUrl: string;
   /** The request bodies received, in order (tests read the tools and history sent). */
   requests: ChatRequest[];
+  /** How many requests the caller went away from before their answer ended (cancelled). */
+  cancelled(): number;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,8 @@ type Plan =
 export async function startStandInLlm(port = 0, host = "127.0.0.1"): Promise<StandInLlm> {
   const requests: ChatRequest[] = [];
   const hanging = new Set<ServerResponse>();
+  let cancelled = 0;
+  let closing = false;
   const server = createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
@@ -63,6 +67,9 @@ export async function startStandInLlm(port = 0, host = "127.0.0.1"): Promise<Sta
     for await (const chunk of req) raw += String(chunk);
     const body = JSON.parse(raw) as ChatRequest;
     requests.push(body);
+    res.on("close", () => {
+      if (!res.writableFinished && !closing) cancelled++;
+    });
     const plan = planFor(body);
     if (plan.kind === "hang") {
       hanging.add(res);
@@ -167,7 +174,9 @@ export async function startStandInLlm(port = 0, host = "127.0.0.1"): Promise<Sta
   return {
     baseUrl: `http://${host}:${bound}/v1`,
     requests,
+    cancelled: () => cancelled,
     async close() {
+      closing = true;
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

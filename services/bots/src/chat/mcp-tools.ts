@@ -38,9 +38,11 @@ export async function openMcpSession(
 ): Promise<McpSession> {
   const client = new Client({ name: "svc-research-chat", version: "1.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
-  await client.connect(transport, { timeout: timeoutMs, signal });
+  await whileAsked(signal, (s) => client.connect(transport, { timeout: timeoutMs, signal: s }));
   try {
-    const { tools } = await client.listTools({}, { timeout: timeoutMs, signal });
+    const { tools } = await whileAsked(signal, (s) =>
+      client.listTools({}, { timeout: timeoutMs, signal: s }),
+    );
     return {
       tools: tools.map((t) => ({
         name: t.name,
@@ -48,10 +50,9 @@ export async function openMcpSession(
         inputSchema: t.inputSchema as Record<string, unknown>,
       })),
       async call(name, args) {
-        const r = await client.callTool({ name, arguments: args }, undefined, {
-          timeout: timeoutMs,
-          signal,
-        });
+        const r = await whileAsked(signal, (s) =>
+          client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs, signal: s }),
+        );
         const text = (r.content as Array<{ type: string; text?: string }>)
           .map((c) => (c.type === "text" ? (c.text ?? "") : `[${c.type}]`))
           .join("\n");
@@ -65,5 +66,26 @@ export async function openMcpSession(
   } catch (err) {
     await client.close();
     throw err;
+  }
+}
+
+/**
+ * Runs one request under a signal of its own that follows `signal` only while the request is
+ * out. The SDK never stops listening to a request's signal: given the session's, an abort after
+ * the answer sent a notifications/cancelled for every request the session had ever made.
+ */
+async function whileAsked<T>(
+  signal: AbortSignal | undefined,
+  request: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
+  if (!signal) return request(undefined);
+  const own = new AbortController();
+  const follow = () => own.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener("abort", follow, { once: true });
+  try {
+    return await request(own.signal);
+  } finally {
+    signal.removeEventListener("abort", follow);
   }
 }

@@ -121,79 +121,91 @@ export function createChatHandlers(
         conversation,
         answerHoldMs(deps.llm.timeoutMs),
       );
+      // Everything the answer runs on stops with `stop`: the person gone (before the first event
+      // too: an aborted signal fires no more events), a switch engaged, or the stream given up
+      // by its reader (return() at any yield, the first included, without the signal aborting).
+      const stop = new AbortController();
+      const onGone = () => stop.abort(ctx.signal.reason);
+      if (ctx.signal.aborted) onGone();
+      else ctx.signal.addEventListener("abort", onGone, { once: true });
+      let mcp: Awaited<ReturnType<typeof openTools>> | undefined;
+      let watch: { stop(): Promise<void> } | undefined;
+      let work: Promise<void> | undefined;
+      let halt: AgentHalt | undefined;
+      const transcript: NewChatMessage[] = [];
+      let tokens = 0;
+      let finalEvent: Event | undefined;
       try {
         const history = await repo.listMessages(db, conversation.id);
-        const stop = new AbortController();
-        const mcp = await openTools(p, ctx, stop.signal);
-
-        const onGone = () => stop.abort(ctx.signal.reason);
-        ctx.signal.addEventListener("abort", onGone);
-        let halt: AgentHalt | undefined;
-        const watch = deps.halts.watch((h) => {
+        mcp = await openTools(p, ctx, stop.signal);
+        watch = deps.halts.watch((h) => {
           halt = h;
           stop.abort(new Error(`halted: ${h.reason}`));
         });
         const queue = eventQueue<Event>();
-        const transcript: NewChatMessage[] = [];
-        let tokens = 0;
         const agentSubject = mcp?.agentSubject ?? "";
         yield {
           kind: { case: "started", value: { conversationId: conversation.id, agentSubject } },
         };
-        const work = runAgent({
-          llm: llmClient,
-          settings: deps.llm,
-          botName: bot.name,
-          history,
-          message: req.message,
-          ...(mcp ? { mcp: mcp.session } : {}),
-          emit: (e) => queue.push(toEvent(e, conversation.id)),
-          record: (m) => transcript.push(m),
-          count: (n) => (tokens += n),
-          signal: stop.signal,
-        }).then(
-          () => queue.end(),
-          (err: unknown) => queue.end(err),
-        );
-        let finalEvent: Event | undefined;
-        try {
-          for await (const e of queue.drain()) {
-            if (e.kind?.case === "final") finalEvent = e;
-            else yield e;
-          }
-        } catch (err) {
-          if (!halt) throw chatFailure(err);
-        } finally {
-          await work;
-          await watch.stop();
-          ctx.signal.removeEventListener("abort", onGone);
-          await mcp?.session.close().catch(() => undefined);
-          // What was said is kept, a halted answer's completed steps included.
-          const total = await store(conversation, hold, transcript, tokens).catch(
-            (err: unknown) => {
-              deps.log.warn({ err, conversation_id: conversation.id }, "chat not stored");
-              return undefined;
-            },
+        // Gone before the answer began (a switch, the person): the model is not asked.
+        if (!stop.signal.aborted) {
+          work = runAgent({
+            llm: llmClient,
+            settings: deps.llm,
+            botName: bot.name,
+            history,
+            message: req.message,
+            ...(mcp ? { mcp: mcp.session } : {}),
+            emit: (e) => queue.push(toEvent(e, conversation.id)),
+            record: (m) => transcript.push(m),
+            count: (n) => (tokens += n),
+            signal: stop.signal,
+          }).then(
+            () => queue.end(),
+            (err: unknown) => queue.end(err),
           );
-          if (finalEvent?.kind?.case === "final") {
-            finalEvent.kind.value.tokensUsed = BigInt(tokens);
-            finalEvent.kind.value.conversationTokens = BigInt(total ?? 0);
+          try {
+            for await (const e of queue.drain()) {
+              if (e.kind?.case === "final") finalEvent = e;
+              else yield e;
+            }
+          } catch (err) {
+            if (!halt) throw chatFailure(err);
           }
         }
-        if (halt) {
-          deps.log.info(
-            { conversation_id: conversation.id, bot_id: bot.id, scope: halt.scope },
-            "research chat halted",
-          );
-          yield { kind: { case: "halted", value: { scope: halt.scope, reason: halt.reason } } };
-          return;
-        }
-        if (finalEvent) yield finalEvent;
       } finally {
+        // An answer that ended on its own is past noticing; one left behind stops here, at once.
+        stop.abort(new Error("the answer's stream ended"));
+        await work;
+        await watch?.stop();
+        ctx.signal.removeEventListener("abort", onGone);
+        await mcp?.session.close().catch(() => undefined);
+        // What was said is kept (a halted or abandoned answer's completed steps included), with
+        // the tokens of the model calls that finished; the hold goes with it or, failing, below.
+        const total =
+          transcript.length === 0 && tokens === 0
+            ? undefined
+            : await store(conversation, hold, transcript, tokens).catch((err: unknown) => {
+                deps.log.warn({ err, conversation_id: conversation.id }, "chat not stored");
+                return undefined;
+              });
         await releaseBudget(db, hold).catch((err: unknown) =>
           deps.log.warn({ err, conversation_id: conversation.id }, "chat budget hold not released"),
         );
+        if (finalEvent?.kind?.case === "final") {
+          finalEvent.kind.value.tokensUsed = BigInt(tokens);
+          finalEvent.kind.value.conversationTokens = BigInt(total ?? 0);
+        }
       }
+      if (halt) {
+        deps.log.info(
+          { conversation_id: conversation.id, bot_id: bot.id, scope: halt.scope },
+          "research chat halted",
+        );
+        yield { kind: { case: "halted", value: { scope: halt.scope, reason: halt.reason } } };
+        return;
+      }
+      if (finalEvent) yield finalEvent;
     },
 
     async listConversations(req, ctx) {
