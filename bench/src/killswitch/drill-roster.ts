@@ -2,10 +2,11 @@
 // /kill-switch/drills waits for before it engages) on the all-in-one platform with N bots seeded
 // straight into the bots table, one of them (the last listed) with a running paper session. The
 // roster asks the bots service in-process, as all-in-one does (the router transport with the
-// internal interceptors): ListBots page by page, then each bot's deployments, 16 bots at a time;
-// the reference, in the same run, is the same roster with every bot asked at once (what it did
-// before, when it could list at most 999 bots). Runs alternate the two; wall and CPU time (this
-// process: the platform and the roster), each run checked to find the session; load average.
+// internal interceptors): ListRunningPaperBots, a page of up to 1000 running bots a call; the
+// reference, in the same run, is the roster as it was before that RPC (per-bot-roster.ts:
+// ListBots page by page, then each bot's deployments, 16 bots at a time). Runs alternate the
+// two; wall and CPU time (this process: the platform and the roster), each run checked to find
+// the session; load average.
 // Usage: npx tsx bench/src/killswitch/drill-roster.ts [--bots 1200] [--runs 5] [--postgres]
 import { writeFileSync } from "node:fs";
 import os from "node:os";
@@ -18,6 +19,7 @@ import { drillRosterFrom } from "@svc/killswitch";
 import { loadConfig } from "@svc/lib/config";
 import { internalInterceptors } from "@svc/lib/server";
 import { withScratchDatabase } from "../identity/scratch-database.js";
+import { perBotRoster } from "./per-bot-roster.js";
 import { machine } from "../machine.js";
 
 const arg = (name: string, fallback: number) => {
@@ -67,8 +69,8 @@ async function measure(databaseUrl?: string) {
       }),
     );
     const variants = {
-      bounded_16: drillRosterFrom(client, config.timeouts.dbMs),
-      all_at_once: drillRosterFrom(client, config.timeouts.dbMs, BOTS + 1),
+      running_paper_pages: drillRosterFrom(client, config.timeouts.dbMs),
+      per_bot_16: perBotRoster(client, config.timeouts.dbMs, 16),
     };
     const figures: Record<string, { wall_ms: number[]; cpu_ms: number[] }> = {};
     for (let run = 0; run < RUNS; run++)

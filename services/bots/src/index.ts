@@ -18,6 +18,7 @@ import { PaperSessions } from "./runtime/paper-sessions.js";
 import { externalControl, inProcessControl } from "./runtime/session-control.js";
 import { createRuntimeHandlers } from "./handlers/runtime-handlers.js";
 import { createRiskHandlers } from "./handlers/risk-handlers.js";
+import { createRunningPaperHandlers } from "./handlers/running-paper-handlers.js";
 import { createTrialHandlers } from "./handlers/trial-handlers.js";
 import { createBacktestResultsHandlers } from "./handlers/backtest-results-handlers.js";
 import { createDatasetHandlers } from "./handlers/dataset-handlers.js";
@@ -100,6 +101,7 @@ export async function createBotsModule(
   });
   const riskRoutes = createRiskHandlers({ db, sessions: control, log: platform.log });
   const trials = createTrialHandlers(db);
+  const runningPaper = createRunningPaperHandlers(db);
   const backtestResults = createBacktestResultsHandlers(db);
   const datasets = createDatasetHandlers({ db, maxBytes: platform.config.datasetMaxBytes });
   const complianceRuns = createComplianceRunHandlers({ db, tasks, hostId });
@@ -151,6 +153,7 @@ export async function createBotsModule(
           ...datasets,
           ...complianceRuns,
           ...chat,
+          ...runningPaper,
         }),
       );
       router.service(ControlPlaneService, controlPlane);

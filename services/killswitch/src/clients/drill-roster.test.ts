@@ -9,119 +9,70 @@ import {
 import { describe, expect, it } from "vitest";
 import {
   BotsService,
-  DeploymentStatus,
-  DeploymentTarget,
-  ListBotDeploymentsResponseSchema,
-  ListBotsResponseSchema,
-  ListBotVersionsResponseSchema,
-  type ListBotDeploymentsRequest,
-  type ListBotsRequest,
-  type ListBotVersionsRequest,
+  ListRunningPaperBotsResponseSchema,
+  type ListRunningPaperBotsRequest,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
-import { drillRosterFrom, ROSTER_CONCURRENCY } from "./drill-roster.js";
+import { drillRosterFrom } from "./drill-roster.js";
 
 /**
- * A bots service of `count` bots, paged by a token that is the next index, where only the bots
- * in `running` have a paper session. It records what a roster asks of it: the calls without a
- * deadline, the most calls in flight at once, and the bots whose deployments were asked.
+ * A bots service with `count` bots that run a paper session, paged by a token that is the next
+ * index; page `failOn` cannot be read. It records the pages asked and the calls without a
+ * deadline, and whether anything else was asked of it.
  */
-function botsService(count: number, running: Set<number>, failOn?: number) {
-  const seen = { undeadlined: 0, inFlight: 0, maxInFlight: 0, asked: [] as string[], pages: 0 };
-  const id = (i: number) => `bot-${i}`;
-  const timed = async <T>(ctx: HandlerContext, answer: () => T): Promise<T> => {
+function botsService(count: number, failOn?: number) {
+  const seen = { undeadlined: 0, pages: 0, limits: [] as number[] };
+  const deadlined = (ctx: HandlerContext) => {
     if (ctx.timeoutMs() === undefined) seen.undeadlined++;
-    seen.inFlight++;
-    seen.maxInFlight = Math.max(seen.maxInFlight, seen.inFlight);
-    try {
-      // A turn of the event loop, so calls started together are in flight together.
-      await new Promise((r) => setTimeout(r, 1));
-      return answer();
-    } finally {
-      seen.inFlight--;
-    }
   };
   const transport = createRouterTransport((r) =>
     r.service(BotsService, {
-      listBots: (req: ListBotsRequest, ctx) =>
-        timed(ctx, () => {
-          seen.pages++;
-          const from = req.pageToken ? Number(req.pageToken) : 0;
-          const to = Math.min(count, from + req.limit);
-          return create(ListBotsResponseSchema, {
-            items: Array.from({ length: to - from }, (_, k) => ({
-              id: id(from + k),
-              slug: `b${from + k}`,
-            })),
-            nextPageToken: to < count ? String(to) : "",
-          });
-        }),
-      listBotDeployments: (req: ListBotDeploymentsRequest, ctx) => {
-        seen.asked.push(req.botRef);
-        return timed(ctx, () => {
-          const i = Number(req.botRef.slice(4));
-          if (i === failOn)
-            throw new ConnectError("the bots service's database is gone", Code.Unavailable);
-          return create(ListBotDeploymentsResponseSchema, {
-            items: running.has(i)
-              ? [
-                  {
-                    target: DeploymentTarget.PAPER,
-                    status: DeploymentStatus.RUNNING,
-                    taskId: `pt-${i}`,
-                    version: 2,
-                  },
-                  // An ended session of the same bot is not judged.
-                  {
-                    target: DeploymentTarget.PAPER,
-                    status: DeploymentStatus.HALTED,
-                    taskId: `old-${i}`,
-                    version: 1,
-                  },
-                ]
-              : [],
-          });
+      listRunningPaperBots: (req: ListRunningPaperBotsRequest, ctx) => {
+        deadlined(ctx);
+        const page = seen.pages++;
+        seen.limits.push(req.limit);
+        if (page === failOn)
+          throw new ConnectError("the bots service's database is gone", Code.Unavailable);
+        const from = req.pageToken ? Number(req.pageToken) : 0;
+        const to = Math.min(count, from + req.limit);
+        return create(ListRunningPaperBotsResponseSchema, {
+          items: Array.from({ length: to - from }, (_, k) => ({
+            botId: `bot-${from + k}`,
+            slug: `b${from + k}`,
+            sessions: [
+              {
+                taskId: `pt-${from + k}`,
+                version: 2,
+                highFrequency: (from + k) % 2 === 1,
+                timeframe: "15s",
+              },
+            ],
+          })),
+          nextPageToken: to < count ? String(to) : "",
         });
       },
-      listBotVersions: (req: ListBotVersionsRequest, ctx) =>
-        timed(ctx, () =>
-          create(ListBotVersionsResponseSchema, {
-            items: [
-              { version: 1, spec: { universe: { timeframe: "1d" } } },
-              { version: 2, spec: { universe: { timeframe: "15s" } } },
-            ],
-          }),
-        ),
     }),
   );
   return { client: createClient(BotsService, transport), seen };
 }
 
 describe("a drill's roster, asked of the bots service", () => {
-  it("judges a session on the last of 2,500 bots: every page read, every bot asked once, a bounded number at a time, each call with its deadline", async () => {
-    const { client, seen } = botsService(2_500, new Set([0, 2_499]));
+  it("reads 2,500 running bots in three pages of 1,000, each call with its deadline, every session with its pace", async () => {
+    const { client, seen } = botsService(2_500);
     const roster = await drillRosterFrom(client, 5_000)();
-    expect(roster).toEqual([
+    expect(roster).toHaveLength(2_500);
+    expect(new Set(roster.map((e) => e.taskId)).size).toBe(2_500);
+    expect(roster.slice(0, 2)).toEqual([
       { taskId: "pt-0", botId: "bot-0", slug: "b0", highFrequencyFlag: false, timeframe: "15s" },
-      {
-        taskId: "pt-2499",
-        botId: "bot-2499",
-        slug: "b2499",
-        highFrequencyFlag: false,
-        timeframe: "15s",
-      },
+      { taskId: "pt-1", botId: "bot-1", slug: "b1", highFrequencyFlag: true, timeframe: "15s" },
     ]);
     expect(seen.pages).toBe(3);
-    expect(seen.asked).toHaveLength(2_500);
-    expect(new Set(seen.asked).size).toBe(2_500);
-    expect(seen.maxInFlight).toBeLessThanOrEqual(ROSTER_CONCURRENCY);
+    expect(seen.limits).toEqual([1_000, 1_000, 1_000]);
     expect(seen.undeadlined).toBe(0);
   });
 
-  it("fails, rather than answering a roster with a bot left out, when one bot cannot be read, and asks about no more bots after it", async () => {
-    const { client, seen } = botsService(200, new Set([199]), 10);
-    await expect(drillRosterFrom(client, 5_000, 4)()).rejects.toThrow(/database is gone/);
-    await new Promise((r) => setTimeout(r, 50));
-    // Bots 0 to 10, and at most the three other workers' next bots: none is started after.
-    expect(seen.asked.length).toBeLessThanOrEqual(14);
+  it("fails, rather than answering a roster with bots left out, when a page cannot be read", async () => {
+    const { client, seen } = botsService(2_500, 1);
+    await expect(drillRosterFrom(client, 5_000)()).rejects.toThrow(/database is gone/);
+    expect(seen.pages).toBe(2);
   });
 });

@@ -2712,6 +2712,232 @@ export declare type ListBotDeploymentsResponseJson = {
 export declare const ListBotDeploymentsResponseSchema: GenMessage<ListBotDeploymentsResponse, {jsonType: ListBotDeploymentsResponseJson}>;
 
 /**
+ * @generated from message svc.bots.v1.ListRunningPaperBotsRequest
+ */
+export declare type ListRunningPaperBotsRequest = Message<"svc.bots.v1.ListRunningPaperBotsRequest"> & {
+  /**
+   * Most bots per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+
+  /**
+   * next_page_token of the previous page; unset for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.ListRunningPaperBotsRequest
+ */
+export declare type ListRunningPaperBotsRequestJson = {
+  /**
+   * Most bots per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit?: number;
+
+  /**
+   * next_page_token of the previous page; unset for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ListRunningPaperBotsRequest.
+ * Use `create(ListRunningPaperBotsRequestSchema)` to create a new message.
+ */
+export declare const ListRunningPaperBotsRequestSchema: GenMessage<ListRunningPaperBotsRequest, {jsonType: ListRunningPaperBotsRequestJson}>;
+
+/**
+ * One paper session running now, with what its version declares about its pace.
+ *
+ * @generated from message svc.bots.v1.RunningPaperSession
+ */
+export declare type RunningPaperSession = Message<"svc.bots.v1.RunningPaperSession"> & {
+  /**
+   * The session's task id (as in paper/stop/{task_id}).
+   *
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * The bot version the session runs.
+   *
+   * @generated from field: int32 version = 2;
+   */
+  version: number;
+
+  /**
+   * engine.high_frequency of that version's spec.
+   *
+   * @generated from field: bool high_frequency = 3;
+   */
+  highFrequency: boolean;
+
+  /**
+   * universe.timeframe of that version's spec ("1m", "5s"...); empty if it names none.
+   *
+   * @generated from field: string timeframe = 4;
+   */
+  timeframe: string;
+};
+
+/**
+ * One paper session running now, with what its version declares about its pace.
+ *
+ * @generated from message svc.bots.v1.RunningPaperSession
+ */
+export declare type RunningPaperSessionJson = {
+  /**
+   * The session's task id (as in paper/stop/{task_id}).
+   *
+   * @generated from field: string task_id = 1;
+   */
+  taskId?: string;
+
+  /**
+   * The bot version the session runs.
+   *
+   * @generated from field: int32 version = 2;
+   */
+  version?: number;
+
+  /**
+   * engine.high_frequency of that version's spec.
+   *
+   * @generated from field: bool high_frequency = 3;
+   */
+  highFrequency?: boolean;
+
+  /**
+   * universe.timeframe of that version's spec ("1m", "5s"...); empty if it names none.
+   *
+   * @generated from field: string timeframe = 4;
+   */
+  timeframe?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.RunningPaperSession.
+ * Use `create(RunningPaperSessionSchema)` to create a new message.
+ */
+export declare const RunningPaperSessionSchema: GenMessage<RunningPaperSession, {jsonType: RunningPaperSessionJson}>;
+
+/**
+ * A bot with at least one paper session running now.
+ *
+ * @generated from message svc.bots.v1.RunningPaperBot
+ */
+export declare type RunningPaperBot = Message<"svc.bots.v1.RunningPaperBot"> & {
+  /**
+   * The bot's id (a UUID).
+   *
+   * @generated from field: string bot_id = 1;
+   */
+  botId: string;
+
+  /**
+   * The bot's slug.
+   *
+   * @generated from field: string slug = 2;
+   */
+  slug: string;
+
+  /**
+   * Its running paper sessions, by task id.
+   *
+   * @generated from field: repeated svc.bots.v1.RunningPaperSession sessions = 3;
+   */
+  sessions: RunningPaperSession[];
+};
+
+/**
+ * A bot with at least one paper session running now.
+ *
+ * @generated from message svc.bots.v1.RunningPaperBot
+ */
+export declare type RunningPaperBotJson = {
+  /**
+   * The bot's id (a UUID).
+   *
+   * @generated from field: string bot_id = 1;
+   */
+  botId?: string;
+
+  /**
+   * The bot's slug.
+   *
+   * @generated from field: string slug = 2;
+   */
+  slug?: string;
+
+  /**
+   * Its running paper sessions, by task id.
+   *
+   * @generated from field: repeated svc.bots.v1.RunningPaperSession sessions = 3;
+   */
+  sessions?: RunningPaperSessionJson[];
+};
+
+/**
+ * Describes the message svc.bots.v1.RunningPaperBot.
+ * Use `create(RunningPaperBotSchema)` to create a new message.
+ */
+export declare const RunningPaperBotSchema: GenMessage<RunningPaperBot, {jsonType: RunningPaperBotJson}>;
+
+/**
+ * @generated from message svc.bots.v1.ListRunningPaperBotsResponse
+ */
+export declare type ListRunningPaperBotsResponse = Message<"svc.bots.v1.ListRunningPaperBotsResponse"> & {
+  /**
+   * Bots with a running paper session, by bot id.
+   *
+   * @generated from field: repeated svc.bots.v1.RunningPaperBot items = 1;
+   */
+  items: RunningPaperBot[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.ListRunningPaperBotsResponse
+ */
+export declare type ListRunningPaperBotsResponseJson = {
+  /**
+   * Bots with a running paper session, by bot id.
+   *
+   * @generated from field: repeated svc.bots.v1.RunningPaperBot items = 1;
+   */
+  items?: RunningPaperBotJson[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ListRunningPaperBotsResponse.
+ * Use `create(ListRunningPaperBotsResponseSchema)` to create a new message.
+ */
+export declare const ListRunningPaperBotsResponseSchema: GenMessage<ListRunningPaperBotsResponse, {jsonType: ListRunningPaperBotsResponseJson}>;
+
+/**
  * @generated from message svc.bots.v1.ListBotTrialsRequest
  */
 export declare type ListBotTrialsRequest = Message<"svc.bots.v1.ListBotTrialsRequest"> & {
@@ -7393,6 +7619,20 @@ export declare const BotsService: GenService<{
     methodKind: "unary";
     input: typeof ListBotDeploymentsRequestSchema;
     output: typeof ListBotDeploymentsResponseSchema;
+  },
+  /**
+   * The bots with a paper session running now, each with those sessions and the pace of the
+   * version each runs: a kill-switch drill's roster, read in pages of up to 1000 bots instead of
+   * a call per bot. Ordered by bot id; a bot started between pages is listed if its id sorts
+   * after the page token's. Parked sessions (halted by a switch) are not running. A malformed
+   * page_token, or one of another list, is a 400 naming page_token.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.ListRunningPaperBots
+   */
+  listRunningPaperBots: {
+    methodKind: "unary";
+    input: typeof ListRunningPaperBotsRequestSchema;
+    output: typeof ListRunningPaperBotsResponseSchema;
   },
   /**
    * A finished backtest's figures, equity curve, drawdown and daily returns.
