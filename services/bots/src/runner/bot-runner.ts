@@ -56,7 +56,7 @@ export interface RunnerOptions {
    * bar, so a broadcast stops the runner the moment its process hears it, before the watcher's
    * `onEngage` gets to this runner among thousands and calls `halt`.
    */
-  killSwitch?: { engagedSince(t: number): number };
+  killSwitch?: { engagedSince(t: number): number; engaged(): unknown };
 }
 
 /**
@@ -135,10 +135,18 @@ export class BotRunner {
     return this.stoppedTradingAt;
   }
 
-  /** Whether a broadcast engaging one of its keys reached the process since it started; latched. */
+  /**
+   * Whether a broadcast engaging one of its keys reached the process since it started, or its
+   * watcher already held an engagement when it was built; latched (its halt follows).
+   */
   private gateClosed(): boolean {
     if (!Number.isNaN(this.stoppedTradingAt)) return true;
-    const at = this.o.killSwitch?.engagedSince(this.startedAt) ?? NaN;
+    const gate = this.o.killSwitch;
+    if (!gate) return false;
+    let at = gate.engagedSince(this.startedAt);
+    // Heard before this runner was built (while its session was starting): the watcher holds it,
+    // and the halt it asked for is queued behind that start.
+    if (Number.isNaN(at) && gate.engaged() !== null) at = performance.now();
     if (Number.isNaN(at)) return false;
     this.stoppedTradingAt = at;
     return true;

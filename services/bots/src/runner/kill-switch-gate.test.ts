@@ -15,18 +15,21 @@ function session(
   deps: { bus: ReturnType<typeof createMemoryBus>; kv: ReturnType<typeof createMemoryStore> },
   slug: string,
   onEngage: (runner: BotRunner) => void,
+  sessionWatcher?: KillSwitchWatcher,
 ) {
   const { family, params } = resolveStrategy("ma_crossover", { fast: 3, slow: 8 });
   let barsSeen = 0;
   const made: { runner?: BotRunner } = {};
-  const watcher: KillSwitchWatcher = watchKillSwitch({
-    ...deps,
-    keys: keysFor(slug, "gate"),
-    pollMs: 60_000,
-    onEngage: () => onEngage(made.runner!),
-    onRelease: () => {},
-    onBlind: () => {},
-  });
+  const watcher: KillSwitchWatcher =
+    sessionWatcher ??
+    watchKillSwitch({
+      ...deps,
+      keys: keysFor(slug, "gate"),
+      pollMs: 60_000,
+      onEngage: () => onEngage(made.runner!),
+      onRelease: () => {},
+      onBlind: () => {},
+    });
   const runner = (made.runner = new BotRunner({
     symbol: "X",
     bars,
@@ -79,6 +82,37 @@ describe("the kill-switch gate", () => {
     } finally {
       await first.stop();
       for (const s of sessions) await s.watcher.stop();
+    }
+  });
+
+  it("holds a runner built after its watcher heard the broadcast (a session starting while the switch was engaged)", async () => {
+    const deps = { bus: createMemoryBus(), kv: createMemoryStore() };
+    // The watcher comes first, as a session's does; the broadcast arrives while the session is
+    // still starting (an unpark reading its state), before its runner is built. The halt it
+    // asks for waits behind that start, so only the gate holds the runner meanwhile.
+    const watcher = watchKillSwitch({
+      ...deps,
+      keys: keysFor("late", "gate"),
+      pollMs: 60_000,
+      onEngage: () => {},
+      onRelease: () => {},
+      onBlind: () => {},
+    });
+    try {
+      await publishKillSwitchChanged(deps.bus, {
+        key: PLATFORM,
+        engaged: true,
+        mode: "cancel",
+        reason: "drill",
+      });
+      const built = performance.now();
+      const late = session(deps, "late", () => {}, watcher);
+      expect(late.runner.phase).toBe("Draining");
+      expect(await late.runner.finished()).toBe("stopped");
+      expect(late.bars()).toBe(0);
+      expect(late.runner.drainingSince).toBeGreaterThanOrEqual(built);
+    } finally {
+      await watcher.stop();
     }
   });
 
