@@ -217,9 +217,12 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
       log: opts.log,
     });
 
-  const openapi = buildOpenApi(bindings, { notBuilt: notBuiltCapability });
-  app.get("/openapi.json", async () => openapi);
-  await registerDocs(app, openapi);
+  // Built when first asked for (most starts never are): it walks every route's messages.
+  let openapi: Record<string, unknown> | undefined;
+  const openapiDocument = () =>
+    (openapi ??= buildOpenApi(bindings, { notBuilt: notBuiltCapability }));
+  app.get("/openapi.json", async () => openapiDocument());
+  registerDocs(app, openapiDocument);
   await registerConsole(app, { dir: opts.consoleDir ?? DEFAULT_CONSOLE_DIR, log: opts.log });
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_req, reply) => {
