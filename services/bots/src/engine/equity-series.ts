@@ -30,16 +30,21 @@ export class EquitySeries {
   private readonly deepE = new Float64Array(SERIES_BUCKETS);
   /** -1: the bucket has no deepening point before its last. */
   private readonly deepD = new Float64Array(SERIES_BUCKETS);
-  private openT = NaN;
-  private openE = 0;
-  private openD = -1;
+  /**
+   * The open bucket's deepest point so far: time, equity, drawdown (-1: none). In an array, not
+   * fields: a field that starts as the integer 0 or -1 and later holds a fraction changes the
+   * object's shape mid-run, and code compiled against the first run's shapes recompiles in the
+   * next run of a long-running process.
+   */
+  private readonly open = Float64Array.of(NaN, 0, -1);
 
   /** A drawdown deepened at this bar (the engine knows it without extra work). */
   deepen(time: number, equity: number, drawdown: number): void {
-    if (drawdown > this.openD) {
-      this.openT = time;
-      this.openE = equity;
-      this.openD = drawdown;
+    const open = this.open;
+    if (drawdown > open[2]!) {
+      open[0] = time;
+      open[1] = equity;
+      open[2] = drawdown;
     }
   }
 
@@ -49,11 +54,12 @@ export class EquitySeries {
     this.lastT[i] = time;
     this.lastE[i] = equity;
     this.lastD[i] = peak > 0 ? (peak - equity) / peak : 0;
-    const before = this.openD >= 0 && this.openT < time;
-    this.deepT[i] = before ? this.openT : NaN;
-    this.deepE[i] = before ? this.openE : 0;
-    this.deepD[i] = before ? this.openD : -1;
-    this.openD = -1;
+    const open = this.open;
+    const before = open[2]! >= 0 && open[0]! < time;
+    this.deepT[i] = before ? open[0]! : NaN;
+    this.deepE[i] = before ? open[1]! : 0;
+    this.deepD[i] = before ? open[2]! : -1;
+    open[2] = -1;
     if (this.n === SERIES_BUCKETS) this.halve();
     return this.bucketBars;
   }

@@ -1,7 +1,8 @@
 import type { ExecutionEvent } from "../execution/events.js";
 import { OrderPipeline } from "../execution/order-pipeline.js";
 import type { PreTradeCheck } from "../execution/pre-trade.js";
-import { SimulatedBroker } from "../execution/simulated-broker.js";
+import { SimulatedBroker, type BrokerReport } from "../execution/simulated-broker.js";
+import { emptyNumbers, keepShapeOf } from "../execution/warm-shapes.js";
 import type { Bars } from "./bars.js";
 import { EquitySeries } from "./equity-series.js";
 import { namingSymbol } from "./symbol-events.js";
@@ -39,26 +40,30 @@ export class BacktestRun {
   private readonly pipeline: OrderPipeline;
   private readonly strategy: Strategy | undefined;
   private readonly columns: TargetSource | undefined;
-  /** The target of the bar `scan` stopped at. */
-  private target = 0;
+  // Every field below that comes to hold fractions is declared NaN (a double) and set in the
+  // constructor: a field that starts as an integer changes the run's shape at its first
+  // fraction, and code run once per run (feed, feedBars' entry) would then be compiled in the
+  // next run from the first run's shapes and deoptimise in the one after it.
+  /** The target of the bar `scan` stopped at (set there before it is read). */
+  private target = NaN;
   // The books as of the last fill, kept here so the per-bar loop reads its own fields only.
-  private cash: number;
-  private units = 0;
+  private cash = NaN;
+  private units = NaN;
   /** Orders went out at the last close: the next bar's open fills them. */
   private sent = false;
   /** The vectorised path's targets of the current block, one slot per bar. */
   private readonly targets = new Float64Array(BLOCK);
   private bars = 0;
   private barsInMarket = 0;
-  private fees = 0;
-  private peak: number;
-  private trough: number;
-  private maxDrawdown = 0;
-  private lastEquity: number;
+  private fees = NaN;
+  private peak = NaN;
+  private trough = NaN;
+  private maxDrawdown = NaN;
+  private lastEquity = NaN;
   private day = NaN;
   private nextDay = -Infinity;
-  private dayStartEquity: number;
-  private readonly daily: number[] = [];
+  private dayStartEquity = NaN;
+  private readonly daily: number[] = emptyNumbers();
   /** The day (days since the epoch) each of `daily` belongs to. */
   private readonly days: number[] = [];
   private readonly series = new EquitySeries();
@@ -70,7 +75,7 @@ export class BacktestRun {
   private lastTime = NaN;
   private trades = 0;
   private wins = 0;
-  private tradeCash = 0;
+  private tradeCash = NaN;
   /** The last close of the previous chunk: the reference price of a chunk's first bar. */
   private lastClose = NaN;
 
@@ -88,12 +93,10 @@ export class BacktestRun {
     const symbol = options.symbol ?? "ASSET";
     const onEvent = options.onEvent && namingSymbol(symbol, options.onEvent);
     const account = { cash: settings.initialCash, units: 0 };
-    this.broker = new SimulatedBroker(symbol, account, settings, {
-      ...(onEvent ? { event: onEvent } : {}),
-      fill: (signed, price, fee) => this.booked(signed, price, fee),
-    });
+    this.broker = new SimulatedBroker(symbol, account, settings, new RunReport(this, onEvent));
     this.pipeline = new OrderPipeline(this.broker, settings, options.checks ?? [], onEvent);
     this.cash = settings.initialCash;
+    this.units = this.fees = this.maxDrawdown = this.tradeCash = 0;
     this.peak = this.trough = settings.initialCash;
     this.lastEquity = settings.initialCash;
     this.dayStartEquity = settings.initialCash;
@@ -101,7 +104,7 @@ export class BacktestRun {
 
   /** Runs the next chunk of bars, continuing where the previous chunk ended. */
   feed(b: Bars): void {
-    if (this.strategy) this.feedBars(b, this.strategy);
+    if (this.strategy) this.feedBars(b, this.strategy, this.lastClose);
     else this.feedColumns(b, this.columns!);
     this.bars += b.length;
     if (b.length > 0) {
@@ -110,22 +113,31 @@ export class BacktestRun {
     }
   }
 
-  /** The event-driven path: the strategy sees one bar at a time, at its close. */
-  private feedBars(b: Bars, strategy: Strategy): void {
-    const { broker, pipeline } = this;
-    for (let t = 0, n = b.length; t < n;) {
+  /**
+   * The event-driven path: the strategy sees one bar at a time, at its close. `previousClose` is
+   * the close before the chunk.
+   */
+  private feedBars(b: Bars, strategy: Strategy, previousClose: number): void {
+    // Nothing is read before the loop: given a run's bars in one chunk, this is called once a run,
+    // and a read there, made before the JIT kept any feedback for this function, would
+    // deoptimise the compiled loop on entry in the next run.
+    for (let t = 0; t < b.length;) {
       if (this.sent) {
         this.sent = false;
         this.fillTime = b.time[t]!;
-        broker.onBar(b.open[t]!, b.high[t]!, b.low[t]!, b.volume[t]!);
+        this.broker.onBar(b.open[t]!, b.high[t]!, b.low[t]!, b.volume[t]!);
       }
       // Orders are rare (one bar in hundreds): the bars between them run in `scan`, a loop
       // small enough for the JIT to compile at once, while the order path stays outside it.
       const decided = this.scan(b, t, strategy);
       if (decided < 0) break;
-      const reference = decided > 0 ? b.close[decided - 1]! : this.lastClose;
-      pipeline.decide(this.target, b.close[decided]!, b.time[decided]!, reference);
-      this.sent = broker.openOrders.length > 0;
+      // The previous chunk's last close comes in as an argument, not read here: a field read the
+      // JIT has never seen run (a chunk's first bar rarely decides) is compiled as a
+      // deoptimisation, and one it has seen would tie this loop to the field's first value
+      // (feed sets it only after the loop).
+      const reference = decided > 0 ? b.close[decided - 1]! : previousClose;
+      this.pipeline.decide(this.target, b.close[decided]!, b.time[decided]!, reference);
+      this.sent = this.broker.openOrders.length > 0;
       t = decided + 1;
     }
   }
@@ -278,8 +290,11 @@ export class BacktestRun {
     return (this.day + 1) * DAY_MS;
   }
 
-  /** The portfolio side of a fill: the books, fees, and round trips (one ends when flat). */
-  private booked(signed: number, price: number, fee: number): void {
+  /**
+   * The portfolio side of a fill: the books, fees, and round trips (one ends when flat). Called
+   * by this run's broker only (through RunReport).
+   */
+  booked(signed: number, price: number, fee: number): void {
     this.book.fill(this.fillTime, signed, price, fee);
     this.cash = this.broker.cash;
     this.units = this.broker.units;
@@ -294,6 +309,8 @@ export class BacktestRun {
 
   /** Closes the books: the open position is marked at the last close, not sold. */
   finish(): RunMetrics {
+    // The engine's compiled code outlives this run only while objects of its shapes do.
+    keepShapeOf("run", this);
     const daily = Float64Array.from(
       Number.isNaN(this.day)
         ? this.daily
@@ -328,6 +345,23 @@ export class BacktestRun {
         tradesDropped: this.book.dropped,
       },
     };
+  }
+}
+
+/**
+ * What a run's broker reports to the run. A class rather than an object with an arrow: every
+ * run's broker then calls the one `fill` of this prototype, where a new arrow per run is a new
+ * call target, and the broker's compiled code would deoptimise at the first fill of each new run
+ * in a long-running process.
+ */
+class RunReport implements BrokerReport {
+  constructor(
+    private readonly run: BacktestRun,
+    readonly event: ((e: ExecutionEvent) => void) | undefined,
+  ) {}
+
+  fill(signed: number, price: number, fee: number): void {
+    this.run.booked(signed, price, fee);
   }
 }
 

@@ -1,3 +1,5 @@
+import { emptyObjects } from "../execution/warm-shapes.js";
+
 /** One round trip: from the fill that opened a position from flat to the fill that closed it. */
 export interface Trade {
   side: "long" | "short";
@@ -25,15 +27,20 @@ export const MAX_TRADES_KEPT = 100_000;
  * the trade with the part that closes it and opens the next with the rest.
  */
 export class TradeBook {
-  readonly trades: Trade[] = [];
+  readonly trades: Trade[] = emptyObjects();
   /** Closed trades past `limit`, counted and not kept (memory stays bounded on any run). */
   dropped = 0;
-  private units = 0;
+  // The numbers below hold fractions once trading starts, so each starts as one: a field that
+  // starts as the integer 0 changes the book's shape at the first fractional fill, and code the JIT
+  // compiled against the first run's books recompiles in the next run of a long-running process.
+  /** The position; -0 is flat like 0 (it is only compared with 0 and added to). */
+  private units = -0;
   private open: Trade | undefined;
-  private added = 0;
-  private addedCost = 0;
-  private reduced = 0;
-  private reducedValue = 0;
+  // The open trade's averages: set at its opening fill, before any read.
+  private added = NaN;
+  private addedCost = NaN;
+  private reduced = NaN;
+  private reducedValue = NaN;
 
   constructor(private readonly limit = MAX_TRADES_KEPT) {}
 

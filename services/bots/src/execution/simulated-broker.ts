@@ -1,4 +1,5 @@
 import { feeOf, slipped, type Costs } from "./costs.js";
+import { emptyObjects, keepShapeOf } from "./warm-shapes.js";
 import type { ExecutionEvent, Order, OrderKind, Side } from "./events.js";
 
 /** Where a broker starts: a new run's cash, or a resumed session's account and working orders. */
@@ -38,8 +39,11 @@ export interface BrokerReport {
  * reported (0 or not a number) does not limit fills: many data sets carry no volume.
  */
 export class SimulatedBroker {
-  cash: number;
-  units: number;
+  // Doubles from the start (NaN, then the account's figures): a field that starts as an integer
+  // changes the broker's shape at the first fractional fill, and a long-running process would
+  // recompile the order path in its next run.
+  cash = NaN;
+  units = NaN;
   /** Working orders in placement order: a handful at most, so an array beats a map. */
   private readonly working: Order[];
   private nextId: number;
@@ -55,7 +59,7 @@ export class SimulatedBroker {
     this.units = account.units;
     this.nextId = account.nextOrderId ?? 1;
     this.prefix = account.idPrefix ?? "";
-    this.working = [...(account.openOrders ?? [])];
+    this.working = account.openOrders ? [...account.openOrders] : emptyObjects();
   }
 
   /** Orders placed and neither filled nor cancelled yet. */
@@ -65,6 +69,7 @@ export class SimulatedBroker {
 
   place(side: Side, units: number, kind: OrderKind = "market", limitPrice?: number): Order {
     const order = new PlacedOrder(this.prefix, this.nextId++, side, kind, units, limitPrice);
+    keepShapeOf("order", order);
     this.working.push(order);
     if (this.report.event) {
       const placed: OrderPlaced = { order_id: order.id, side, kind, units };

@@ -1,0 +1,38 @@
+// What keeps the JIT's compiled engine code valid from one backtest to the next in a
+// long-running process (the bots service): code compiled in one run is specialised to the shapes
+// (V8's maps) of that run's objects and arrays, and is thrown away, then compiled anew, when the
+// next run's objects have other shapes or when a collection finds no object of a shape left.
+
+/**
+ * An empty array born in the elements kind it will hold. A literal `[]` starts as small integers
+ * and changes kind at its first object, so the next run's new `[]` fails the checks of code
+ * compiled against the first run's arrays.
+ */
+export function emptyObjects<T extends object>(): T[] {
+  const out = [null] as unknown as T[];
+  out.pop();
+  return out;
+}
+
+/** An empty array of numbers in the elements kind of fractions (see `emptyObjects`). */
+export function emptyNumbers(): number[] {
+  const out = [0.5];
+  out.pop();
+  return out;
+}
+
+/**
+ * One object of each kind, the last seen: what it references stays alive with it. Both slots are
+ * there from the start: adding one at a run's end would change this object's shape and
+ * deoptimise the order path, which writes the other.
+ */
+const kept: Record<"run" | "order", object | undefined> = { run: undefined, order: undefined };
+
+/**
+ * Keeps `example` (and what it references) alive until the next of its kind: while one object
+ * of a shape is alive, the code compiled for that shape survives the collections between runs.
+ * A finished run is kept until the next one finishes, an order until the next is placed.
+ */
+export function keepShapeOf(kind: "run" | "order", example: object): void {
+  kept[kind] = example;
+}
