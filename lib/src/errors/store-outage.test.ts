@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from "node:net";
 import pg from "pg";
+import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withDeadline } from "../deadline/index.js";
 import { isStoreOutage } from "./store-outage.js";
@@ -70,5 +71,41 @@ describe("isStoreOutage", () => {
     }
     expect(isStoreOutage(new TypeError("x is undefined"))).toBe(false);
     expect(isStoreOutage(null)).toBe(false);
+  });
+
+  it("does not take a protocol violation of ours for an outage: more bind parameters than the protocol carries", async () => {
+    const server = new pg.Client({
+      connectionString:
+        process.env.SVC_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+    });
+    await server.connect();
+    try {
+      const values = Array.from({ length: 70_000 }, (_, i) => i);
+      const sql = `select cardinality(array[${values.map((i) => `$${i + 1}::int`).join(",")}])`;
+      const bug = (await failureOf(() => server.query(sql, values))) as { code?: string };
+      expect(bug.code).toBe("08P01");
+      expect(isStoreOutage(bug)).toBe(false);
+    } finally {
+      await server.end().catch(() => undefined);
+    }
+  });
+
+  it("knows node-redis's own errors for a Redis that is not there", async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const freePort = (closed.address() as { port: number }).port;
+    await new Promise((r) => closed.close(r));
+    const client = createClient({
+      url: `redis://127.0.0.1:${freePort}`,
+      disableOfflineQueue: true,
+      socket: { reconnectStrategy: false },
+    });
+    client.on("error", () => {});
+    const refused = await failureOf(() => client.connect());
+    expect(isStoreOutage(refused)).toBe(true);
+    // A command on a client that is not connected (Redis went away and it gave up).
+    const offline = await failureOf(() => client.get("k"));
+    expect((offline as Error).constructor.name).toMatch(/Client(Closed|Offline)Error/);
+    expect(isStoreOutage(offline)).toBe(true);
   });
 });

@@ -6,6 +6,8 @@ import {
 } from "@svc/gen/svc/api/v1/annotations_pb.js";
 import { Code, svcError } from "../errors/index.js";
 import type { LicenseFeature, LicenseGate } from "./license-gate.js";
+import { requestIdKey } from "../telemetry/request-id.js";
+import { connectErrorOf } from "../telemetry/server-interceptors.js";
 
 /** The response header the spec names for a licensed route answered in grace. */
 export const LICENSE_STATUS_HEADER = "x-service-license-status";
@@ -48,7 +50,10 @@ export function createLicenseInterceptor(gate: LicenseGate): Interceptor {
       res.header.set(LICENSE_STATUS_HEADER, "grace");
       return res;
     } catch (err) {
-      const e = ConnectError.from(err);
+      const e =
+        err instanceof ConnectError
+          ? err
+          : connectErrorOf(err, req.contextValues.get(requestIdKey));
       e.metadata.set(LICENSE_STATUS_HEADER, "grace");
       throw e;
     }

@@ -17,18 +17,17 @@ export function createLoggingInterceptor(log: Logger): Interceptor {
     req.contextValues.set(requestIdKey, requestId);
     const started = performance.now();
     const rpc = `${req.service.typeName}/${req.method.name}`;
-    try {
-      const res = await next(req);
-      res.header.set(REQUEST_ID_HEADER, requestId);
+    /** Logs and counts the call once it ended; gives the error the caller is to see. */
+    const ended = (err?: unknown): ConnectError | undefined => {
       const ms = performance.now() - started;
-      observe(rpc, "ok", ms);
-      log.info({ request_id: requestId, rpc, code: "ok", ms: round(ms) }, "rpc");
-      return res;
-    } catch (err) {
+      if (err === undefined) {
+        observe(rpc, "ok", ms);
+        log.info({ request_id: requestId, rpc, code: "ok", ms: round(ms) }, "rpc");
+        return undefined;
+      }
       const known = err instanceof ConnectError;
-      const out = known ? err : unknownError(err, requestId);
+      const out = known ? err : connectErrorOf(err, requestId);
       out.metadata.set(REQUEST_ID_HEADER, requestId);
-      const ms = performance.now() - started;
       const entry = { request_id: requestId, rpc, code: Code[out.code], ms: round(ms) };
       observe(rpc, codeName(out.code), ms);
       if (!known && out.code === Code.Unavailable)
@@ -36,21 +35,54 @@ export function createLoggingInterceptor(log: Logger): Interceptor {
       else if (known && out.code !== Code.Internal && out.code !== Code.Unknown)
         log.info({ ...entry, message: out.rawMessage }, "rpc");
       else log.error({ ...entry, err: known ? (err.cause ?? err) : err }, "rpc failed");
-      throw out;
+      return out;
+    };
+    let res;
+    try {
+      res = await next(req);
+    } catch (err) {
+      throw ended(err);
     }
+    res.header.set(REQUEST_ID_HEADER, requestId);
+    if (!res.stream) {
+      ended();
+      return res;
+    }
+    // A streaming handler runs as its messages are read, after `next` returned: its failures
+    // (a store that hangs mid-answer) are mapped, logged and counted when the stream ends.
+    return { ...res, message: endedWhenDone(res.message, ended, req.signal) };
   };
+}
+
+async function* endedWhenDone<T>(
+  stream: AsyncIterable<T>,
+  ended: (err?: unknown) => ConnectError | undefined,
+  signal: AbortSignal,
+): AsyncIterable<T> {
+  let failed = false;
+  try {
+    yield* stream;
+  } catch (err) {
+    failed = true;
+    throw ended(err);
+  } finally {
+    if (!failed)
+      ended(signal.aborted ? new ConnectError("the client went away", Code.Canceled) : undefined);
+  }
 }
 
 /**
  * An error no handler turned into a ConnectError: a store that did not answer in time is the
  * caller's to retry (unavailable: 503 with Retry-After at the edge); anything else is internal.
+ * For an interceptor that must add to the error before the outermost one sees it (the license
+ * grace header): `ConnectError.from` would make a store outage an `unknown`, a 500.
  */
-function unknownError(err: unknown, requestId: string): ConnectError {
+export function connectErrorOf(err: unknown, requestId: string): ConnectError {
   if (isStoreOutage(err))
     return svcError(
       Code.Unavailable,
       "store_unavailable",
-      `a data store this request needs did not answer in time; retry in a moment (request id ${requestId}). A change cut off this way was applied whole or not at all: read it back before sending it again`,
+      `a data store this request needs did not answer in time; retry in a moment (request id ${requestId}). A change cut off this way may or may not have taken effect: read it back before sending it again`,
       {},
       { cause: err },
     );
