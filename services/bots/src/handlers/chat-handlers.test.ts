@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
-import { createContextValues, createHandlerContext } from "@connectrpc/connect";
+import {
+  createClient,
+  createContextValues,
+  createHandlerContext,
+  createRouterTransport,
+} from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BotsService, ChatBotRequestSchema } from "@svc/gen/svc/bots/v1/bots_pb.js";
@@ -139,6 +144,33 @@ describe("research chat when the reader goes", () => {
       events.push(e.value);
     expect(events.at(-1)).toMatchObject({ kind: { case: "final" } });
   };
+
+  it("over Connect, the caller aborts after the first event: the stream parked there is let go", async () => {
+    const conversationId = await conversationOf("hi");
+    const transport = createRouterTransport(
+      (r) => r.service(BotsService, { chatBot: chat } as never),
+      {
+        router: {
+          interceptors: [
+            (next) => (req) => {
+              req.contextValues.set(principalKey, principal);
+              return next(req);
+            },
+          ],
+        },
+      },
+    );
+    const leave = new AbortController();
+    const events = createClient(BotsService, transport)
+      .chatBot(
+        { botRef: "lab", message: "Think slowly about leaving", conversationId },
+        { signal: leave.signal },
+      )
+      [Symbol.asyncIterator]();
+    expect((await events.next()).value).toMatchObject({ kind: { case: "started" } });
+    leave.abort();
+    await expectLetGo(conversationId, llm.cancelled(), false);
+  });
 
   it("the reader gives the stream up at its first event (return(), no abort)", async () => {
     const conversationId = await conversationOf("hi");

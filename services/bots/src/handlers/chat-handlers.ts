@@ -125,9 +125,6 @@ export function createChatHandlers(
       // too: an aborted signal fires no more events), a switch engaged, or the stream given up
       // by its reader (return() at any yield, the first included, without the signal aborting).
       const stop = new AbortController();
-      const onGone = () => stop.abort(ctx.signal.reason);
-      if (ctx.signal.aborted) onGone();
-      else ctx.signal.addEventListener("abort", onGone, { once: true });
       let mcp: Awaited<ReturnType<typeof openTools>> | undefined;
       let watch: { stop(): Promise<void> } | undefined;
       let work: Promise<void> | undefined;
@@ -135,6 +132,39 @@ export function createChatHandlers(
       const transcript: NewChatMessage[] = [];
       let tokens = 0;
       let finalEvent: Event | undefined;
+      let total: number | undefined;
+      // Waiting at a yield for a reader who may never ask again: Connect aborts the signal of a
+      // caller gone but neither resumes nor returns a stream parked there.
+      let parked = false;
+      let letGoOnce: Promise<void> | undefined;
+      /** Stops what is left of the answer and lets go of all it holds, once, whoever asks first. */
+      const letGo = () =>
+        (letGoOnce ??= (async () => {
+          stop.abort(new Error("the answer's stream ended"));
+          await work;
+          await watch?.stop();
+          ctx.signal.removeEventListener("abort", onGone);
+          await mcp?.session.close().catch(() => undefined);
+          // What was said is kept (a halted or abandoned answer's completed steps included), with
+          // the tokens of the model calls that finished; the hold goes with it or, failing, below.
+          if (transcript.length > 0 || tokens > 0)
+            total = await store(conversation, hold, transcript, tokens).catch((err: unknown) => {
+              deps.log.warn({ err, conversation_id: conversation.id }, "chat not stored");
+              return undefined;
+            });
+          await releaseBudget(db, hold).catch((err: unknown) =>
+            deps.log.warn(
+              { err, conversation_id: conversation.id },
+              "chat budget hold not released",
+            ),
+          );
+        })());
+      function onGone() {
+        stop.abort(ctx.signal.reason);
+        if (parked) void letGo();
+      }
+      if (ctx.signal.aborted) onGone();
+      else ctx.signal.addEventListener("abort", onGone, { once: true });
       try {
         const history = await repo.listMessages(db, conversation.id);
         mcp = await openTools(p, ctx, stop.signal);
@@ -144,9 +174,13 @@ export function createChatHandlers(
         });
         const queue = eventQueue<Event>();
         const agentSubject = mcp?.agentSubject ?? "";
+        // Nobody to yield to: the person left while the answer was being set up.
+        if (ctx.signal.aborted) return;
+        parked = true;
         yield {
           kind: { case: "started", value: { conversationId: conversation.id, agentSubject } },
         };
+        parked = false;
         // Gone before the answer began (a switch, the person): the model is not asked.
         if (!stop.signal.aborted) {
           work = runAgent({
@@ -167,31 +201,20 @@ export function createChatHandlers(
           try {
             for await (const e of queue.drain()) {
               if (e.kind?.case === "final") finalEvent = e;
-              else yield e;
+              else {
+                if (ctx.signal.aborted) break;
+                parked = true;
+                yield e;
+                parked = false;
+              }
             }
           } catch (err) {
             if (!halt) throw chatFailure(err);
           }
         }
       } finally {
-        // An answer that ended on its own is past noticing; one left behind stops here, at once.
-        stop.abort(new Error("the answer's stream ended"));
-        await work;
-        await watch?.stop();
-        ctx.signal.removeEventListener("abort", onGone);
-        await mcp?.session.close().catch(() => undefined);
-        // What was said is kept (a halted or abandoned answer's completed steps included), with
-        // the tokens of the model calls that finished; the hold goes with it or, failing, below.
-        const total =
-          transcript.length === 0 && tokens === 0
-            ? undefined
-            : await store(conversation, hold, transcript, tokens).catch((err: unknown) => {
-                deps.log.warn({ err, conversation_id: conversation.id }, "chat not stored");
-                return undefined;
-              });
-        await releaseBudget(db, hold).catch((err: unknown) =>
-          deps.log.warn({ err, conversation_id: conversation.id }, "chat budget hold not released"),
-        );
+        parked = false;
+        await letGo();
         if (finalEvent?.kind?.case === "final") {
           finalEvent.kind.value.tokensUsed = BigInt(tokens);
           finalEvent.kind.value.conversationTokens = BigInt(total ?? 0);
