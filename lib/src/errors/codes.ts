@@ -52,6 +52,7 @@ export const ERROR_CODES = [
   "killswitch_not_durable",
   "killswitch_store_unreachable",
   "drill_running",
+  "drill_caller_gone",
   "drill_not_found",
   "compliance_run_not_found",
   // Licensing

@@ -97,6 +97,15 @@ export function createDrillRunner(deps: DrillRunnerDeps) {
     const origin = auditOriginOf(ctx);
     await refuseWhenBusy();
     const plan = await rosterNow();
+    // A caller whose deadline passed while the roster was read has been told the drill failed:
+    // halting every bot now would be a drill nobody is watching.
+    if (ctx.signal.aborted)
+      throw svcError(
+        Code.DeadlineExceeded,
+        "drill_caller_gone",
+        "the request's deadline passed while the drill's roster was read; nothing was engaged, start the drill again",
+        {},
+      );
     const id = randomUUID();
     const startedAt = new Date();
     if (plan.length === 0) {
