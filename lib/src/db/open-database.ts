@@ -1,4 +1,7 @@
 import { mkdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
@@ -64,6 +67,13 @@ export async function openDatabase(opts: {
     opts.sharedBuffersMb === undefined
       ? undefined
       : [...PGlite.defaultStartParams, "-c", `shared_buffers=${opts.sharedBuffersMb}MB`];
+  // Compiled while the template's copy runs, not after it, when PGlite would start to. Should it
+  // fail (a file PGlite could not read either), PGlite reads and compiles its own as before.
+  const compiling = compilePgliteWasm().catch(() => undefined);
+  const wasm = async () => {
+    const pgliteWasmModule = await compiling;
+    return pgliteWasmModule ? { pgliteWasmModule } : {};
+  };
   let fromTemplate = false;
   let pglite: PGlite;
   if (inMemory) {
@@ -71,16 +81,35 @@ export async function openDatabase(opts: {
     pglite = new PGlite({
       ...(startParams ? { startParams } : {}),
       ...(opts.template ? { loadDataDir: templateTarball(opts.template) } : {}),
+      ...(await wasm()),
     });
   } else {
     if (opts.template) fromTemplate = await seedDataDir(opts.dataDir!, opts.template);
     mkdirSync(opts.dataDir!, { recursive: true });
-    pglite = new PGlite(opts.dataDir, startParams ? { startParams } : {});
+    pglite = new PGlite(opts.dataDir, {
+      ...(startParams ? { startParams } : {}),
+      ...(await wasm()),
+    });
   }
   await pglite.waitReady;
   const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
   return { db, kind: "pglite", fromTemplate, close: () => db.destroy() };
 }
+
+/**
+ * The PostgreSQL of the installed PGlite as a compiled WebAssembly module, which PGlite takes
+ * instead of reading and compiling its own copy (the same file: its package resolves here).
+ */
+function compilePgliteWasm(): Promise<WebAssembly.Module> {
+  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
+  return readFile(join(dirname(entry), "pglite.wasm")).then((bytes) => webAssembly.compile(bytes));
+}
+// Node's global; the types of this project's libraries declare WebAssembly's types, not the value.
+const webAssembly = (
+  globalThis as unknown as {
+    WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> };
+  }
+).WebAssembly;
 
 /** The same database seen through one schema: every table name resolves inside it. */
 export function schemaDb<DB>(db: Kysely<unknown>, schema: string): Kysely<DB> {
