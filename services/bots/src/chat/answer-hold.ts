@@ -38,21 +38,27 @@ export async function holdBudget(
   holdMs: number,
 ): Promise<AnswerHold> {
   const answerId = randomUUID();
-  const held = await repo.holdForAnswer(db, {
-    id: conversation.id,
-    answerId,
-    budget: limits.tokenBudget,
-    holdMs,
-  });
-  if (held) return { conversationId: conversation.id, answerId };
-  const now =
-    (await repo.findConversation(
-      db,
-      conversation.bot_id,
-      conversation.user_sub,
-      conversation.id,
-    )) ?? conversation;
-  throw limits.budgetRefusal(now, await repo.heldByAnotherAnswer(db, conversation.id));
+  // A refusal is read after the UPDATE: an answer that ended in between leaves the budget
+  // neither held nor spent, and asking again is right, not a refusal that names no reason.
+  for (let attempt = 1; ; attempt++) {
+    const held = await repo.holdForAnswer(db, {
+      id: conversation.id,
+      answerId,
+      budget: limits.tokenBudget,
+      holdMs,
+    });
+    if (held) return { conversationId: conversation.id, answerId };
+    const now =
+      (await repo.findConversation(
+        db,
+        conversation.bot_id,
+        conversation.user_sub,
+        conversation.id,
+      )) ?? conversation;
+    const heldUntil = await repo.answerHeldUntil(db, conversation.id);
+    const spent = Number(now.tokens_used) >= limits.tokenBudget;
+    if (spent || heldUntil || attempt === 3) throw limits.budgetRefusal(now, heldUntil);
+  }
 }
 
 /** Lets go of a hold (nothing if it lapsed and another answer took the budget since). */

@@ -33,17 +33,29 @@ describe("chat limits", () => {
     await limits.takeChat("user|a", t + 60_000);
   });
 
-  it("says why a conversation's budget was refused: spent, or held by an answer in flight", () => {
+  it("says why a conversation's budget was refused: spent, or held by an answer in flight, and until when", () => {
     const limits = chatLimits({ kv: createMemoryStore(), perMinute: 2, tokenBudget: 1000 });
     const c = { id: "c1", tokens_used: "999" } as ConversationRow;
-    const held = ConnectError.from(limits.budgetRefusal(c, true));
+    const now = Date.parse("2026-11-26T12:00:00Z");
+    const heldUntil = new Date(now + 600_000);
+    const held = ConnectError.from(limits.budgetRefusal(c, heldUntil, now));
     expect(held.code).toBe(Code.ResourceExhausted);
     expect(errorDetailOf(held)).toMatchObject({
       code: "chat_token_budget_exhausted",
-      details: { limit: "SVC_CHAT_TOKEN_BUDGET", used: 999, answer_in_flight: true },
+      details: {
+        limit: "SVC_CHAT_TOKEN_BUDGET",
+        used: 999,
+        answer_in_flight: true,
+        held_until: "2026-11-26T12:10:00.000Z",
+        retry_after_s: 5,
+      },
     });
+    expect(held.metadata.get("retry-after")).toBe("5");
     expect(held.rawMessage).toMatch(/another answer .* in flight/);
-    const spent = errorDetailOf(limits.budgetRefusal({ ...c, tokens_used: "1000" }, true));
+    // A hold about to lapse: ask again when it has.
+    const lapsing = limits.budgetRefusal(c, new Date(now + 1_200), now);
+    expect(ConnectError.from(lapsing).metadata.get("retry-after")).toBe("2");
+    const spent = errorDetailOf(limits.budgetRefusal({ ...c, tokens_used: "1000" }, heldUntil));
     expect(spent.code).toBe("chat_token_budget_exhausted");
     expect(spent.details).not.toHaveProperty("answer_in_flight");
   });

@@ -44,9 +44,10 @@ export function chatLimits(deps: { kv: KeyValueStore; perMinute: number; tokenBu
 
     /**
      * Why a conversation's budget was refused to an answer: spent, or held whole by an answer in
-     * flight (an answer's cost is unknown until it ends, so it holds all that is left).
+     * flight until `heldUntil` at the latest (an answer's cost is unknown until it ends, so it
+     * holds all that is left; a hold whose process died lapses then).
      */
-    budgetRefusal(c: ConversationRow, heldByAnswerInFlight: boolean): ConnectError {
+    budgetRefusal(c: ConversationRow, heldUntil: Date | null, nowMs = Date.now()): ConnectError {
       const used = Number(c.tokens_used);
       const details = {
         limit: "SVC_CHAT_TOKEN_BUDGET",
@@ -54,13 +55,25 @@ export function chatLimits(deps: { kv: KeyValueStore; perMinute: number; tokenBu
         used,
         conversation_id: c.id,
       };
-      if (used < deps.tokenBudget && heldByAnswerInFlight)
+      if (used < deps.tokenBudget && heldUntil) {
+        // Most answers end within seconds: ask again soon; held_until is the latest it can last.
+        const retryAfterS = Math.min(
+          5,
+          Math.max(1, Math.ceil((heldUntil.getTime() - nowMs) / 1000)),
+        );
         return svcError(
           Code.ResourceExhausted,
           "chat_token_budget_exhausted",
           `another answer in this conversation is in flight and holds the rest of its budget (${used} of ${deps.tokenBudget} model tokens used, SVC_CHAT_TOKEN_BUDGET); send this message once it ends`,
-          { ...details, answer_in_flight: true },
+          {
+            ...details,
+            answer_in_flight: true,
+            held_until: heldUntil.toISOString(),
+            retry_after_s: retryAfterS,
+          },
+          { headers: { "retry-after": String(retryAfterS) } },
         );
+      }
       return svcError(
         Code.ResourceExhausted,
         "chat_token_budget_exhausted",

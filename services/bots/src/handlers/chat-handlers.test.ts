@@ -137,7 +137,7 @@ describe("research chat when the reader goes", () => {
         () => llm.cancelled(),
         (n) => n > cancelledBefore,
       );
-    expect(await conversations.heldByAnotherAnswer(db, conversationId)).toBe(false);
+    expect(await conversations.answerHeldUntil(db, conversationId)).toBeNull();
     const next = start("hi", conversationId);
     const events = [];
     for (let e = await next.stream.next(); !e.done; e = await next.stream.next())

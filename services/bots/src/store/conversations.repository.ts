@@ -119,14 +119,16 @@ export function holdForAnswer(
     .executeTakeFirst();
 }
 
-/** Whether another answer holds the conversation's budget now (its hold not lapsed). */
-export async function heldByAnotherAnswer(db: Db | Trx, id: string): Promise<boolean> {
+/** Until when another answer holds the conversation's budget (its hold not lapsed), or null. */
+export async function answerHeldUntil(db: Db | Trx, id: string): Promise<Date | null> {
   const r = await db
     .selectFrom("chat_conversations")
-    .select(sql<boolean>`answer_id is not null and answer_until >= now()`.as("held"))
+    .select("answer_until")
     .where("id", "=", id)
+    .where("answer_id", "is not", null)
+    .where("answer_until", ">=", sql<Date>`now()`)
     .executeTakeFirst();
-  return r?.held === true;
+  return r?.answer_until ?? null;
 }
 
 /** Lets go of the conversation's budget, if `answerId` still holds it (a lapsed hold may not). */
