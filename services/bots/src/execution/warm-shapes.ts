@@ -4,11 +4,11 @@
 // next run's objects have other shapes or when a collection finds no object of a shape left.
 
 /**
- * An empty array born in the elements kind it will hold. A literal `[]` starts as small integers
- * and changes kind at its first object, so the next run's new `[]` fails the checks of code
- * compiled against the first run's arrays.
+ * An empty array of objects or strings, born in the elements kind it will hold. A literal `[]`
+ * starts as small integers and changes kind at its first object, so the next run's new `[]`
+ * fails the checks of code compiled against the first run's arrays.
  */
-export function emptyObjects<T extends object>(): T[] {
+export function emptyObjects<T extends object | string>(): T[] {
   const out = [null] as unknown as T[];
   out.pop();
   return out;

@@ -1,4 +1,5 @@
 import type { Side } from "../events.js";
+import { emptyNumbers, emptyObjects } from "../warm-shapes.js";
 
 /**
  * The orders a run sent lately (time, side, size, price), oldest first: what the throttle counts
@@ -6,10 +7,11 @@ import type { Side } from "../events.js";
  * ones come, so it holds a throttle's worth of orders at most, not a run's.
  */
 export class RecentOrders {
-  readonly time: number[] = [];
-  readonly side: Side[] = [];
-  readonly units: number[] = [];
-  readonly price: number[] = [];
+  // Each born in the kind of element it holds (see warm-shapes.ts).
+  readonly time: number[] = emptyNumbers();
+  readonly side: Side[] = emptyObjects();
+  readonly units: number[] = emptyNumbers();
+  readonly price: number[] = emptyNumbers();
   /** Index of the oldest entry still inside the horizon. */
   start = 0;
 
