@@ -2,7 +2,7 @@ import type { ExecutionEvent } from "../execution/events.js";
 import { OrderPipeline } from "../execution/order-pipeline.js";
 import type { PreTradeCheck } from "../execution/pre-trade.js";
 import { SimulatedBroker, type BrokerReport } from "../execution/simulated-broker.js";
-import { emptyNumbers, keepShapeOf } from "../execution/warm-shapes.js";
+import { emptyNumbers, keepRun } from "../execution/warm-shapes.js";
 import type { Bars } from "./bars.js";
 import { EquitySeries } from "./equity-series.js";
 import { namingSymbol } from "./symbol-events.js";
@@ -310,7 +310,7 @@ export class BacktestRun {
   /** Closes the books: the open position is marked at the last close, not sold. */
   finish(): RunMetrics {
     // The engine's compiled code outlives this run only while objects of its shapes do.
-    keepShapeOf("run", this);
+    keepRun(this);
     const daily = Float64Array.from(
       Number.isNaN(this.day)
         ? this.daily

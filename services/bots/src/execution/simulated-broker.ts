@@ -1,5 +1,5 @@
 import { feeOf, slipped, type Costs } from "./costs.js";
-import { emptyObjects, keepShapeOf } from "./warm-shapes.js";
+import { emptyObjects, keepOrder } from "./warm-shapes.js";
 import type { ExecutionEvent, Order, OrderKind, Side } from "./events.js";
 
 /** Where a broker starts: a new run's cash, or a resumed session's account and working orders. */
@@ -69,7 +69,7 @@ export class SimulatedBroker {
 
   place(side: Side, units: number, kind: OrderKind = "market", limitPrice?: number): Order {
     const order = new PlacedOrder(this.prefix, this.nextId++, side, kind, units, limitPrice);
-    keepShapeOf("order", order);
+    keepOrder(order);
     this.working.push(order);
     if (this.report.event) {
       const placed: OrderPlaced = { order_id: order.id, side, kind, units };

@@ -22,17 +22,25 @@ export function emptyNumbers(): number[] {
 }
 
 /**
- * One object of each kind, the last seen: what it references stays alive with it. Both slots are
- * there from the start: adding one at a run's end would change this object's shape and
- * deoptimise the order path, which writes the other.
+ * The last run finished and the last order placed: what they reference stays alive with them.
+ * Both slots are there from the start: adding one at a run's end would change this object's
+ * shape and deoptimise the order path, which writes the other.
  */
-const kept: Record<"run" | "order", object | undefined> = { run: undefined, order: undefined };
+const kept: { run: object | undefined; order: object | undefined } = {
+  run: undefined,
+  order: undefined,
+};
 
-/**
- * Keeps `example` (and what it references) alive until the next of its kind: while one object
- * of a shape is alive, the code compiled for that shape survives the collections between runs.
- * A finished run is kept until the next one finishes, an order until the next is placed.
- */
-export function keepShapeOf(kind: "run" | "order", example: object): void {
-  kept[kind] = example;
+// While one object of a shape is alive, the code compiled for that shape survives the
+// collections between runs. A finished run is kept until the next one finishes (so its results
+// are held that long), an order until the next is placed.
+
+/** Keeps a finished run (its broker, books, curve and strategy) alive; see `kept`. */
+export function keepRun(run: object): void {
+  kept.run = run;
+}
+
+/** Keeps an order alive (a run ends with none working); see `kept`. */
+export function keepOrder(order: object): void {
+  kept.order = order;
 }

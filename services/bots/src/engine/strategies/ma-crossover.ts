@@ -3,8 +3,8 @@ import type { Strategy, StrategyFamily, TargetSource } from "./strategy.js";
 
 /** Bars between recomputations of the running sums (the event-driven and vectorised paths alike). */
 const RESUM_EVERY = 1_000_000;
-/** Bars between looks at whether the sums are due (a divisor of RESUM_EVERY; see `resum`). */
-const LOOK_EVERY = 1_000;
+/** A bar where `resum` runs without recomputing anything, so that its call is seen early. */
+const FIRST_LOOK = 64;
 
 /** Long (or short, if allowed) while the fast simple moving average of closes is above (below) the slow one. */
 export const maCrossover: StrategyFamily = {
@@ -65,18 +65,18 @@ class MaCrossover implements Strategy {
     this.at = i + 1 === slow ? 0 : i + 1;
     this.back = this.back + 1 === slow ? 0 : this.back + 1;
     // Sums drift with floating-point error over millions of bars: recompute now and then.
-    if (this.count % LOOK_EVERY === 0) this.resum();
+    if (this.count % RESUM_EVERY === 0 || this.count === FIRST_LOOK) this.resum();
     if (this.count < slow) return 0;
     const f = this.fastSum / this.fast;
     const s = this.slowSum / slow;
     return f > s ? 1 : f < s ? this.short : 0;
   }
   /**
-   * Recomputes the sums at every RESUM_EVERY-th bar once `slow` bars are in. Called every
-   * LOOK_EVERY bars, it runs every one of its operations each time (over one term when the sums
-   * are not due) and keeps the result only when due: the JIT then compiles it into the backtest's
-   * loop with what it needs, where a path first taken at the millionth bar would deoptimise the
-   * loop there and have it compiled again in the next run of a long-running process.
+   * Recomputes the sums at every RESUM_EVERY-th bar once `slow` bars are in. Also called at the
+   * FIRST_LOOK-th bar, where it runs every one of its operations (over one term) and keeps
+   * nothing: the JIT has then seen the call before it compiles the backtest's loop, where a call
+   * first made at the millionth bar would deoptimise the loop there and have it compiled again in
+   * the next run of a long-running process.
    */
   private resum(): void {
     const due = this.count % RESUM_EVERY === 0;
