@@ -21,6 +21,16 @@ describe("isStoreOutage", () => {
     await new Promise((r) => silent.close(r));
   });
 
+  /** A connection to the machine's real Postgres. */
+  const realServer = async () => {
+    const server = new pg.Client({
+      connectionString:
+        process.env.SVC_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+    });
+    await server.connect();
+    return server;
+  };
+
   const failureOf = async (work: () => Promise<unknown>) => {
     try {
       await work();
@@ -53,11 +63,7 @@ describe("isStoreOutage", () => {
   });
 
   it("knows the server's own refusals by SQLSTATE, on the error or its cause", async () => {
-    const server = new pg.Client({
-      connectionString:
-        process.env.SVC_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
-    });
-    await server.connect();
+    const server = await realServer();
     try {
       await server.query("set statement_timeout = 50");
       const timedOut = await failureOf(() => server.query("select pg_sleep(1)"));
@@ -74,11 +80,7 @@ describe("isStoreOutage", () => {
   });
 
   it("does not take a protocol violation of ours for an outage: more bind parameters than the protocol carries", async () => {
-    const server = new pg.Client({
-      connectionString:
-        process.env.SVC_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
-    });
-    await server.connect();
+    const server = await realServer();
     try {
       const values = Array.from({ length: 70_000 }, (_, i) => i);
       const sql = `select cardinality(array[${values.map((i) => `$${i + 1}::int`).join(",")}])`;
