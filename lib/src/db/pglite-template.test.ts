@@ -127,6 +127,37 @@ describe("PGlite templates", () => {
   );
 
   it(
+    "removes the half-made copy a killed start left beside the data folder, and not a live start's, and copies to a path that looks like an option",
+    async () => {
+      const current = await ensureTemplate(join(root, "templates"), newer);
+      const parent = join(root, "crashed");
+      // A pid no process has (above the kernel's pid_max), and this process's own.
+      const dead = join(parent, "-pgdata.seeding-99999999-0badc0de");
+      const live = join(parent, `-pgdata.seeding-${process.pid}-0ddba11s`);
+      for (const d of [dead, live]) {
+        mkdirSync(join(d, "base"), { recursive: true });
+        writeFileSync(join(d, "base", "half"), "x");
+      }
+      const cwd = process.cwd();
+      // A relative data folder whose name begins with "-": cp must not read it as an option.
+      process.chdir(parent);
+      try {
+        expect(await seedDataDir("-pgdata", current)).toBe(true);
+      } finally {
+        process.chdir(cwd);
+      }
+      expect(readdirSync(parent).sort()).toEqual([
+        "-pgdata",
+        `-pgdata.seeding-${process.pid}-0ddba11s`,
+      ]);
+      expect(readdirSync(join(parent, "-pgdata"), { recursive: true }).sort()).toEqual(
+        readdirSync(current.dataDir, { recursive: true }).sort(),
+      );
+    },
+    SLOW,
+  );
+
+  it(
     "leaves a data folder that already holds files alone",
     async () => {
       const current = await ensureTemplate(join(root, "templates"), newer);

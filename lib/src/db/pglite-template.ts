@@ -12,7 +12,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, type Migration } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
@@ -94,6 +94,7 @@ export async function ensureTemplate(
 export async function seedDataDir(dataDir: string, template: PgliteTemplate): Promise<boolean> {
   if (existsSync(dataDir) && readdirSync(dataDir).length > 0) return false;
   mkdirSync(dirname(dataDir), { recursive: true });
+  removeAbandonedCopies(dataDir);
   const copying = `${dataDir}.seeding-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     await copyFolder(template.dataDir, copying);
@@ -106,6 +107,30 @@ export async function seedDataDir(dataDir: string, template: PgliteTemplate): Pr
 }
 
 /**
+ * Removes the half-made copies a start killed mid-copy left beside `dataDir` (a template's worth
+ * of disk each): those of a process that is gone. A live process's copy is its own business.
+ */
+function removeAbandonedCopies(dataDir: string): void {
+  const prefix = `${basename(dataDir)}.seeding-`;
+  for (const name of readdirSync(dirname(dataDir))) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split("-")[0]);
+    if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
+    rmSync(join(dirname(dataDir), name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, under another user.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
  * Copies a folder to a path that does not exist yet. The system's `cp` copies in a process of its
  * own, off this thread, which meanwhile loads the platform's code: a template is about 1,200
  * files, and Node's own recursive copy spent about 0.3 s of this thread on them (load 9). Where
@@ -115,7 +140,7 @@ export async function seedDataDir(dataDir: string, template: PgliteTemplate): Pr
 async function copyFolder(from: string, to: string): Promise<void> {
   if (process.platform !== "win32") {
     const copied = await new Promise<boolean>((done) => {
-      execFile("cp", ["-R", from, to], { timeout: COPY_TIMEOUT_MS }, (err) => done(!err));
+      execFile("cp", ["-R", "--", from, to], { timeout: COPY_TIMEOUT_MS }, (err) => done(!err));
     });
     if (copied) return;
     rmSync(to, { recursive: true, force: true });
