@@ -16,6 +16,7 @@ import { basename, dirname, join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, type Migration } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
+import { withDeadline } from "../deadline/index.js";
 import { migrateSchema } from "./migrate-schema.js";
 
 /** One schema and every migration its owner runs on it at start. */
@@ -145,7 +146,12 @@ async function copyFolder(from: string, to: string): Promise<void> {
     if (copied) return;
     rmSync(to, { recursive: true, force: true });
   }
-  await cp(from, to, { recursive: true });
+  // A copy that hangs (a stalled disk) fails the start with its cause rather than holding it.
+  await withDeadline(
+    cp(from, to, { recursive: true }),
+    COPY_TIMEOUT_MS,
+    "copying the PGlite template",
+  );
 }
 const COPY_TIMEOUT_MS = 120_000;
 
