@@ -161,7 +161,11 @@ export function createChatHandlers(
         })());
       function onGone() {
         stop.abort(ctx.signal.reason);
-        if (parked) void letGo();
+        // Nobody awaits this one: a failure is logged, never left to end the process.
+        if (parked)
+          letGo().catch((err: unknown) =>
+            deps.log.warn({ err, conversation_id: conversation.id }, "chat not let go"),
+          );
       }
       if (ctx.signal.aborted) onGone();
       else ctx.signal.addEventListener("abort", onGone, { once: true });
