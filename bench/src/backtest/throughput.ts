@@ -193,6 +193,49 @@ function warmRows() {
 }
 const warmed = warmRows();
 
+/**
+ * A fresh process's time is a fixed cost (the JIT compiling the engine, paid once per process)
+ * plus a cost per bar: the line through two sizes' median times tells the two apart, per engine.
+ */
+function perBarCost() {
+  const fits: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < rows.length; i++) {
+    const [small, large] = [rows[i]!, rows[i + 1]!];
+    const fit: Record<string, Record<string, number>> = {};
+    for (const tag of ["wall", "cpu"] as const) {
+      const line = (name: string) => {
+        const msSmall = (small.bars / small[tag].min_median_max[name]!.median) * 1000;
+        const msLarge = (large.bars / large[tag].min_median_max[name]!.median) * 1000;
+        const nsPerBar = ((msLarge - msSmall) * 1e6) / (large.bars - small.bars);
+        const round = (x: number) => Math.round(x * 100) / 100;
+        return {
+          ns_per_bar: round(nsPerBar),
+          fixed_ms: round(msSmall - (small.bars * nsPerBar) / 1e6),
+        };
+      };
+      for (const name of Object.keys(small[tag].min_median_max)) {
+        const l = line(name);
+        fit[name] = {
+          ...fit[name],
+          [`${tag}_ns_per_bar`]: l.ns_per_bar,
+          [`${tag}_fixed_ms`]: l.fixed_ms,
+        };
+      }
+      fit.ratios = {
+        ...fit.ratios,
+        [`event_over_hand_ns_per_bar_${tag}`]: ratio(
+          line("event").ns_per_bar,
+          line("hand").ns_per_bar,
+        ),
+      };
+    }
+    fits[
+      `${small.bars.toExponential().replace("+", "")}_to_${large.bars.toExponential().replace("+", "")}`
+    ] = fit;
+  }
+  return fits;
+}
+
 const result = {
   note: "wall: bars per second of the wall clock; cpu: bars per second of the process's CPU time (all its threads), which another process holding the core does not inflate. Ratios are of medians, taken in the same sitting.",
   benchmark:
@@ -204,6 +247,14 @@ const result = {
   anchors:
     "Backtrader about 13,000-35,000 bars/s; LEAN flags under 40,000 data points/s as slow; goals: vectorised >= 100,000,000 bars/s, hand loop / event-driven <= 1.5, event-driven >= 0.95x the engine of 4f85b7a at 1 M bars",
   rows,
+  ...(rows.length > 1
+    ? {
+        per_bar_cost_between_sizes: {
+          note: "from the medians of the rows: time = fixed_ms + bars x ns_per_bar through each two sizes, per engine; event_over_hand compares the engine's cost per bar with the hand loop's, without the fixed cost each pays once per process",
+          ...perBarCost(),
+        },
+      }
+    : {}),
   ...(previous ? { paired_with_previous_engine: pairedWithPrevious() } : {}),
   ...(warmed.length > 0
     ? {
