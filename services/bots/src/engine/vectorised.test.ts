@@ -85,6 +85,30 @@ describe("vectorised and event-driven paths give the same run to the last bit", 
     expect(vector.metrics).toEqual(event.metrics);
   });
 
+  it("where the two averages are equal but for the last bits, bar after bar", () => {
+    // Closes of 0.1, 0.2 and 0.3 in turn, each moved by about one unit in the last place: at
+    // every third bar the fast (3) and slow (7) averages differ by rounding alone, so comparing
+    // them any other way than the event-driven path does (a quotient each) flips some targets.
+    const ties = allocateBars(20_000);
+    for (let i = 0; i < ties.length; i++) {
+      const nudge = 1e-16 * (((Math.imul(i, 2654435761) >>> 7) % 3) - 1);
+      ties.time[i] = Date.UTC(2024, 0, 1) + i * 60_000;
+      ties.close[i] = ties.open[i] = ties.high[i] = ties.low[i] = [0.1, 0.2, 0.3][i % 3]! + nudge;
+      ties.volume[i] = 1_000;
+    }
+    const { event, vector } = both(
+      "ma_crossover",
+      { fast: 3, slow: 7, allow_short: true },
+      ties,
+      // Without costs the account lasts through every flip instead of dwindling to dust.
+      { initialCash: 1e6, feeBps: 0, slippageBps: 0, positionSize: 1 },
+      1_000,
+    );
+    expect(event.events.length).toBeGreaterThan(1_000);
+    expect(vector.metrics).toEqual(event.metrics);
+    expect(vector.events).toEqual(event.events);
+  });
+
   it("with no trade, a position open at the end, and a single bar", () => {
     const bars = generateBars({ seed: 8, count: 500 });
     // A channel longer than the data: never a breakout, so never an order.
