@@ -9,7 +9,7 @@ import { namingSymbol } from "./symbol-events.js";
 import { riskAdjusted, type RunMetrics } from "./metrics.js";
 import { TradeBook } from "./trade-book.js";
 import type { EngineSettings } from "./settings.js";
-import type { Strategy, TargetSource } from "./strategies/strategy.js";
+import { TARGET_BLOCK, type Strategy, type TargetSource } from "./strategies/strategy.js";
 
 export interface BacktestOptions {
   /** Every order, fill and position change, in order: the records a paper session stores. */
@@ -23,7 +23,7 @@ export interface BacktestOptions {
 const DAY_MS = 86_400_000;
 
 /** Bars of the vectorised path's target column: it stays in the core's cache for the scan. */
-const BLOCK = 4096;
+const BLOCK = TARGET_BLOCK;
 
 /**
  * The backtest engine. Bars arrive in chunks (so 50 million bars never sit in memory at once)
@@ -105,7 +105,7 @@ export class BacktestRun {
   /** Runs the next chunk of bars, continuing where the previous chunk ended. */
   feed(b: Bars): void {
     if (this.strategy) this.feedBars(b, this.strategy, this.lastClose);
-    else this.feedColumns(b, this.columns!);
+    else this.feedColumns(b, this.columns!, this.lastClose);
     this.bars += b.length;
     if (b.length > 0) {
       this.lastClose = b.close[b.length - 1]!;
@@ -192,7 +192,7 @@ export class BacktestRun {
   }
 
   /** The vectorised path: a block's targets in one pass, then the books up to each order. */
-  private feedColumns(b: Bars, columns: TargetSource): void {
+  private feedColumns(b: Bars, columns: TargetSource, closeBefore: number): void {
     const { broker, pipeline, targets } = this;
     for (let from = 0, n = b.length; from < n; from += BLOCK) {
       const to = Math.min(n, from + BLOCK);
@@ -205,7 +205,10 @@ export class BacktestRun {
         }
         const decided = this.scanColumns(b, t, from, to);
         if (decided < 0) break;
-        const reference = decided > 0 ? b.close[decided - 1]! : this.lastClose;
+        // The close before the chunk comes as an argument, like feedBars': a field read only
+        // when a chunk's first bar decides is reached too rarely for the JIT to have seen it, and
+        // reached in a later run it threw the compiled loop away.
+        const reference = decided > 0 ? b.close[decided - 1]! : closeBefore;
         pipeline.decide(targets[decided - from]!, b.close[decided]!, b.time[decided]!, reference);
         this.sent = broker.openOrders.length > 0;
         t = decided + 1;

@@ -10,6 +10,8 @@ const fixture = fileURLToPath(new URL("./second-run.fixture.ts", import.meta.url
 const HOT = [
   "feedBars",
   "scan",
+  "feedColumns",
+  "scanColumns",
   "onBar",
   "resum",
   "deepen",
@@ -39,46 +41,53 @@ const codeOf = (line: string) =>
 // second run is tiering up, not paying again.
 const turbofan = /(?:<Code TURBOFAN|target TURBOFAN)/;
 
-it("a second backtest in a long-running process runs on the code compiled for the first: none of the engine's hot functions has its optimised code thrown away or is optimised again", () => {
-  const trace = execFileSync(
-    process.execPath,
-    [
-      "--expose-gc",
-      "--trace-deopt",
-      "--trace-opt",
-      // Compiles made on the main thread, when asked for: a compile that a loaded machine's
-      // background thread finishes late (or whose on-stack code a collection drops first) would
-      // make the trace differ run to run; what the engine's own shapes cause does not.
-      "--no-concurrent-recompilation",
-      "--no-concurrent-osr",
-      "--import",
-      "tsx",
-      fixture,
-    ],
-    { encoding: "utf8", timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
-  );
-  const at = trace.indexOf("SECOND RUN");
-  const first = trace.slice(0, at).split("\n");
-  const second = trace.slice(at).split("\n");
-  const optimisedInFirst = new Set(
-    first
-      .filter((l) => l.startsWith("[completed compiling") && turbofan.test(l) && hot(l))
-      .map(codeOf),
-  );
-  const thrownAway = second.filter(
-    (l) =>
-      (l.includes("bailout") || l.includes("marking dependent code")) && turbofan.test(l) && hot(l),
-  );
-  const compiledAgain = second.filter(
-    (l) =>
-      l.startsWith("[compiling method") &&
-      turbofan.test(l) &&
-      hot(l) &&
-      optimisedInFirst.has(codeOf(l)),
-  );
-  expect({ thrownAway, compiledAgain }).toEqual({ thrownAway: [], compiledAgain: [] });
-  // and it is the same backtest: the same answer both times.
-  const trades = trace.match(/^trades \d+$/gm);
-  expect(trades).toHaveLength(2);
-  expect(trades![1]).toBe(trades![0]);
-}, 60_000);
+it.each(["event", "vectorised"])(
+  "a second backtest (%s) in a long-running process runs on the code compiled for the first: none of the engine's hot functions has its optimised code thrown away or is optimised again",
+  (path) => {
+    const trace = execFileSync(
+      process.execPath,
+      [
+        "--expose-gc",
+        "--trace-deopt",
+        "--trace-opt",
+        // Compiles made on the main thread, when asked for: a compile that a loaded machine's
+        // background thread finishes late (or whose on-stack code a collection drops first) would
+        // make the trace differ run to run; what the engine's own shapes cause does not.
+        "--no-concurrent-recompilation",
+        "--no-concurrent-osr",
+        "--import",
+        "tsx",
+        fixture,
+        path,
+      ],
+      { encoding: "utf8", timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+    );
+    const at = trace.indexOf("SECOND RUN");
+    const first = trace.slice(0, at).split("\n");
+    const second = trace.slice(at).split("\n");
+    const optimisedInFirst = new Set(
+      first
+        .filter((l) => l.startsWith("[completed compiling") && turbofan.test(l) && hot(l))
+        .map(codeOf),
+    );
+    const thrownAway = second.filter(
+      (l) =>
+        (l.includes("bailout") || l.includes("marking dependent code")) &&
+        turbofan.test(l) &&
+        hot(l),
+    );
+    const compiledAgain = second.filter(
+      (l) =>
+        l.startsWith("[compiling method") &&
+        turbofan.test(l) &&
+        hot(l) &&
+        optimisedInFirst.has(codeOf(l)),
+    );
+    expect({ thrownAway, compiledAgain }).toEqual({ thrownAway: [], compiledAgain: [] });
+    // and it is the same backtest: the same answer both times.
+    const trades = trace.match(/^trades \d+$/gm);
+    expect(trades).toHaveLength(2);
+    expect(trades![1]).toBe(trades![0]);
+  },
+  60_000,
+);

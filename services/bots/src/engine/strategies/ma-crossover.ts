@@ -1,5 +1,5 @@
 import type { Bars } from "../bars.js";
-import type { Strategy, StrategyFamily, TargetSource } from "./strategy.js";
+import { TARGET_BLOCK, type Strategy, type StrategyFamily, type TargetSource } from "./strategy.js";
 
 /** Bars between recomputations of the running sums (the event-driven and vectorised paths alike). */
 const RESUM_EVERY = 1_000_000;
@@ -113,7 +113,7 @@ class MaColumns implements TargetSource {
   private history: Float64Array;
   private count = 0;
   /** The next count at which MaCrossover recomputes its sums (a multiple of RESUM_EVERY). */
-  private nextResum = RESUM_EVERY;
+  private nextResum = FIRST_LOOK;
   private fastSum = 0;
   private slowSum = 0;
   private readonly short: number;
@@ -123,7 +123,10 @@ class MaColumns implements TargetSource {
     allowShort: boolean,
   ) {
     this.short = allowShort ? -1 : 0;
-    this.history = new Float64Array(slow);
+    // Sized for the engine's blocks now: grown inside `fill`, at a run's first call, the growth
+    // ran before the JIT recorded any types there, and a long-running process's next run,
+    // growing its own history inside the compiled `fill`, threw that code away (twice as slow).
+    this.history = new Float64Array(slow + TARGET_BLOCK);
   }
   fill(b: Bars, from: number, to: number, out: Float64Array): void {
     const { fast, slow, short } = this;
@@ -148,15 +151,22 @@ class MaColumns implements TargetSource {
       fastSum += c;
       count++;
       if (count === nextResum) {
-        nextResum += RESUM_EVERY;
-        if (count >= slow) {
-          slowSum = fastSum = 0;
-          for (let k = 0; k < slow; k++) {
-            const v = h[slow + j - k]!;
-            slowSum += v;
-            if (k < fast) fastSum += v;
-          }
+        // As MaCrossover.resum: first at FIRST_LOOK, where every operation runs over one term
+        // and nothing is kept, so the compiled loop has seen this branch before the millionth bar.
+        const due = count % RESUM_EVERY === 0;
+        const full = count >= slow;
+        const keep = due && full;
+        nextResum = (Math.floor(count / RESUM_EVERY) + 1) * RESUM_EVERY;
+        const terms = keep ? slow : 1;
+        let s = 0;
+        let f = 0;
+        for (let k = 0; k < terms; k++) {
+          const v = h[slow + j - k]!;
+          s += v;
+          if (k < fast) f += v;
         }
+        slowSum = keep ? s : slowSum;
+        fastSum = keep ? f : fastSum;
       }
       if (count < slow) {
         out[j] = 0;

@@ -9,6 +9,9 @@ export interface Strategy {
   onBar(close: number, high: number, low: number): number;
 }
 
+/** The most bars the engine asks a `TargetSource` for in one `fill` (its block, kept in cache). */
+export const TARGET_BLOCK = 4096;
+
 /**
  * Targets for a run of bars, a block at a time and in order: `fill` writes the target of bars
  * [from, to) of `bars` into `out[0 .. to - from)`, each from that bar and the bars before it.
