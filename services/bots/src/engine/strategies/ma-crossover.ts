@@ -3,14 +3,6 @@ import { TARGET_BLOCK, type Strategy, type StrategyFamily, type TargetSource } f
 
 /** Bars between recomputations of the running sums (the event-driven and vectorised paths alike). */
 const RESUM_EVERY = 1_000_000;
-/**
- * MaColumns decides on products only when they differ by more than this factor: far beyond the
- * few units in the last place (1.1e-16 each) the products and the quotients are rounded by, so
- * the quotients are in the same order as the products.
- */
-const TIE_MARGIN = 1 + 1e-12;
-/** Sums below this are compared by division: their products may be subnormal. */
-const MIN_SUM = 1e-300;
 /** A bar where `resum` runs without recomputing anything, so that its call is seen early. */
 const FIRST_LOOK = 64;
 
@@ -171,23 +163,6 @@ class MaColumns implements TargetSource {
       if (count < slow) {
         out[j] = 0;
         continue;
-      }
-      // Two divisions a bar were most of this loop. Cross-multiplied, the averages compare with
-      // two multiplications; only when the products are within a relative 1e-12 of each other
-      // (a tie or near one) could the rounded quotients the event-driven path compares disagree
-      // with them, and those bars are divided as it does. Sums under 1e-300 (products that may
-      // be subnormal, with a larger error) and negative ones are divided too.
-      if (fastSum > MIN_SUM && slowSum > MIN_SUM) {
-        const fastCross = fastSum * slow;
-        const slowCross = slowSum * fast;
-        if (fastCross > slowCross * TIE_MARGIN) {
-          out[j] = 1;
-          continue;
-        }
-        if (slowCross > fastCross * TIE_MARGIN) {
-          out[j] = short;
-          continue;
-        }
       }
       const f = fastSum / fast;
       const s = slowSum / slow;
