@@ -5,6 +5,12 @@ import { TARGET_BLOCK, type Strategy, type StrategyFamily, type TargetSource } f
 const RESUM_EVERY = 1_000_000;
 /** A bar where `resum` runs without recomputing anything, so that its call is seen early. */
 const FIRST_LOOK = 64;
+/**
+ * MaColumns' bar where the recomputation first runs, keeping nothing: in the second block, as by
+ * then `fill` has run long enough for V8 to record what its operations saw (it records nothing in
+ * a function's first calls).
+ */
+const COLUMNS_FIRST_LOOK = TARGET_BLOCK + FIRST_LOOK;
 
 /** Long (or short, if allowed) while the fast simple moving average of closes is above (below) the slow one. */
 export const maCrossover: StrategyFamily = {
@@ -105,7 +111,7 @@ class MaColumns implements TargetSource {
   private history: Float64Array;
   private count = 0;
   /** The next count at which MaCrossover recomputes its sums (a multiple of RESUM_EVERY). */
-  private nextResum = FIRST_LOOK;
+  private nextResum = COLUMNS_FIRST_LOOK;
   private fastSum = 0;
   private slowSum = 0;
   private readonly short: number;
@@ -135,7 +141,32 @@ class MaColumns implements TargetSource {
     let count = this.count;
     let nextResum = this.nextResum;
     const lag = slow - fast;
-    for (let j = 0; j < n; j++) {
+    // Bars come in stretches with no branch in their loop but the comparison's: between two
+    // bars that need more (the bar that recomputes the sums, the first bar with `slow` closes
+    // in), every bar is either still filling the window (target 0) or compares the averages.
+    // Those bars go one at a time. Testing both for every bar cost as much as the arithmetic.
+    let j = 0;
+    while (j < n) {
+      const filling = count + 1 < slow;
+      // Both bounds worked out every time, so that V8 has seen the arithmetic of the one that
+      // is used only in a run's first block.
+      const filled = j + (slow - count - 1);
+      const end = Math.min(n, j + (nextResum - count - 1), filling ? filled : n);
+      count += end - j;
+      // One loop for both kinds of stretch (the test of `filling` is the same every bar): a loop
+      // of its own for the bars filling the window would run only in a run's first call, before
+      // V8 records anything, and be thrown away when the next run reaches it compiled.
+      for (; j < end; j++) {
+        const c = h[slow + j]!;
+        slowSum -= h[j]!;
+        fastSum -= h[lag + j]!;
+        slowSum += c;
+        fastSum += c;
+        const f = fastSum / fast;
+        const s = slowSum / slow;
+        out[j] = filling ? 0 : f > s ? 1 : f < s ? short : 0;
+      }
+      if (j === n) break;
       const c = h[slow + j]!;
       slowSum -= h[j]!;
       fastSum -= h[lag + j]!;
@@ -143,7 +174,7 @@ class MaColumns implements TargetSource {
       fastSum += c;
       count++;
       if (count === nextResum) {
-        // As MaCrossover.resum: first at FIRST_LOOK, where every operation runs over one term
+        // As MaCrossover.resum: first at COLUMNS_FIRST_LOOK, where every operation runs over one term
         // and nothing is kept, so the compiled loop has seen this branch before the millionth bar.
         const due = count % RESUM_EVERY === 0;
         const full = count >= slow;
@@ -160,13 +191,10 @@ class MaColumns implements TargetSource {
         slowSum = keep ? s : slowSum;
         fastSum = keep ? f : fastSum;
       }
-      if (count < slow) {
-        out[j] = 0;
-        continue;
-      }
       const f = fastSum / fast;
       const s = slowSum / slow;
-      out[j] = f > s ? 1 : f < s ? short : 0;
+      out[j] = count < slow ? 0 : f > s ? 1 : f < s ? short : 0;
+      j++;
     }
     h.copyWithin(0, n, n + slow);
     this.fastSum = fastSum;
