@@ -174,8 +174,9 @@ class MaColumns implements TargetSource {
       fastSum += c;
       count++;
       if (count === nextResum) {
-        // As MaCrossover.resum: first at COLUMNS_FIRST_LOOK, where every operation runs over one term
-        // and nothing is kept, so the compiled loop has seen this branch before the millionth bar.
+        // As MaCrossover.resum: first at COLUMNS_FIRST_LOOK, where every operation runs over one
+        // term and nothing is kept, so the compiled loop has seen this branch before the millionth
+        // bar.
         const due = count % RESUM_EVERY === 0;
         const full = count >= slow;
         const keep = due && full;
