@@ -110,13 +110,28 @@ function start(variant: Variant, dataDir: string): Promise<Started> {
   });
 }
 
-/** SIGINT to the whole group (npm, its shell, the platform), SIGKILL if it lingers. */
+/** Whether any process of the group is still there. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SIGINT to the whole group (npm, its shell, the platform), SIGKILL if it lingers. Waits for every
+ * process of the group, not only npm: npm exits at once while the platform still closes PGlite
+ * (a checkpoint written to disk), and the next run would be timed beside that close.
+ */
 async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  process.kill(-child.pid, "SIGINT");
-  const done = await Promise.race([exited.then(() => true), sleep(20_000).then(() => false)]);
-  if (!done) process.kill(-child.pid, "SIGKILL");
+  if (child.pid === undefined) return;
+  const pgid = child.pid;
+  if (child.exitCode === null) process.kill(-pgid, "SIGINT");
+  const deadline = Date.now() + 20_000;
+  while (groupAlive(pgid) && Date.now() < deadline) await sleep(50);
+  if (groupAlive(pgid)) process.kill(-pgid, "SIGKILL");
 }
 
 const mib = (kib: number) => Math.round(kib / 102.4) / 10;
