@@ -453,7 +453,7 @@ describe("research chat, locally", () => {
   });
 
   it("runs the tools as the local user, then answers 429 past the token budget and the rate limit", async () => {
-    // The three chats below must fall in one minute of the rate limit's window.
+    // The chats below must fall in one minute of the rate limit's window.
     await eventually(
       "a minute with time to spare",
       () => new Date().getSeconds(),
@@ -471,6 +471,8 @@ describe("research chat, locally", () => {
     });
     expect([over.status, over.body.error.code]).toEqual([429, "chat_token_budget_exhausted"]);
     expect(over.body.error.details.limit).toBe("SVC_CHAT_TOKEN_BUDGET");
+    // A chat refused by its conversation's budget was not started: two of the three are left.
+    expect((await call(p.url, "POST", "/bots/lab/chat", { message: "hi" })).status).toBe(200);
     expect((await call(p.url, "POST", "/bots/lab/chat", { message: "hi" })).status).toBe(200);
     const limited = await call(p.url, "POST", "/bots/lab/chat", { message: "hi" });
     expect([limited.status, limited.body.error.code]).toEqual([429, "chat_rate_limited"]);

@@ -111,8 +111,20 @@ export function createChatHandlers(
           { settings: ["SVC_LLM_BASE_URL", "SVC_LLM_MODEL", "SVC_LLM_API_KEY"] },
         );
       await refuseWhileHalted(deps.halts);
+      // A conversation whose budget is spent or held by an answer in flight is refused before the
+      // chat is counted: a person asked to try again in a few seconds would otherwise use up the
+      // chats of the minute by waiting. holdBudget below still refuses one that raced this look.
+      const existing = req.conversationId
+        ? await ownConversation(bot.id, p.sub, req.conversationId)
+        : undefined;
+      if (existing) {
+        const heldUntil = await repo.answerHeldUntil(db, existing.id);
+        if (heldUntil || Number(existing.tokens_used) >= deps.limits.tokenBudget)
+          throw deps.limits.budgetRefusal(existing, heldUntil);
+      }
       await deps.limits.takeChat(p.sub);
-      const conversation = await openConversation(p, bot.id, req.conversationId, req.message);
+      const conversation =
+        existing ?? (await openConversation(p, bot.id, req.conversationId, req.message));
       // Of two answers started at once in this conversation, one holds its budget and runs; the
       // other is refused here. The hold is let go when the answer is stored, or on any way out.
       const hold = await holdBudget(
