@@ -110,7 +110,7 @@ class MaCrossover implements Strategy {
 class MaColumns implements TargetSource {
   private history: Float64Array;
   private count = 0;
-  /** The next count at which MaCrossover recomputes its sums (a multiple of RESUM_EVERY). */
+  /** The next count at which the sums are recomputed (a multiple of RESUM_EVERY after the first look). */
   private nextResum = COLUMNS_FIRST_LOOK;
   private fastSum = 0;
   private slowSum = 0;
