@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
@@ -64,6 +64,19 @@ describe("the embedded database of npm start", () => {
         const running = await startPlatform(config, { db: seeded });
         await running.close();
         expect(await describeSchemas(seeded)).toEqual(fromTemplate);
+
+        // After the start, the next new data folder's copy is made ahead of it, and taken whole.
+        await seeded.refillSpare!().done;
+        const next = (await openEmbeddedDatabase({ ...config, dataDir: join(root, "next") }))!;
+        try {
+          expect(next.openedIn?.copied).toBeDefined();
+          expect(await describeSchemas(next)).toEqual(fromTemplate);
+        } finally {
+          await next.close();
+        }
+        const templates = join(root, "templates");
+        for (const key of readdirSync(templates))
+          expect(readdirSync(join(templates, key)).sort()).toEqual(["pgdata", "pgdata.tar"]);
       } finally {
         await seeded.close();
         await reference.close();

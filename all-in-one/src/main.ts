@@ -32,10 +32,12 @@ if (!isAbsolute(config.licenseHolder.dir)) {
 }
 // Opened here rather than by the platform: a new database starts from a migrated template. The
 // platform's code loads meanwhile (imported only now): the template's copy runs off this thread.
+const openingAt = performance.now();
 const opening = openEmbeddedDatabase(config);
 // Its failure is thrown where it is awaited, below, not reported as unhandled while code loads.
 opening.catch(() => undefined);
 const { startPlatform } = await import("./start-platform.js");
+const codeLoadedAt = performance.now();
 const db = await opening.catch((err: NodeJS.ErrnoException) => {
   // A folder that cannot be made or written is the setting's fault: say which, not a stack.
   if (
@@ -50,6 +52,7 @@ const db = await opening.catch((err: NodeJS.ErrnoException) => {
   console.error(`${which} cannot be used: ${err.message}; choose another`);
   process.exit(2);
 });
+const databaseOpenAt = performance.now();
 const running = await startPlatform(config, db ? { db } : {}).catch(
   (err: NodeJS.ErrnoException) => {
     if (err.code !== "EADDRINUSE" && err.code !== "EACCES") throw err;
@@ -74,6 +77,14 @@ running.platform.log.info(
     storage,
     auth: config.auth.provider,
     ...(db ? { pglite_from_template: db.fromTemplate === true } : {}),
+    // Where the start went, ms from the process's start: what to look at when it is slow.
+    start_ms: {
+      database_opening_from: Math.round(openingAt),
+      ...(db?.openedIn ? { database: db.openedIn } : {}),
+      code_loaded: Math.round(codeLoadedAt),
+      database_open: Math.round(databaseOpenAt),
+      services_listening: ms,
+    },
   },
   "platform ready",
 );
@@ -84,4 +95,12 @@ process.stdout.write(
     `  try:       curl -s ${running.url}/bots\n` +
     `  storage:   ${storage}; bus: ${config.natsUrl ? "NATS" : "in-process"}; kv: ${config.redisUrl ? "Redis" : "in-process"}; auth: ${config.auth.provider}\n\n`,
 );
-closeOnSignals(running.platform.log, [running.close, ...(db ? [db.close] : [])]);
+const spare = db?.refillSpare?.();
+closeOnSignals(running.platform.log, [
+  async () => {
+    spare?.cancel();
+    await spare?.done;
+  },
+  running.close,
+  ...(db ? [db.close] : []),
+]);

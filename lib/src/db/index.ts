@@ -2,7 +2,9 @@ export { openDatabase, schemaDb, type Database } from "./open-database.js";
 export { migrateSchema } from "./migrate-schema.js";
 export {
   ensureTemplate,
+  refillSpare,
   seedDataDir,
+  type SpareRefill,
   templateKey,
   type PgliteTemplate,
   type SchemaMigrations,

@@ -16,6 +16,8 @@ export interface Database {
   kind: "postgres" | "pglite";
   /** A PGlite database that started as a copy of a migrated template instead of an empty one. */
   fromTemplate?: boolean;
+  /** Where an embedded database's opening spent its time, ms from the call (for the ready log). */
+  openedIn?: { copied?: number; compiled?: number; ready: number };
   close(): Promise<void>;
 }
 
@@ -69,7 +71,14 @@ export async function openDatabase(opts: {
       : [...PGlite.defaultStartParams, "-c", `shared_buffers=${opts.sharedBuffersMb}MB`];
   // Compiled while the template's copy runs, not after it, when PGlite would start to. Should it
   // fail (a file PGlite could not read either), PGlite reads and compiles its own as before.
-  const compiling = compilePgliteWasm().catch(() => undefined);
+  const t0 = performance.now();
+  const since = () => Math.round(performance.now() - t0);
+  let compiled: number | undefined;
+  let copied: number | undefined;
+  const compiling = compilePgliteWasm().then(
+    (m) => ((compiled = since()), m),
+    () => undefined,
+  );
   const wasm = async () => {
     const pgliteWasmModule = await compiling;
     return pgliteWasmModule ? { pgliteWasmModule } : {};
@@ -84,7 +93,10 @@ export async function openDatabase(opts: {
       ...(await wasm()),
     });
   } else {
-    if (opts.template) fromTemplate = await seedDataDir(opts.dataDir!, opts.template);
+    if (opts.template) {
+      fromTemplate = await seedDataDir(opts.dataDir!, opts.template);
+      copied = since();
+    }
     mkdirSync(opts.dataDir!, { recursive: true });
     pglite = new PGlite(opts.dataDir, {
       ...(startParams ? { startParams } : {}),
@@ -93,7 +105,12 @@ export async function openDatabase(opts: {
   }
   await pglite.waitReady;
   const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
-  return { db, kind: "pglite", fromTemplate, close: () => db.destroy() };
+  const openedIn = {
+    ...(copied === undefined ? {} : { copied }),
+    ...(compiled === undefined ? {} : { compiled }),
+    ready: since(),
+  };
+  return { db, kind: "pglite", fromTemplate, openedIn, close: () => db.destroy() };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql, type Kysely, type Migration } from "kysely";
@@ -7,6 +7,7 @@ import { migrateSchema } from "./migrate-schema.js";
 import { openDatabase, type Database } from "./open-database.js";
 import {
   ensureTemplate,
+  refillSpare,
   seedDataDir,
   templateKey,
   type SchemaMigrations,
@@ -98,6 +99,11 @@ describe("PGlite templates", () => {
       await migrateSchema(seeded.db, "alpha", newer[0]!.migrations);
       expect(await applied(seeded, "alpha")).toEqual(["0001-notes", "0002-title"]);
 
+      // initdb's template databases are left out: half the files a new data folder copies.
+      const { rows } = await sql<{ datname: string }>`
+        select datname from pg_database order by datname`.execute(seeded.db);
+      expect(rows.map((r) => r.datname)).toEqual(["postgres"]);
+
       // In memory, the same template arrives as its tarball.
       const inMemory = track(await openDatabase({ template: current }));
       expect(inMemory.fromTemplate).toBe(true);
@@ -168,6 +174,64 @@ describe("PGlite templates", () => {
       expect(readdirSync(dir)).toEqual(["notes.txt"]);
       // Nothing half-copied is left beside it.
       expect(readdirSync(root).filter((f) => f.includes("seeding"))).toEqual([]);
+    },
+    SLOW,
+  );
+
+  const listing = (dir: string) => readdirSync(dir, { recursive: true }).sort();
+
+  it(
+    "gives a new data folder the spare made after the last start, by a rename, and the next one a copy",
+    async () => {
+      const current = await ensureTemplate(join(root, "templates"), newer);
+      rmSync(current.spare, { recursive: true, force: true });
+      await refillSpare(current).done;
+      expect(listing(current.spare)).toEqual(listing(current.dataDir));
+
+      const first = join(root, "spare-taken", "pgdata");
+      mkdirSync(first, { recursive: true });
+      expect(await seedDataDir(first, current)).toBe(true);
+      expect(existsSync(current.spare)).toBe(false);
+      const second = join(root, "spare-gone", "pgdata");
+      expect(await seedDataDir(second, current)).toBe(true);
+      for (const dir of [first, second]) expect(listing(dir)).toEqual(listing(current.dataDir));
+
+      const opened = track(await openDatabase({ dataDir: first }));
+      expect(await applied(opened, "alpha")).toEqual(["0001-notes", "0002-title"]);
+      // A refill when a spare is already there keeps it.
+      await refillSpare(current).done;
+      await refillSpare(current).done;
+      expect(listing(current.spare)).toEqual(listing(current.dataDir));
+      expect(readdirSync(join(current.spare, "..")).filter((f) => f.includes("seeding"))).toEqual(
+        [],
+      );
+    },
+    SLOW,
+  );
+
+  it(
+    "gives each of two new data folders opened at once a whole database when there is one spare",
+    async () => {
+      const current = await ensureTemplate(join(root, "templates"), newer);
+      await refillSpare(current).done;
+      const dirs = [join(root, "race", "a"), join(root, "race", "b")];
+      expect(await Promise.all(dirs.map((d) => seedDataDir(d, current)))).toEqual([true, true]);
+      for (const dir of dirs) expect(listing(dir)).toEqual(listing(current.dataDir));
+      expect(readdirSync(join(root, "race")).sort()).toEqual(["a", "b"]);
+    },
+    SLOW,
+  );
+
+  it(
+    "stops a refill a closing process cancels, leaving neither a spare nor a half-made copy",
+    async () => {
+      const current = await ensureTemplate(join(root, "templates"), newer);
+      rmSync(current.spare, { recursive: true, force: true });
+      const refill = refillSpare(current);
+      refill.cancel();
+      await refill.done;
+      expect(existsSync(current.spare)).toBe(false);
+      expect(readdirSync(join(current.spare, "..")).sort()).toEqual(["pgdata", "pgdata.tar"]);
     },
     SLOW,
   );
