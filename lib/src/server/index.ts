@@ -17,6 +17,7 @@ export {
   createInProcessTransport,
   type InProcessTransportOptions,
 } from "./in-process-transport.js";
+export { lazyTransport } from "./lazy-transport.js";
 export { resilientTransport, type ResilienceOptions } from "./resilient-transport.js";
 export {
   remainingMs,
