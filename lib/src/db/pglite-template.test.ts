@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -232,6 +233,33 @@ describe("PGlite templates", () => {
       await refill.done;
       expect(existsSync(current.spare)).toBe(false);
       expect(readdirSync(join(current.spare, "..")).sort()).toEqual(["pgdata", "pgdata.tar"]);
+    },
+    SLOW,
+  );
+
+  it(
+    "starts an empty data folder it cannot replace (a mount point, a parent it may not write) without the template, by initdb in place",
+    async (ctx) => {
+      const current = await ensureTemplate(join(root, "templates"), newer);
+      const parent = join(root, "locked");
+      const dir = join(parent, "pgdata");
+      mkdirSync(dir, { recursive: true });
+      // An immutable parent refuses the folder's removal even to root, as a mount point does.
+      try {
+        execFileSync("chattr", ["+i", parent], { stdio: "ignore" });
+      } catch {
+        ctx.skip("chattr +i needs root on a file system with attributes");
+      }
+      try {
+        expect(await seedDataDir(dir, current)).toBe(false);
+        const database = track(await openDatabase({ dataDir: dir, template: current }));
+        expect(database.fromTemplate).toBe(false);
+        await migrateSchema(database.db, "alpha", newer[0]!.migrations);
+        expect(await applied(database, "alpha")).toEqual(["0001-notes", "0002-title"]);
+        expect(readdirSync(parent)).toEqual(["pgdata"]);
+      } finally {
+        execFileSync("chattr", ["-i", parent], { stdio: "ignore" });
+      }
     },
     SLOW,
   );

@@ -120,7 +120,10 @@ async function dropTemplateDatabases(pglite: PGlite): Promise<void> {
  * copies while it loads its code.
  */
 export async function seedDataDir(dataDir: string, template: PgliteTemplate): Promise<boolean> {
-  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) return false;
+  if (existsSync(dataDir)) {
+    if (readdirSync(dataDir).length > 0) return false;
+    if (!removeEmptyFolder(dataDir)) return false;
+  }
   mkdirSync(dirname(dataDir), { recursive: true });
   removeAbandonedCopies(dataDir);
   if (takeSpare(template, dataDir)) return true;
@@ -133,6 +136,23 @@ export async function seedDataDir(dataDir: string, template: PgliteTemplate): Pr
     rmSync(copying, { recursive: true, force: true });
   }
   return true;
+}
+
+/**
+ * The copy lands beside the data folder and replaces it. An empty folder that cannot be replaced,
+ * such as a volume's mount point (EBUSY) or a folder in a parent this user may not write (EACCES,
+ * EPERM), is left as it is: false, and the database starts in it without the template
+ * (PostgreSQL's initdb and every migration, slower but whole).
+ */
+function removeEmptyFolder(dir: string): boolean {
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch (err) {
+    if (["EBUSY", "EACCES", "EPERM"].includes((err as NodeJS.ErrnoException).code ?? ""))
+      return false;
+    throw err;
+  }
 }
 
 /**
