@@ -156,13 +156,11 @@ function removeEmptyFolder(dir: string): boolean {
 }
 
 /**
- * Moves the template's spare to `dataDir` (an empty folder or none); false when there is no spare
- * (not made yet, or another start took it first) or it is on another file system.
+ * Moves the template's spare to `dataDir`, which does not exist; false when there is no spare (not
+ * made yet, or another start took it first) or it is on another file system.
  */
 function takeSpare(template: PgliteTemplate, dataDir: string): boolean {
   try {
-    // A rename replaces an empty folder on POSIX systems, not on Windows.
-    if (existsSync(dataDir)) rmdirSync(dataDir);
     renameSync(template.spare, dataDir);
     return true;
   } catch {
