@@ -15,7 +15,7 @@ import {
   type Platform,
   type ServiceModule,
 } from "@svc/lib/server";
-import { createGateway } from "@svc/gateway";
+import { closeGateway, createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
 import { botVersionsFrom, createPromotionModule, killSwitchFrom } from "@svc/promotion";
 import { botExistsFrom, createKillSwitchModule, drillRosterFrom } from "@svc/killswitch";
@@ -156,7 +156,7 @@ export async function startPlatform(
     platform,
     modules,
     async close() {
-      await app.close();
+      await closeGateway(app);
       for (const m of modules) await m.stop();
       await platform.close();
     },

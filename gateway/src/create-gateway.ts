@@ -107,8 +107,15 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
 
   registerRawTextBodies(app, opts.textBodyLimitBytes ?? opts.bodyLimitBytes);
 
+  // Once a shutdown has begun, an answer closes its connection: the close then waits for the
+  // requests in flight, not for their clients' idle keep-alive connections (closeGateway).
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
   app.addHook("onSend", async (req, reply) => {
     reply.header(REQUEST_ID_HEADER, req.id);
+    if (closing) reply.header("connection", "close");
   });
   app.addHook("onResponse", async (req, reply) => {
     opts.log.info(

@@ -1,4 +1,5 @@
 export { createGateway, type GatewayBackend, type GatewayOptions } from "./create-gateway.js";
+export { CLOSE_GRACE_MS, closeGateway } from "./close-gateway.js";
 export { buildRouteTable, type RouteBinding } from "./routes/route-table.js";
 export {
   HTTP_STATUS_OF_CODE,

@@ -13,6 +13,7 @@ import {
   McpService,
   TenancyService,
 } from "@svc/gen/svc/identity/v1/identity_pb.js";
+import { closeGateway } from "./close-gateway.js";
 import { createGateway } from "./create-gateway.js";
 
 // The gateway alone (distributed topology): every service is reached over gRPC by its SVC_*_URL.
@@ -61,4 +62,4 @@ const app = await createGateway({
 });
 await app.listen({ host: config.host, port: config.port });
 log.info({ url: `http://${config.host}:${config.port}` }, "gateway listening");
-closeOnSignals(log, [() => app.close(), () => telemetry.close()]);
+closeOnSignals(log, [() => closeGateway(app), () => telemetry.close()]);
