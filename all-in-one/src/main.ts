@@ -77,13 +77,12 @@ running.platform.log.info(
     storage,
     auth: config.auth.provider,
     ...(db ? { pglite_from_template: db.fromTemplate === true } : {}),
-    // Where the start went, ms from the process's start: what to look at when it is slow.
+    // Where the start went, ms from the process's start (ready_ms is when it listened).
     start_ms: {
       database_opening_from: Math.round(openingAt),
       ...(db?.openedIn ? { database: db.openedIn } : {}),
       code_loaded: Math.round(codeLoadedAt),
       database_open: Math.round(databaseOpenAt),
-      services_listening: ms,
     },
   },
   "platform ready",

@@ -65,7 +65,7 @@ export async function startPlatform(
     mcpUrl: () => (edge.url ? `${edge.url}/mcp` : undefined),
   });
   // Services ask the bots service, the owner, for a bot their projections have not seen yet.
-  // Each client's router is built on its first call: five of them cost a start 40 ms of CPU.
+  // Each client's router is built on its first call, off the start's critical path.
   const botsClientFor = (caller: string) =>
     createClient(
       BotsService,

@@ -224,6 +224,23 @@ describe("PGlite templates", () => {
   );
 
   it(
+    "makes no spare where the system has no cp (Node's copy could not be stopped at shutdown)",
+    async () => {
+      const current = await ensureTemplate(join(root, "templates"), newer);
+      rmSync(current.spare, { recursive: true, force: true });
+      const path = process.env.PATH;
+      process.env.PATH = join(root, "nowhere");
+      try {
+        await refillSpare(current).done;
+      } finally {
+        process.env.PATH = path;
+      }
+      expect(readdirSync(join(current.spare, "..")).sort()).toEqual(["pgdata", "pgdata.tar"]);
+    },
+    SLOW,
+  );
+
+  it(
     "stops a refill a closing process cancels, leaving neither a spare nor a half-made copy",
     async () => {
       const current = await ensureTemplate(join(root, "templates"), newer);

@@ -178,8 +178,8 @@ export interface SpareRefill {
 /**
  * Makes the template's spare when there is none: a copy of its data folder, under a temporary name
  * until whole, so the next new data folder starts without copying. Meant for after a start is
- * ready, when the disk's work no longer holds anyone up. A failure leaves no spare, and the next
- * start copies as before.
+ * ready, when the disk's work no longer holds anyone up. A failure, or a system without `cp`,
+ * leaves no spare, and the next start copies as before.
  */
 export function refillSpare(template: PgliteTemplate): SpareRefill {
   const stop = new AbortController();
@@ -187,9 +187,10 @@ export function refillSpare(template: PgliteTemplate): SpareRefill {
   if (existsSync(template.spare)) return { done: Promise.resolve(), cancel };
   removeAbandonedCopies(template.spare);
   const copying = `${template.spare}.seeding-${process.pid}-${randomBytes(4).toString("hex")}`;
-  const done = copyFolder(template.dataDir, copying, stop.signal)
-    .then(() => {
-      if (stop.signal.aborted) return;
+  // The system's cp only: Node's own copy cannot be stopped, and a closing process waits for this.
+  const done = systemCopy(template.dataDir, copying, stop.signal)
+    .then((copied) => {
+      if (!copied || stop.signal.aborted) return;
       // Another process's spare may have landed first: a rename onto it fails, and ours goes.
       renameSync(copying, template.spare);
     })
@@ -224,28 +225,33 @@ function isAlive(pid: number): boolean {
 
 /**
  * Copies a folder to a path that does not exist yet. The system's `cp` copies in a process of its
- * own, off this thread, which meanwhile loads the platform's code: a template is about 1,200
- * files, and Node's own recursive copy spent about 0.3 s of this thread on them (load 9). Where
+ * own, off this thread, which meanwhile loads the platform's code: a template is about 600 files,
+ * and Node's own recursive copy spent about 0.3 s of this thread on twice as many (load 9). Where
  * there is no `cp` (Windows) or it fails, Node's copy runs instead and reports the failure with
  * its error code (ENOSPC, EACCES), which a start turns into advice.
  */
-async function copyFolder(from: string, to: string, signal?: AbortSignal): Promise<void> {
-  if (process.platform !== "win32") {
-    const copied = await new Promise<boolean>((done) => {
-      execFile("cp", ["-R", "--", from, to], { timeout: COPY_TIMEOUT_MS, signal }, (err) =>
-        done(!err),
-      );
-    });
-    if (copied) return;
-    if (signal?.aborted) throw signal.reason;
-    rmSync(to, { recursive: true, force: true });
-  }
+async function copyFolder(from: string, to: string): Promise<void> {
+  if (await systemCopy(from, to)) return;
+  rmSync(to, { recursive: true, force: true });
   // A copy that hangs (a stalled disk) fails the start with its cause rather than holding it.
   await withDeadline(
     cp(from, to, { recursive: true }),
     COPY_TIMEOUT_MS,
     "copying the PGlite template",
   );
+}
+
+/**
+ * The system's `cp -R`, within COPY_TIMEOUT_MS and until `signal` aborts it; false where there is
+ * none (Windows) or it failed.
+ */
+function systemCopy(from: string, to: string, signal?: AbortSignal): Promise<boolean> {
+  if (process.platform === "win32") return Promise.resolve(false);
+  return new Promise((done) => {
+    execFile("cp", ["-R", "--", from, to], { timeout: COPY_TIMEOUT_MS, signal }, (err) =>
+      done(!err),
+    );
+  });
 }
 const COPY_TIMEOUT_MS = 120_000;
 
