@@ -141,6 +141,56 @@ describe("transactional outbox on Postgres and NATS", () => {
     expect(marked.published_at).not.toBeNull();
   });
 
+  it("an idle relay publishes an event this process writes at its busy pace, not its idle one", async () => {
+    const relay = startOutboxRelay({ db, schema, bus, pollMs: 20, idlePollMs: 60_000 });
+    try {
+      // Its first pass found nothing (a second pass waits for it), so it waits a minute now.
+      await relay.flush();
+      const id = await db.transaction().execute((trx) =>
+        enqueueEvent(trx, schema, {
+          subject: `${subjects}.woken`,
+          type: "t",
+          payload: new Uint8Array([3]),
+        }),
+      );
+      await eventually(
+        "the event is on the bus",
+        () => received,
+        (r) => r.some((m) => m.id === id),
+        5_000,
+      );
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it("an idle relay still publishes rows it was not told of (another process wrote them)", async () => {
+    const relay = startOutboxRelay({ db, schema, bus, pollMs: 20, idlePollMs: 300 });
+    try {
+      await relay.flush();
+      // Written as another replica of the service would: no wake reaches this process's relay.
+      const id = randomUUID();
+      await sql`insert into ${sql.id(schema, "outbox")} (id, subject, type, payload, headers)
+        values (${id}, ${`${subjects}.elsewhere`}, 't', ${Buffer.from([4])}, '{}')`.execute(db);
+      await eventually(
+        "the row is on the bus",
+        () => received,
+        (r) => r.some((m) => m.id === id),
+        5_000,
+      );
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it("a relay stops at once from its idle pace", async () => {
+    const relay = startOutboxRelay({ db, schema, bus, pollMs: 20, idlePollMs: 600_000 });
+    await relay.flush();
+    const stopped = relay.stop().then(() => "stopped");
+    const late = new Promise((r) => setTimeout(() => r("still polling"), 5_000));
+    expect(await Promise.race([stopped, late])).toBe("stopped");
+  });
+
   it("processOnce applies a redelivered event once", async () => {
     let runs = 0;
     const first = await processOnce(db, schema, "c2", "evt-1", async () => void runs++);
