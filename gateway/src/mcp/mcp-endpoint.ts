@@ -1,8 +1,6 @@
 import { toJson, type JsonObject } from "@bufbuild/protobuf";
 import { ConnectError, createClient, type Transport } from "@connectrpc/connect";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvokeMcpToolResponseSchema, McpService } from "@svc/gen/svc/identity/v1/identity_pb.js";
 import { REQUEST_ID_HEADER, type Logger } from "@svc/lib/telemetry";
@@ -10,6 +8,24 @@ import { errorBody, httpErrorFromConnect, type HttpError } from "../errors/error
 
 /** Where standard MCP clients connect (streamable HTTP, stateless). */
 export const MCP_PATH = "/mcp";
+
+// The SDK (with zod, which it builds its schemas with as it loads) took about 140 ms of every
+// start's main thread; it loads at the first MCP request instead.
+let sdk:
+  | Promise<
+      [
+        typeof import("@modelcontextprotocol/sdk/server/index.js"),
+        typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
+        typeof import("@modelcontextprotocol/sdk/types.js"),
+      ]
+    >
+  | undefined;
+const loadSdk = () =>
+  (sdk ??= Promise.all([
+    import("@modelcontextprotocol/sdk/server/index.js"),
+    import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]));
 
 /**
  * The platform's MCP endpoint: the SDK's streamable HTTP server transport, stateless (a server
@@ -41,7 +57,14 @@ export function registerMcpEndpoint(
     } catch (err) {
       return send(reply, httpErrorFromConnect(ConnectError.from(err)));
     }
-    const server = mcpServer(client, headers, opts.timeoutMs);
+    const [{ Server }, { StreamableHTTPServerTransport }, types] = await loadSdk();
+    const server = mcpServer(
+      new Server({ name: "svc-platform-data", version: "1.0.0" }, { capabilities: { tools: {} } }),
+      types,
+      client,
+      headers,
+      opts.timeoutMs,
+    );
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -80,14 +103,15 @@ export function registerMcpEndpoint(
 }
 
 function mcpServer(
+  server: Server,
+  {
+    CallToolRequestSchema,
+    ListToolsRequestSchema,
+  }: typeof import("@modelcontextprotocol/sdk/types.js"),
   client: ReturnType<typeof createClient<typeof McpService>>,
   headers: Headers,
   timeoutMs: number,
 ): Server {
-  const server = new Server(
-    { name: "svc-platform-data", version: "1.0.0" },
-    { capabilities: { tools: {} } },
-  );
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const { tools } = await client.listMcpTools({}, { headers, timeoutMs });
     return {

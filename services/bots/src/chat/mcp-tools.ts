@@ -1,6 +1,3 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-
 /** One tool the model may call, as the MCP endpoint lists it. */
 export interface ListedTool {
   name: string;
@@ -36,6 +33,11 @@ export async function openMcpSession(
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<McpSession> {
+  // Loaded at the first chat, not at every start: the SDK and zod cost a start about 140 ms.
+  const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+  ]);
   const client = new Client({ name: "svc-research-chat", version: "1.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   await whileAsked(signal, (s) => client.connect(transport, { timeout: timeoutMs, signal: s }));
