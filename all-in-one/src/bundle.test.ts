@@ -68,6 +68,25 @@ describe("the bundle npm start runs", () => {
         const page = await fetch(`${url}/`);
         // The built console (its script under /assets/), not the page saying how to build it.
         expect(await page.text()).toMatch(/<script[^>]+src="[^"]*\/assets\//);
+        // What the bundle loads at its first use, not at start: the report's schema validator
+        // (ajv, CommonJS, whose named exports a bundle's chunk does not carry) and the MCP SDK.
+        const report = await fetch(`${url}/risk/validation-report?year=2026`);
+        expect(report.status, await report.clone().text()).toBe(200);
+        expect(report.headers.get("x-report-sha256")).toMatch(/^[0-9a-f]{64}$/);
+        const tools = await fetch(`${url}/mcp`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+        });
+        expect(tools.status).toBe(200);
+        expect(await tools.json()).toMatchObject({
+          result: {
+            tools: expect.arrayContaining([expect.objectContaining({ name: "bots.list" })]),
+          },
+        });
       } finally {
         child.kill("SIGINT");
         await new Promise((r) => child.once("exit", r));

@@ -153,7 +153,7 @@ describe("the annual validation report (RTS 6, SEC 15c3-5) from the runs and dri
       "mifid_ii_rts_6",
       "sec_rule_15c3_5",
     ]);
-    expect(reportSchemaErrors(doc)).toEqual([]);
+    expect(await reportSchemaErrors(doc)).toEqual([]);
     const bot = (await call(p.url, "GET", "/bots/vr-good")).body;
     const e = doc.evidence;
     expect(e.scope).toMatchObject({
@@ -297,7 +297,7 @@ describe("the annual validation report (RTS 6, SEC 15c3-5) from the runs and dri
 
   it("fails Art. 15 (and Art. 6) for a bot without a price collar, naming the case", async () => {
     const { doc } = await report(`/bots/vr-no-collar/risk/validation-report?year=${YEAR}`);
-    expect(reportSchemaErrors(doc)).toEqual([]);
+    expect(await reportSchemaErrors(doc)).toEqual([]);
     const a15 = doc.mifid_ii_rts_6.article_15!;
     expect(a15.verdict).toBe("fail");
     expect(a15.basis).toMatch(/price_collar failed \(.*risk\.price_collar_pct is not set/);
@@ -317,7 +317,7 @@ describe("the annual validation report (RTS 6, SEC 15c3-5) from the runs and dri
     await sql`update bots.bots set created_at = ${`${YEAR - 1}-06-01T00:00:00Z`}::timestamptz
               where slug = 'vr-no-collar'`.execute(p.platform.db.db);
     const { doc } = await report(`/bots/vr-no-collar/risk/validation-report?year=${YEAR - 1}`);
-    expect(reportSchemaErrors(doc)).toEqual([]);
+    expect(await reportSchemaErrors(doc)).toEqual([]);
     expect(doc.evidence.kill_switch_drills).toEqual([]);
     expect(doc.evidence.conformance_results).toEqual([]);
     expect(doc.mifid_ii_rts_6.article_12).toMatchObject({
@@ -388,7 +388,7 @@ describe("the annual validation report (RTS 6, SEC 15c3-5) from the runs and dri
 
   it("reports the platform over every bot, each judged, failing an article any bot fails", async () => {
     const { doc } = await report(`/risk/validation-report?year=${YEAR}`);
-    expect(reportSchemaErrors(doc)).toEqual([]);
+    expect(await reportSchemaErrors(doc)).toEqual([]);
     const all = (await call(p.url, "GET", "/bots?limit=1000")).body.items.map(
       (b: { slug: string }) => b.slug,
     );

@@ -51,8 +51,11 @@ function evidenceOf(bot: Bot, runs: ComplianceRun[], drills: DrillEntry[]): BotE
 }
 
 /** Writes the report, checks it against its own schema, and puts its hash in the headers. */
-function answer(report: ValidationReport, ctx: HandlerContext): ValidationReportMessage {
-  const errors = reportSchemaErrors(report);
+async function answer(
+  report: ValidationReport,
+  ctx: HandlerContext,
+): Promise<ValidationReportMessage> {
+  const errors = await reportSchemaErrors(report);
   // A bug, not a request to refuse: answer 500 rather than a report an auditor cannot rely on.
   if (errors.length > 0)
     throw new Error(`the generated report does not conform to its schema: ${errors.join("; ")}`);
