@@ -331,8 +331,8 @@ describe("the report", () => {
   });
 
   it("writes the same bytes for the same records, parses back and conforms to its schema", async () => {
-    const a = writeReport(buildReport({ kind: "bot", year: YEAR }, [evidence()], []));
-    const b = writeReport(
+    const a = await writeReport(buildReport({ kind: "bot", year: YEAR }, [evidence()], []));
+    const b = await writeReport(
       buildReport({ kind: "bot", year: YEAR }, [evidence({ drills: [...evidence().drills] })], []),
     );
     expect(a.yaml).toBe(b.yaml);

@@ -59,7 +59,7 @@ async function answer(
   // A bug, not a request to refuse: answer 500 rather than a report an auditor cannot rely on.
   if (errors.length > 0)
     throw new Error(`the generated report does not conform to its schema: ${errors.join("; ")}`);
-  const { yaml, sha256 } = writeReport(report);
+  const { yaml, sha256 } = await writeReport(report);
   ctx.responseHeader.set(REPORT_SHA_HEADER, sha256);
   return create(ValidationReportSchema, { yaml });
 }

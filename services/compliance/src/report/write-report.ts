@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { stringify, type Pair } from "yaml";
+import type { Pair } from "yaml";
 import type { ValidationReport } from "../domain/report-types.js";
 
 /**
@@ -29,7 +29,13 @@ const byKey = (a: Pair, b: Pair) => naturalCompare(String(a.key), String(b.key))
  * Written for YAML 1.1 readers too: strings such as timestamps or "yes" are quoted, so every
  * reader (1.1 or 1.2) reads back the same strings.
  */
-export function writeReport(report: ValidationReport): { yaml: string; sha256: string } {
+export async function writeReport(
+  report: ValidationReport,
+): Promise<{ yaml: string; sha256: string }> {
+  // Loaded with the first report, not at every start of the platform (20-30 ms of it). yaml is
+  // CommonJS to Node: its module.exports is the default export both to Node and in the
+  // platform's bundle, where the named exports are not.
+  const { stringify } = (await import("yaml")).default;
   const yaml = stringify(report, {
     version: "1.1",
     sortMapEntries: byKey,
