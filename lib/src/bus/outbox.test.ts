@@ -141,6 +141,15 @@ describe("transactional outbox on Postgres and NATS", () => {
     expect(marked.published_at).not.toBeNull();
   });
 
+  /** Within 5 s: long past a busy poll (20 ms below), long before an idle one of a minute. */
+  const onTheBus = (id: string) =>
+    eventually(
+      `event ${id} is on the bus`,
+      () => received,
+      (r) => r.some((m) => m.id === id),
+      5_000,
+    );
+
   it("an idle relay publishes an event this process writes at its busy pace, not its idle one", async () => {
     const relay = startOutboxRelay({ db, schema, bus, pollMs: 20, idlePollMs: 60_000 });
     try {
@@ -153,12 +162,7 @@ describe("transactional outbox on Postgres and NATS", () => {
           payload: new Uint8Array([3]),
         }),
       );
-      await eventually(
-        "the event is on the bus",
-        () => received,
-        (r) => r.some((m) => m.id === id),
-        5_000,
-      );
+      await onTheBus(id);
     } finally {
       await relay.stop();
     }
@@ -172,12 +176,7 @@ describe("transactional outbox on Postgres and NATS", () => {
       const id = randomUUID();
       await sql`insert into ${sql.id(schema, "outbox")} (id, subject, type, payload, headers)
         values (${id}, ${`${subjects}.elsewhere`}, 't', ${Buffer.from([4])}, '{}')`.execute(db);
-      await eventually(
-        "the row is on the bus",
-        () => received,
-        (r) => r.some((m) => m.id === id),
-        5_000,
-      );
+      await onTheBus(id);
     } finally {
       await relay.stop();
     }
