@@ -35,7 +35,7 @@ import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { rowToDeployment } from "./deployment-mapping.js";
 import { anyLimit, RiskGuard, type RiskLimits } from "../execution/risk-controls/index.js";
-import type { ExecutionEvent } from "../execution/events.js";
+import { RefusalCounter } from "../execution/refusal-counter.js";
 import { riskLimitsOf } from "../runtime/risk-limits-of.js";
 import { defaultDataSource, runSource } from "../runtime/run-source.js";
 import { insertResults, type NewResults } from "../store/backtest-results.repository.js";
@@ -303,12 +303,8 @@ async function simulate(
  */
 function riskOptions(run: Run, refused: Map<string, number>) {
   if (!anyLimit(run.risk)) return {};
-  const onEvent = (e: ExecutionEvent) => {
-    if (e.type === "order_rejected")
-      refused.set(e.data.check, (refused.get(e.data.check) ?? 0) + 1);
-  };
   const guard = new RiskGuard({ limits: run.risk, startEquity: run.settings.initialCash });
-  return { checks: [guard], onEvent };
+  return { checks: [new RefusalCounter(guard, refused)] };
 }
 
 /**
