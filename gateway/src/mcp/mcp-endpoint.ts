@@ -25,7 +25,11 @@ const loadSdk = () =>
     import("@modelcontextprotocol/sdk/server/index.js"),
     import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js"),
-  ]));
+  ]).catch((err: unknown) => {
+    // Not kept: the next request tries again rather than failing for the process's life.
+    sdk = undefined;
+    throw err;
+  }));
 
 /**
  * The platform's MCP endpoint: the SDK's streamable HTTP server transport, stateless (a server

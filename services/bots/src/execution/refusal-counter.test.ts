@@ -37,7 +37,6 @@ describe("RefusalCounter", () => {
     });
     fromRecords.feed(bars);
     counting.feed(bars);
-    expect([...recorded.keys()].sort()).toEqual([...counted.keys()].sort());
     expect(recorded.size).toBeGreaterThan(1);
     expect(counted).toEqual(recorded);
     expect(counting.finish()).toEqual(fromRecords.finish());

@@ -13,11 +13,17 @@ let validating: Promise<ValidateFunction> | undefined;
 export async function reportSchemaErrors(doc: unknown): Promise<string[]> {
   // ajv is CommonJS: its module.exports (the class, which also names itself Ajv) is the default
   // export both to Node and in the platform's bundle, where the named exports are not.
-  validating ??= import("ajv").then(({ default: ajv }) =>
-    new ajv.Ajv({ allErrors: true, strict: true }).compile(
-      JSON.parse(readFileSync(REPORT_SCHEMA_PATH, "utf8")) as object,
-    ),
-  );
+  validating ??= import("ajv")
+    .then(({ default: ajv }) =>
+      new ajv.Ajv({ allErrors: true, strict: true }).compile(
+        JSON.parse(readFileSync(REPORT_SCHEMA_PATH, "utf8")) as object,
+      ),
+    )
+    .catch((err: unknown) => {
+      // Not kept: the next report tries again rather than failing for the process's life.
+      validating = undefined;
+      throw err;
+    });
   const validate = await validating;
   if (validate(doc)) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`.trim());
