@@ -16,9 +16,14 @@ describe("closing the gateway", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   let app: FastifyInstance;
   let url: string;
+  /** Resolves once /slow's handler runs: the request is in flight, not still on its way. */
+  let arrived: Promise<void>;
   beforeEach(async () => {
     app = await createGateway({ backends: [], bodyLimitBytes: 1 << 20, log, consoleDir: dir });
+    let signal = () => {};
+    arrived = new Promise((resolve) => (signal = resolve));
     app.get("/slow", async () => {
+      signal();
       await new Promise((resolve) => setTimeout(resolve, 300));
       return { finished: true };
     });
@@ -28,7 +33,9 @@ describe("closing the gateway", () => {
 
   it("lets a request in flight finish", async () => {
     const answer = fetch(`${url}/slow`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Not a fixed wait: on a loaded machine a request still on its way when the close began was
+    // answered 503, as one arriving during a close should be.
+    await arrived;
     const t0 = performance.now();
     await closeGateway(app, 20_000);
     // and the close ends with it, not with the grace period or the client's idle connection.
