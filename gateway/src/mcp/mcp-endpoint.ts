@@ -3,6 +3,7 @@ import { ConnectError, createClient, type Transport } from "@connectrpc/connect"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvokeMcpToolResponseSchema, McpService } from "@svc/gen/svc/identity/v1/identity_pb.js";
+import { lazily } from "@svc/lib/lazy";
 import { REQUEST_ID_HEADER, type Logger } from "@svc/lib/telemetry";
 import { errorBody, httpErrorFromConnect, type HttpError } from "../errors/error-body.js";
 
@@ -11,25 +12,13 @@ export const MCP_PATH = "/mcp";
 
 // The SDK (with zod, which it builds its schemas with as it loads) took about 140 ms of every
 // start's main thread; it loads at the first MCP request instead.
-let sdk:
-  | Promise<
-      [
-        typeof import("@modelcontextprotocol/sdk/server/index.js"),
-        typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
-        typeof import("@modelcontextprotocol/sdk/types.js"),
-      ]
-    >
-  | undefined;
-const loadSdk = () =>
-  (sdk ??= Promise.all([
+const loadSdk = lazily(() =>
+  Promise.all([
     import("@modelcontextprotocol/sdk/server/index.js"),
     import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js"),
-  ]).catch((err: unknown) => {
-    // Not kept: the next request tries again rather than failing for the process's life.
-    sdk = undefined;
-    throw err;
-  }));
+  ]),
+);
 
 /**
  * The platform's MCP endpoint: the SDK's streamable HTTP server transport, stateless (a server
