@@ -144,6 +144,7 @@ export async function startPlatform(
     backends,
     bodyLimitBytes: config.bodyLimitBytes,
     textBodyLimitBytes: config.datasetMaxBytes,
+    requestGuard: { provider: config.auth.provider, publicUrl: config.login.publicUrl },
     log: platform.log,
   });
   await app.listen({ host: config.host, port: config.port });

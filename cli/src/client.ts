@@ -37,6 +37,9 @@ export class Api {
   constructor(readonly options: ClientOptions) {
     this.base = options.url.replace(/\/+$/, "");
     this.headers = {
+      // Under local auth the gateway refuses a write that is neither JSON nor marked as a
+      // script's (a web page's cross-site form or fetch can be neither): the CLI marks every call.
+      "x-svc-request": "cli",
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
       ...(options.as ? { "x-svc-local-user": options.as } : {}),
     };

@@ -21,7 +21,9 @@ const DEADLINE_MS = 20_000;
  * (local auth) goes with every call; an error body becomes an ApiError naming its code.
  */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json" };
+  // X-Svc-Request: the gateway refuses a write without it or a JSON body under local auth, since
+  // a page on another origin can send neither without a preflight (docs/api-guide.md).
+  const headers: Record<string, string> = { accept: "application/json", "x-svc-request": "console" };
   const token = session.token();
   if (token) headers.authorization = `Bearer ${token}`;
   const actAs = session.actAs();

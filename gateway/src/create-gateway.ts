@@ -36,6 +36,7 @@ import { errorBody, httpErrorFromConnect, type HttpError } from "./errors/error-
 import { buildOpenApi } from "./openapi/build-openapi.js";
 import { registerDocs } from "./openapi/docs-page.js";
 import { DEFAULT_CONSOLE_DIR, registerConsole } from "./console/serve-console.js";
+import { registerRequestGuard, type RequestGuardOptions } from "./guard/request-guard.js";
 
 /** A service the gateway routes to, and how to reach it (in-process or over gRPC). */
 export interface GatewayBackend {
@@ -55,6 +56,11 @@ export interface GatewayOptions {
   streamTimeoutMs?: number;
   /** Folder of the built operator console, served at / (default: console/dist of this checkout). */
   consoleDir?: string;
+  /**
+   * Which requests the edge refuses before routing (request-guard.ts): the auth provider and
+   * SVC_PUBLIC_URL. Unset: local auth's rules, the strictest.
+   */
+  requestGuard?: RequestGuardOptions;
 }
 
 /** Request headers a backend needs from the caller; everything else stays at the edge. */
@@ -106,6 +112,7 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
   });
 
   registerRawTextBodies(app, opts.textBodyLimitBytes ?? opts.bodyLimitBytes);
+  registerRequestGuard(app, opts.requestGuard ?? { provider: "local" });
 
   // Once a shutdown has begun, an answer closes its connection: the close then waits for the
   // requests in flight, not for their clients' idle keep-alive connections (closeGateway).

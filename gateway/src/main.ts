@@ -58,6 +58,7 @@ const app = await createGateway({
   backends,
   bodyLimitBytes: config.bodyLimitBytes,
   textBodyLimitBytes: config.datasetMaxBytes,
+  requestGuard: { provider: config.auth.provider, publicUrl: config.login.publicUrl },
   log,
 });
 await app.listen({ host: config.host, port: config.port });

@@ -98,7 +98,8 @@ export async function call(
   // only restate the proto. The one any of the code base, on purpose.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; body: any; headers: Headers; text: string }> {
-  const init: RequestInit = { method, headers: { ...headers } };
+  // As the CLI does: a script's bodiless write carries X-Svc-Request (the edge's request guard).
+  const init: RequestInit = { method, headers: { "x-svc-request": "test", ...headers } };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
     (init.headers as Record<string, string>)["content-type"] ??= "application/json";
