@@ -23,7 +23,10 @@ const DEADLINE_MS = 20_000;
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   // X-Svc-Request: the gateway refuses a write without it or a JSON body under local auth, since
   // a page on another origin can send neither without a preflight (docs/api-guide.md).
-  const headers: Record<string, string> = { accept: "application/json", "x-svc-request": "console" };
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    "x-svc-request": "console",
+  };
   const token = session.token();
   if (token) headers.authorization = `Bearer ${token}`;
   const actAs = session.actAs();
