@@ -198,7 +198,7 @@ export const SETTINGS = {
   },
   SVC_PUBLIC_URL: {
     kind: url("http:", "https:"),
-    doc: "The platform's address as browsers reach it (the login returns to <it>/auth/callback). Unset: the loopback address the request came in on.",
+    doc: "The platform's address as browsers reach it (the login returns to <it>/auth/callback), and the one Host the gateway serves (others: 403 host_not_allowed; /healthz and /readyz excepted). Unset: the loopback address the request came in on (under local auth only loopback Hosts are served).",
   },
   SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: {
     kind: str,
