@@ -163,7 +163,10 @@ async function round(label: string, fault: Fault) {
   };
   for (let i = 0; i < 20; i++) {
     await fetch(`${platform.url}/kill-switches/warm-up`, warm);
-    await fetch(`${platform.url}/kill-switches/warm-up`, { method: "DELETE" });
+    await fetch(`${platform.url}/kill-switches/warm-up`, {
+      method: "DELETE",
+      headers: { "x-svc-request": "bench" },
+    });
   }
   published = NaN;
   say("warm; counting Redis commands over one poll interval");
