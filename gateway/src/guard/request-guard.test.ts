@@ -214,3 +214,30 @@ describe("the gateway under local auth, over a real socket", () => {
     expect(marked.body.error?.code).toBe("route_not_found"); // no backends in this gateway
   });
 });
+
+describe("the gateway under OIDC with SVC_PUBLIC_URL, over a real socket", () => {
+  let app: FastifyInstance;
+  let port: number;
+  beforeAll(async () => {
+    app = await createGateway({
+      backends: [],
+      bodyLimitBytes: 1 << 20,
+      log: createLogger({ name: "guard-test", level: "silent" }),
+      requestGuard: { provider: "oidc", publicUrl: "https://svc.example.com" },
+    });
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    port = (app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => app?.close());
+
+  it("serves its public host, refuses a rebound or internal one, and lets a probe through", async () => {
+    const read = (host: string, path = "/openapi.json") => rawRequest(port, "GET", path, { host });
+    expect((await read("svc.example.com")).status).toBe(200);
+    for (const host of ["evil.example", `127.0.0.1:${port}`]) {
+      const res = await read(host);
+      expect(res.status, host).toBe(403);
+      expect(res.body.error?.code).toBe("host_not_allowed");
+    }
+    expect((await read("10.0.0.7:8080", "/healthz")).status).toBe(200);
+  });
+});
