@@ -123,8 +123,9 @@ function refused(code: string, message: string, details: Record<string, string>)
 }
 
 /** A header sent twice is not trusted as either value: it counts as a foreign one. */
+const SENT_TWICE = "(sent more than once)";
 function single(value: string | string[] | undefined): string | undefined {
-  if (Array.isArray(value)) return value.length === 1 ? value[0] : "\u0000duplicated";
+  if (Array.isArray(value)) return value.length === 1 ? value[0] : SENT_TWICE;
   return value;
 }
 
