@@ -69,6 +69,7 @@ describe("four eyes compares subjects in canonical form, on Postgres", () => {
       "user|bob",
       "user|alicia",
       "google-oauth2|104",
+      "user|\u0430licia",
       ...LOOK_ALIKES.map(([, sub]) => sub),
     );
     hash = (
@@ -144,5 +145,13 @@ describe("four eyes compares subjects in canonical form, on Postgres", () => {
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("approved");
     expect(res.body.decisions[0].actor).toBe("user|alicia");
+    expect(res.body.approved_promotion).toMatch(/\S/);
+  });
+
+  it("shows the approval token to its approver, not to a look-alike of the approver", async () => {
+    const read = async (sub: string) =>
+      (await call(p.url, "GET", "/promotion/requests/fe-1", undefined, await as(sub))).body;
+    expect((await read("user|alicia")).approved_promotion).toMatch(/\S/);
+    expect((await read("user|\u0430licia")).approved_promotion ?? "").toBe("");
   });
 });

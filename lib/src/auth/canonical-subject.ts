@@ -42,7 +42,8 @@ export function canonicalSubject(sub: string): string {
  * True when both subjects may name the same person: equal canonical forms, or equal skeletons
  * before case folding, since confusables.txt maps capital I to l (so "user|aIice" reads as
  * "user|alice") while lower-casing would make it an i. A false "same" only asks for another
- * approver; a false "different" lets one person approve their own request.
+ * approver; a false "different" lets one person approve their own request. So use it to refuse
+ * (four eyes), never to grant: "user|b0b" is not let into what "user|bob" may read.
  *
  * @example sameSubject("user|alice", "user|Alice ") // true
  */

@@ -18,7 +18,7 @@ import {
   PromotionRevokedSchema,
 } from "@svc/gen/svc/events/v1/events_pb.js";
 import { auditOriginOf, recordAudit, type AuditOutcome } from "@svc/lib/audit";
-import { hasScope, principalOf, sameSubject, type Principal } from "@svc/lib/auth";
+import { hasScope, principalOf, type Principal } from "@svc/lib/auth";
 import { enqueueEvent } from "@svc/lib/bus";
 import { isUniqueViolation } from "@svc/lib/db";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
@@ -124,8 +124,10 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     submitted?: CreatePromotionRequestRequest,
   ): PromotionRequest {
     const issued = row.status === "approved" || row.status === "promoted";
+    // Reading the token is a grant: the approver's subject exactly, never a look-alike of it
+    // (sameSubject errs towards "same", which is right for a refusal only).
     const approver = decisions.some(
-      (d) => d.action === "approve" && sameSubject(d.actor, humanSubOf(viewer)),
+      (d) => d.action === "approve" && d.actor === humanSubOf(viewer),
     );
     const mayRead = approver || TOKEN_READER_SCOPES.some((s) => hasScope(viewer, s));
     const token = issued && mayRead ? (row.approved_promotion_token ?? "") : "";
