@@ -1,4 +1,18 @@
-import unhomoglyph from "unhomoglyph";
+import { createRequire } from "node:module";
+
+/**
+ * confusables.txt as a map from each source character to its prototype (unhomoglyph's data),
+ * read at the first comparison rather than at every import of lib/auth: it is 6,000 entries.
+ */
+let prototypes: Map<string, string> | undefined;
+function prototypeOf(ch: string): string {
+  prototypes ??= new Map(
+    Object.entries(
+      createRequire(import.meta.url)("unhomoglyph/data.json") as Record<string, string>,
+    ),
+  );
+  return prototypes.get(ch) ?? ch;
+}
 
 /**
  * What renders as nothing. Default_Ignorable_Code_Point covers the format characters, variation
@@ -17,9 +31,11 @@ function visible(sub: string): string {
   return sub.normalize("NFKC").replace(INVISIBLE, "").trim();
 }
 
-/** UTS #39 skeleton (NFD, confusables.txt prototypes, NFD), then without marks or trailing dots. */
+/** UTS #39 skeleton (NFD, each character to its prototype, NFD), less marks and trailing dots. */
 function skeleton(s: string): string {
-  return unhomoglyph(s.normalize("NFD")).normalize("NFD").replace(MARKS, "").replace(TRAILING, "");
+  let mapped = "";
+  for (const ch of s.normalize("NFD")) mapped += prototypeOf(ch);
+  return mapped.normalize("NFD").replace(MARKS, "").replace(TRAILING, "");
 }
 
 /**
