@@ -68,13 +68,26 @@ function killGroup(child: Child, signal: NodeJS.Signals): void {
 }
 
 /**
+ * Secrets that belong to one service: the topology hands each to its service alone (topology.ts),
+ * so none reaches the other children by inheritance, where any of them, or a dump of its
+ * environment, could sign leases or approvals.
+ */
+export const ONE_SERVICE_SECRETS = [
+  "SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM",
+  "SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH",
+  "SVC_PROMOTION_SIGNING_KEY_PEM",
+] as const;
+
+/**
  * The supervisor's own environment less what is the supervisor's alone: its SVC_DISTRIBUTED_*
- * settings (a service refuses an SVC_* it does not know) and a metrics port that every child
- * would try to bind.
+ * settings (a service refuses an SVC_* it does not know), a metrics port that every child would
+ * try to bind, and the secrets of one service.
  */
 function inherited(): NodeJS.ProcessEnv {
   const env = { ...process.env };
+  const oneService = new Set<string>(ONE_SERVICE_SECRETS);
   for (const key of Object.keys(env))
-    if (key.startsWith("SVC_DISTRIBUTED_") || key === "SVC_METRICS_PORT") delete env[key];
+    if (key.startsWith("SVC_DISTRIBUTED_") || key === "SVC_METRICS_PORT" || oneService.has(key))
+      delete env[key];
   return env;
 }

@@ -95,6 +95,11 @@ try {
             publicKeyPem: env.SVC_PROMOTION_PUBLIC_KEY_PEM,
           }
         : ephemeralStatementKeyPem(),
+    leaseSigningKey: Object.fromEntries(
+      ["SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM", "SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH"].flatMap(
+        (key) => (env[key] ? [[key, env[key]]] : []),
+      ),
+    ),
   };
   const specs = childSpecs(layout, idp);
   const byName = (name: string) => specs.find((s) => s.name === name)!;

@@ -16,6 +16,8 @@ export interface Layout {
   claimsNamespace: string;
   /** The pair that signs and verifies ApprovedPromotion tokens; only promotion holds the private half. */
   promotionKeys: { privateKeyPem: string; publicKeyPem: string };
+  /** The lease-signing key's settings (_PEM or _PATH) as the operator gave them: identity's alone. */
+  leaseSigningKey: Record<string, string>;
 }
 
 const ENTRY: Record<SchemaOwner | "runner" | "gateway", string> = {
@@ -81,6 +83,7 @@ export function childSpecs(layout: Layout, idp: DevIdp | undefined): ChildSpec[]
       ...(s === "promotion"
         ? { SVC_PROMOTION_SIGNING_KEY_PEM: layout.promotionKeys.privateKeyPem }
         : {}),
+      ...(s === "identity" ? layout.leaseSigningKey : {}),
     },
   }));
   for (let i = 1; i <= layout.runners; i++)

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import pg from "pg";
 import { generateSecret } from "otplib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +18,7 @@ import {
   type PrivateServer,
 } from "../support/private-servers.js";
 import { eventually } from "../support/until.js";
+import { ed25519Pem } from "../support/license.js";
 import { startPrivatePostgres, type PrivatePostgres } from "../support/private-postgres.js";
 
 const CALL_MS = 20_000;
@@ -38,6 +40,9 @@ describe("the distributed topology (npm run start:distributed)", () => {
   let t: Topology;
   let admin: pg.Client;
   let hash = "";
+  // The operator starts the topology with the lease-signing key in its environment.
+  const leaseKey = ed25519Pem().privateKeyPem;
+  const leaseKeyBody = leaseKey.split("\n")[1]!;
 
   async function api(
     method: string,
@@ -85,6 +90,7 @@ describe("the distributed topology (npm run start:distributed)", () => {
         SVC_RUNNER_LEASE_S: "3",
         SVC_KILLSWITCH_POLL_INTERVAL_S: "1",
         SVC_LOG_LEVEL: "warn",
+        SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM: leaseKey,
       },
       users,
     );
@@ -175,6 +181,22 @@ describe("the distributed topology (npm run start:distributed)", () => {
     } finally {
       await admin.query("reset role");
     }
+  });
+
+  it("gives the lease-signing key to identity alone: no other child's environment holds it", async () => {
+    const holders: string[] = [];
+    for (const [name, pid] of Object.entries(t.pids)) {
+      const environ = await readFile(`/proc/${pid}/environ`, "utf8");
+      if (environ.includes(leaseKeyBody) || environ.includes("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY"))
+        holders.push(name);
+    }
+    expect(Object.keys(t.pids).length).toBeGreaterThanOrEqual(8);
+    expect(holders).toEqual(["identity"]);
+    // And identity signs with it: licensing is on.
+    const served = await fetch(`${t.gateway}/auth/license/public-key`, {
+      signal: AbortSignal.timeout(CALL_MS),
+    });
+    expect(served.status).toBe(200);
   });
 
   it("moves a SIGKILLed runner's session to another runner: events go on, no bar twice", async () => {

@@ -6,6 +6,31 @@ import { call, startTestPlatform } from "../support/test-platform.js";
 import { grantMembership } from "../support/memberships.js";
 import { eventually } from "../support/until.js";
 
+const CLAIMS = "https://svc.example/claims/";
+const ALICE_INTERNAL_ID = "5b0e6a43-alice";
+
+/** Spellings of user|alice that render like it; each once passed for a second person. */
+const LOOK_ALIKES: [string, string][] = [
+  ["another case", "user|Alice"],
+  ["upper case", "USER|ALICE"],
+  ["a trailing space", "user|alice "],
+  ["a zero-width space", "user|ali\u200bce"],
+  ["a zero-width joiner", "user|alice\u200d"],
+  ["a word joiner", "\u2060user|alice"],
+  ["a byte-order mark", "user|alice\ufeff"],
+  ["full-width letters", "user|\uff41\uff4c\uff49\uff43\uff45"],
+  ["a variation selector (U+FE0F)", "user|alice\ufe0f"],
+  ["a Hangul filler (U+3164)", "user|alice\u3164"],
+  ["a Braille blank (U+2800)", "user|alice\u2800"],
+  ["Cyrillic а", "user|\u0430lice"],
+  ["Cyrillic е", "user|alic\u0435"],
+  ["Greek capital Alpha", "user|\u0391lice"],
+  ["dotless ı", "user|al\u0131ce"],
+  ["Turkish İ", "user|al\u0130ce"],
+  ["a capital I for the l", "user|aIice"],
+  ["a trailing dot", "user|alice."],
+];
+
 const SCOPES = [
   "read:bots",
   "write:bots",
@@ -20,8 +45,15 @@ describe("four eyes compares subjects in canonical form, on Postgres", () => {
   let idp: TestIdp;
   let p: RunningPlatform;
   let hash: string;
-  const as = async (sub: string) => ({
-    authorization: `Bearer ${await idp.sign(freshMfaClaims(sub, SCOPES))}`,
+  // The provider's post-login hook names the internal user behind a subject, when it knows one.
+  const as = async (sub: string, internalUserId?: string) => ({
+    authorization: `Bearer ${await idp.sign(
+      freshMfaClaims(
+        sub,
+        SCOPES,
+        internalUserId ? { [`${CLAIMS}internal_user_id`]: internalUserId } : {},
+      ),
+    )}`,
   });
 
   beforeAll(async () => {
@@ -34,15 +66,11 @@ describe("four eyes compares subjects in canonical form, on Postgres", () => {
     await grantMembership(
       p,
       "user|alice",
-      "user|Alice",
-      "USER|ALICE",
-      "\u2060user|alice",
       "user|bob",
-      "user|alice ",
-      "user|ali\u200bce",
-      "user|alice\u200d",
-      "user|alice\ufeff",
-      "user|\uff41\uff4c\uff49\uff43\uff45",
+      "user|alicia",
+      "google-oauth2|104",
+      "user|\u0430licia",
+      ...LOOK_ALIKES.map(([, sub]) => sub),
     );
     hash = (
       await call(
@@ -74,7 +102,7 @@ describe("four eyes compares subjects in canonical form, on Postgres", () => {
         validation: { verdict: "PASS" },
         risk: { decision: "APPROVE" },
       },
-      await as("user|alice"),
+      await as("user|alice", ALICE_INTERNAL_ID),
     );
     expect(submitted.status).toBe(201);
     expect(submitted.body.status).toBe("pending");
@@ -84,16 +112,7 @@ describe("four eyes compares subjects in canonical form, on Postgres", () => {
     await idp?.stop();
   });
 
-  it.each([
-    ["another case", "user|Alice"],
-    ["upper case", "USER|ALICE"],
-    ["a trailing space", "user|alice "],
-    ["a zero-width space", "user|ali\u200bce"],
-    ["a zero-width joiner", "user|alice\u200d"],
-    ["a word joiner", "\u2060user|alice"],
-    ["a byte-order mark", "user|alice\ufeff"],
-    ["full-width letters", "user|\uff41\uff4c\uff49\uff43\uff45"],
-  ])("refuses the submitter approving under %s", async (_what, sub) => {
+  it.each(LOOK_ALIKES)("refuses the submitter approving under %s", async (_what, sub) => {
     const res = await call(p.url, "POST", "/promotion/requests/fe-1/approve", {}, await as(sub));
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("four_eyes_violation");
@@ -103,16 +122,36 @@ describe("four eyes compares subjects in canonical form, on Postgres", () => {
     ).toBe("pending");
   });
 
-  it("lets another person approve", async () => {
+  it("refuses alice approving under another provider's subject of her internal user", async () => {
     const res = await call(
       p.url,
       "POST",
       "/promotion/requests/fe-1/approve",
       {},
-      await as("user|bob"),
+      await as("google-oauth2|104", ALICE_INTERNAL_ID),
+    );
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("four_eyes_violation");
+  });
+
+  it("lets another person with a like name approve", async () => {
+    const res = await call(
+      p.url,
+      "POST",
+      "/promotion/requests/fe-1/approve",
+      {},
+      await as("user|alicia", "7c41d2e9-alicia"),
     );
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("approved");
-    expect(res.body.decisions[0].actor).toBe("user|bob");
+    expect(res.body.decisions[0].actor).toBe("user|alicia");
+    expect(res.body.approved_promotion).toMatch(/\S/);
+  });
+
+  it("shows the approval token to its approver, not to a look-alike of the approver", async () => {
+    const read = async (sub: string) =>
+      (await call(p.url, "GET", "/promotion/requests/fe-1", undefined, await as(sub))).body;
+    expect((await read("user|alicia")).approved_promotion).toMatch(/\S/);
+    expect((await read("user|\u0430licia")).approved_promotion ?? "").toBe("");
   });
 });

@@ -1,6 +1,9 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { sql } from "kysely";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -175,6 +178,57 @@ describe("the license daemon", { timeout: 60_000 }, () => {
     expect(said(run, /identity service unreachable/)).toBe(true);
   });
 
+  it("gives up on a stalled identity and asks again: it holds the lease identity issued, and no other was minted", async () => {
+    // In front of identity: the first renewal reaches it and is processed, but its answer is held
+    // back until the daemon stops waiting, as when identity stalls past the daemon's deadline.
+    let held = false;
+    let gaveUp!: () => void;
+    const daemonGaveUp = new Promise<void>((resolve) => (gaveUp = resolve));
+    const stall = createServer((req, res) => {
+      void (async () => {
+        const chunks: Buffer[] = [];
+        for await (const c of req) chunks.push(c as Buffer);
+        const answer = await fetch(`${p.url}${req.url}`, {
+          method: req.method,
+          headers: { "content-type": "application/json" },
+          ...(req.method === "POST" ? { body: Buffer.concat(chunks) } : {}),
+          signal: AbortSignal.timeout(20_000),
+        });
+        const text = await answer.text();
+        if (req.method === "POST" && !held) {
+          held = true;
+          res.once("close", gaveUp);
+          return;
+        }
+        res.writeHead(answer.status, { "content-type": "application/json" }).end(text);
+      })();
+    });
+    await new Promise<void>((resolve) => stall.listen(0, "127.0.0.1", resolve));
+    try {
+      const via = `http://127.0.0.1:${(stall.address() as AddressInfo).port}`;
+      const { dir, env } = await install("dep-stalled", 3600);
+      const stalled = await runDaemon(["check"], { ...env, SVC_LICENSE_SERVER_URL: via });
+      await daemonGaveUp;
+      expect(said(stalled, /identity service unreachable/)).toBe(true);
+      expect((await leaseIn(dir)).payload.serial).toBe(1);
+
+      const retried = await runDaemon(["check"], { ...env, SVC_LICENSE_SERVER_URL: via });
+      expect(retried.code, retried.stdout).toBe(0);
+      expect(said(retried, /lease renewed and rewritten/)).toBe(true);
+      const heldLease = (await leaseIn(dir)).payload;
+      expect(heldLease.serial).toBe(2);
+      // The registry knows serials 1 and 2 only, and 2 is the lease on the holder's disk.
+      const issued = await sql<{ lease_id: string; serial: number }>`
+        select lease_id, serial from identity.license_leases
+        where deployment_id = 'dep-stalled' order by serial`.execute(p.platform.db.db);
+      expect(issued.rows.map((r) => r.serial)).toEqual([1, 2]);
+      expect(issued.rows[1]!.lease_id).toBe(heldLease.lease_id);
+    } finally {
+      stall.closeAllConnections();
+      await new Promise((resolve) => stall.close(resolve));
+    }
+  });
+
   it("killed between the write and the rename, leaves the old lease whole; the next run renews", async () => {
     const { dir, env, first } = await install("dep-crash", 3600);
     const killed = await runDaemon(["check"], env, { preload: KILL_BEFORE_RENAME });
@@ -185,7 +239,8 @@ describe("the license daemon", { timeout: 60_000 }, () => {
     const next = await runDaemon(["check"], env);
     expect(next.code, next.stdout).toBe(0);
     expect(said(next, /removed temp files an interrupted rewrite left behind/)).toBe(true);
-    expect((await leaseIn(dir)).payload.serial).toBe(3);
+    // The renewal the killed run got, not a third lease: renewal is idempotent per lease.
+    expect((await leaseIn(dir)).payload.serial).toBe(2);
     expect((await readdir(dir)).filter((n) => n.includes(".tmp-"))).toEqual([]);
   });
 

@@ -122,6 +122,34 @@ describe.each(BACKENDS)("license leases on %s", (backend) => {
     expect(serials).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
+  it("answers a retried renewal of one lease with the lease the first renewal got, even racing", async () => {
+    const device = deviceKey();
+    const first = await issue({ deployment_id: "acme-retry", device_public_key: device.publicKey });
+    expect(first.status, first.text).toBe(201);
+    // A holder that gave up waiting asks again, each time with a freshly signed request.
+    const renewOnce = async () =>
+      issue({
+        deployment_id: "acme-retry",
+        renew_lease_id: first.body.lease_id,
+        device_credential: await signRenewal(device.secretKey, {
+          deploymentId: "acme-retry",
+          leaseId: first.body.lease_id,
+        }),
+      });
+    const racing = await Promise.all(Array.from({ length: 4 }, renewOnce));
+    const later = await renewOnce();
+    const answers = [...racing, later];
+    expect(answers.map((r) => r.status)).toEqual(Array(5).fill(201));
+    const leases = answers.map((r) => parseLease(r.body.lease));
+    expect(new Set(leases.map((l) => l.payload.lease_id)).size).toBe(1);
+    expect(new Set(leases.map((l) => l.signature)).size).toBe(1);
+    expect(leases[0]!.payload.serial).toBe(2);
+
+    // The next issue takes serial 3: no lease nobody holds was minted in between.
+    const next = await issue({ deployment_id: "acme-retry" });
+    expect(Number(next.body.serial)).toBe(3);
+  });
+
   it("renews for the holder of the device key, once per signed request, and after revocation answers 403 license_revoked", async () => {
     const device = deviceKey();
     const first = await issue({ deployment_id: "acme-renew", device_public_key: device.publicKey });

@@ -1,4 +1,5 @@
 import { mkdir } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@svc/lib/telemetry";
 import {
   checkLease,
@@ -267,9 +268,10 @@ export function createLicenseDaemon(opts: DaemonOptions) {
         } catch (err) {
           log.error({ err }, "license check failed; trying again at the next interval");
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay);
-          signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+        // timers/promises removes its abort listener when the wait ends: one added per check and
+        // never removed would pile up (Node warns after 11) over a daemon's months of checks.
+        await sleep(delay, undefined, { signal }).catch((err: unknown) => {
+          if (!signal.aborted) throw err;
         });
       }
     },

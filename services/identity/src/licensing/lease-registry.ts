@@ -19,7 +19,7 @@ import {
 import { auditActorOf, currentTraceId } from "@svc/lib/audit";
 import type { Principal } from "@svc/lib/auth";
 import { appendAuditEvent } from "../store/audit-trail.repository.js";
-import type { DeploymentRow, IdentityDatabase } from "../store/identity.table.js";
+import type { DeploymentRow, IdentityDatabase, LeaseRow } from "../store/identity.table.js";
 import * as repo from "../store/license.repository.js";
 import { LicenseError } from "./license-error.js";
 import type { SigningKeys } from "./signing-keys.js";
@@ -223,6 +223,21 @@ export function createLeaseRegistry(deps: LeaseRegistryDeps) {
             "renewing a revoked deployment: SVC_LICENSE_REGISTRY_ENFORCED=false lets revocations stand in the registry without denying renewals",
           );
         }
+        // Idempotent per renewed lease: a holder that gave up waiting (identity stalled) and asked
+        // again with a fresh nonce gets the lease the first request got, not a second one that
+        // nobody would hold. The deployment row lock orders racing retries: one mints, the rest
+        // find its lease. Re-signing the same payload gives the same signature (Ed25519 is
+        // deterministic); a lease signed by a key since retired is replaced by a fresh one.
+        const earlier = await repo.findLiveRenewalOf(
+          trx,
+          d.deployment_id,
+          lease.lease_id,
+          new Date(deps.now()),
+        );
+        if (earlier && earlier.public_key_id === key.publicKeyId) {
+          const signed = await signLease(payloadOf(earlier), key);
+          return { text: JSON.stringify(signed), payload: signed.payload };
+        }
         const next = { ...d, last_serial: await repo.takeSerial(trx, d.deployment_id) };
         return signAndRecord(trx, key, next, {
           requestedTtl: d.ttl_seconds,
@@ -303,6 +318,25 @@ function windowFor(
     if (err instanceof LeaseTermsError) throw new LicenseError("license_invalid", err.message);
     throw err;
   }
+}
+
+/** The payload a recorded lease was signed with, rebuilt from its registry row. */
+function payloadOf(row: LeaseRow): LeasePayload {
+  const issuedAtMs = new Date(row.issued_at).getTime();
+  const expiresAtMs = new Date(row.expires_at).getTime();
+  return {
+    format: LEASE_FORMAT,
+    lease_id: row.lease_id,
+    deployment_id: row.deployment_id,
+    ...(row.customer_id ? { customer_id: row.customer_id } : {}),
+    entitlements: row.entitlements,
+    serial: row.serial,
+    issued_at: leaseTime(issuedAtMs),
+    expires_at: leaseTime(expiresAtMs),
+    ttl_seconds: Math.round((expiresAtMs - issuedAtMs) / 1000),
+    grace_period_seconds: row.grace_period_seconds,
+    public_key_id: row.public_key_id,
+  };
 }
 
 function deploymentNotFound(deploymentId: string): LicenseError {

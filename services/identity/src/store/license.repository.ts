@@ -118,6 +118,29 @@ export async function findLease(db: Db | Trx, leaseId: string): Promise<LeaseRow
 }
 
 /**
+ * The lease an earlier renewal of `leaseId` issued, while it still runs (not revoked, not expired
+ * at `now`): a retried renewal answers with it rather than minting another. Leases of one
+ * deployment are few and found by the (deployment_id, serial) index.
+ */
+export async function findLiveRenewalOf(
+  trx: Trx,
+  deploymentId: string,
+  leaseId: string,
+  now: Date,
+): Promise<LeaseRow | undefined> {
+  return trx
+    .selectFrom("license_leases")
+    .selectAll()
+    .where("deployment_id", "=", deploymentId)
+    .where("renewal_of", "=", leaseId)
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", now)
+    .orderBy("serial", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
  * Spends a renewal nonce; false when it was spent before (a replay). Nonces older than
  * `keepSeconds` are dropped on the way: a request that old is refused by its timestamp anyway.
  */

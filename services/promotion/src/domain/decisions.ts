@@ -13,6 +13,28 @@ export type HumanAction = "approve" | "reject" | "revoke";
 export interface Decider {
   humanSub: string;
   isAgent: boolean;
+  /** The identity service's internal user the token named, when it named one. */
+  internalUserId?: string;
+}
+
+/** Who submitted: the subject as the token gave it and, when the token named one, the internal user. */
+export interface Submitter {
+  sub: string;
+  internalUserId?: string | null;
+}
+
+/**
+ * Whether the decider may be the submitter. People, not strings: subjects are compared by their
+ * confusable skeletons (sameSubject), and where the identity service named the internal user
+ * behind both tokens, two different subjects of one internal user are one person too.
+ */
+function samePerson(submitter: Submitter, decider: Decider): boolean {
+  if (sameSubject(decider.humanSub, submitter.sub)) return true;
+  return (
+    !!submitter.internalUserId &&
+    !!decider.internalUserId &&
+    submitter.internalUserId === decider.internalUserId
+  );
 }
 
 const FROM: Record<HumanAction, PromotionStatusName> = {
@@ -30,12 +52,13 @@ export const TO: Record<HumanAction, PromotionStatusName> = {
  * The human decisions of the spec's transition table. An expired request answers 410 to approve
  * and reject; only a pending request is approved or rejected, only a promoted one revoked (any
  * other is left unchanged); an agent never decides; the approver is not the submitter, compared
- * in canonical form so case, invisible characters or look-alike forms do not make a second person.
+ * as people (samePerson) so case, invisible characters, look-alikes or a second account of one
+ * internal user do not make a second person.
  */
 export function decisionRefusal(
   action: HumanAction,
   status: PromotionStatusName,
-  submitterSub: string,
+  submitter: Submitter,
   decider: Decider,
 ): DecisionRefusal | null {
   if (decider.isAgent)
@@ -54,10 +77,10 @@ export function decisionRefusal(
       message: `only a ${FROM[action]} request can be ${TO[action]}; this one is ${status} and stays ${status}`,
     };
   }
-  if (action === "approve" && sameSubject(decider.humanSub, submitterSub)) {
+  if (action === "approve" && samePerson(submitter, decider)) {
     return {
       code: "four_eyes_violation",
-      message: `four eyes: ${decider.humanSub} submitted this request and cannot approve it; another person must`,
+      message: `four eyes: ${JSON.stringify(decider.humanSub)} is the person who submitted this request (as ${JSON.stringify(submitter.sub)}) and cannot approve it; another person must`,
     };
   }
   return null;

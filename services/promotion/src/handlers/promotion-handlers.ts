@@ -18,7 +18,7 @@ import {
   PromotionRevokedSchema,
 } from "@svc/gen/svc/events/v1/events_pb.js";
 import { auditOriginOf, recordAudit, type AuditOutcome } from "@svc/lib/audit";
-import { hasScope, principalOf, sameSubject, type Principal } from "@svc/lib/auth";
+import { hasScope, principalOf, type Principal } from "@svc/lib/auth";
 import { enqueueEvent } from "@svc/lib/bus";
 import { isUniqueViolation } from "@svc/lib/db";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
@@ -27,6 +27,7 @@ import {
   decisionRefusal,
   TO,
   type Decider,
+  type Submitter,
   type DecisionRefusal,
   type HumanAction,
 } from "../domain/decisions.js";
@@ -123,8 +124,10 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     submitted?: CreatePromotionRequestRequest,
   ): PromotionRequest {
     const issued = row.status === "approved" || row.status === "promoted";
+    // Reading the token is a grant: the approver's subject exactly, never a look-alike of it
+    // (sameSubject errs towards "same", which is right for a refusal only).
     const approver = decisions.some(
-      (d) => d.action === "approve" && sameSubject(d.actor, humanSubOf(viewer)),
+      (d) => d.action === "approve" && d.actor === humanSubOf(viewer),
     );
     const mayRead = approver || TOKEN_READER_SCOPES.some((s) => hasScope(viewer, s));
     const token = issued && mayRead ? (row.approved_promotion_token ?? "") : "";
@@ -223,7 +226,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
    * would be refused anyway: the locked pass raises the refusal without asking anyone.
    */
   async function checkApproval(row: RequestRow, decider: Decider): Promise<ApprovalCheck | null> {
-    if (decisionRefusal("approve", effectiveStatus(row), row.submitter_sub, decider)) return null;
+    if (decisionRefusal("approve", effectiveStatus(row), submitterOf(row), decider)) return null;
     const bot =
       row.bot_id && row.version !== null
         ? await repo.findBotOfVersion(db, row.bot_id, row.version)
@@ -259,7 +262,11 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
         details,
       });
     const p = principalOf(ctx);
-    const decider: Decider = { humanSub: humanSubOf(p), isAgent: p.actorType === "agent" };
+    const decider: Decider = {
+      humanSub: humanSubOf(p),
+      isAgent: p.actorType === "agent",
+      internalUserId: p.internalUserId,
+    };
     const seen = await repo.findRequest(db, requestId);
     if (!seen) throw notFound(requestId);
     const approval = action === "approve" ? await checkApproval(seen, decider) : null;
@@ -269,7 +276,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
       if (!current) throw notFound(requestId);
       const status = effectiveStatus(current);
       if (status !== current.status) await repo.setStatus(trx, requestId, status);
-      const refusal = decisionRefusal(action, status, current.submitter_sub, decider);
+      const refusal = decisionRefusal(action, status, submitterOf(current), decider);
       if (refusal?.code === "request_expired") return { outcome: "expired" };
       if (refusal?.code === "four_eyes_violation" || refusal?.code === "agent_not_allowed") {
         // A refused attempt to decide is itself a security event: it commits, the decision not.
@@ -481,6 +488,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
       gates: JSON.stringify(gates),
       requested_by: req.requestedBy || p.sub,
       submitter_sub: submitter,
+      submitter_internal_user_id: p.internalUserId ?? null,
       requires_human_approval: requiresHuman,
       approved_promotion_token: token,
       expires_at:
@@ -528,6 +536,11 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
       throw err;
     }
   }
+}
+
+/** Who submitted a stored request, as four eyes compares people. */
+function submitterOf(row: RequestRow): Submitter {
+  return { sub: row.submitter_sub, internalUserId: row.submitter_internal_user_id };
 }
 
 /** The person behind a call: an agent's principal acts for onBehalfOfSub. */

@@ -115,6 +115,7 @@ const REQUEST_COLUMN_TYPES = {
   gates: "jsonb",
   requested_by: "text",
   submitter_sub: "text",
+  submitter_internal_user_id: "text",
   requires_human_approval: "boolean",
   bot_id: "text",
   version: "integer",

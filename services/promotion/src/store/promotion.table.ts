@@ -22,6 +22,8 @@ export interface PromotionDatabase {
     gates: Json<GateOutcomeRow[]>;
     requested_by: string;
     submitter_sub: string;
+    /** The internal user the token named for the submitter (null when it named none). */
+    submitter_internal_user_id: ColumnType<string | null, string | null | undefined, string | null>;
     requires_human_approval: boolean;
     bot_id: string | null;
     version: number | null;
