@@ -319,8 +319,10 @@ describe("OIDC against the development provider", () => {
       expect(refused.body.error.code).toBe("delegated_scope_revoked");
       expect(refused.body.error.message).toContain("read:mcp:data");
     } finally {
+      // Restored at the provider, and shown to the platform, for whatever runs after.
       alice.permissions = TRADER;
-      await o.tokens.user("alice", { fresh: true });
+      const restored = await o.tokens.user("alice", { fresh: true });
+      await call(o.p.url, "GET", "/auth/whoami", undefined, as(restored));
     }
   });
 });
