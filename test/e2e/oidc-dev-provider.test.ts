@@ -185,6 +185,23 @@ describe("OIDC against the development provider", () => {
     );
   });
 
+  it("a person cannot ask the provider for a permission no role of theirs grants", async () => {
+    const { signIn } = await import("@svc/dev-idp");
+    const { accessToken } = await signIn({
+      issuer: o.idp.issuer,
+      clientId: o.idp.clients.login.clientId,
+      redirectUri: "http://127.0.0.1/auth/callback",
+      username: "eve",
+      password: eve.password,
+      resource: "https://api.svc.test",
+      scope: "openid email read:audit write:bots",
+    });
+    expect(String(decodeJwt(accessToken).scope ?? "").split(" ")).not.toContain("read:audit");
+    const audit = await call(o.p.url, "GET", "/admin/audit-events", undefined, as(accessToken));
+    expect(audit.status, audit.text).toBe(403);
+    expect(audit.body.error.code).toBe("missing_scope");
+  });
+
   it("machine tokens: the sync route takes the machine audience only", async () => {
     const body = { user_id: "dev|someone", email: "someone@svc.test" };
     const m2m = await o.tokens.machine("https://internal.svc.test", "postLoginHook");
