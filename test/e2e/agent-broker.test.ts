@@ -4,7 +4,13 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentBrokerError, createAgentBroker } from "@svc/lib/auth";
 import { call } from "../support/test-platform.js";
-import { startOidcPlatform, testUser, type OidcPlatform } from "../support/oidc-platform.js";
+import {
+  API_AUDIENCE,
+  CLAIMS_NAMESPACE,
+  startOidcPlatform,
+  testUser,
+  type OidcPlatform,
+} from "../support/oidc-platform.js";
 
 /**
  * The platform's agent token broker (SVC_AUTH_AGENT_BROKER_*) against the development provider:
@@ -74,6 +80,42 @@ describe("agent token broker", () => {
     await expect(strict.delegate(person, agent, ["read:mcp:data"])).rejects.toMatchObject({
       code: "ttl_exceeded",
     });
+  });
+
+  it("gets a delegation that never outlives the person's own token", async () => {
+    // A provider whose access tokens live 120 s: a 300 s delegation would outlive the person's.
+    const { startDevIdp, signIn, machineToken } = await import("@svc/dev-idp");
+    const dave = testUser("dave", ["read:mcp:data"]);
+    const idp = await startDevIdp({
+      apiAudience: API_AUDIENCE,
+      claimsNamespace: CLAIMS_NAMESPACE,
+      users: [dave],
+      accessTokenTtlSeconds: 120,
+    });
+    try {
+      const person = await signIn({
+        issuer: idp.issuer,
+        clientId: idp.clients.login.clientId,
+        redirectUri: "http://127.0.0.1/auth/callback",
+        username: "dave",
+        password: dave.password,
+        resource: API_AUDIENCE,
+      });
+      const agent = await machineToken(idp.issuer, idp.clients.agent, API_AUDIENCE);
+      const broker = createAgentBroker({
+        issuer: idp.issuer,
+        ...idp.clients.agentBroker,
+        ttlSeconds: 300,
+        timeoutMs: 5_000,
+      });
+      const delegated = await broker.delegate(person.accessToken, agent, ["read:mcp:data"]);
+      expect(delegated.expiresIn).toBeLessThanOrEqual(120);
+      expect(Number(decodeJwt(delegated.accessToken).exp)).toBeLessThanOrEqual(
+        Number(decodeJwt(person.accessToken).exp),
+      );
+    } finally {
+      await idp.close();
+    }
   });
 
   it("gives up on a provider that accepts the connection and never answers, within its deadline", async () => {

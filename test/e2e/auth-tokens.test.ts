@@ -108,6 +108,11 @@ describe("the auth interceptor, through the gateway, with tokens from a local JW
       await idp.sign({ sub: "u", permissions: ["read:bots"], nbf: now() + 600 }),
       /not valid yet/,
     );
+    // Minted to outlive a revocation or by a provider with a wrong clock: no skew explains a day.
+    await expectInvalid(
+      await idp.sign({ sub: "u", permissions: ["read:bots"], iat: now() + 86_400 }),
+      /issued in the future/,
+    );
     await expectInvalid(
       await idp.sign({ sub: "u", permissions: ["read:bots"], iss: "https://evil.example" }),
       /another issuer/,

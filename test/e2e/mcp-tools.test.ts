@@ -33,7 +33,15 @@ describe("MCP data tools", () => {
 
   beforeAll(async () => {
     o = await startOidcPlatform("pglite", [
-      testUser("carol", ["write:bots", "run:bots", "read:bots", "read:audit"]),
+      // The provider delegates only what carol holds: both MCP scopes, for the write-only case.
+      testUser("carol", [
+        "write:bots",
+        "run:bots",
+        "read:bots",
+        "read:audit",
+        "read:mcp:data",
+        "write:mcp:data",
+      ]),
     ]);
     const carol = await o.tokens.user("carol");
     const exchanged = await o.tokens.exchange(carol, { scope: "read:mcp:data" });

@@ -32,6 +32,15 @@ describe("OIDC against the development provider", () => {
   const admin = testUser("admin", ["admin:tenant", "read:audit", "read:bots"]);
   const eve = testUser("eve", ["read:bots", "write:bots"]);
   const as = (token: string) => ({ authorization: `Bearer ${token}` });
+  const signInAs = async (user: typeof alice, resource: string) =>
+    (await import("@svc/dev-idp")).signIn({
+      issuer: o.idp.issuer,
+      clientId: o.idp.clients.login.clientId,
+      redirectUri: "http://127.0.0.1/auth/callback",
+      username: user.username,
+      password: user.password,
+      resource,
+    });
 
   beforeAll(async () => {
     o = await startOidcPlatform("pglite", [alice, admin, eve]);
@@ -176,6 +185,23 @@ describe("OIDC against the development provider", () => {
     );
   });
 
+  it("a person cannot ask the provider for a permission no role of theirs grants", async () => {
+    const { signIn } = await import("@svc/dev-idp");
+    const { accessToken } = await signIn({
+      issuer: o.idp.issuer,
+      clientId: o.idp.clients.login.clientId,
+      redirectUri: "http://127.0.0.1/auth/callback",
+      username: "eve",
+      password: eve.password,
+      resource: "https://api.svc.test",
+      scope: "openid email read:audit write:bots",
+    });
+    expect(String(decodeJwt(accessToken).scope ?? "").split(" ")).not.toContain("read:audit");
+    const audit = await call(o.p.url, "GET", "/admin/audit-events", undefined, as(accessToken));
+    expect(audit.status, audit.text).toBe(403);
+    expect(audit.body.error.code).toBe("missing_scope");
+  });
+
   it("machine tokens: the sync route takes the machine audience only", async () => {
     const body = { user_id: "dev|someone", email: "someone@svc.test" };
     const m2m = await o.tokens.machine("https://internal.svc.test", "postLoginHook");
@@ -214,16 +240,9 @@ describe("OIDC against the development provider", () => {
       on_behalf_of_sub: "dev|alice",
     });
 
+    // alice may read MCP data, not write it: an agent gets no more than she holds.
     const writeOnly = await o.tokens.exchange(person, { scope: "write:mcp:data" });
-    const refused = await call(
-      o.p.url,
-      "POST",
-      "/mcp/data/tools/bots.list/invoke",
-      {},
-      as(String(writeOnly.body.access_token)),
-    );
-    expect(refused.status).toBe(403);
-    expect(refused.text).toContain("read:mcp:data");
+    expect(writeOnly).toMatchObject({ status: 400, body: { error: "invalid_scope" } });
 
     const auditor = await o.tokens.user("admin", { mfa: true });
     await eventually(
@@ -263,5 +282,65 @@ describe("OIDC against the development provider", () => {
     });
     expect(notAnAgent).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     expect(String(notAnAgent.body.error_description)).toContain("agent|");
+  });
+
+  it("token exchange mints nothing from a token that is not a person's own access token for the API", async () => {
+    const both = { scope: "read:mcp:data write:mcp:data" };
+    const person = await o.tokens.user("alice");
+    const delegated = String((await o.tokens.exchange(person)).body.access_token);
+    const { idToken } = await signInAs(alice, "https://api.svc.test");
+    const otherAudience = (await signInAs(alice, "https://internal.svc.test")).accessToken;
+    const subjects: Array<[string, string, RegExp]> = [
+      ["a machine's token, which holds no permission", await o.tokens.machine(), /machine/],
+      ["the agent's own token", await o.tokens.machine(undefined, "agent"), /machine|agent/],
+      ["a delegated token, to re-delegate it wider", delegated, /already delegated/],
+      ["a person's ID token", String(idToken), /does not verify|audience/],
+      ["a person's token for another audience", otherAudience, /API audience/],
+    ];
+    for (const [what, subject, why] of subjects) {
+      const res = await o.tokens.exchange(subject, both);
+      expect(res, what).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+      expect(String(res.body.error_description), what).toMatch(why);
+    }
+  });
+
+  it("token exchange grants only the requested scopes the person holds", async () => {
+    const person = await o.tokens.user("alice");
+    const res = await o.tokens.exchange(person, { scope: "read:mcp:data write:mcp:data" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.scope).toBe("read:mcp:data");
+    expect(decodeJwt(String(res.body.access_token))).toMatchObject({
+      scope: "read:mcp:data",
+      permissions: ["read:mcp:data"],
+    });
+  });
+
+  it("a person who lost a permission cannot keep using it through an agent", async () => {
+    const before = await o.tokens.user("alice", { fresh: true });
+    const delegated = String((await o.tokens.exchange(before)).body.access_token);
+    const invoke = () =>
+      call(o.p.url, "POST", "/mcp/data/tools/bots.list/invoke", {}, as(delegated));
+    expect((await invoke()).status).toBe(200);
+
+    // An administrator takes read:mcp:data away from alice at the provider.
+    alice.permissions = TRADER.filter((p) => p !== "read:mcp:data");
+    try {
+      // Her old token still says she holds it: the provider delegates what she holds now.
+      const again = await o.tokens.exchange(before);
+      expect(again).toMatchObject({ status: 400, body: { error: "invalid_scope" } });
+
+      // Her next token tells the platform; the delegation minted before loses the scope.
+      const after = await o.tokens.user("alice", { fresh: true });
+      expect((await call(o.p.url, "GET", "/auth/whoami", undefined, as(after))).status).toBe(200);
+      const refused = await invoke();
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.body.error.code).toBe("delegated_scope_revoked");
+      expect(refused.body.error.message).toContain("read:mcp:data");
+    } finally {
+      // Restored at the provider, and shown to the platform, for whatever runs after.
+      alice.permissions = TRADER;
+      const restored = await o.tokens.user("alice", { fresh: true });
+      await call(o.p.url, "GET", "/auth/whoami", undefined, as(restored));
+    }
   });
 });

@@ -87,7 +87,11 @@ describe("promotion decisions with OIDC tokens", () => {
   beforeAll(async () => {
     o = await startOidcPlatform(
       "pglite",
-      [testUser("alice", SCOPES), testUser("bob", SCOPES), testUser("carol", ["read:promotion"])],
+      [
+        testUser("alice", SCOPES),
+        testUser("bob", [...SCOPES, "read:mcp:data"]),
+        testUser("carol", ["read:promotion"]),
+      ],
       PLATFORM_ENV,
     );
     hash = await evidenceBot(o.p, await alice());

@@ -183,6 +183,8 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
       audience: options.apiAudience,
       ttlSeconds: options.delegationTtlSeconds ?? 300,
       claimsNamespace: options.claimsNamespace,
+      // The RBAC as it is at the exchange, not as the subject token remembers it.
+      permissionsOf: (sub) => users.find((u) => u.sub === sub)?.permissions,
     },
   );
   const tokenEndpoint = `${issuer}/token`;

@@ -79,7 +79,7 @@ export function interactionRoutes(deps: InteractionDeps) {
 
     if (req.method === "GET" && !step) {
       if (interaction.prompt.name === "consent")
-        await grantConsent(deps.provider, interaction, req, res);
+        await grantConsent(deps.provider, interaction, req, res, deps.users);
       else html(res, 200, passwordPage(uid));
       return true;
     }
@@ -137,12 +137,17 @@ export function interactionRoutes(deps: InteractionDeps) {
   };
 }
 
-/** The platform's own clients need no consent screen: grant what the request asked for. */
+/**
+ * The platform's own clients need no consent screen: grant what the request asked for, but of the
+ * API's scopes only those the person's RBAC gives them. The platform reads a token's scope string
+ * as granted: a client asking for admin:platform at sign-in must not get it by asking.
+ */
 async function grantConsent(
   provider: Provider,
   interaction: Awaited<ReturnType<Provider["interactionDetails"]>>,
   req: IncomingMessage,
   res: ServerResponse,
+  users: readonly DevUser[],
 ) {
   const { prompt, params, session, grantId } = interaction;
   const grant = grantId
@@ -155,8 +160,14 @@ async function grantConsent(
   };
   if (details.missingOIDCScope) grant.addOIDCScope(details.missingOIDCScope.join(" "));
   if (details.missingOIDCClaims) grant.addOIDCClaims(details.missingOIDCClaims);
-  for (const [indicator, scopes] of Object.entries(details.missingResourceScopes ?? {}))
-    grant.addResourceScope(indicator, scopes.join(" "));
+  const holds = new Set(users.find((u) => u.sub === session?.accountId)?.permissions ?? []);
+  for (const [indicator, scopes] of Object.entries(details.missingResourceScopes ?? {})) {
+    const held = scopes.filter((s) => holds.has(s));
+    const refused = scopes.filter((s) => !holds.has(s));
+    if (held.length > 0) grant.addResourceScope(indicator, held.join(" "));
+    // Rejected, not left out: the provider would otherwise ask for consent again, forever.
+    if (refused.length > 0) grant.rejectResourceScope(indicator, refused.join(" "));
+  }
   await provider.interactionFinished(
     req,
     res,

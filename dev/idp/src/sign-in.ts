@@ -15,6 +15,8 @@ export interface SignInOptions {
   maxAge?: number;
   /** The API audience the access token is for. */
   resource: string;
+  /** Sent as scope; "openid email" unless given. */
+  scope?: string;
   timeoutMs?: number;
 }
 
@@ -50,7 +52,7 @@ export async function signIn(o: SignInOptions): Promise<SignInResult> {
   const query: Record<string, string> = {
     client_id: o.clientId,
     response_type: "code",
-    scope: "openid email",
+    scope: o.scope ?? "openid email",
     redirect_uri: o.redirectUri,
     state,
     code_challenge: createHash("sha256").update(verifier).digest("base64url"),

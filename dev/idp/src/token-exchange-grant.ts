@@ -19,6 +19,8 @@ export interface ExchangeSettings {
   audience: string;
   ttlSeconds: number;
   claimsNamespace: string;
+  /** What the provider's RBAC grants the person now (undefined: no such person any more). */
+  permissionsOf: (sub: string) => readonly string[] | undefined;
 }
 
 const PARAMETERS = [
@@ -44,13 +46,21 @@ export function registerTokenExchange(
   keys: ExchangeKeys,
   settings: ExchangeSettings,
 ): void {
-  const payloadOf = async (token: unknown): Promise<JWTPayload | undefined> => {
-    if (typeof token !== "string" || token === "") return undefined;
+  // Only access tokens (RFC 9068 at+jwt): an ID token or a logout token, signed with the same
+  // key, is no subject or actor of an exchange. The profile checks audience and kind.
+  const verified = async (
+    name: string,
+    token: unknown,
+  ): Promise<{ payload?: JWTPayload; refusal?: string }> => {
+    if (typeof token !== "string" || token === "") return {};
     try {
-      const { payload } = await jwtVerify(token, keys.publicKey, { issuer: settings.issuer });
-      return payload;
-    } catch {
-      return undefined;
+      const { payload } = await jwtVerify(token, keys.publicKey, {
+        issuer: settings.issuer,
+        typ: "at+jwt",
+      });
+      return { payload };
+    } catch (err) {
+      return { refusal: `the ${name} does not verify: ${(err as Error).message}` };
     }
   };
 
@@ -61,6 +71,9 @@ export function registerTokenExchange(
       const params = ctx.oidc.params as Record<string, unknown>;
       const metadata = client.metadata() as { svc_grants?: string[]; svc_profiles?: string[] };
       const scope = typeof params.scope === "string" ? params.scope : "";
+      const subject = await verified("subject token", params.subject_token);
+      const actor = await verified("actor token", params.actor_token);
+      const person = typeof subject.payload?.sub === "string" ? subject.payload.sub : undefined;
       const result = delegate(
         {
           client: {
@@ -74,14 +87,21 @@ export function registerTokenExchange(
               : undefined,
           subjectTokenType:
             typeof params.subject_token_type === "string" ? params.subject_token_type : undefined,
-          subject: await payloadOf(params.subject_token),
-          actor: await payloadOf(params.actor_token),
+          subject: subject.payload,
+          actor: actor.payload,
           scopes: scope.split(" ").filter(Boolean),
+          personHoldsNow: person === undefined ? undefined : (settings.permissionsOf(person) ?? []),
         },
         { ...settings, now: Date.now },
       );
-      // 400 with the profile's error code and its description, the RFC 6749 error body.
-      if (!result.ok) throw new errors.CustomOIDCProviderError(result.error, result.description);
+      // 400 with the profile's error code and its description, the RFC 6749 error body; a token
+      // that did not verify is refused in the profile's order (it has no payload), said plainly.
+      if (!result.ok)
+        throw new errors.CustomOIDCProviderError(
+          result.error,
+          (result.error === "invalid_grant" && (subject.refusal ?? actor.refusal)) ||
+            result.description,
+        );
       const accessToken = await new SignJWT(result.claims)
         .setProtectedHeader({ alg: "RS256", typ: "at+jwt", kid: keys.kid })
         .sign(keys.privateKey);

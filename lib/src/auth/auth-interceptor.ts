@@ -3,6 +3,11 @@ import { decodeJwt } from "jose";
 import { AuthMode } from "@svc/gen/svc/api/v1/annotations_pb.js";
 import { Code, svcError } from "../errors/index.js";
 import { createPolicyLookup } from "./auth-policy.js";
+import {
+  createDelegatedScopeGuard,
+  delegatedScopeRevoked,
+  type DelegatedScopeGuard,
+} from "./delegated-scopes.js";
 import { bearerOf, missingBearer } from "./bearer.js";
 import { localPrincipal } from "./local-provider.js";
 import {
@@ -26,6 +31,8 @@ export interface AuthInterceptorOptions {
   settings: AuthSettings;
   verifier: TokenVerifier;
   hasMembership?: MembershipLookup;
+  /** What each person holds now, for their delegations; one of this interceptor's own if not given. */
+  delegatedScopes?: DelegatedScopeGuard;
 }
 
 /**
@@ -43,8 +50,10 @@ export interface AuthInterceptorOptions {
  *    against the machine audience on a machine route and the API audience elsewhere (401
  *    invalid_token, 503 jwks_unreachable), and be of the route's kind: a user token on a
  *    machine route and a machine token on a user route are refused (403);
- * 5. an agent token needs agent tokens enabled and a route that allows agents (403);
- * 6. every scope of the policy (403 missing_scope naming the first missing one);
+ * 5. an agent token needs agent tokens enabled and a route that allows agents (403); its scopes
+ *    are cut to what its person still holds, as far as a newer token of theirs says;
+ * 6. every scope of the policy (403 missing_scope naming the first missing one, or
+ *    delegated_scope_revoked when the agent's person no longer holds it);
  * 7. step-up, RFC 9470 (401 insufficient_user_authentication with its challenge);
  * 8. membership rows, when a lookup is given (403 membership_required); permissive enforcement
  *    lets read-only routes through, and a machine caller (the login hook provisioning members)
@@ -55,6 +64,7 @@ export interface AuthInterceptorOptions {
  */
 export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor {
   const { settings, verifier, hasMembership } = opts;
+  const delegatedScopes = opts.delegatedScopes ?? createDelegatedScopeGuard();
   const policyOf = createPolicyLookup();
   return (next) => async (req) => {
     if (settings.provider === "local") {
@@ -104,7 +114,8 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
         "machine-to-machine tokens are not accepted: set SVC_AUTH_M2M_ENABLED=true",
       );
     }
-    const principal = await verifier.verify(token, machineRoute ? "machine" : "user");
+    const verified = await verifier.verify(token, machineRoute ? "machine" : "user");
+    let principal = verified;
     if (machineRoute && principal.actorType !== "machine") {
       throw svcError(
         Code.PermissionDenied,
@@ -120,6 +131,8 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
       );
     }
 
+    delegatedScopes.observe(principal);
+    let revoked: string[] = [];
     if (principal.actorType === "agent") {
       if (!settings.agentTokensEnabled)
         throw svcError(
@@ -133,9 +146,13 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
           "agent_not_allowed",
           `an agent acting for ${principal.onBehalfOfSub} may not call ${req.method.name}; a person must`,
         );
+      revoked = delegatedScopes.revoked(principal);
+      if (revoked.length > 0)
+        principal = { ...verified, scopes: verified.scopes.filter((s) => !revoked.includes(s)) };
     }
 
     const missing = policy.scopes.find((s) => !hasScope(principal, s));
+    if (missing && revoked.includes(missing)) throw delegatedScopeRevoked(principal, missing);
     if (missing) {
       throw svcError(
         Code.PermissionDenied,

@@ -73,6 +73,7 @@ export function principalFromClaims(
     amr: strings(claims.amr),
     authTime: typeof claims.auth_time === "number" ? claims.auth_time : undefined,
     expiresAt: claims.exp,
+    issuedAt: claims.iat,
   };
 }
 

@@ -39,6 +39,11 @@ export {
 } from "./service-identity.js";
 export { serviceTokens, type ServiceTokens, type ServiceTokenSettings } from "./service-tokens.js";
 export { createMembershipLookup, type MembershipLookupOptions } from "./membership-lookup.js";
+export {
+  createDelegatedScopeGuard,
+  delegatedScopeRevoked,
+  type DelegatedScopeGuard,
+} from "./delegated-scopes.js";
 export { providerEndpoints, type ProviderEndpoints } from "./oidc-discovery.js";
 export {
   createAgentBroker,

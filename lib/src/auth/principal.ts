@@ -25,6 +25,8 @@ export interface Principal {
   authTime?: number;
   /** Seconds since the epoch: when the token stops being valid. */
   expiresAt?: number;
+  /** Seconds since the epoch: when the token was issued (iat). */
+  issuedAt?: number;
 }
 
 /** Set by the auth interceptor on every call that passed its policy. */

@@ -108,6 +108,19 @@ describe("createTokenVerifier", () => {
     expect(r.message).toMatch(/sub claim is invalid/);
   });
 
+  it("refuses a token issued a day ahead of our clock, and takes one within the clock tolerance", async () => {
+    const { idp, verifier } = await setup({ clockToleranceSeconds: 60 });
+    const aDayAhead = Math.floor(Date.now() / 1000) + 24 * 3600;
+    const r = await failure(verifier.verify(await idp.sign({ sub: "u", iat: aDayAhead }), "user"));
+    expect(r.code).toBe(Code.Unauthenticated);
+    expect(r.machineCode).toBe("invalid_token");
+    expect(r.message).toMatch(/issued in the future/);
+    const skewed = Math.floor(Date.now() / 1000) + 30;
+    expect((await verifier.verify(await idp.sign({ sub: "v", iat: skewed }), "user")).sub).toBe(
+      "v",
+    );
+  });
+
   it.each([
     ["answers with a 500", "error"],
     ["answers with a body that is not JSON", "bad-json"],

@@ -2,6 +2,7 @@ import {
   createRemoteJWKSet,
   errors,
   jwtVerify,
+  type JWTPayload,
   type JWTVerifyGetKey,
   type JWTVerifyOptions,
   type JWTVerifyResult,
@@ -22,7 +23,8 @@ export interface TokenVerifier {
 /**
  * Verifies OIDC access tokens against the issuer's JWKS with jose: signature with an allowed
  * asymmetric algorithm (never none nor HS*), issuer, audience (the machine audience for machine
- * tokens), exp and sub required, nbf and exp with a small clock tolerance.
+ * tokens), exp and sub required, nbf and exp with a small clock tolerance, and an iat no further
+ * ahead of our clock than that tolerance (jose checks iat only when given a maximum token age).
  *
  * The key set is fetched on first use and again only for an unknown kid once `jwksCooldownMs`
  * has passed since the last fetch (jose's cooldown), so a flood of tokens with made-up kids
@@ -92,6 +94,7 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
       let principal: Principal;
       try {
         const { payload } = await verifyWithKeySet(token, keys, options(kind));
+        assertIssuedInThePast(payload, settings.clockToleranceSeconds);
         principal = deepFreeze(
           principalFromClaims(payload, settings.claimsNamespace, settings.issuer),
         );
@@ -102,6 +105,21 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
       return principal;
     },
   };
+}
+
+/**
+ * A token issued in the future was made by a provider whose clock is wrong or by someone who meant
+ * it to outlive a revocation: no clock skew beyond the tolerance explains it.
+ */
+function assertIssuedInThePast(payload: JWTPayload, toleranceSeconds: number): void {
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  if (typeof payload.iat === "number" && payload.iat > nowSeconds + toleranceSeconds)
+    throw new errors.JWTClaimValidationFailed(
+      `"iat" claim is ${payload.iat - nowSeconds} seconds in the future`,
+      payload,
+      "iat",
+      "check_failed",
+    );
 }
 
 /**

@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   "machine_token_required",
   "agent_not_allowed",
   "agent_tokens_disabled",
+  "delegated_scope_revoked",
   "m2m_disabled",
   "caller_not_allowed",
   "insufficient_user_authentication",
