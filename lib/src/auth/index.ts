@@ -38,7 +38,15 @@ export {
   servicePrincipal,
 } from "./service-identity.js";
 export { serviceTokens, type ServiceTokens, type ServiceTokenSettings } from "./service-tokens.js";
-export { createMembershipLookup, type MembershipLookupOptions } from "./membership-lookup.js";
+export {
+  assumedMembershipKey,
+  createMembershipLookup,
+  LAST_KNOWN_MEMBERSHIP_MAX_AGE_MS,
+  type HaltMembershipLookup,
+  type HaltMembershipVerdict,
+  type MembershipLookupOptions,
+  type MembershipSource,
+} from "./membership-lookup.js";
 export { providerEndpoints, type ProviderEndpoints } from "./oidc-discovery.js";
 export {
   createAgentBroker,

@@ -1,0 +1,171 @@
+import { fromBinary } from "@bufbuild/protobuf";
+import {
+  Code,
+  createClient,
+  createRouterTransport,
+  type HandlerContext,
+} from "@connectrpc/connect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { AuditRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
+import { createMembershipAuditInterceptor } from "../audit/index.js";
+import type { EventBus } from "../bus/index.js";
+import { createLogger } from "../telemetry/index.js";
+import {
+  createAuthInterceptor,
+  createMembershipLookup,
+  createTokenVerifier,
+  defineAuthSettings,
+  principalKey,
+} from "./index.js";
+import {
+  createTestTokens,
+  refusal,
+  startTestIdp,
+  withBearer,
+  type TestIdp,
+  type TestTokens,
+} from "./testing/index.js";
+
+const log = createLogger({ name: "test", level: "silent" });
+
+// The identity service paused (SIGSTOP) in the middle of an incident: its membership answers
+// never come. An operator holding the halt scope must still halt; nobody may release.
+describe("a halt while the identity service hangs", () => {
+  let idp: TestIdp;
+  let tokens: TestTokens;
+  let identityHangs = false;
+  const members = new Map([["user|known", 1]]);
+  const audited: {
+    action: string;
+    outcome: string;
+    resource: string;
+    details: unknown;
+    subject: string;
+  }[] = [];
+  let bots: ReturnType<typeof createClient<typeof BotsService>>;
+  const halted: string[] = [];
+
+  beforeAll(async () => {
+    idp = await startTestIdp();
+    tokens = createTestTokens(idp);
+    const settings = defineAuthSettings({
+      provider: "oidc",
+      issuer: idp.issuer,
+      audience: idp.audience,
+      enforce: "strict",
+    });
+    const lookup = createMembershipLookup({
+      countOf: (s) =>
+        identityHangs ? new Promise<number>(() => {}) : Promise.resolve(members.get(s) ?? 0),
+      // Nothing stays fresh: every check after the first asks the (hung) identity service.
+      ttlMs: 0,
+      negativeTtlMs: 0,
+      timeoutMs: 50,
+      haltTimeoutMs: 50,
+    });
+    const bus = {
+      publish: async (_subject: string, data: Uint8Array) => {
+        const e = fromBinary(AuditRecordedSchema, data);
+        audited.push({
+          action: e.action,
+          outcome: e.outcome,
+          resource: e.resource,
+          details: e.details,
+          subject: e.actor?.subject ?? "",
+        });
+      },
+    } as unknown as EventBus;
+    const transport = createRouterTransport(
+      (router) =>
+        router.service(BotsService, {
+          haltBot: (req, ctx: HandlerContext) => {
+            halted.push(`${req.botRef} by ${ctx.values.get(principalKey)?.sub}`);
+            return {};
+          },
+          createBot: () => ({}),
+        }),
+      {
+        router: {
+          interceptors: [
+            createMembershipAuditInterceptor(bus, log),
+            createAuthInterceptor({
+              settings,
+              verifier: createTokenVerifier(settings),
+              hasMembership: lookup,
+            }),
+          ],
+        },
+      },
+    );
+    bots = createClient(BotsService, transport);
+    // Identity answered once for user|known and user|outsider before it hung.
+    await bots.haltBot(
+      { botRef: "warm-up" },
+      withBearer(await tokens.stepUpFresh("user|known", ["halt:bots"])),
+    );
+    await refusal(
+      bots.haltBot(
+        { botRef: "warm-up" },
+        withBearer(await tokens.stepUpFresh("user|outsider", ["halt:bots"])),
+      ),
+    );
+    identityHangs = true;
+    halted.length = 0;
+    audited.length = 0;
+  });
+  afterAll(() => idp.stop());
+
+  it("halts for a caller whose last known membership says member, audited as cached with its age", async () => {
+    await bots.haltBot(
+      { botRef: "b1" },
+      withBearer(await tokens.stepUpFresh("user|known", ["halt:bots"])),
+    );
+    expect(halted).toContain("b1 by user|known");
+    const row = audited.find((a) => a.subject === "user|known");
+    expect(row).toMatchObject({ action: "auth.membership_assumed", outcome: "succeeded" });
+    expect(row?.details).toMatchObject({ membership_source: "cached" });
+    expect(
+      (row?.details as { membership_age_ms: number }).membership_age_ms,
+    ).toBeGreaterThanOrEqual(0);
+  });
+
+  it("halts for a holder of the scope of whom nothing is known, audited as unverified_halt", async () => {
+    await bots.haltBot(
+      { botRef: "b2" },
+      withBearer(await tokens.stepUpFresh("user|new", ["halt:bots"])),
+    );
+    expect(halted).toContain("b2 by user|new");
+    expect(audited.find((a) => a.subject === "user|new")?.details).toMatchObject({
+      membership_source: "unverified_halt",
+    });
+  });
+
+  it("still refuses a caller the identity service last said is no member, and one without the scope", async () => {
+    const outsider = await refusal(
+      bots.haltBot(
+        { botRef: "b3" },
+        withBearer(await tokens.stepUpFresh("user|outsider", ["halt:bots"])),
+      ),
+    );
+    expect(outsider.machineCode).toBe("membership_required");
+    const noScope = await refusal(
+      bots.haltBot(
+        { botRef: "b3" },
+        withBearer(await tokens.stepUpFresh("user|new", ["read:bots"])),
+      ),
+    );
+    expect(noScope.machineCode).toBe("missing_scope");
+    expect(halted).not.toContain("b3 by user|outsider");
+    expect(halted).not.toContain("b3 by user|new");
+  });
+
+  it("refuses anything that is not a halt with 503 membership_unverifiable, even to a known member", async () => {
+    const r = await refusal(
+      bots.createBot({}, withBearer(await tokens.stepUpFresh("user|known", ["write:bots"]))),
+    );
+    expect(r.code).toBe(Code.Unavailable);
+    expect(r.machineCode).toBe("membership_unverifiable");
+    expect(audited.filter((a) => a.resource.endsWith("/CreateBot"))).toEqual([]);
+  });
+});
