@@ -32,6 +32,7 @@ export const comments = Object.freeze({
   "svc.api.v1.CallKind.CALL_KIND_UNSPECIFIED": "A read when the policy says read_only, a write otherwise.",
   "svc.api.v1.CallKind.CALL_KIND_HALT": "Stops something (a kill switch engaged, agents or bots halted): a short deadline, and the\nmembership check falls back to the last known memberships rather than wait on identity.",
   "svc.api.v1.CallKind.CALL_KIND_LONG": "Work that takes what it takes (a report generated, a backtest submitted with its data).",
+  "svc.api.v1.CallKind.CALL_KIND_RELEASE": "Lifts a halt (a kill switch released, agents released): the membership check always asks\nthe identity service afresh, never a cache, and fails closed when it does not answer.",
   "svc.api.v1.ErrorDetail": "Carried in ConnectError details: the stable machine code callers branch on, never the message.",
   "svc.api.v1.ErrorDetail.code": "For example license_invalid, four_eyes_violation, insufficient_user_authentication.",
   "svc.api.v1.ErrorDetail.details": "The offending field, the allowed values, the missing scope, ...",

@@ -22,11 +22,13 @@ import type { TokenVerifier } from "./token-verifier.js";
 
 /**
  * Whether a principal has membership rows (for an agent: the person it acts for); owned by the
- * identity service. `forHalt`, when given, answers for a halt without waiting on identity
- * (membership-lookup.ts).
+ * identity service. `forHalt`, when given, answers for a halt without waiting on identity;
+ * `fresh`, for a release, asks identity past any cache (membership-lookup.ts).
  */
 export type MembershipLookup = ((p: Principal) => Promise<boolean>) & {
   forHalt?: HaltMembershipLookup;
+  /** Asks the identity service whatever is cached: the check of a release. */
+  fresh?: (p: Principal) => Promise<boolean>;
 };
 
 /** What the auth interceptor needs: the settings, a verifier, and optionally the membership lookup. */
@@ -58,7 +60,8 @@ export interface AuthInterceptorOptions {
  *    lets read-only routes through, and a machine caller (the login hook provisioning members)
  *    has none to check; a halt (`call_kind` HALT) never waits on the identity service: it goes
  *    by the last known memberships, or the scope alone when none is known, and says so in the
- *    context (assumedMembershipKey) for the audit trail;
+ *    context (assumedMembershipKey) for the audit trail; a release (`call_kind` RELEASE) asks
+ *    identity afresh, never a cache;
  * 9. the principal goes into the context values (principalOf) and the handler runs.
  *
  * @example createRouterTransport(routes, { router: { interceptors: [createAuthInterceptor({ settings, verifier })] } });
@@ -165,11 +168,17 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
       hasMembership &&
       principal.actorType !== "machine" &&
       !(settings.enforce === "permissive" && policy.readOnly);
+    const kind = membershipChecked ? callKindOf(req.method) : undefined;
     const verdict = !membershipChecked
       ? undefined
-      : hasMembership.forHalt && callKindOf(req.method) === "halt"
+      : hasMembership.forHalt && kind === "halt"
         ? await hasMembership.forHalt(principal)
-        : { member: await hasMembership(principal), source: "verified" as const };
+        : {
+            member: await (kind === "release" && hasMembership.fresh
+              ? hasMembership.fresh(principal)
+              : hasMembership(principal)),
+            source: "verified" as const,
+          };
     if (verdict?.member && verdict.source !== "verified")
       req.contextValues.set(
         assumedMembershipKey,

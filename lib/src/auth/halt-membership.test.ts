@@ -7,6 +7,7 @@ import {
 } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import { AuditRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { createMembershipAuditInterceptor } from "../audit/index.js";
 import type { EventBus } from "../bus/index.js";
@@ -35,6 +36,7 @@ describe("a halt while the identity service hangs", () => {
   let idp: TestIdp;
   let tokens: TestTokens;
   let identityHangs = false;
+  let clock = 0;
   const members = new Map([["user|known", 1]]);
   const audited: {
     action: string;
@@ -44,6 +46,8 @@ describe("a halt while the identity service hangs", () => {
     subject: string;
   }[] = [];
   let bots: ReturnType<typeof createClient<typeof BotsService>>;
+  let killSwitches: ReturnType<typeof createClient<typeof KillSwitchService>>;
+  const released: string[] = [];
   const halted: string[] = [];
 
   beforeAll(async () => {
@@ -58,9 +62,9 @@ describe("a halt while the identity service hangs", () => {
     const lookup = createMembershipLookup({
       countOf: (s) =>
         identityHangs ? new Promise<number>(() => {}) : Promise.resolve(members.get(s) ?? 0),
-      // Nothing stays fresh: every check after the first asks the (hung) identity service.
-      ttlMs: 0,
-      negativeTtlMs: 0,
+      ttlMs: 30_000,
+      negativeTtlMs: 2_000,
+      now: () => clock,
       timeoutMs: 50,
       haltTimeoutMs: 50,
     });
@@ -77,14 +81,18 @@ describe("a halt while the identity service hangs", () => {
       },
     } as unknown as EventBus;
     const transport = createRouterTransport(
-      (router) =>
+      (router) => {
         router.service(BotsService, {
           haltBot: (req, ctx: HandlerContext) => {
             halted.push(`${req.botRef} by ${ctx.values.get(principalKey)?.sub}`);
             return {};
           },
           createBot: () => ({}),
-        }),
+        });
+        router.service(KillSwitchService, {
+          deleteKillSwitch: (req) => (released.push(req.name), {}),
+        });
+      },
       {
         router: {
           interceptors: [
@@ -99,6 +107,7 @@ describe("a halt while the identity service hangs", () => {
       },
     );
     bots = createClient(BotsService, transport);
+    killSwitches = createClient(KillSwitchService, transport);
     // Identity answered once for user|known and user|outsider before it hung.
     await bots.haltBot(
       { botRef: "warm-up" },
@@ -110,7 +119,9 @@ describe("a halt while the identity service hangs", () => {
         withBearer(await tokens.stepUpFresh("user|outsider", ["halt:bots"])),
       ),
     );
+    // A minute later identity hangs: what it said is no longer fresh, only last known.
     identityHangs = true;
+    clock = 60_000;
     halted.length = 0;
     audited.length = 0;
   });
@@ -166,6 +177,30 @@ describe("a halt while the identity service hangs", () => {
     );
     expect(r.code).toBe(Code.Unavailable);
     expect(r.machineCode).toBe("membership_unverifiable");
+    const release = await refusal(
+      killSwitches.deleteKillSwitch(
+        { name: "incident" },
+        withBearer(await tokens.stepUpFresh("user|known", ["halt:platform"])),
+      ),
+    );
+    expect([release.code, release.machineCode]).toEqual([
+      Code.Unavailable,
+      "membership_unverifiable",
+    ]);
     expect(audited.filter((a) => a.resource.endsWith("/CreateBot"))).toEqual([]);
+    expect(released).toEqual([]);
+  });
+
+  it("asks identity afresh for a release even just after it answered, where another write goes by the cache", async () => {
+    const admin = withBearer(
+      await tokens.stepUpFresh("user|known", ["halt:platform", "write:bots"]),
+    );
+    identityHangs = false;
+    await killSwitches.deleteKillSwitch({ name: "first" }, admin);
+    identityHangs = true;
+    await bots.createBot({}, admin);
+    const r = await refusal(killSwitches.deleteKillSwitch({ name: "second" }, admin));
+    expect(r.machineCode).toBe("membership_unverifiable");
+    expect(released).toEqual(["first"]);
   });
 });

@@ -52,12 +52,12 @@ export const LAST_KNOWN_MEMBERSHIP_MAX_AGE_MS = 24 * 3_600_000;
  * A halt is the exception (`forHalt`): it waits for the identity service only
  * HALT_MEMBERSHIP_CHECK_MS, then goes by the last answer known for that person (up to
  * LAST_KNOWN_MEMBERSHIP_MAX_AGE_MS old: a known non-member is still refused) or, with none
- * known, lets the holder of the route's scope halt. Releasing is not a halt and keeps the full
- * check.
+ * known, lets the holder of the route's scope halt. A release (`fresh`) is the opposite: it
+ * asks the identity service every time, cache or not, and fails closed when it does not answer.
  */
 export function createMembershipLookup(
   opts: MembershipLookupOptions,
-): MembershipLookup & { forHalt: HaltMembershipLookup } {
+): MembershipLookup & { forHalt: HaltMembershipLookup; fresh: MembershipLookup } {
   const now = opts.now ?? Date.now;
   const maxAgeMs = opts.lastKnownMaxAgeMs ?? LAST_KNOWN_MEMBERSHIP_MAX_AGE_MS;
   const known = new Map<string, { member: boolean; at: number }>();
@@ -71,10 +71,10 @@ export function createMembershipLookup(
   };
   const subjectOf = (p: Principal) => p.onBehalfOfSub ?? p.sub;
 
-  const check: MembershipLookup = async (p) => {
+  const verify = async (p: Principal, cached: boolean) => {
     const subject = subjectOf(p);
     const hit = known.get(subject);
-    if (hit && fresh(hit)) return hit.member;
+    if (cached && hit && fresh(hit)) return hit.member;
     try {
       return await ask(subject, opts.timeoutMs);
     } catch (err) {
@@ -87,6 +87,9 @@ export function createMembershipLookup(
       );
     }
   };
+
+  const check: MembershipLookup = (p) => verify(p, true);
+  const afresh: MembershipLookup = (p) => verify(p, false);
 
   const forHalt: HaltMembershipLookup = async (p) => {
     const subject = subjectOf(p);
@@ -104,5 +107,5 @@ export function createMembershipLookup(
     }
   };
 
-  return Object.assign(check, { forHalt });
+  return Object.assign(check, { forHalt, fresh: afresh });
 }

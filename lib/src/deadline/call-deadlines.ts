@@ -11,6 +11,7 @@ import { policyOf } from "../auth/auth-policy.js";
 export const CALL_DEADLINES_MS: Readonly<Record<CallKindName, number>> = {
   read: 5_000,
   halt: 5_000,
+  release: 5_000,
   write: 15_000,
   long: 120_000,
 };
@@ -21,10 +22,13 @@ export const CALL_DEADLINES_MS: Readonly<Record<CallKindName, number>> = {
  */
 export const HALT_MEMBERSHIP_CHECK_MS = 1_000;
 
-/** How long any other membership check waits for the identity service before it answers 503. */
+/**
+ * How long any other membership check (a release's included) waits for the identity service
+ * before it answers 503 membership_unverifiable.
+ */
 export const MEMBERSHIP_CHECK_MS = 2_000;
 
-export type CallKindName = "read" | "halt" | "write" | "long";
+export type CallKindName = "read" | "halt" | "release" | "write" | "long";
 
 const NAMES: Record<CallKind, CallKindName | undefined> = {
   [CallKind.UNSPECIFIED]: undefined,
@@ -32,6 +36,7 @@ const NAMES: Record<CallKind, CallKindName | undefined> = {
   [CallKind.WRITE]: "write",
   [CallKind.HALT]: "halt",
   [CallKind.LONG]: "long",
+  [CallKind.RELEASE]: "release",
 };
 
 const known = new WeakMap<DescMethod, CallKindName>();

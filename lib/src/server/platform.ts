@@ -173,6 +173,10 @@ export async function openPlatform(
         if (membership.forHalt) return membership.forHalt(p);
         return { member: await membership(p), source: "verified" as const };
       },
+      fresh: (p: Principal) => {
+        if (!membership) throw notWired();
+        return (membership.fresh ?? membership)(p);
+      },
     },
   );
   const agentBroker = openAgentBroker(config, log);

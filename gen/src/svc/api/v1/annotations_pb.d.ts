@@ -471,6 +471,14 @@ export enum CallKind {
    * @generated from enum value: CALL_KIND_LONG = 4;
    */
   LONG = 4,
+
+  /**
+   * Lifts a halt (a kill switch released, agents released): the membership check always asks
+   * the identity service afresh, never a cache, and fails closed when it does not answer.
+   *
+   * @generated from enum value: CALL_KIND_RELEASE = 5;
+   */
+  RELEASE = 5,
 }
 
 /**
@@ -480,7 +488,7 @@ export enum CallKind {
  *
  * @generated from enum svc.api.v1.CallKind
  */
-export declare type CallKindJson = "CALL_KIND_UNSPECIFIED" | "CALL_KIND_READ" | "CALL_KIND_WRITE" | "CALL_KIND_HALT" | "CALL_KIND_LONG";
+export declare type CallKindJson = "CALL_KIND_UNSPECIFIED" | "CALL_KIND_READ" | "CALL_KIND_WRITE" | "CALL_KIND_HALT" | "CALL_KIND_LONG" | "CALL_KIND_RELEASE";
 
 /**
  * Describes the enum svc.api.v1.CallKind.
