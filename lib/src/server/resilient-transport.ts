@@ -48,10 +48,15 @@ export function resilientTransport(inner: Transport, opts: ResilienceOptions): T
     async unary(method, signal, timeoutMs, header, input, contextValues) {
       const end = Date.now() + budget(method, timeoutMs);
       const idempotent = policyOf(method).readOnly;
+      let previous: unknown;
       for (let attempt = 0; ; attempt++) {
         try {
           return await inner.unary(method, signal, end - Date.now(), header, input, contextValues);
         } catch (err) {
+          // A try again cut short by the deadline says less than the answer it retried (503
+          // membership_unverifiable, say): the caller gets that answer, not a bare 504.
+          if (previous !== undefined && ConnectError.from(err).code === Code.DeadlineExceeded)
+            throw previous;
           const delay = backoffMs * 2 ** attempt * (0.5 + Math.random() / 2);
           const again =
             idempotent &&
@@ -60,6 +65,7 @@ export function resilientTransport(inner: Transport, opts: ResilienceOptions): T
             peerUnavailable(ConnectError.from(err)) &&
             Date.now() + delay < end;
           if (!again) throw err;
+          previous = err;
           await new Promise((r) => setTimeout(r, delay));
         }
       }
