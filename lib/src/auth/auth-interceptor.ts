@@ -27,7 +27,7 @@ import type { TokenVerifier } from "./token-verifier.js";
  */
 export type MembershipLookup = ((p: Principal) => Promise<boolean>) & {
   forHalt?: HaltMembershipLookup;
-  /** Asks the identity service whatever is cached: the check of a release. */
+  /** Asks the identity service past any cache: the check of a release. */
   fresh?: (p: Principal) => Promise<boolean>;
 };
 
