@@ -73,7 +73,7 @@ describe("calls between services", () => {
     } as unknown as Transport;
     const identity = createClient(
       IdentityService,
-      resilientTransport(peer, { defaultTimeoutMs: 100, backoffMs: 1 }),
+      resilientTransport(peer, { defaultTimeoutMs: 1_000, backoffMs: 1 }),
     );
     const err = ConnectError.from(
       await identity.listMembershipsOf({ subject: "x" }).catch((e: unknown) => e),
