@@ -13,6 +13,7 @@ import { createMembershipAuditInterceptor } from "../audit/index.js";
 import type { EventBus } from "../bus/index.js";
 import { createLogger } from "../telemetry/index.js";
 import {
+  assertMembershipVerified,
   createAuthInterceptor,
   createMembershipLookup,
   createTokenVerifier,
@@ -84,6 +85,8 @@ describe("a halt while the identity service hangs", () => {
       (router) => {
         router.service(BotsService, {
           haltBot: (req, ctx: HandlerContext) => {
+            // Stands for a halt route whose request can also lift a halt (a switch moved).
+            if (req.reason === "moves the switch") assertMembershipVerified(ctx);
             halted.push(`${req.botRef} by ${ctx.values.get(principalKey)?.sub}`);
             return {};
           },
@@ -169,6 +172,17 @@ describe("a halt while the identity service hangs", () => {
     expect(noScope.machineCode).toBe("missing_scope");
     expect(halted).not.toContain("b3 by user|outsider");
     expect(halted).not.toContain("b3 by user|new");
+  });
+
+  it("lets a halt route refuse the part of a request that lifts a halt when the membership was assumed", async () => {
+    const r = await refusal(
+      bots.haltBot(
+        { botRef: "b4", reason: "moves the switch" },
+        withBearer(await tokens.stepUpFresh("user|known", ["halt:bots"])),
+      ),
+    );
+    expect([r.code, r.machineCode]).toEqual([Code.Unavailable, "membership_unverifiable"]);
+    expect(halted).not.toContain("b4 by user|known");
   });
 
   it("refuses anything that is not a halt with 503 membership_unverifiable, even to a known member", async () => {

@@ -39,6 +39,7 @@ export {
 } from "./service-identity.js";
 export { serviceTokens, type ServiceTokens, type ServiceTokenSettings } from "./service-tokens.js";
 export {
+  assertMembershipVerified,
   assumedMembershipKey,
   createMembershipLookup,
   LAST_KNOWN_MEMBERSHIP_MAX_AGE_MS,

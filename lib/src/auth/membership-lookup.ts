@@ -1,4 +1,4 @@
-import { createContextKey } from "@connectrpc/connect";
+import { createContextKey, type HandlerContext } from "@connectrpc/connect";
 import { HALT_MEMBERSHIP_CHECK_MS, withDeadline } from "../deadline/index.js";
 import { Code, svcError } from "../errors/index.js";
 import type { MembershipLookup } from "./auth-interceptor.js";
@@ -39,6 +39,25 @@ export type HaltMembershipLookup = (p: Principal) => Promise<HaltMembershipVerdi
 export const assumedMembershipKey = createContextKey<MembershipSource | undefined>(undefined, {
   description: "membership assumed for a halt",
 });
+
+/**
+ * For a halt route that can also lift or loosen a halt (a kill switch moved to another target,
+ * say): refuses 503 membership_unverifiable when this call's membership was assumed, so what
+ * releases never passes on a membership nobody checked.
+ *
+ * @example if (req.rescope) assertMembershipVerified(ctx);
+ */
+export function assertMembershipVerified(ctx: Pick<HandlerContext, "values">): void {
+  const assumed = ctx.values.get(assumedMembershipKey);
+  if (assumed)
+    throw svcError(
+      Code.Unavailable,
+      "membership_unverifiable",
+      `the identity service did not answer (membership ${assumed.source === "cached" ? "taken from its last answer" : "not known"}); this lifts a halt, which needs a checked membership: only halting goes without one`,
+      {},
+      { headers: { "retry-after": "1" } },
+    );
+}
 
 /** Last known memberships are kept this long for halts (docs/kill-switch.md). */
 export const LAST_KNOWN_MEMBERSHIP_MAX_AGE_MS = 24 * 3_600_000;
