@@ -17,6 +17,7 @@ import {
   type Logger,
 } from "@svc/lib/telemetry";
 import { context, SpanKind, trace } from "@opentelemetry/api";
+import { CALL_DEADLINES_MS, callDeadlineMs } from "@svc/lib/deadline";
 import { notBuiltCapability } from "@svc/lib/server";
 import { buildRouteTable, type RouteBinding } from "./routes/route-table.js";
 import { requestInput } from "./transcode/request-input.js";
@@ -50,7 +51,7 @@ export interface GatewayOptions {
   /** Largest raw text/csv body (a data set upload: SVC_DATASET_MAX_BYTES); unset, bodyLimitBytes. */
   textBodyLimitBytes?: number;
   log: Logger;
-  /** Deadline of one backend call. */
+  /** Deadline of every backend call (tests); unset, each call's kind's (lib/src/deadline). */
   timeoutMs?: number;
   /** Deadline of one streamed answer (a research chat), whole (default 300 s). */
   streamTimeoutMs?: number;
@@ -217,7 +218,7 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
           reply,
           binding.method.methodKind === "server_streaming"
             ? (opts.streamTimeoutMs ?? 300_000)
-            : (opts.timeoutMs ?? 30_000),
+            : (opts.timeoutMs ?? callDeadlineMs(binding.method)),
         );
       },
     });
@@ -227,7 +228,8 @@ export async function createGateway(opts: GatewayOptions): Promise<FastifyInstan
   if (mcpTransport)
     registerMcpEndpoint(app, {
       transport: mcpTransport,
-      timeoutMs: opts.timeoutMs ?? 30_000,
+      // A tool call may be any kind of call: it gets a write's deadline.
+      timeoutMs: opts.timeoutMs ?? CALL_DEADLINES_MS.write,
       log: opts.log,
     });
 

@@ -46,9 +46,10 @@ if (missing.length > 0) {
 const backends = Object.entries(owners).flatMap(([name, services]) => {
   // Read-only calls ride over a service's restart (tried again with backoff inside the edge's
   // deadline); a write is sent once and answered 503 with Retry-After if the service is down.
+  // Each call's deadline is its kind's (lib/src/deadline/call-deadlines.ts), set by the edge.
   const transport = resilientTransport(
     createGrpcTransport({ baseUrl: config.serviceUrls[name as keyof typeof owners]! }),
-    { defaultTimeoutMs: 30_000 },
+    {},
   );
   return services.map((service) => ({ service, transport }));
 });

@@ -59,6 +59,11 @@ export async function stopChild(child: Child, graceMs: number): Promise<void> {
   killGroup(child, "SIGKILL");
 }
 
+/** SIGKILL to the child's whole group: what a paused (SIGSTOP) or hung process cannot ignore. */
+export function killChild(child: Child): void {
+  killGroup(child, "SIGKILL");
+}
+
 function killGroup(child: Child, signal: NodeJS.Signals): void {
   try {
     process.kill(-child.proc.pid!, signal);

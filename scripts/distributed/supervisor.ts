@@ -1,4 +1,5 @@
-import { startChild, stopChild, type Child, type ChildSpec } from "./child.js";
+import { killChild, startChild, stopChild, type Child, type ChildSpec } from "./child.js";
+import { LIVENESS, livenessProbe, watchLiveness } from "./liveness.js";
 import { grpcServing, httpReady, waitReady } from "./ready.js";
 
 const READY_MS = 60_000;
@@ -18,8 +19,10 @@ export interface Supervised {
 
 /**
  * Keeps a set of children up as Kubernetes would keep pods: a child that dies after it was ready
- * is started again (a message names it); one that dies MAX_RESTARTS times in a minute, or before
- * it was ever ready, takes the whole topology down, naming it. `stop` ends every child (group
+ * is started again (a message names it); so is one that stops answering its liveness check
+ * LIVENESS.failures times in a row (paused, hung: a message says so, then SIGKILL); one that dies
+ * MAX_RESTARTS times in a minute, or before it was ever ready, takes the whole topology down,
+ * naming it. Children ready by a printed line (the runners) have no health endpoint to ask. `stop` ends every child (group
  * SIGTERM, SIGKILL after a grace period), in the reverse order of `start`.
  */
 export class Supervisor {
@@ -55,7 +58,23 @@ export class Supervisor {
           ? () => httpReady((s.ready as { http: string }).http)
           : async () => (await Promise.race([lineSeen.then(() => true), tick()])) === true;
     await waitReady(s.spec.name, probe, child.exited, READY_MS);
-    void child.exited.then((how) => this.died(s, child, how.signal ?? `code ${how.code}`));
+    const watch = this.watchLiveness(s, child);
+    void child.exited.then((how) => {
+      watch?.stop();
+      this.died(s, child, how.signal ?? `code ${how.code}`);
+    });
+  }
+
+  private watchLiveness(s: Supervised, child: Child): { stop(): void } | undefined {
+    if ("line" in s.ready) return undefined;
+    const probe = livenessProbe(s.ready, LIVENESS.timeoutMs);
+    return watchLiveness(probe, LIVENESS, (misses, why) => {
+      if (this.stopping) return;
+      this.say(
+        `${s.spec.name} (pid ${child.proc.pid}) did not answer its health check ${misses} times in a row (${why}); killing it (SIGKILL) to start it again`,
+      );
+      killChild(child);
+    });
   }
 
   private died(s: Supervised, child: Child, how: string): void {

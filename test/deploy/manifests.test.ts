@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { LIVENESS_SERVICE } from "@svc/lib/server";
 import {
   readManifests,
   renderKustomization,
@@ -196,7 +197,18 @@ describe("deploy/k8s manifests", () => {
         // The standard gRPC health service every service mounts (lib/src/server/health.ts).
         expect([c.readinessProbe.grpc.port, c.livenessProbe.grpc.port]).toEqual([50051, 50051]);
         expect([...ports.values()]).toContain(50051);
+        // Readiness asks the stores; liveness only whether the process answers, so a Postgres
+        // outage never restarts every pod at once, and a hung process is restarted.
+        expect([c.readinessProbe.grpc.service ?? "", c.livenessProbe.grpc.service], s).toEqual([
+          "",
+          LIVENESS_SERVICE,
+        ]);
       }
+      // A process that stops answering is replaced within half a minute, each probe given time
+      // to answer on a busy node.
+      const live = c.livenessProbe;
+      expect(live.timeoutSeconds, s).toBeGreaterThanOrEqual(2);
+      expect(live.periodSeconds * live.failureThreshold, s).toBeLessThanOrEqual(30);
       expect(c.securityContext).toMatchObject({
         readOnlyRootFilesystem: true,
         allowPrivilegeEscalation: false,

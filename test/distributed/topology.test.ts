@@ -376,6 +376,82 @@ describe("the distributed topology (npm run start:distributed)", () => {
     expect(request.body).toMatchObject({ request_id: "demo-1" });
   }, 120_000);
 
+  it("with the bots service paused (SIGSTOP), a read answers 504 at its deadline, not 30 s later, and the supervisor replaces the process", async () => {
+    const paused = t.pids.bots!;
+    const restarted = t.restarted("bots");
+    process.kill(paused, "SIGSTOP");
+    try {
+      // api() gives up after CALL_MS (20 s): a read held to the old 30 s deadline fails here.
+      const read = await api("GET", "/bots/demo", "alice");
+      expect([503, 504], JSON.stringify(read.body)).toContain(read.status);
+      expect(["deadline_exceeded", "service_unavailable"]).toContain(read.body.error.code);
+      const pid = await restarted;
+      expect(pid).not.toBe(paused);
+      expect(alive(paused)).toBe(false);
+    } finally {
+      if (alive(paused)) process.kill(paused, "SIGCONT");
+    }
+    await eventually(
+      "the new bots process serves",
+      () => api("GET", "/bots/demo", "alice"),
+      (r) => r.status === 200,
+      60_000,
+    );
+  }, 120_000);
+
+  it("with identity paused (SIGSTOP), halts answer and act, a release is refused 503 membership_unverifiable, listing answers at once; the audit says the halt went unverified", async () => {
+    expect(
+      (await api("DELETE", "/kill-switches/nats-down", "admin", undefined, true)).body,
+    ).toMatchObject({ released: true });
+    await eventually("the session runs again", phaseOf, (p) => p === "Running", 30_000);
+    const held = { scope: "fleet", target: "whole-or-nothing", mode: "cancel", reason: "held" };
+    expect((await api("PUT", "/kill-switches/held", "admin", held, true)).status).toBe(200);
+    // Signed in before the pause: the provider runs in the supervisor, not in identity.
+    await Promise.all([t.token("bob", true), t.token("admin", true), t.token("alice")]);
+    const identity = t.pids.identity!;
+    process.kill(identity, "SIGSTOP");
+    let answers;
+    try {
+      // bob has never called the bots service: nothing of his membership is known there.
+      answers = await Promise.all([
+        api("POST", "/bots/halt-all", "bob", { reason: "identity paused" }, true),
+        api("PUT", "/kill-switches/while-paused", "admin", { ...held, reason: "paused" }, true),
+        api("DELETE", "/kill-switches/held", "admin", undefined, true),
+        api("GET", "/kill-switches", "alice"),
+      ]);
+    } finally {
+      if (alive(identity)) process.kill(identity, "SIGCONT");
+    }
+    const [haltAll, engage, release, list] = answers;
+    expect(haltAll.status, JSON.stringify(haltAll.body)).toBe(200);
+    expect(haltAll.body.halted).toBeGreaterThanOrEqual(1);
+    expect(engage.body, JSON.stringify(engage.body)).toMatchObject({ status: { engaged: true } });
+    expect([release.status, release.body.error?.code]).toEqual([503, "membership_unverifiable"]);
+    // alice never called the killswitch service: nothing of her is cached there to list by.
+    expect(
+      list.status === 200 ? "listed" : list.body.error?.code,
+      JSON.stringify(list.body),
+    ).toMatch(/^(listed|membership_unverifiable)$/);
+    await eventually(
+      "the audit trail records the halt let through without identity",
+      () => api("GET", "/admin/audit-events?action=auth.membership_assumed&limit=1000", "admin"),
+      (r) =>
+        (r.body?.items ?? []).some((e: unknown) =>
+          /HaltAllBots[\s\S]*unverified_halt|unverified_halt[\s\S]*HaltAllBots/.test(
+            JSON.stringify(e),
+          ),
+        ),
+      60_000,
+    );
+    for (const name of ["held", "while-paused"])
+      await eventually(
+        `${name} is released once identity answers`,
+        () => api("DELETE", `/kill-switches/${name}`, "admin", undefined, true),
+        (r) => r.status === 200,
+        60_000,
+      );
+  }, 180_000);
+
   it("stops every process on Ctrl-C and exits 0", async () => {
     const pids = t.everyPid();
     expect(pids.length).toBeGreaterThanOrEqual(8);

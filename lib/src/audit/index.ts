@@ -13,6 +13,7 @@ export {
   type AuditOutcome,
 } from "./record-audit.js";
 export { createRefusalAuditInterceptor } from "./refusal-audit-interceptor.js";
+export { createMembershipAuditInterceptor } from "./membership-audit-interceptor.js";
 export {
   auditHash,
   firstBrokenLink,

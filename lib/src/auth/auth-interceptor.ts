@@ -9,7 +9,9 @@ import {
   type DelegatedScopeGuard,
 } from "./delegated-scopes.js";
 import { bearerOf, missingBearer } from "./bearer.js";
+import { callKindOf } from "../deadline/index.js";
 import { localPrincipal } from "./local-provider.js";
+import { assumedMembershipKey, type HaltMembershipLookup } from "./membership-lookup.js";
 import {
   bearerRejectionKey,
   hasScope,
@@ -23,8 +25,16 @@ import { serviceOfClient, servicePrincipal } from "./service-identity.js";
 import { callerNotAllowed } from "./service-principal.js";
 import type { TokenVerifier } from "./token-verifier.js";
 
-/** Whether a principal has membership rows (for an agent: the person it acts for); owned by the identity service. */
-export type MembershipLookup = (p: Principal) => Promise<boolean>;
+/**
+ * Whether a principal has membership rows (for an agent: the person it acts for); owned by the
+ * identity service. `forHalt`, when given, answers for a halt without waiting on identity;
+ * `fresh`, for a release, asks identity past any cache (membership-lookup.ts).
+ */
+export type MembershipLookup = ((p: Principal) => Promise<boolean>) & {
+  forHalt?: HaltMembershipLookup;
+  /** Asks the identity service past any cache: the check of a release. */
+  fresh?: (p: Principal) => Promise<boolean>;
+};
 
 /** What the auth interceptor needs: the settings, a verifier, and optionally the membership lookup. */
 export interface AuthInterceptorOptions {
@@ -57,7 +67,10 @@ export interface AuthInterceptorOptions {
  * 7. step-up, RFC 9470 (401 insufficient_user_authentication with its challenge);
  * 8. membership rows, when a lookup is given (403 membership_required); permissive enforcement
  *    lets read-only routes through, and a machine caller (the login hook provisioning members)
- *    has none to check;
+ *    has none to check; a halt (`call_kind` HALT) never waits on the identity service: it goes
+ *    by the last known memberships, or the scope alone when none is known, and says so in the
+ *    context (assumedMembershipKey) for the audit trail; a release (`call_kind` RELEASE) asks
+ *    identity afresh, never a cache;
  * 9. the principal goes into the context values (principalOf) and the handler runs.
  *
  * @example createRouterTransport(routes, { router: { interceptors: [createAuthInterceptor({ settings, verifier })] } });
@@ -172,7 +185,25 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
       hasMembership &&
       principal.actorType !== "machine" &&
       !(settings.enforce === "permissive" && policy.readOnly);
-    if (membershipChecked && !(await hasMembership(principal))) {
+    const kind = membershipChecked ? callKindOf(req.method) : undefined;
+    const verdict = !membershipChecked
+      ? undefined
+      : hasMembership.forHalt && kind === "halt"
+        ? await hasMembership.forHalt(principal)
+        : {
+            member: await (kind === "release" && hasMembership.fresh
+              ? hasMembership.fresh(principal)
+              : hasMembership(principal)),
+            source: "verified" as const,
+          };
+    if (verdict?.member && verdict.source !== "verified")
+      req.contextValues.set(
+        assumedMembershipKey,
+        verdict.source === "cached"
+          ? { source: "cached", ageMs: verdict.ageMs }
+          : { source: "unverified_halt" },
+      );
+    if (verdict && !verdict.member) {
       throw svcError(
         Code.PermissionDenied,
         "membership_required",

@@ -38,7 +38,16 @@ export {
   servicePrincipal,
 } from "./service-identity.js";
 export { serviceTokens, type ServiceTokens, type ServiceTokenSettings } from "./service-tokens.js";
-export { createMembershipLookup, type MembershipLookupOptions } from "./membership-lookup.js";
+export {
+  assertMembershipVerified,
+  assumedMembershipKey,
+  createMembershipLookup,
+  LAST_KNOWN_MEMBERSHIP_MAX_AGE_MS,
+  type HaltMembershipLookup,
+  type HaltMembershipVerdict,
+  type MembershipLookupOptions,
+  type MembershipSource,
+} from "./membership-lookup.js";
 export {
   createDelegatedScopeGuard,
   delegatedScopeRevoked,

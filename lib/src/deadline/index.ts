@@ -25,3 +25,12 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
   work.catch(() => undefined);
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
+
+export {
+  CALL_DEADLINES_MS,
+  HALT_MEMBERSHIP_CHECK_MS,
+  MEMBERSHIP_CHECK_MS,
+  callDeadlineMs,
+  callKindOf,
+  type CallKindName,
+} from "./call-deadlines.js";

@@ -1,5 +1,5 @@
 export { completeService, notBuiltCapability } from "./complete-service.js";
-export { healthRoutes, type ReadinessCheck } from "./health.js";
+export { healthRoutes, LIVENESS_SERVICE, type ReadinessCheck } from "./health.js";
 export { startRpcServer, type RunningServer } from "./grpc-server.js";
 export { assertListenAllowed, isLoopbackHost, type ListenerAuth } from "./listen-guard.js";
 export { closeOnSignals } from "./shutdown.js";

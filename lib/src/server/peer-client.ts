@@ -5,9 +5,6 @@ import { LOCAL_USER_HEADER, serviceOfTypeName, serviceTokens } from "../auth/ind
 import type { Config } from "../config/index.js";
 import { resilientTransport } from "./resilient-transport.js";
 
-/** A peer call's deadline when its caller names none and it serves no request that has one. */
-const PEER_TIMEOUT_MS = 10_000;
-
 /** A standalone service's client of a peer, or why it has none. */
 export type PeerClient<S extends DescService> =
   | { client: Client<S>; url: string; missing?: undefined }
@@ -41,9 +38,8 @@ export function peerClient<S extends DescService>(
   return {
     client: createClient(
       service,
-      resilientTransport(createGrpcTransport({ baseUrl: url, interceptors: [asCaller] }), {
-        defaultTimeoutMs: PEER_TIMEOUT_MS,
-      }),
+      // A call its caller gives no deadline gets its kind's (lib/src/deadline/call-deadlines.ts).
+      resilientTransport(createGrpcTransport({ baseUrl: url, interceptors: [asCaller] }), {}),
     ),
     url,
   };

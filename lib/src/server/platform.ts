@@ -21,11 +21,12 @@ import {
   type AgentBroker,
   type AuthSettings,
   type MembershipLookup,
+  type Principal,
   serviceAudienceOf,
 } from "../auth/index.js";
 import { Code, svcError } from "../errors/index.js";
 import { createValidationInterceptor } from "../validate/index.js";
-import { createRefusalAuditInterceptor } from "../audit/index.js";
+import { createMembershipAuditInterceptor, createRefusalAuditInterceptor } from "../audit/index.js";
 import { createLicenseInterceptor, openLicenseGate, type LicenseGate } from "../license/index.js";
 
 /** The shared infrastructure one process hands to each service it hosts. */
@@ -90,6 +91,7 @@ export function standardInterceptors(
     createLoggingInterceptor(log),
     createTracingInterceptor(),
     createRefusalAuditInterceptor(bus, log),
+    createMembershipAuditInterceptor(bus, log),
     exceptHealth(
       createAuthInterceptor({ settings, verifier: createTokenVerifier(settings), hasMembership }),
     ),
@@ -153,14 +155,30 @@ export async function openPlatform(
       log,
     }));
   let membership: MembershipLookup | undefined;
-  const hasMembership: MembershipLookup = (p) => {
-    if (membership) return membership(p);
-    throw svcError(
+  const notWired = () =>
+    svcError(
       Code.Unavailable,
       "membership_unverifiable",
       "this service cannot ask the identity service for membership rows (it runs apart from it without SVC_IDENTITY_URL or its SVC_SERVICE_CLIENT_ID/_SECRET): SVC_AUTH_ENFORCE refuses until it can",
     );
-  };
+  // A misconfiguration, not an outage: halts fail closed here too, as they did before.
+  const hasMembership: MembershipLookup = Object.assign(
+    (p: Principal) => {
+      if (membership) return membership(p);
+      throw notWired();
+    },
+    {
+      forHalt: async (p: Principal) => {
+        if (!membership) throw notWired();
+        if (membership.forHalt) return membership.forHalt(p);
+        return { member: await membership(p), source: "verified" as const };
+      },
+      fresh: (p: Principal) => {
+        if (!membership) throw notWired();
+        return (membership.fresh ?? membership)(p);
+      },
+    },
+  );
   const agentBroker = openAgentBroker(config, log);
   const telemetry = await startProcessTelemetry(config, log, name);
   if (!license.enforced)

@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
+import { ErrorDetailSchema } from "@svc/gen/svc/api/v1/errors_pb.js";
 import {
   IdentityService,
   ListMembershipsOfResponseSchema,
@@ -54,6 +55,32 @@ describe("calls between services", () => {
       code: Code.Unavailable,
     });
     expect(peer.deadlines).toHaveLength(3);
+  });
+
+  it("answers with the peer's own refusal, not a deadline, when a try again runs out of time", async () => {
+    let calls = 0;
+    const peer = {
+      async unary(_m: unknown, _s: unknown, timeoutMs: number) {
+        if (++calls === 1)
+          throw new ConnectError("identity did not answer", Code.Unavailable, undefined, [
+            { desc: ErrorDetailSchema, value: { code: "membership_unverifiable" } },
+          ]);
+        // The second try waits out what is left of the deadline, as a paused dependency makes it.
+        await new Promise((r) => setTimeout(r, timeoutMs));
+        throw new ConnectError("deadline", Code.DeadlineExceeded);
+      },
+      stream: () => Promise.reject(new Error("no streams here")),
+    } as unknown as Transport;
+    const identity = createClient(
+      IdentityService,
+      resilientTransport(peer, { defaultTimeoutMs: 1_000, backoffMs: 1 }),
+    );
+    const err = ConnectError.from(
+      await identity.listMembershipsOf({ subject: "x" }).catch((e: unknown) => e),
+    );
+    expect(err.code).toBe(Code.Unavailable);
+    expect(err.findDetails(ErrorDetailSchema)[0]?.code).toBe("membership_unverifiable");
+    expect(calls).toBe(2);
   });
 
   it("gives every call a deadline, and no more than the served request has left", async () => {

@@ -433,6 +433,69 @@ export declare type LicenseFeatureJson = "LICENSE_FEATURE_UNSPECIFIED" | "LICENS
 export declare const LicenseFeatureSchema: GenEnum<LicenseFeature, LicenseFeatureJson>;
 
 /**
+ * What kind of call an RPC is, for its deadline (lib/src/deadline/call-deadlines.ts holds the one
+ * table of milliseconds, docs/operations.md "Deadlines" prints it) and, for a halt, for how its
+ * membership check behaves when the identity service does not answer.
+ *
+ * @generated from enum svc.api.v1.CallKind
+ */
+export enum CallKind {
+  /**
+   * A read when the policy says read_only, a write otherwise.
+   *
+   * @generated from enum value: CALL_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: CALL_KIND_READ = 1;
+   */
+  READ = 1,
+
+  /**
+   * @generated from enum value: CALL_KIND_WRITE = 2;
+   */
+  WRITE = 2,
+
+  /**
+   * Stops something (a kill switch engaged, agents or bots halted): a short deadline, and the
+   * membership check falls back to the last known memberships rather than wait on identity.
+   *
+   * @generated from enum value: CALL_KIND_HALT = 3;
+   */
+  HALT = 3,
+
+  /**
+   * Work that takes what it takes (a report generated, a backtest submitted with its data).
+   *
+   * @generated from enum value: CALL_KIND_LONG = 4;
+   */
+  LONG = 4,
+
+  /**
+   * Lifts a halt (a kill switch released, agents released): the membership check always asks
+   * the identity service afresh, never a cache, and fails closed when it does not answer.
+   *
+   * @generated from enum value: CALL_KIND_RELEASE = 5;
+   */
+  RELEASE = 5,
+}
+
+/**
+ * What kind of call an RPC is, for its deadline (lib/src/deadline/call-deadlines.ts holds the one
+ * table of milliseconds, docs/operations.md "Deadlines" prints it) and, for a halt, for how its
+ * membership check behaves when the identity service does not answer.
+ *
+ * @generated from enum svc.api.v1.CallKind
+ */
+export declare type CallKindJson = "CALL_KIND_UNSPECIFIED" | "CALL_KIND_READ" | "CALL_KIND_WRITE" | "CALL_KIND_HALT" | "CALL_KIND_LONG" | "CALL_KIND_RELEASE";
+
+/**
+ * Describes the enum svc.api.v1.CallKind.
+ */
+export declare const CallKindSchema: GenEnum<CallKind, CallKindJson>;
+
+/**
  * The RPC's REST route; an RPC without one is reached only service to service.
  *
  * @generated from extension: svc.api.v1.HttpRule http = 51001;
@@ -460,6 +523,13 @@ export declare const capability: GenExtension<MethodOptions, string>;
  * @generated from extension: svc.api.v1.LicenseFeature license_feature = 51004;
  */
 export declare const license_feature: GenExtension<MethodOptions, LicenseFeature>;
+
+/**
+ * The kind of call, when the policy's read_only does not say it (halts and long operations).
+ *
+ * @generated from extension: svc.api.v1.CallKind call_kind = 51005;
+ */
+export declare const call_kind: GenExtension<MethodOptions, CallKind>;
 
 /**
  * Input rules of the field.

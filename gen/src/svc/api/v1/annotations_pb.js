@@ -12,7 +12,7 @@ import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
  * Describes the file svc/api/v1/annotations.proto.
  */
 export const file_svc_api_v1_annotations = /*@__PURE__*/
-  fileDesc("ChxzdmMvYXBpL3YxL2Fubm90YXRpb25zLnByb3RvEgpzdmMuYXBpLnYxIrYBCghIdHRwUnVsZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIMCgRib2R5GAMgASgJEhgKEGFkZGl0aW9uYWxfcGF0aHMYBCADKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIdChVyZXNwb25zZV9jb250ZW50X3R5cGUYBiABKAkSFgoOcmVkaXJlY3RfZmllbGQYByABKAkSFgoOc3VjY2Vzc19zdGF0dXMYCCABKA0iigEKCkF1dGhQb2xpY3kSIgoEbW9kZRgBIAEoDjIULnN2Yy5hcGkudjEuQXV0aE1vZGUSDgoGc2NvcGVzGAIgAygJEg8KB3N0ZXBfdXAYAyABKAgSEwoLYWxsb3dfYWdlbnQYBCABKAgSEQoJcmVhZF9vbmx5GAUgASgIEg8KB2NhbGxlcnMYBiADKAkidAoKRmllbGRSdWxlcxIQCghyZXF1aXJlZBgBIAEoCBIPCgdwYXR0ZXJuGAIgASgJEg8KB21heF9sZW4YAyABKA0SEAoDbWluGAQgASgBSACIAQESEAoDbWF4GAUgASgBSAGIAQFCBgoEX21pbkIGCgRfbWF4KmYKCEF1dGhNb2RlEhkKFUFVVEhfTU9ERV9VTlNQRUNJRklFRBAAEhQKEEFVVEhfTU9ERV9QVUJMSUMQARISCg5BVVRIX01PREVfVVNFUhACEhUKEUFVVEhfTU9ERV9NQUNISU5FEAMqnAEKDkxpY2Vuc2VGZWF0dXJlEh8KG0xJQ0VOU0VfRkVBVFVSRV9VTlNQRUNJRklFRBAAEiQKIExJQ0VOU0VfRkVBVFVSRV9CWU9DX0RFUExPWU1FTlRTEAESIQodTElDRU5TRV9GRUFUVVJFX0tCX0ZFREVSQVRJT04QAhIgChxMSUNFTlNFX0ZFQVRVUkVfTElWRV9UUkFESU5HEAM6SgoEaHR0cBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLmOAyABKAsyFC5zdmMuYXBpLnYxLkh0dHBSdWxlUgRodHRwOkwKBGF1dGgSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi6jgMgASgLMhYuc3ZjLmFwaS52MS5BdXRoUG9saWN5UgRhdXRoOkAKCmNhcGFiaWxpdHkSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi7jgMgASgJUgpjYXBhYmlsaXR5OmUKD2xpY2Vuc2VfZmVhdHVyZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLyOAyABKA4yGi5zdmMuYXBpLnYxLkxpY2Vuc2VGZWF0dXJlUg5saWNlbnNlRmVhdHVyZTpNCgVydWxlcxIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYwo4DIAEoCzIWLnN2Yy5hcGkudjEuRmllbGRSdWxlc1IFcnVsZXM6RgoPd2lyZV91cHBlcl9jYXNlEhwuZ29vZ2xlLnByb3RvYnVmLkVudW1PcHRpb25zGMyOAyABKAhSDXdpcmVVcHBlckNhc2ViBnByb3RvMw", [file_google_protobuf_descriptor]);
+  fileDesc("ChxzdmMvYXBpL3YxL2Fubm90YXRpb25zLnByb3RvEgpzdmMuYXBpLnYxIrYBCghIdHRwUnVsZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIMCgRib2R5GAMgASgJEhgKEGFkZGl0aW9uYWxfcGF0aHMYBCADKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIdChVyZXNwb25zZV9jb250ZW50X3R5cGUYBiABKAkSFgoOcmVkaXJlY3RfZmllbGQYByABKAkSFgoOc3VjY2Vzc19zdGF0dXMYCCABKA0iigEKCkF1dGhQb2xpY3kSIgoEbW9kZRgBIAEoDjIULnN2Yy5hcGkudjEuQXV0aE1vZGUSDgoGc2NvcGVzGAIgAygJEg8KB3N0ZXBfdXAYAyABKAgSEwoLYWxsb3dfYWdlbnQYBCABKAgSEQoJcmVhZF9vbmx5GAUgASgIEg8KB2NhbGxlcnMYBiADKAkidAoKRmllbGRSdWxlcxIQCghyZXF1aXJlZBgBIAEoCBIPCgdwYXR0ZXJuGAIgASgJEg8KB21heF9sZW4YAyABKA0SEAoDbWluGAQgASgBSACIAQESEAoDbWF4GAUgASgBSAGIAQFCBgoEX21pbkIGCgRfbWF4KmYKCEF1dGhNb2RlEhkKFUFVVEhfTU9ERV9VTlNQRUNJRklFRBAAEhQKEEFVVEhfTU9ERV9QVUJMSUMQARISCg5BVVRIX01PREVfVVNFUhACEhUKEUFVVEhfTU9ERV9NQUNISU5FEAMqnAEKDkxpY2Vuc2VGZWF0dXJlEh8KG0xJQ0VOU0VfRkVBVFVSRV9VTlNQRUNJRklFRBAAEiQKIExJQ0VOU0VfRkVBVFVSRV9CWU9DX0RFUExPWU1FTlRTEAESIQodTElDRU5TRV9GRUFUVVJFX0tCX0ZFREVSQVRJT04QAhIgChxMSUNFTlNFX0ZFQVRVUkVfTElWRV9UUkFESU5HEAMqjQEKCENhbGxLaW5kEhkKFUNBTExfS0lORF9VTlNQRUNJRklFRBAAEhIKDkNBTExfS0lORF9SRUFEEAESEwoPQ0FMTF9LSU5EX1dSSVRFEAISEgoOQ0FMTF9LSU5EX0hBTFQQAxISCg5DQUxMX0tJTkRfTE9ORxAEEhUKEUNBTExfS0lORF9SRUxFQVNFEAU6SgoEaHR0cBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLmOAyABKAsyFC5zdmMuYXBpLnYxLkh0dHBSdWxlUgRodHRwOkwKBGF1dGgSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi6jgMgASgLMhYuc3ZjLmFwaS52MS5BdXRoUG9saWN5UgRhdXRoOkAKCmNhcGFiaWxpdHkSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi7jgMgASgJUgpjYXBhYmlsaXR5OmUKD2xpY2Vuc2VfZmVhdHVyZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLyOAyABKA4yGi5zdmMuYXBpLnYxLkxpY2Vuc2VGZWF0dXJlUg5saWNlbnNlRmVhdHVyZTpTCgljYWxsX2tpbmQSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi9jgMgASgOMhQuc3ZjLmFwaS52MS5DYWxsS2luZFIIY2FsbEtpbmQ6TQoFcnVsZXMSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMKOAyABKAsyFi5zdmMuYXBpLnYxLkZpZWxkUnVsZXNSBXJ1bGVzOkYKD3dpcmVfdXBwZXJfY2FzZRIcLmdvb2dsZS5wcm90b2J1Zi5FbnVtT3B0aW9ucxjMjgMgASgIUg13aXJlVXBwZXJDYXNlYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Describes the message svc.api.v1.HttpRule.
@@ -66,6 +66,22 @@ export const LicenseFeature = /*@__PURE__*/
   tsEnum(LicenseFeatureSchema);
 
 /**
+ * Describes the enum svc.api.v1.CallKind.
+ */
+export const CallKindSchema = /*@__PURE__*/
+  enumDesc(file_svc_api_v1_annotations, 2);
+
+/**
+ * What kind of call an RPC is, for its deadline (lib/src/deadline/call-deadlines.ts holds the one
+ * table of milliseconds, docs/operations.md "Deadlines" prints it) and, for a halt, for how its
+ * membership check behaves when the identity service does not answer.
+ *
+ * @generated from enum svc.api.v1.CallKind
+ */
+export const CallKind = /*@__PURE__*/
+  tsEnum(CallKindSchema);
+
+/**
  * The RPC's REST route; an RPC without one is reached only service to service.
  *
  * @generated from extension: svc.api.v1.HttpRule http = 51001;
@@ -99,12 +115,20 @@ export const license_feature = /*@__PURE__*/
   extDesc(file_svc_api_v1_annotations, 3);
 
 /**
+ * The kind of call, when the policy's read_only does not say it (halts and long operations).
+ *
+ * @generated from extension: svc.api.v1.CallKind call_kind = 51005;
+ */
+export const call_kind = /*@__PURE__*/
+  extDesc(file_svc_api_v1_annotations, 4);
+
+/**
  * Input rules of the field.
  *
  * @generated from extension: svc.api.v1.FieldRules rules = 51010;
  */
 export const rules = /*@__PURE__*/
-  extDesc(file_svc_api_v1_annotations, 4);
+  extDesc(file_svc_api_v1_annotations, 5);
 
 /**
  * Wire spelling of the values: lower (default: "trading") or upper ("PASS_WITH_FINDINGS").
@@ -112,5 +136,5 @@ export const rules = /*@__PURE__*/
  * @generated from extension: bool wire_upper_case = 51020;
  */
 export const wire_upper_case = /*@__PURE__*/
-  extDesc(file_svc_api_v1_annotations, 5);
+  extDesc(file_svc_api_v1_annotations, 6);
 
