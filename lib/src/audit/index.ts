@@ -37,6 +37,7 @@ export {
 } from "./checkpoint-log.js";
 export {
   verifyTrail,
+  type CheckpointsAround,
   type TrailBreak,
   type TrailProblem,
   type TrailVerdict,

@@ -41,19 +41,35 @@ export interface TrailVerdict {
 }
 
 /**
+ * The checkpoints a verify reads around the rows: `before` the rows were read (the newest few:
+ * every row they vouch for must still be there, or the tail was cut off) and `after` (a row read
+ * that none of them vouches for was not appended by the identity service). Reading them in that
+ * order keeps rows appended meanwhile from passing for a truncation or a forgery.
+ */
+export interface CheckpointsAround {
+  before: readonly SignedCheckpoint[];
+  after: readonly SignedCheckpoint[];
+}
+
+/**
  * Checks the whole trail (rows in seq order from 1) twice over: each link recomputed
  * (firstBrokenLink), and the rows against the signed checkpoints kept outside the database.
  * A tail cut off, a chain recomputed after an edit, a row appended behind the service's back and
  * a checkpoint with a bad signature are each named by the first sequence they make bad; when
  * several problems exist, the lowest sequence wins.
  *
- * @example const v = await verifyTrail(rows, await log.latest(1000), [checkpointKey]);
+ * @example const v = await verifyTrail(rows, { before, after }, [checkpointKey]);
  */
 export async function verifyTrail(
   rows: readonly ChainLink[],
-  checkpoints: readonly SignedCheckpoint[],
+  around: CheckpointsAround,
   trusted: ReadonlyArray<{ publicKeyId: string; publicKey: Uint8Array }>,
 ): Promise<TrailVerdict> {
+  const seen = new Set<string>();
+  const checkpoints = [...around.before, ...around.after].filter(
+    (c) => !seen.has(c.signature) && seen.add(c.signature),
+  );
+  const signedBeforeRead = new Set(around.before.map((c) => c.signature));
   const head = rows.at(-1);
   const headSeq = head?.seq ?? 0;
   const bySeq = new Map(rows.map((r) => [r.seq, r]));
@@ -84,6 +100,8 @@ export async function verifyTrail(
   for (const c of authentic) {
     const { seq, head_hash: hash, time } = c.payload;
     if (seq > headSeq) {
+      // A checkpoint read after the rows may vouch for a row appended since: not a truncation.
+      if (!signedBeforeRead.has(c.signature)) continue;
       found.push({
         seq: headSeq + 1,
         id: "",
