@@ -31,7 +31,7 @@ export interface TrailVerdict {
   rows: number;
   headSeq: number;
   headHash: string;
-  /** The newest seq an authentic checkpoint vouches for (0: none). */
+  /** The highest seq an authentic checkpoint vouches for (0: none); above the head when cut. */
   anchoredSeq: number;
   /** Authentic checkpoints compared with the rows. */
   checkpoints: number;
@@ -65,11 +65,13 @@ export async function verifyTrail(
   around: CheckpointsAround,
   trusted: ReadonlyArray<{ publicKeyId: string; publicKey: Uint8Array }>,
 ): Promise<TrailVerdict> {
+  // The same checkpoint read twice counts once; one that copies another's signature does not.
+  const identity = (c: SignedCheckpoint) => JSON.stringify([c.payload, c.signature]);
   const seen = new Set<string>();
   const checkpoints = [...around.before, ...around.after].filter(
-    (c) => !seen.has(c.signature) && seen.add(c.signature),
+    (c) => !seen.has(identity(c)) && seen.add(identity(c)),
   );
-  const signedBeforeRead = new Set(around.before.map((c) => c.signature));
+  const signedBeforeRead = new Set(around.before.map(identity));
   const head = rows.at(-1);
   const headSeq = head?.seq ?? 0;
   const bySeq = new Map(rows.map((r) => [r.seq, r]));
@@ -101,7 +103,7 @@ export async function verifyTrail(
     const { seq, head_hash: hash, time } = c.payload;
     if (seq > headSeq) {
       // A checkpoint read after the rows may vouch for a row appended since: not a truncation.
-      if (!signedBeforeRead.has(c.signature)) continue;
+      if (!signedBeforeRead.has(identity(c))) continue;
       found.push({
         seq: headSeq + 1,
         id: "",
@@ -137,7 +139,8 @@ export async function verifyTrail(
     });
   }
 
-  const anchoredSeq = authentic.filter((c) => c.payload.seq <= headSeq).at(-1)?.payload.seq ?? 0;
+  // A checkpoint beyond the head (a cut tail, reported above) still vouches for the rows below it.
+  const anchoredSeq = authentic.at(-1)?.payload.seq ?? 0;
   if (headSeq > anchoredSeq) {
     const first = anchoredSeq + 1;
     found.push({

@@ -34,7 +34,8 @@ const AFTER_APPEND_MS = 20;
  * watchAuditAppends), once they are committed and chain onto a row already vouched for (by this
  * process or, read back from the log, by another identity process): a row that appears in the
  * table any other way is never vouched for, so `verify` names it as unanchored. A checkpoint per
- * append, a heartbeat every `intervalMs` (re-signing the newest vouched head), and one on demand.
+ * appended row, a heartbeat every `intervalMs` (re-signing the newest vouched head), and one on
+ * demand.
  */
 export function createCheckpointer(deps: {
   db: Kysely<IdentityDatabase>;
@@ -87,10 +88,11 @@ export function createCheckpointer(deps: {
     return { seq: c.payload.seq, hash: c.payload.head_hash };
   };
 
-  const advance = async (): Promise<boolean> => {
+  /** Moves the anchor over the rows this process appended; returns each row it now vouches for. */
+  const advance = async (): Promise<Array<{ seq: number; hash: string }>> => {
     const fromLog = await newestInLog();
     if (fromLog && (!anchored || fromLog.seq > anchored.seq)) anchored = fromLog;
-    if (!anchored || pending.size === 0) return false;
+    if (!anchored || pending.size === 0) return [];
     const rows = [...pending.values()].sort((a, b) => a.seq - b.seq);
     const stored = await deadline(
       hashesAt(
@@ -99,7 +101,7 @@ export function createCheckpointer(deps: {
       ),
       "database",
     );
-    let advanced = false;
+    const advanced: Array<{ seq: number; hash: string }> = [];
     for (const r of rows) {
       const hash = stored.get(r.seq);
       if (r.seq <= anchored.seq || (hash !== undefined && hash !== r.hash)) {
@@ -123,14 +125,20 @@ export function createCheckpointer(deps: {
       }
       anchored = { seq: r.seq, hash: r.hash };
       pending.delete(r.seq);
-      advanced = true;
+      advanced.push(anchored);
     }
     return advanced;
   };
 
+  // One checkpoint per row, so a verify names the exact row a recomputed chain was rewritten from.
+  const publishAdvance = async (): Promise<SignedCheckpoint | undefined> => {
+    let last: SignedCheckpoint | undefined;
+    for (const head of await advance()) last = await publish(head);
+    return last;
+  };
   const flush = () =>
     serially(async () => {
-      if ((await advance()) || unpublished) await publish(anchored!);
+      if (!(await publishAdvance()) && unpublished) await publish(anchored!);
     });
 
   const logFailure = (err: unknown) =>
@@ -152,7 +160,7 @@ export function createCheckpointer(deps: {
       }
       heartbeat = setInterval(() => {
         void serially(async () => {
-          await advance();
+          await publishAdvance();
           await publish(anchored!);
         }).catch(logFailure);
       }, deps.intervalMs);
@@ -169,10 +177,7 @@ export function createCheckpointer(deps: {
     },
     flush,
     checkpointNow() {
-      return serially(async () => {
-        await advance();
-        return publish(anchored!);
-      });
+      return serially(async () => (await publishAdvance()) ?? publish(anchored!));
     },
     async stop() {
       clearInterval(heartbeat);
