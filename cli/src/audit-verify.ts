@@ -96,7 +96,10 @@ export async function verifyAuditTrail(
     .filter((k) => pinnedKeyIds.length === 0 || pinnedKeyIds.includes(k.publicKeyId));
   const v = await verifyTrail(
     links,
-    { before: (before.items ?? []).map(checkpointOf), after: (after.items ?? []).map(checkpointOf) },
+    {
+      before: (before.items ?? []).map(checkpointOf),
+      after: (after.items ?? []).map(checkpointOf),
+    },
     trusted,
   );
   return {

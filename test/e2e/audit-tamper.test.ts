@@ -126,11 +126,7 @@ describe.each(BACKENDS)("the audit trail under attack, on %s", (backend) => {
       const released = await call(p.url, "DELETE", `/kill-switches/${name}`);
       expect(released.status, released.text).toBe(200);
     }
-    original = await eventually(
-      "the six acts reach the chain",
-      rows,
-      (r) => r.length >= 6,
-    );
+    original = await eventually("the six acts reach the chain", rows, (r) => r.length >= 6);
   }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {
     await p?.close();
@@ -220,32 +216,29 @@ describe.each(BACKENDS)("the audit trail under attack, on %s", (backend) => {
     await expectIntact();
   });
 
-  it.runIf(withNats)(
-    "names a checkpoint forged on the checkpoint stream",
-    async () => {
-      const listed = await call(p.url, "GET", "/admin/audit-checkpoints?limit=1");
-      const newest = listed.body.items[0];
-      const { subject } = checkpointStreamOf(namespace);
-      const nc = await connect({ servers: testNatsUrl() });
-      try {
-        const js = nc.jetstream();
-        await js.publish(
-          subject,
-          JSON.stringify({
-            payload: {
-              format: newest.format,
-              seq: Number(newest.seq),
-              head_hash: "f".repeat(64),
-              time: new Date().toISOString(),
-              key_id: newest.key_id,
-            },
-            signature: newest.signature,
-          }),
-        );
-      } finally {
-        await nc.close();
-      }
-      await expectBroken(Number(newest.seq), "bad_checkpoint_signature");
-    },
-  );
+  it.runIf(withNats)("names a checkpoint forged on the checkpoint stream", async () => {
+    const listed = await call(p.url, "GET", "/admin/audit-checkpoints?limit=1");
+    const newest = listed.body.items[0];
+    const { subject } = checkpointStreamOf(namespace);
+    const nc = await connect({ servers: testNatsUrl() });
+    try {
+      const js = nc.jetstream();
+      await js.publish(
+        subject,
+        JSON.stringify({
+          payload: {
+            format: newest.format,
+            seq: Number(newest.seq),
+            head_hash: "f".repeat(64),
+            time: new Date().toISOString(),
+            key_id: newest.key_id,
+          },
+          signature: newest.signature,
+        }),
+      );
+    } finally {
+      await nc.close();
+    }
+    await expectBroken(Number(newest.seq), "bad_checkpoint_signature");
+  });
 });
