@@ -13,17 +13,22 @@ export interface CheckpointLog {
   close(): Promise<void>;
 }
 
+/** How many checkpoints the in-process log keeps. */
+const MEMORY_KEEP = 20_000;
+
 /**
  * The in-process log of an all-in-one platform without NATS. It anchors the chain only for the
  * life of the process: a restart forgets every checkpoint, so an edit made while the platform was
  * down is not caught (the start-up log says so).
  */
-export function createMemoryCheckpointLog(): CheckpointLog {
+export function createMemoryCheckpointLog(keep = MEMORY_KEEP): CheckpointLog {
   const kept: SignedCheckpoint[] = [];
   return {
     kind: "in-process",
     async append(c) {
       kept.push(structuredClone(c));
+      // A checkpoint per audit row would grow without end; verify reads at most the newest 10,000.
+      if (kept.length > keep) kept.splice(0, kept.length - keep);
     },
     async latest(n) {
       return structuredClone(kept.slice(Math.max(0, kept.length - n)));
