@@ -208,6 +208,18 @@ describe.each(BACKENDS)("the audit trail under attack, on %s", (backend) => {
        ${forged.actor.actor_type}, '', '', '', '', '', ${JSON.stringify(forged.details)},
        ${forged.prev_hash}, ${forged.hash})`.execute(db);
     await expectBroken(forged.seq, "unanchored");
+    // A genuine act appended on top of it does not launder it: the service never vouches for a
+    // row that chains onto one it did not append.
+    const engaged = await call(
+      p.url,
+      "PUT",
+      "/kill-switches/tamper-d",
+      { scope: "fleet", target: "tamper-d", mode: "freeze", reason: "after the forgery" },
+      as("default"),
+    );
+    expect(engaged.status, engaged.text).toBe(200);
+    await eventually("the genuine act lands on the forged row", rows, (r) => r.length > forged.seq);
+    await expectBroken(forged.seq, "unanchored");
     // A checkpoint asked for on demand does not vouch for it either.
     const asked = await call(p.url, "POST", "/admin/audit-checkpoints", {});
     expect([asked.status, Number(asked.body.checkpoint.seq)]).toEqual([200, last.seq]);
