@@ -109,10 +109,10 @@ describe.each(BACKENDS)("the audit trail under attack, on %s", (backend) => {
   };
 
   beforeAll(async () => {
-    p = await startTestPlatform(
-      backend,
-      withNats ? { SVC_NATS_URL: testNatsUrl(), SVC_NATS_NAMESPACE: namespace } : {},
-    );
+    p = await startTestPlatform(backend, {
+      SVC_AUDIT_CHECKPOINT_INTERVAL_MS: "200",
+      ...(withNats ? { SVC_NATS_URL: testNatsUrl(), SVC_NATS_NAMESPACE: namespace } : {}),
+    });
     db = p.platform.db.db;
     for (const name of ["tamper-a", "tamper-b", "tamper-c"]) {
       const engaged = await call(
@@ -138,6 +138,17 @@ describe.each(BACKENDS)("the audit trail under attack, on %s", (backend) => {
 
   it("holds as the service wrote it", async () => {
     await expectIntact();
+  });
+
+  it("re-signs the newest row at the configured interval while nothing is appended", async () => {
+    const newest = async () =>
+      (await call(p.url, "GET", "/admin/audit-checkpoints?limit=1")).body.items[0] as {
+        seq: string;
+        time: string;
+      };
+    const first = await newest();
+    const later = await eventually("a heartbeat checkpoint", newest, (c) => c.time > first.time);
+    expect(Number(later.seq)).toBe(original.length);
   });
 
   it("refuses UPDATE, DELETE and TRUNCATE without the maintenance setting, even to a superuser", async () => {
