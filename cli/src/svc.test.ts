@@ -428,7 +428,9 @@ describe("svc", () => {
   it("audit verify recomputes the chain through the API", async () => {
     const r = await svc(["audit", "verify"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^audit trail intact: \d+ rows, head hash [0-9a-f]{64}\n$/);
+    expect(r.stdout).toMatch(
+      /^audit trail intact: \d+ rows, head hash [0-9a-f]{64}, anchored through seq \d+ by \d+ signed checkpoints \(in-process\)\n$/,
+    );
   });
 
   it("uploads and lists datasets, and a backtest reads one", async (t) => {

@@ -32,15 +32,38 @@ export function registerCompliance(program: Command, io: Io): void {
   const audit = program.command("audit").description("the audit trail");
   audit
     .command("verify")
-    .description("recompute the audit trail's hash chain; name the first broken row")
-    .action(async (_o: unknown, cmd: Command) => {
+    .description(
+      "recompute the audit trail's hash chain and check it against the signed checkpoints; name the first bad seq",
+    )
+    .option(
+      "--checkpoint-key-id <ids>",
+      "trust only checkpoints signed by these key ids (comma-separated RFC 7638 ids, from the identity service's start-up log)",
+    )
+    .addHelpText(
+      "after",
+      "\nExit 1 when the trail does not hold; docs/audit.md says what to do then.\n",
+    )
+    .action(async (o: { checkpointKeyId?: string }, cmd: Command) => {
       const ctx = contextOf(cmd, io);
-      const v = await verifyAuditTrail(ctx.api.base, ctx.api.headers, ctx.api.options.timeoutMs);
+      const pinned = (o.checkpointKeyId ?? "")
+        .split(",")
+        .map((k) => k.trim())
+        .filter(Boolean);
+      const v = await verifyAuditTrail(
+        ctx.api.base,
+        ctx.api.headers,
+        ctx.api.options.timeoutMs,
+        pinned,
+      );
       if (ctx.json) io.out(json(v));
       else if (v.broken)
-        io.out(`audit trail BROKEN at seq ${v.broken.seq} (id ${v.broken.id}): ${v.broken.why}\n`);
+        io.out(
+          `audit trail BROKEN at seq ${v.broken.seq}${v.broken.id ? ` (id ${v.broken.id})` : ""}: ${v.broken.problem}: ${v.broken.why}\n`,
+        );
       else
-        io.out(`audit trail intact: ${v.rows} rows, head hash ${v.headHash ?? "(empty chain)"}\n`);
+        io.out(
+          `audit trail intact: ${v.rows} rows, head hash ${v.headHash ?? "(empty chain)"}, anchored through seq ${v.anchoredSeq} by ${v.checkpoints} signed checkpoints (${v.checkpointStore})\n`,
+        );
       if (v.broken) throw new CliExit(1);
     });
 }

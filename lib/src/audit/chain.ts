@@ -45,6 +45,7 @@ export type ChainLink = ChainedAuditFields & { seq: number; hash: string };
 export interface BrokenLink {
   seq: number;
   id: string;
+  problem: "rows_missing" | "prev_hash_mismatch" | "altered";
   why: string;
 }
 
@@ -62,12 +63,14 @@ export function firstBrokenLink(
       return {
         seq: row.seq,
         id: row.id,
+        problem: "rows_missing",
         why: `expected seq ${prev.seq + 1} next, found ${row.seq}: rows are missing`,
       };
     if (row.prev_hash !== prev.hash)
       return {
         seq: row.seq,
         id: row.id,
+        problem: "prev_hash_mismatch",
         why: `prev_hash ${row.prev_hash} is not the hash of row ${prev.seq} (${prev.hash})`,
       };
     const { seq: _seq, hash, ...fields } = row;
@@ -76,6 +79,7 @@ export function firstBrokenLink(
       return {
         seq: row.seq,
         id: row.id,
+        problem: "altered",
         why: `the row's content does not hash to its hash (${hash}; recomputed ${recomputed}): it was altered`,
       };
     prev = { hash, seq: row.seq };

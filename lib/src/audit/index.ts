@@ -22,3 +22,33 @@ export {
   type ChainedAuditFields,
   type ChainLink,
 } from "./chain.js";
+export {
+  CHECKPOINT_FORMAT,
+  checkpointRefusal,
+  signCheckpoint,
+  type CheckpointPayload,
+  type CheckpointRefusal,
+  type SignedCheckpoint,
+} from "./checkpoint.js";
+import type { CheckpointLog } from "./checkpoint-log.js";
+export {
+  checkpointStreamOf,
+  createMemoryCheckpointLog,
+  type CheckpointLog,
+} from "./checkpoint-log.js";
+export {
+  verifyTrail,
+  type CheckpointsAround,
+  type TrailBreak,
+  type TrailProblem,
+  type TrailVerdict,
+} from "./verify-trail.js";
+
+type NatsCheckpointLog = typeof import("./nats-checkpoint-log.js");
+
+/** The JetStream checkpoint log; the NATS client is loaded only by a process that uses it. */
+export async function openNatsCheckpointLog(
+  ...args: Parameters<NatsCheckpointLog["openNatsCheckpointLog"]>
+): Promise<CheckpointLog> {
+  return (await import("./nats-checkpoint-log.js")).openNatsCheckpointLog(...args);
+}

@@ -38,6 +38,13 @@ export interface Config {
   agentBroker: { clientId?: string; clientSecret?: string; delegationTtlSeconds: number };
   login: { clientId: string; clientSecret?: string; stateKey?: string; publicUrl?: string };
   licenseLease: { privateKeyPem?: string; privateKeyPath?: string; retiredPublicKeysPem?: string };
+  /** The audit trail's checkpoints (SVC_AUDIT_CHECKPOINT_*). */
+  auditCheckpoints: {
+    privateKeyPem?: string;
+    trustedPublicKeysPem?: string;
+    intervalMs: number;
+    retentionDays: number;
+  };
   /** The holder side: what the license daemon and the license gate of a self-hosted install need. */
   licenseHolder: {
     serverUrl?: string;
@@ -235,6 +242,12 @@ function assemble(r: Raw): Config {
       privateKeyPem: s("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PEM"),
       privateKeyPath: s("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH"),
       retiredPublicKeysPem: s("SVC_AUTH_LICENSE_LEASE_RETIRED_PUBLIC_KEYS_PEM"),
+    },
+    auditCheckpoints: {
+      privateKeyPem: s("SVC_AUDIT_CHECKPOINT_PRIVATE_KEY_PEM"),
+      trustedPublicKeysPem: s("SVC_AUDIT_CHECKPOINT_TRUSTED_PUBLIC_KEYS_PEM"),
+      intervalMs: i("SVC_AUDIT_CHECKPOINT_INTERVAL_MS"),
+      retentionDays: i("SVC_AUDIT_CHECKPOINT_RETENTION_DAYS"),
     },
     licenseHolder: {
       serverUrl: s("SVC_LICENSE_SERVER_URL"),

@@ -214,6 +214,26 @@ export const SETTINGS = {
     doc: "Earlier lease-signing public keys after a rotation (SPKI PEM blocks, concatenated): each stays served at /auth/license/public-key until every lease it signed has left its grace period.",
   },
 
+  SVC_AUDIT_CHECKPOINT_PRIVATE_KEY_PEM: {
+    kind: str,
+    doc: "Ed25519 private key (PKCS#8 PEM) that signs the audit trail's checkpoints; identity service only, never the lease key. Unset: a key made at start, which anchors nothing across a restart (the start-up log says so).",
+    secret: true,
+  },
+  SVC_AUDIT_CHECKPOINT_TRUSTED_PUBLIC_KEYS_PEM: {
+    kind: str,
+    doc: "Other checkpoint public keys verify still trusts (SPKI PEM blocks, concatenated): the keys before a rotation, for as long as their checkpoints are kept.",
+  },
+  SVC_AUDIT_CHECKPOINT_INTERVAL_MS: {
+    kind: int(100, 86_400_000),
+    default: "60000",
+    doc: "Milliseconds between two heartbeat checkpoints of the audit trail (each append is also checkpointed as it commits).",
+  },
+  SVC_AUDIT_CHECKPOINT_RETENTION_DAYS: {
+    kind: int(1, 36_500),
+    default: "3650",
+    doc: "Days the checkpoint stream (<NAMESPACE>_AUDIT_CHECKPOINTS on NATS) keeps a checkpoint; its only limit.",
+  },
+
   SVC_PROMOTION_LAB_EVIDENCE_ENFORCE: {
     kind: bool,
     default: "false",

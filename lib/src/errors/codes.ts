@@ -56,6 +56,8 @@ export const ERROR_CODES = [
   "drill_caller_gone",
   "drill_not_found",
   "compliance_run_not_found",
+  // Audit trail
+  "audit_checkpoint_unavailable",
   // Licensing
   "license_lease_unavailable",
   "license_revoked",

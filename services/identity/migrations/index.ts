@@ -2,10 +2,12 @@ import type { Migration } from "kysely";
 import * as licenseRegistry from "./2026-11-23T1200-license-registry.js";
 import * as securityAuditEvents from "./2026-11-24T0400-security-audit-events.js";
 import * as tenancy from "./2026-11-24T0500-tenancy.js";
+import * as auditAppendOnly from "./2026-11-27T2100-audit-append-only.js";
 
 /** Every migration of the identity schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
   "2026-11-23T1200-license-registry": licenseRegistry,
   "2026-11-24T0400-security-audit-events": securityAuditEvents,
   "2026-11-24T0500-tenancy": tenancy,
+  "2026-11-27T2100-audit-append-only": auditAppendOnly,
 };

@@ -14,6 +14,8 @@ import { migrations } from "../migrations/index.js";
 import type { BusSubscription } from "@svc/lib/bus";
 import { consumeAuditEvents } from "./consumers/audit-events.js";
 import { createAuditHandlers } from "./handlers/audit-handlers.js";
+import { createAuditCheckpointHandlers } from "./handlers/audit-checkpoint-handlers.js";
+import { openCheckpointing } from "./audit/open-checkpointing.js";
 import { createLicenseHandlers } from "./handlers/license-handlers.js";
 import { createMcpHandlers } from "./handlers/mcp-handlers.js";
 import { createTenancyHandlers } from "./handlers/tenancy-handlers.js";
@@ -47,11 +49,16 @@ export async function createIdentityModule(
   } = {},
 ): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, IDENTITY_SCHEMA, migrations);
-  const db = schemaDb<IdentityDatabase>(
-    platform.db.db,
-    IDENTITY_SCHEMA,
-  ) as Kysely<IdentityDatabase>;
   const keys = loadSigningKeys(platform.config.licenseLease);
+  const checkpointing = await openCheckpointing(
+    platform,
+    keys.on ? keys.active.publicKeyId : undefined,
+  );
+  // Every append to the audit trail, whichever handler makes it, reaches the checkpointer.
+  const db = (
+    schemaDb<IdentityDatabase>(platform.db.db, IDENTITY_SCHEMA) as Kysely<IdentityDatabase>
+  ).withPlugin(checkpointing.watch);
+  const checkpointer = checkpointing.checkpointer(db);
   const registryEnforced = platform.config.flags.licenseRegistryEnforced;
   if (keys.on)
     platform.log.info(
@@ -132,9 +139,22 @@ export async function createIdentityModule(
           }),
         ),
       );
-      router.service(AuditService, completeService(AuditService, createAuditHandlers(db)));
+      router.service(
+        AuditService,
+        completeService(AuditService, {
+          ...createAuditHandlers(db),
+          ...createAuditCheckpointHandlers({
+            db,
+            checkpointer,
+            log: checkpointing.log,
+            keys: checkpointing.keys,
+            timeoutMs: platform.config.timeouts.dbMs,
+          }),
+        }),
+      );
     },
     async start() {
+      await checkpointer.start();
       auditTrail = await consumeAuditEvents({
         bus: platform.bus,
         db,
@@ -143,6 +163,8 @@ export async function createIdentityModule(
     },
     async stop() {
       await auditTrail?.stop();
+      await checkpointer.stop();
+      await checkpointing.log.close();
     },
   };
 }

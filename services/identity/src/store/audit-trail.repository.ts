@@ -54,6 +54,8 @@ export async function appendAuditEvent(
       prev_hash: fields.prev_hash,
       hash: auditHash(fields),
     })
+    // What the checkpointer reads (watchAuditAppends) to vouch for this row.
+    .returning(["seq", "hash", "prev_hash"])
     .execute();
   return true;
 }
@@ -92,6 +94,38 @@ export async function listAuditEvents(
     .orderBy("seq")
     .limit(limit + 1)
     .execute();
+}
+
+/** The whole chain in seq order, for a verify that needs every row. */
+export function wholeChain(db: Kysely<IdentityDatabase>): Promise<SecurityAuditRow[]> {
+  return db.selectFrom("security_audit_events").selectAll().orderBy("seq").execute();
+}
+
+/** The stored hash of each of `seqs` that exists. */
+export async function hashesAt(
+  db: Kysely<IdentityDatabase>,
+  seqs: number[],
+): Promise<Map<number, string>> {
+  if (seqs.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("security_audit_events")
+    .select(["seq", "hash"])
+    .where("seq", "in", seqs.map(String))
+    .execute();
+  return new Map(rows.map((r) => [Number(r.seq), r.hash]));
+}
+
+/** The newest row's seq and hash, or seq 0 and the genesis hash for an empty chain. */
+export async function chainHead(
+  db: Kysely<IdentityDatabase>,
+): Promise<{ seq: number; hash: string }> {
+  const head = await db
+    .selectFrom("security_audit_events")
+    .select(["seq", "hash"])
+    .orderBy("seq", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return head ? { seq: Number(head.seq), hash: head.hash } : { seq: 0, hash: GENESIS_HASH };
 }
 
 /** A stored row as the chain's hash reads it. */

@@ -2413,6 +2413,542 @@ export declare type ListAuditEventsResponseJson = {
 export declare const ListAuditEventsResponseSchema: GenMessage<ListAuditEventsResponse, {jsonType: ListAuditEventsResponseJson}>;
 
 /**
+ * A signed checkpoint of the audit trail, kept outside the database (a JetStream stream of its
+ * own): the identity service vouches that row `seq` of the chain has hash `head_hash`. The
+ * signature is Ed25519, base64url, over the RFC 8785 canonical JSON of {format, seq (a number),
+ * head_hash, time, key_id}, with the checkpoint key (never the lease key; docs/audit.md).
+ *
+ * @generated from message svc.identity.v1.AuditCheckpoint
+ */
+export declare type AuditCheckpoint = Message<"svc.identity.v1.AuditCheckpoint"> & {
+  /**
+   * svc-audit-checkpoint/1.
+   *
+   * @generated from field: string format = 1;
+   */
+  format: string;
+
+  /**
+   * The newest row the identity service vouches for (0: the empty chain).
+   *
+   * @generated from field: int64 seq = 2;
+   */
+  seq: bigint;
+
+  /**
+   * That row's hash.
+   *
+   * @generated from field: string head_hash = 3;
+   */
+  headHash: string;
+
+  /**
+   * When it was signed: RFC 3339 UTC with milliseconds, exactly the signed text.
+   *
+   * @generated from field: string time = 4;
+   */
+  time: string;
+
+  /**
+   * RFC 7638 thumbprint of the key that signed it.
+   *
+   * @generated from field: string key_id = 5;
+   */
+  keyId: string;
+
+  /**
+   * Ed25519 signature, base64url.
+   *
+   * @generated from field: string signature = 6;
+   */
+  signature: string;
+};
+
+/**
+ * A signed checkpoint of the audit trail, kept outside the database (a JetStream stream of its
+ * own): the identity service vouches that row `seq` of the chain has hash `head_hash`. The
+ * signature is Ed25519, base64url, over the RFC 8785 canonical JSON of {format, seq (a number),
+ * head_hash, time, key_id}, with the checkpoint key (never the lease key; docs/audit.md).
+ *
+ * @generated from message svc.identity.v1.AuditCheckpoint
+ */
+export declare type AuditCheckpointJson = {
+  /**
+   * svc-audit-checkpoint/1.
+   *
+   * @generated from field: string format = 1;
+   */
+  format?: string;
+
+  /**
+   * The newest row the identity service vouches for (0: the empty chain).
+   *
+   * @generated from field: int64 seq = 2;
+   */
+  seq?: string;
+
+  /**
+   * That row's hash.
+   *
+   * @generated from field: string head_hash = 3;
+   */
+  headHash?: string;
+
+  /**
+   * When it was signed: RFC 3339 UTC with milliseconds, exactly the signed text.
+   *
+   * @generated from field: string time = 4;
+   */
+  time?: string;
+
+  /**
+   * RFC 7638 thumbprint of the key that signed it.
+   *
+   * @generated from field: string key_id = 5;
+   */
+  keyId?: string;
+
+  /**
+   * Ed25519 signature, base64url.
+   *
+   * @generated from field: string signature = 6;
+   */
+  signature?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.AuditCheckpoint.
+ * Use `create(AuditCheckpointSchema)` to create a new message.
+ */
+export declare const AuditCheckpointSchema: GenMessage<AuditCheckpoint, {jsonType: AuditCheckpointJson}>;
+
+/**
+ * A public key that signs checkpoints, to check their signatures offline.
+ *
+ * @generated from message svc.identity.v1.AuditCheckpointKey
+ */
+export declare type AuditCheckpointKey = Message<"svc.identity.v1.AuditCheckpointKey"> & {
+  /**
+   * RFC 7638 thumbprint of the key: pin it.
+   *
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+
+  /**
+   * SPKI PEM.
+   *
+   * @generated from field: string public_key_pem = 2;
+   */
+  publicKeyPem: string;
+
+  /**
+   * True for the key that signs now; false for a trusted earlier key.
+   *
+   * @generated from field: bool active = 3;
+   */
+  active: boolean;
+};
+
+/**
+ * A public key that signs checkpoints, to check their signatures offline.
+ *
+ * @generated from message svc.identity.v1.AuditCheckpointKey
+ */
+export declare type AuditCheckpointKeyJson = {
+  /**
+   * RFC 7638 thumbprint of the key: pin it.
+   *
+   * @generated from field: string key_id = 1;
+   */
+  keyId?: string;
+
+  /**
+   * SPKI PEM.
+   *
+   * @generated from field: string public_key_pem = 2;
+   */
+  publicKeyPem?: string;
+
+  /**
+   * True for the key that signs now; false for a trusted earlier key.
+   *
+   * @generated from field: bool active = 3;
+   */
+  active?: boolean;
+};
+
+/**
+ * Describes the message svc.identity.v1.AuditCheckpointKey.
+ * Use `create(AuditCheckpointKeySchema)` to create a new message.
+ */
+export declare const AuditCheckpointKeySchema: GenMessage<AuditCheckpointKey, {jsonType: AuditCheckpointKeyJson}>;
+
+/**
+ * Which checkpoints to read.
+ *
+ * @generated from message svc.identity.v1.ListAuditCheckpointsRequest
+ */
+export declare type ListAuditCheckpointsRequest = Message<"svc.identity.v1.ListAuditCheckpointsRequest"> & {
+  /**
+   * The newest `limit` checkpoints; default 1000.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+};
+
+/**
+ * Which checkpoints to read.
+ *
+ * @generated from message svc.identity.v1.ListAuditCheckpointsRequest
+ */
+export declare type ListAuditCheckpointsRequestJson = {
+  /**
+   * The newest `limit` checkpoints; default 1000.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit?: number;
+};
+
+/**
+ * Describes the message svc.identity.v1.ListAuditCheckpointsRequest.
+ * Use `create(ListAuditCheckpointsRequestSchema)` to create a new message.
+ */
+export declare const ListAuditCheckpointsRequestSchema: GenMessage<ListAuditCheckpointsRequest, {jsonType: ListAuditCheckpointsRequestJson}>;
+
+/**
+ * The newest checkpoints, oldest first, and the keys to check them with.
+ *
+ * @generated from message svc.identity.v1.ListAuditCheckpointsResponse
+ */
+export declare type ListAuditCheckpointsResponse = Message<"svc.identity.v1.ListAuditCheckpointsResponse"> & {
+  /**
+   * Read from the checkpoint store, never from the database.
+   *
+   * @generated from field: repeated svc.identity.v1.AuditCheckpoint items = 1;
+   */
+  items: AuditCheckpoint[];
+
+  /**
+   * The active checkpoint key and every other key verify trusts.
+   *
+   * @generated from field: repeated svc.identity.v1.AuditCheckpointKey keys = 2;
+   */
+  keys: AuditCheckpointKey[];
+
+  /**
+   * jetstream, or in-process (anchors nothing across a restart of the platform).
+   *
+   * @generated from field: string store = 3;
+   */
+  store: string;
+};
+
+/**
+ * The newest checkpoints, oldest first, and the keys to check them with.
+ *
+ * @generated from message svc.identity.v1.ListAuditCheckpointsResponse
+ */
+export declare type ListAuditCheckpointsResponseJson = {
+  /**
+   * Read from the checkpoint store, never from the database.
+   *
+   * @generated from field: repeated svc.identity.v1.AuditCheckpoint items = 1;
+   */
+  items?: AuditCheckpointJson[];
+
+  /**
+   * The active checkpoint key and every other key verify trusts.
+   *
+   * @generated from field: repeated svc.identity.v1.AuditCheckpointKey keys = 2;
+   */
+  keys?: AuditCheckpointKeyJson[];
+
+  /**
+   * jetstream, or in-process (anchors nothing across a restart of the platform).
+   *
+   * @generated from field: string store = 3;
+   */
+  store?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.ListAuditCheckpointsResponse.
+ * Use `create(ListAuditCheckpointsResponseSchema)` to create a new message.
+ */
+export declare const ListAuditCheckpointsResponseSchema: GenMessage<ListAuditCheckpointsResponse, {jsonType: ListAuditCheckpointsResponseJson}>;
+
+/**
+ * Asks for a checkpoint now.
+ *
+ * @generated from message svc.identity.v1.CreateAuditCheckpointRequest
+ */
+export declare type CreateAuditCheckpointRequest = Message<"svc.identity.v1.CreateAuditCheckpointRequest"> & {
+};
+
+/**
+ * Asks for a checkpoint now.
+ *
+ * @generated from message svc.identity.v1.CreateAuditCheckpointRequest
+ */
+export declare type CreateAuditCheckpointRequestJson = {
+};
+
+/**
+ * Describes the message svc.identity.v1.CreateAuditCheckpointRequest.
+ * Use `create(CreateAuditCheckpointRequestSchema)` to create a new message.
+ */
+export declare const CreateAuditCheckpointRequestSchema: GenMessage<CreateAuditCheckpointRequest, {jsonType: CreateAuditCheckpointRequestJson}>;
+
+/**
+ * The checkpoint just signed and published.
+ *
+ * @generated from message svc.identity.v1.CreateAuditCheckpointResponse
+ */
+export declare type CreateAuditCheckpointResponse = Message<"svc.identity.v1.CreateAuditCheckpointResponse"> & {
+  /**
+   * It vouches for the newest row this service appended, never for a row it did not.
+   *
+   * @generated from field: svc.identity.v1.AuditCheckpoint checkpoint = 1;
+   */
+  checkpoint?: AuditCheckpoint | undefined;
+};
+
+/**
+ * The checkpoint just signed and published.
+ *
+ * @generated from message svc.identity.v1.CreateAuditCheckpointResponse
+ */
+export declare type CreateAuditCheckpointResponseJson = {
+  /**
+   * It vouches for the newest row this service appended, never for a row it did not.
+   *
+   * @generated from field: svc.identity.v1.AuditCheckpoint checkpoint = 1;
+   */
+  checkpoint?: AuditCheckpointJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.CreateAuditCheckpointResponse.
+ * Use `create(CreateAuditCheckpointResponseSchema)` to create a new message.
+ */
+export declare const CreateAuditCheckpointResponseSchema: GenMessage<CreateAuditCheckpointResponse, {jsonType: CreateAuditCheckpointResponseJson}>;
+
+/**
+ * Asks the identity service to check the trail.
+ *
+ * @generated from message svc.identity.v1.VerifyAuditTrailRequest
+ */
+export declare type VerifyAuditTrailRequest = Message<"svc.identity.v1.VerifyAuditTrailRequest"> & {
+};
+
+/**
+ * Asks the identity service to check the trail.
+ *
+ * @generated from message svc.identity.v1.VerifyAuditTrailRequest
+ */
+export declare type VerifyAuditTrailRequestJson = {
+};
+
+/**
+ * Describes the message svc.identity.v1.VerifyAuditTrailRequest.
+ * Use `create(VerifyAuditTrailRequestSchema)` to create a new message.
+ */
+export declare const VerifyAuditTrailRequestSchema: GenMessage<VerifyAuditTrailRequest, {jsonType: VerifyAuditTrailRequestJson}>;
+
+/**
+ * What the check found; `intact` false names the first sequence that does not hold.
+ *
+ * @generated from message svc.identity.v1.VerifyAuditTrailResponse
+ */
+export declare type VerifyAuditTrailResponse = Message<"svc.identity.v1.VerifyAuditTrailResponse"> & {
+  /**
+   * Every row holds and every row is vouched for by a checkpoint.
+   *
+   * @generated from field: bool intact = 1;
+   */
+  intact: boolean;
+
+  /**
+   * Rows in the table.
+   *
+   * @generated from field: int64 rows = 2;
+   */
+  rows: bigint;
+
+  /**
+   * The table's newest seq and its hash.
+   *
+   * @generated from field: int64 head_seq = 3;
+   */
+  headSeq: bigint;
+
+  /**
+   * The hash of that row (64 zeros for an empty trail).
+   *
+   * @generated from field: string head_hash = 4;
+   */
+  headHash: string;
+
+  /**
+   * The newest seq a trusted checkpoint vouches for.
+   *
+   * @generated from field: int64 anchored_seq = 5;
+   */
+  anchoredSeq: bigint;
+
+  /**
+   * Trusted checkpoints compared with the rows.
+   *
+   * @generated from field: int32 checkpoints = 6;
+   */
+  checkpoints: number;
+
+  /**
+   * Checkpoints signed by a key this platform does not trust (ignored).
+   *
+   * @generated from field: int32 untrusted_checkpoints = 7;
+   */
+  untrustedCheckpoints: number;
+
+  /**
+   * The first sequence that does not hold (0 when intact).
+   *
+   * @generated from field: int64 first_bad_seq = 8;
+   */
+  firstBadSeq: bigint;
+
+  /**
+   * Its row id, when that row still exists.
+   *
+   * @generated from field: string first_bad_id = 9;
+   */
+  firstBadId: string;
+
+  /**
+   * altered, rows_missing, prev_hash_mismatch, truncated, rewritten, unanchored or
+   * bad_checkpoint_signature.
+   *
+   * @generated from field: string problem = 10;
+   */
+  problem: string;
+
+  /**
+   * In words, for the person running the check.
+   *
+   * @generated from field: string why = 11;
+   */
+  why: string;
+
+  /**
+   * Where the checkpoints came from: jetstream or in-process.
+   *
+   * @generated from field: string checkpoint_store = 12;
+   */
+  checkpointStore: string;
+};
+
+/**
+ * What the check found; `intact` false names the first sequence that does not hold.
+ *
+ * @generated from message svc.identity.v1.VerifyAuditTrailResponse
+ */
+export declare type VerifyAuditTrailResponseJson = {
+  /**
+   * Every row holds and every row is vouched for by a checkpoint.
+   *
+   * @generated from field: bool intact = 1;
+   */
+  intact?: boolean;
+
+  /**
+   * Rows in the table.
+   *
+   * @generated from field: int64 rows = 2;
+   */
+  rows?: string;
+
+  /**
+   * The table's newest seq and its hash.
+   *
+   * @generated from field: int64 head_seq = 3;
+   */
+  headSeq?: string;
+
+  /**
+   * The hash of that row (64 zeros for an empty trail).
+   *
+   * @generated from field: string head_hash = 4;
+   */
+  headHash?: string;
+
+  /**
+   * The newest seq a trusted checkpoint vouches for.
+   *
+   * @generated from field: int64 anchored_seq = 5;
+   */
+  anchoredSeq?: string;
+
+  /**
+   * Trusted checkpoints compared with the rows.
+   *
+   * @generated from field: int32 checkpoints = 6;
+   */
+  checkpoints?: number;
+
+  /**
+   * Checkpoints signed by a key this platform does not trust (ignored).
+   *
+   * @generated from field: int32 untrusted_checkpoints = 7;
+   */
+  untrustedCheckpoints?: number;
+
+  /**
+   * The first sequence that does not hold (0 when intact).
+   *
+   * @generated from field: int64 first_bad_seq = 8;
+   */
+  firstBadSeq?: string;
+
+  /**
+   * Its row id, when that row still exists.
+   *
+   * @generated from field: string first_bad_id = 9;
+   */
+  firstBadId?: string;
+
+  /**
+   * altered, rows_missing, prev_hash_mismatch, truncated, rewritten, unanchored or
+   * bad_checkpoint_signature.
+   *
+   * @generated from field: string problem = 10;
+   */
+  problem?: string;
+
+  /**
+   * In words, for the person running the check.
+   *
+   * @generated from field: string why = 11;
+   */
+  why?: string;
+
+  /**
+   * Where the checkpoints came from: jetstream or in-process.
+   *
+   * @generated from field: string checkpoint_store = 12;
+   */
+  checkpointStore?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.VerifyAuditTrailResponse.
+ * Use `create(VerifyAuditTrailResponseSchema)` to create a new message.
+ */
+export declare const VerifyAuditTrailResponseSchema: GenMessage<VerifyAuditTrailResponse, {jsonType: VerifyAuditTrailResponseJson}>;
+
+/**
  * The kind of identity-provider connection a person signs in through; a group mapping and a
  * group sync name one.
  *
@@ -2684,6 +3220,40 @@ export declare const AuditService: GenService<{
     methodKind: "unary";
     input: typeof ListAuditEventsRequestSchema;
     output: typeof ListAuditEventsResponseSchema;
+  },
+  /**
+   * The newest signed checkpoints, from the checkpoint stream (not the database), and the public
+   * keys that check them. This process first checkpoints the rows it appended and has not
+   * checkpointed yet, so a verify that follows sees them anchored.
+   *
+   * @generated from rpc svc.identity.v1.AuditService.ListAuditCheckpoints
+   */
+  listAuditCheckpoints: {
+    methodKind: "unary";
+    input: typeof ListAuditCheckpointsRequestSchema;
+    output: typeof ListAuditCheckpointsResponseSchema;
+  },
+  /**
+   * Signs and publishes a checkpoint now (beside the one per append and the heartbeat). 503
+   * audit_checkpoint_unavailable when the checkpoint stream cannot be reached.
+   *
+   * @generated from rpc svc.identity.v1.AuditService.CreateAuditCheckpoint
+   */
+  createAuditCheckpoint: {
+    methodKind: "unary";
+    input: typeof CreateAuditCheckpointRequestSchema;
+    output: typeof CreateAuditCheckpointResponseSchema;
+  },
+  /**
+   * Checks the whole trail: every link recomputed, and the rows against the newest checkpoints
+   * and their signatures. Names the first sequence that does not hold.
+   *
+   * @generated from rpc svc.identity.v1.AuditService.VerifyAuditTrail
+   */
+  verifyAuditTrail: {
+    methodKind: "unary";
+    input: typeof VerifyAuditTrailRequestSchema;
+    output: typeof VerifyAuditTrailResponseSchema;
   },
 }>;
 
