@@ -71,7 +71,10 @@ export async function carryOut(
     }
     case "release":
       await o.handlers.deleteKillSwitch(
-        create(DeleteKillSwitchRequestSchema, { name: a.name }),
+        create(DeleteKillSwitchRequestSchema, {
+          name: a.name,
+          reason: "its KillSwitch resource was deleted",
+        }),
         o.ctx,
       );
       return;
