@@ -64,6 +64,7 @@ export async function carryOut(
           reason: a.spec.reason ?? "",
           ttl: a.spec.ttl ?? "",
         },
+        rescope: a.rescope,
       });
       validateMessage(ApplyKillSwitchRequestSchema, req);
       await o.handlers.applyKillSwitch(req, o.ctx);
