@@ -100,7 +100,7 @@ export const comments = Object.freeze({
   "svc.bots.v1.BotSummary.runtime": "Its live paper session's phase and whether a kill switch covers it; set only when the list\nwas asked with include_runtime.",
   "svc.bots.v1.BotRuntimeStatus": "Runtime status as the kill switch and the runner report it.",
   "svc.bots.v1.BotRuntimeStatus.phase": "The phase of the bot's live paper session: Running, Draining or Stopped; empty when it has\nnone. (The Kubernetes Bot resource's status says the same in camelCase, as Kubernetes does.)",
-  "svc.bots.v1.BotRuntimeStatus.kill_switch_engaged": "A kill switch covering the bot (its own, its fleet's or the platform's) is engaged.",
+  "svc.bots.v1.BotRuntimeStatus.kill_switch_engaged": "A kill switch covering the bot (its own, its fleet's or the platform's) is engaged: true or\nfalse; unset (absent from the JSON) when the key-value store did not answer within its\ndeadline: unknown, never a false \"not engaged\".",
   "svc.bots.v1.BotRuntimeStatus.kill_switch_reason": "The key and reason of the covering switch; \"unknown: ...\" when the key-value store does not\nanswer, empty when none is engaged.",
   "svc.bots.v1.Bot": "A bot: its identity, status, current spec and, read when asked, its runtime and risk state.",
   "svc.bots.v1.Bot.id": "The bot's id (a UUID), fixed for its life.",
