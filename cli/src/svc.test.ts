@@ -258,6 +258,10 @@ describe("svc", () => {
     expect(engaged.code, engaged.stderr).toBe(0);
     expect(engaged.stdout).toMatch(/^engaged +yes$/m);
     expect(engaged.stdout).toMatch(/^scope +fleet majors$/m);
+    // The name reused for the whole platform is refused, saying how to mean it.
+    const reused = await svc(["kill-switch", "engage", "majors-stop", "--scope", "platform"]);
+    expect(reused.code).not.toBe(0);
+    expect(reused.stderr).toMatch(/engaged on fleet majors.*release it first/i);
     const list = await svc(["kill-switch", "list"]);
     expect(list.stdout).toMatch(
       /^majors-stop +fleet +majors +cancel +yes +local\|default +\S+ \S+ +\S+ +venue outage$/m,
@@ -266,7 +270,7 @@ describe("svc", () => {
     expect(listJson.items.map((k: { metadata: { name: string } }) => k.metadata.name)).toEqual([
       "majors-stop",
     ]);
-    const released = await svc(["kill-switch", "release", "majors-stop"]);
+    const released = await svc(["kill-switch", "release", "majors-stop", "--reason", "venue back"]);
     expect(released.stdout).toBe("majors-stop released\n");
     expect((await svc(["kill-switch", "list"])).stdout).toBe("no kill switches\n");
   });

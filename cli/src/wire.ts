@@ -21,6 +21,7 @@ export interface Bot extends BotSummary {
   created_at: string;
   runtime: {
     phase?: string;
+    /** Absent when the key-value store did not answer: unknown. */
     kill_switch_engaged?: boolean;
     kill_switch_reason?: string;
   } | null;

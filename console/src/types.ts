@@ -7,7 +7,10 @@ export interface BotSummary {
   status: string;
   current_version: number;
   fleet: string;
-  /** Only on a list asked with include_runtime, and on one bot. */
+  /**
+   * Only on a list asked with include_runtime, and on one bot. kill_switch_engaged is absent
+   * when the key-value store did not answer: unknown.
+   */
   runtime?: { phase?: string; kill_switch_engaged?: boolean; kill_switch_reason?: string } | null;
 }
 

@@ -115,6 +115,74 @@ describe("KillSwitch custom resources mirrored by the controller", () => {
     );
   });
 
+  it("an edit of a KillSwitch to another scope is refused in its status until it sets spec.rescope; the move then audits the old key's release", async () => {
+    const night = (spec: Record<string, unknown>) =>
+      kube.put("svc", "killswitches", {
+        apiVersion: "svc.example.io/v1",
+        kind: "KillSwitch",
+        metadata: { name: "night" },
+        spec,
+      });
+    const platformWide = {
+      scope: "platform",
+      target: "platform",
+      mode: "cancel",
+      reason: "outage",
+    };
+    night(platformWide);
+    await eventually(
+      "the controller engages k8s-night on the platform",
+      async () => kube.objects.get("svc/killswitches/night")?.status?.observedGeneration,
+      (g) => g === 1,
+    );
+    // The manifest of another incident, reusing the name.
+    night({ scope: "bot", target: "cr-bot", mode: "cancel", reason: "one bot" });
+    const refused = await eventually(
+      "the CR's status says the edit was refused",
+      async () => kube.objects.get("svc/killswitches/night")?.status,
+      (st) => typeof st?.refusal === "string",
+    );
+    expect(refused).toMatchObject({ engaged: true, observedGeneration: 1 });
+    expect(refused!.refusal).toMatch(/spec\.rescope: true/);
+    expect((await call(p.url, "GET", "/kill-switches/k8s-night")).body.spec.scope).toBe("platform");
+    expect(await p.platform.kv.get("svc:bots:killswitch:platform:platform")).toContain("k8s-night");
+
+    night({ scope: "bot", target: "cr-bot", mode: "cancel", reason: "one bot", rescope: true });
+    await eventually(
+      "the controller moves k8s-night to the bot",
+      async () => (await call(p.url, "GET", "/kill-switches/k8s-night")).body.spec?.scope,
+      (scope) => scope === "bot",
+    );
+    expect(await p.platform.kv.get("svc:bots:killswitch:platform:platform")).toBeNull();
+    const released = await eventually(
+      "the old key's release reaches the audit trail",
+      async () =>
+        (
+          await call(
+            p.url,
+            "GET",
+            "/admin/audit-events?action=killswitch.released&resource=kill_switch%2Fk8s-night",
+          )
+        ).body.items as Array<{ actor: { subject: string }; details: Record<string, string> }>,
+      (items) => items.length > 0,
+    );
+    expect(released[0]).toMatchObject({
+      actor: { subject: "system:k8s-controller" },
+      details: { key: "svc:bots:killswitch:platform:platform" },
+    });
+    await eventually(
+      "the refusal is cleared",
+      async () => kube.objects.get("svc/killswitches/night")?.status,
+      (st) => st?.refusal === undefined && st?.observedGeneration === 3,
+    );
+    kube.remove("svc", "killswitches", "night");
+    await eventually(
+      "the controller releases k8s-night",
+      () => call(p.url, "GET", "/kill-switches/k8s-night"),
+      (r) => r.status === 404,
+    );
+  });
+
   it("lists again after 410 Gone and so sees a deletion its watch missed", async () => {
     kube.put("svc", "killswitches", {
       apiVersion: "svc.example.io/v1",

@@ -372,6 +372,22 @@ describe("the annual validation report (RTS 6, SEC 15c3-5) from the runs and dri
     expect(platformFuture.body.error.details.field).toBe("year");
   });
 
+  it("refuses a year outside 2000 to this year, year=0 included, with a message stating both bounds", async () => {
+    for (const route of ["/bots/vr-good/risk/validation-report", "/risk/validation-report"]) {
+      for (const year of ["-1", "0", "1969", "1999", String(YEAR + 1), "99999999999"]) {
+        const r = await call(p.url, "GET", `${route}?year=${year}`);
+        expect([route, year, r.status, r.body?.error?.details?.field]).toEqual([
+          route,
+          year,
+          400,
+          "year",
+        ]);
+        if (Number.isSafeInteger(Number(year)) && Math.abs(Number(year)) < 2 ** 31)
+          expect(r.body.error.message).toContain(`from 2000 to ${YEAR}`);
+      }
+    }
+  });
+
   it("pages the bot list (as the platform report does) with `after`, refusing an id that is no bot's", async () => {
     const all = (await call(p.url, "GET", "/bots")).body.items.map((b: { id: string }) => b.id);
     expect(all).toHaveLength(2);

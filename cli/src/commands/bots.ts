@@ -202,7 +202,14 @@ function showBot(bot: Bot, deployments: Deployment[]): string {
     ["phase", bot.runtime?.phase],
     [
       "kill switch",
-      engaged ? `ENGAGED${reason ? ` (${reason})` : ""}` : engaged === false ? "clear" : undefined,
+      engaged
+        ? `ENGAGED${reason ? ` (${reason})` : ""}`
+        : engaged === false
+          ? "clear"
+          : // Absent from a runtime that is there: the key-value store did not answer.
+            bot.runtime
+            ? `UNKNOWN${reason ? ` (${reason})` : ""}`
+            : undefined,
     ],
     ["created", when(bot.created_at)],
   ]);

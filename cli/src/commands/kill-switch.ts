@@ -10,6 +10,7 @@ interface EngageOptions {
   mode: string;
   reason?: string;
   ttl?: string;
+  rescope?: boolean;
 }
 
 interface KillSwitchList {
@@ -30,6 +31,10 @@ export function registerKillSwitch(program: Command, io: Io): void {
     .option("--mode <mode>", "freeze, cancel or flatten", "cancel")
     .option("--reason <text>", "why (kept in the audit trail)")
     .option("--ttl <duration>", "release by itself after this long (4h, 30m, 90s)")
+    .option(
+      "--rescope",
+      "move a switch of this name to another scope or target, releasing its old one (refused without it)",
+    )
     .addHelpText(
       "after",
       "\nExample:\n  svc kill-switch engage majors-stop --scope fleet --target majors --mode cancel --reason 'venue outage'\n",
@@ -45,7 +50,10 @@ export function registerKillSwitch(program: Command, io: Io): void {
         ...(o.reason ? { reason: o.reason } : {}),
         ...(o.ttl ? { ttl: o.ttl } : {}),
       };
-      const k = await ctx.api.put<KillSwitch>(`/kill-switches/${encodeURIComponent(name)}`, spec);
+      const k = await ctx.api.put<KillSwitch>(
+        `/kill-switches/${encodeURIComponent(name)}${o.rescope ? "?rescope=true" : ""}`,
+        spec,
+      );
       ctx.show(k, () =>
         fields([
           ["kill switch", k.metadata.name],
@@ -62,10 +70,12 @@ export function registerKillSwitch(program: Command, io: Io): void {
   ks.command("release")
     .description("release a named kill switch (others on the same target stay engaged)")
     .argument("<name>", "the switch's name")
-    .action(async (name: string, _o: unknown, cmd: Command) => {
+    .option("--reason <text>", "why (kept in the audit trail)")
+    .action(async (name: string, o: { reason?: string }, cmd: Command) => {
       const ctx = contextOf(cmd, io);
+      const why = o.reason ? `?reason=${encodeURIComponent(o.reason)}` : "";
       const answer = await ctx.api.delete<{ name: string; released: boolean }>(
-        `/kill-switches/${encodeURIComponent(name)}`,
+        `/kill-switches/${encodeURIComponent(name)}${why}`,
       );
       ctx.show(
         answer,

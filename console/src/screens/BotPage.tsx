@@ -3,6 +3,7 @@ import { api, seg, type ApiError } from "../api.js";
 import { Chart } from "../components/Chart.js";
 import { Confirm } from "../components/Confirm.js";
 import { ErrorNote } from "../components/ErrorNote.js";
+import { KillSwitchBadge } from "../components/KillSwitchBadge.js";
 import { enumWord, num, pct, when } from "../format.js";
 import { useLoad } from "../hooks.js";
 import type { Bot, BotEvent, BotVersion, Deployment } from "../types.js";
@@ -31,8 +32,6 @@ export function BotPage({ botRef }: { botRef: string }) {
   const backtests = items.filter((d) => d.target === "backtest");
   const paper = items.filter((d) => d.target === "paper");
   const b = bot.data;
-  const engaged = b?.runtime?.kill_switch_engaged;
-  const reason = b?.runtime?.kill_switch_reason;
 
   return (
     <>
@@ -56,11 +55,7 @@ export function BotPage({ botRef }: { botRef: string }) {
           <dd id="bot-phase">{b.runtime?.phase || "—"}</dd>
           <dt>Kill switch</dt>
           <dd>
-            {engaged ? (
-              <span class="badge bad">engaged{reason ? `: ${reason}` : ""}</span>
-            ) : (
-              <span class="badge ok">clear</span>
-            )}
+            <KillSwitchBadge runtime={b.runtime} />
           </dd>
           <dt>Trials (N)</dt>
           <dd>{trials.data ? trials.data.trial_count : "—"}</dd>

@@ -1,6 +1,7 @@
 import { useMemo, useState } from "preact/hooks";
 import { api, seg, type ApiError } from "../api.js";
 import { ErrorNote } from "../components/ErrorNote.js";
+import { KillSwitchBadge } from "../components/KillSwitchBadge.js";
 import { Link } from "../components/Link.js";
 import { enumWord } from "../format.js";
 import { useLoad } from "../hooks.js";
@@ -100,8 +101,6 @@ export function BotsList() {
         </thead>
         <tbody>
           {rows.map((b) => {
-            const engaged = b.runtime?.kill_switch_engaged;
-            const reason = b.runtime?.kill_switch_reason;
             return (
               <tr key={b.id}>
                 <th scope="row">
@@ -113,13 +112,7 @@ export function BotsList() {
                 <td>{b.fleet || "—"}</td>
                 <td>{b.runtime?.phase || "—"}</td>
                 <td>
-                  {engaged ? (
-                    <span class="badge bad" title={reason}>
-                      engaged{reason ? `: ${reason}` : ""}
-                    </span>
-                  ) : (
-                    <span class="badge ok">clear</span>
-                  )}
+                  <KillSwitchBadge runtime={b.runtime} />
                 </td>
               </tr>
             );

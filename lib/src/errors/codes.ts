@@ -52,6 +52,7 @@ export const ERROR_CODES = [
   "killswitch_engaged",
   "killswitch_not_durable",
   "killswitch_store_unreachable",
+  "killswitch_scope_differs",
   "drill_running",
   "drill_caller_gone",
   "drill_not_found",

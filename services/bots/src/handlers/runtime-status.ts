@@ -59,7 +59,8 @@ function statusOf(
   const key = values ? keys.find((k) => values.get(k)) : undefined;
   return create(BotRuntimeStatusSchema, {
     phase: phase === "Idle" ? "" : phase,
-    killSwitchEngaged: key !== undefined,
+    // Unset when the store did not answer: a hung store must not read as "no switch".
+    killSwitchEngaged: values ? key !== undefined : undefined,
     killSwitchReason: !values
       ? "unknown: the kill-switch store is unreachable"
       : key

@@ -32,12 +32,21 @@ export const REPORT_SHA_HEADER = "x-report-sha256";
 const badYear = (message: string, year: number) =>
   svcError(Code.InvalidArgument, "invalid_parameter", message, { field: "year", year });
 
+/** The first year a report covers. */
+const FIRST_REPORT_YEAR = 2000;
+
 /** The year asked for, or the previous calendar year (UTC); never one that has not begun. */
-function yearOf(asked: number, now: Date): number {
+function yearOf(asked: number | undefined, now: Date): number {
   const current = now.getUTCFullYear();
-  const year = asked || current - 1;
-  if (year > current)
-    throw badYear(`year=${year} is in the future (the current year is ${current})`, year);
+  const year = asked ?? current - 1;
+  // Both bounds here, in one message: the ceiling moves with the clock, so no proto rule holds it.
+  if (year < FIRST_REPORT_YEAR || year > current)
+    throw svcError(
+      Code.InvalidArgument,
+      "invalid_parameter",
+      `year=${year} is ${year > current ? "in the future" : "too early"}: a report covers a year from ${FIRST_REPORT_YEAR} to ${current} (the current year, UTC); leave year out for ${current - 1}`,
+      { field: "year", year, min: FIRST_REPORT_YEAR, max: current },
+    );
   return year;
 }
 

@@ -64,6 +64,7 @@ export async function carryOut(
           reason: a.spec.reason ?? "",
           ttl: a.spec.ttl ?? "",
         },
+        rescope: a.rescope,
       });
       validateMessage(ApplyKillSwitchRequestSchema, req);
       await o.handlers.applyKillSwitch(req, o.ctx);
@@ -71,7 +72,10 @@ export async function carryOut(
     }
     case "release":
       await o.handlers.deleteKillSwitch(
-        create(DeleteKillSwitchRequestSchema, { name: a.name }),
+        create(DeleteKillSwitchRequestSchema, {
+          name: a.name,
+          reason: "its KillSwitch resource was deleted",
+        }),
         o.ctx,
       );
       return;

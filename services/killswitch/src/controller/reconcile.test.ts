@@ -46,6 +46,7 @@ describe("kill-switch controller reconcile", () => {
         kind: "apply",
         name: "k8s-drill",
         spec: { scope: "fleet", target: "alpha", mode: "cancel", reason: "drill" },
+        rescope: false,
       },
       {
         kind: "patchKillSwitchStatus",
@@ -106,6 +107,7 @@ describe("kill-switch controller reconcile", () => {
       kind: "apply",
       name: "k8s-all",
       spec: { scope: "platform", target: "platform", mode: "flatten" },
+      rescope: false,
     });
     expect(actions.filter((a) => a.kind === "patchBotStatus")).toHaveLength(2);
   });
@@ -139,6 +141,7 @@ describe("kill-switch controller reconcile", () => {
         kind: "apply",
         name: "k8s-timed",
         spec: { scope: "bot", target: "b1", mode: "freeze", reason: "again" },
+        rescope: false,
       },
       {
         kind: "patchKillSwitchStatus",
@@ -168,6 +171,56 @@ describe("kill-switch controller reconcile", () => {
         kind: "patchKillSwitchStatus",
         cr: "drill",
         status: { engaged: true, observedGeneration: 3 },
+      },
+    ]);
+  });
+
+  it("refuses an edit that moves the switch to another scope: the old switch stays, the CR's status says why, and nothing is retried", () => {
+    const moved: KillSwitchCR = {
+      ...cr("incident", { scope: "bot", target: "b1", mode: "cancel" }),
+      generation: 2,
+      status: { engaged: true, observedGeneration: 1 },
+    };
+    const engaged = sw("k8s-incident", "platform", "platform");
+    const actions = reconcile([moved], [engaged], bots);
+    expect(actions.filter((a) => a.kind === "apply" || a.kind === "release")).toEqual([]);
+    const status = actions.find((a) => a.kind === "patchKillSwitchStatus");
+    expect(status).toMatchObject({
+      cr: "incident",
+      status: { engaged: true, observedGeneration: 1 },
+    });
+    expect(status?.kind === "patchKillSwitchStatus" && status.status.refusal).toMatch(
+      /engaged on platform platform.*spec\.rescope: true/,
+    );
+    // Every bot stays covered by the platform switch that was not released.
+    expect(
+      actions.filter((a) => a.kind === "patchBotStatus").map((a) => a.status.killSwitchEngaged),
+    ).toEqual([true, true]);
+    // Once reported, the same refusal is not patched again on every pass.
+    const reported = { ...moved, status: status!.status as KillSwitchCR["status"] };
+    expect(
+      reconcile([reported], [engaged], bots).filter((a) => a.kind === "patchKillSwitchStatus"),
+    ).toEqual([]);
+  });
+
+  it("moves the switch when the CR sets spec.rescope, and clears the refusal", () => {
+    const moved: KillSwitchCR = {
+      ...cr("incident", { scope: "bot", target: "b1", mode: "cancel", rescope: true }),
+      generation: 3,
+      status: { engaged: true, observedGeneration: 1, refusal: "earlier refusal" },
+    };
+    const actions = reconcile([moved], [sw("k8s-incident", "platform", "platform")], bots);
+    expect(actions.slice(0, 2)).toEqual([
+      {
+        kind: "apply",
+        name: "k8s-incident",
+        spec: { scope: "bot", target: "b1", mode: "cancel", rescope: true },
+        rescope: true,
+      },
+      {
+        kind: "patchKillSwitchStatus",
+        cr: "incident",
+        status: { engaged: true, observedGeneration: 3, refusal: null },
       },
     ]);
   });

@@ -2,8 +2,16 @@
 export interface KillSwitchCR {
   name: string;
   generation: number;
-  spec: { scope: string; target: string; mode: string; reason?: string; ttl?: string };
-  status?: { engaged?: boolean; observedGeneration?: number };
+  spec: {
+    scope: string;
+    target: string;
+    mode: string;
+    reason?: string;
+    ttl?: string;
+    /** Set to move the switch when scope or target changed: its old key is released. */
+    rescope?: boolean;
+  };
+  status?: { engaged?: boolean; observedGeneration?: number; refusal?: string };
 }
 
 /** A kill switch as the killswitch service reports it (GET /kill-switches). */
@@ -24,12 +32,12 @@ export interface BotCR {
 }
 
 export type Action =
-  | { kind: "apply"; name: string; spec: KillSwitchCR["spec"] }
+  | { kind: "apply"; name: string; spec: KillSwitchCR["spec"]; rescope: boolean }
   | { kind: "release"; name: string }
   | {
       kind: "patchKillSwitchStatus";
       cr: string;
-      status: { engaged: boolean; observedGeneration: number };
+      status: { engaged: boolean; observedGeneration: number; refusal?: string | null };
     }
   | {
       kind: "patchBotStatus";
@@ -68,6 +76,22 @@ export function reconcile(crs: KillSwitchCR[], switches: ServiceSwitch[], bots: 
         });
       continue;
     }
+    if (s && (s.scope !== cr.spec.scope || s.target !== cr.spec.target) && !cr.spec.rescope) {
+      // An edit that names another scope or target would release the old one: as over REST,
+      // it is refused until the CR says it means it. The old switch stays, and the CR says why.
+      const refusal = `${name} is engaged on ${s.scope} ${s.target}; this generation names ${cr.spec.scope} ${cr.spec.target}. Nothing was changed: delete the KillSwitch first, or set spec.rescope: true to move it (which releases ${s.scope} ${s.target})`;
+      if (cr.status?.refusal !== refusal || cr.status?.engaged !== s.engaged)
+        actions.push({
+          kind: "patchKillSwitchStatus",
+          cr: cr.name,
+          status: {
+            engaged: s.engaged,
+            observedGeneration: cr.status?.observedGeneration ?? 0,
+            refusal,
+          },
+        });
+      continue;
+    }
     const same =
       s &&
       s.scope === cr.spec.scope &&
@@ -75,13 +99,21 @@ export function reconcile(crs: KillSwitchCR[], switches: ServiceSwitch[], bots: 
       s.mode === cr.spec.mode &&
       s.reason === (cr.spec.reason ?? "") &&
       s.ttl === (cr.spec.ttl ?? "");
-    if (!same) actions.push({ kind: "apply", name, spec: cr.spec });
+    if (!same) actions.push({ kind: "apply", name, spec: cr.spec, rescope: !!cr.spec.rescope });
     const engaged = same ? s.engaged : true;
-    if (cr.status?.engaged !== engaged || cr.status?.observedGeneration !== cr.generation) {
+    if (
+      cr.status?.engaged !== engaged ||
+      cr.status?.observedGeneration !== cr.generation ||
+      cr.status?.refusal
+    ) {
       actions.push({
         kind: "patchKillSwitchStatus",
         cr: cr.name,
-        status: { engaged, observedGeneration: cr.generation },
+        status: {
+          engaged,
+          observedGeneration: cr.generation,
+          ...(cr.status?.refusal ? { refusal: null } : {}),
+        },
       });
     }
   }

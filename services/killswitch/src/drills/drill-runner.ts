@@ -211,7 +211,10 @@ export function createDrillRunner(deps: DrillRunnerDeps) {
   // and request id are kept in its context, which outlives the answer to the request.
   const release = (name: string, ctx: HandlerContext) =>
     Promise.resolve(
-      deps.switches.deleteKillSwitch(create(DeleteKillSwitchRequestSchema, { name }), ctx),
+      deps.switches.deleteKillSwitch(
+        create(DeleteKillSwitchRequestSchema, { name, reason: "the drill ended" }),
+        ctx,
+      ),
     );
 
   const until = async (ok: () => boolean, endAt: number, signal: AbortSignal) => {

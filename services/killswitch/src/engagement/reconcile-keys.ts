@@ -6,7 +6,7 @@ import {
   type KillSwitchScopeName,
 } from "@svc/lib/contracts";
 import {
-  deleteSwitch,
+  deleteLapsedSwitch,
   recordAudit,
   listSwitches,
   lockKey,
@@ -54,7 +54,7 @@ export async function reconcileKeys(deps: KeyDeps): Promise<string[]> {
     const sync = await deps.db.transaction().execute(async (trx) => {
       await lockKey(trx, key);
       for (const r of lapsed) {
-        if (await deleteSwitch(trx, r.name))
+        if (await deleteLapsedSwitch(trx, r))
           await recordAudit(
             trx,
             { system: "system:ttl-sweep" },

@@ -30,6 +30,7 @@ import {
   type KillSwitchScopeName,
 } from "@svc/lib/contracts";
 import { ttlSeconds } from "../domain/ttl.js";
+import { switchChange, type SwitchChange } from "../domain/switch-change.js";
 import {
   broadcastKey,
   broadcastSync,
@@ -219,9 +220,33 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     }
   }
 
+  /** 409 for an apply that would move a switch to another key without saying it means it. */
+  function scopeDiffers(
+    name: string,
+    change: Extract<SwitchChange, { kind: "moved" }>,
+    requested: { scope: string; target: string },
+  ): ConnectError {
+    const was = `${change.from.scope} ${change.from.target}`;
+    const asked = `${requested.scope} ${requested.target}`;
+    return svcError(
+      Code.AlreadyExists,
+      "killswitch_scope_differs",
+      `kill switch "${name}" is engaged on ${was}; this request names ${asked} (its ${change.differs.join(" and ")} differs). Nothing was changed and ${was} stays halted. Release it first (DELETE /kill-switches/${name}), pick another name, or send rescope=true to move it, which releases ${was}`,
+      {
+        name,
+        differs: change.differs.join(","),
+        engaged_scope: change.from.scope,
+        engaged_target: change.from.target,
+        requested_scope: requested.scope,
+        requested_target: requested.target,
+      },
+    );
+  }
+
   async function engage(
     name: string,
     spec: KillSwitchSpec,
+    rescope: boolean,
     p: Principal,
     origin: AuditOrigin,
   ): Promise<KillSwitch> {
@@ -233,38 +258,58 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     let row: KillSwitchRow;
     try {
       row = await db.transaction().execute(async (trx) => {
+        // Under the name's lock two applies of one name cannot both find it absent (or both
+        // move it): the second sees what the first committed.
+        await repo.lockName(trx, name);
         const previous = await repo.findSwitch(trx, name);
-        const keys = [
-          key,
-          ...(previous && killSwitchKey(previous.scope, previous.target) !== key
-            ? [killSwitchKey(previous.scope, previous.target)]
-            : []),
-        ].sort();
-        for (const k of keys) await repo.lockKey(trx, k);
+        const applied = { scope, target: spec.target, mode, reason: spec.reason, ttl: spec.ttl };
+        const change = switchChange(previous, applied);
+        if (change.kind === "moved" && !rescope) throw scopeDiffers(name, change, applied);
+        const oldKey =
+          change.kind === "moved" ? killSwitchKey(change.from.scope, change.from.target) : null;
+        for (const k of [key, ...(oldKey ? [oldKey] : [])].sort()) await repo.lockKey(trx, k);
         const saved = await repo.upsertSwitch(trx, {
           name,
-          scope,
-          target: spec.target,
-          mode,
-          reason: spec.reason,
-          ttl: spec.ttl,
+          ...applied,
           engaged_by: p.sub,
           expires_at: ttl ? new Date(Date.now() + ttl * 1000) : null,
         });
+        if (previous && oldKey)
+          await repo.recordAudit(trx, origin, {
+            action: "killswitch.released",
+            outcome: "succeeded",
+            resource: `kill_switch/${name}`,
+            details: {
+              name,
+              key: oldKey,
+              reason: `moved to ${key} by a rescope: ${spec.reason}`,
+              moved_to: key,
+              engaged_by: previous.engaged_by,
+            },
+          });
+        const changed = change.kind === "in_place" && Object.keys(change.changed).length > 0;
         await repo.recordAudit(trx, origin, {
-          action: "killswitch.engaged",
+          action: changed ? "killswitch.changed" : "killswitch.engaged",
           outcome: "succeeded",
           resource: `kill_switch/${name}`,
-          details: { name, key, mode, reason: spec.reason, ttl: spec.ttl },
+          details: {
+            name,
+            key,
+            mode,
+            reason: spec.reason,
+            ttl: spec.ttl,
+            ...(changed ? { changed: change.changed } : {}),
+            ...(oldKey ? { moved_from: oldKey } : {}),
+          },
         });
         syncs = [await syncKey(trx, kv, scope, spec.target)];
-        if (previous && killSwitchKey(previous.scope, previous.target) !== key)
-          syncs.push(await syncKey(trx, kv, previous.scope, previous.target));
+        if (previous && oldKey) syncs.push(await syncKey(trx, kv, previous.scope, previous.target));
         return saved;
       });
     } catch (err) {
       // Runners hold a broadcast engagement until they see its key: tell them what the key says.
       const released = await rebroadcastKey(key);
+      if (err instanceof ConnectError && err.code === Code.AlreadyExists) throw err;
       throw notDurable(
         `kill switch "${name}" was broadcast to the runners but could not be recorded (database: ${(err as Error).message}); it is not durable: ${released ? "runners were told the key's state again" : "the key could not be read, so runners stay halted until a release"}. Engage it again.`,
         { name, not_durable: "database" },
@@ -283,31 +328,35 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     return toResource(row, "written");
   }
 
-  async function release(name: string, origin: AuditOrigin): Promise<void> {
-    const row = await repo.findSwitch(db, name);
-    const manualKey = row ? undefined : await manualKeyNamed(name);
-    if (!row && !manualKey)
-      throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${name}"`, {
-        name,
-      });
-    const target = row ? { scope: row.scope, target: row.target } : parseKillSwitchKey(manualKey!)!;
-    const key = killSwitchKey(target.scope, target.target);
+  async function release(name: string, why: string, origin: AuditOrigin): Promise<void> {
+    const recorded = await repo.findSwitch(db, name);
+    const manualKey = recorded ? undefined : await manualKeyNamed(name);
+    const notFound = () =>
+      svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${name}"`, { name });
+    if (!recorded && !manualKey) throw notFound();
+    let key = recorded ? killSwitchKey(recorded.scope, recorded.target) : manualKey!;
     let sync: KeySync;
     try {
       sync = await db.transaction().execute(async (trx) => {
+        let target = parseKillSwitchKey(key)!;
+        if (recorded) {
+          // Read again under the name's lock: a rescope since the read above moved its key.
+          await repo.lockName(trx, name);
+          const row = await repo.findSwitch(trx, name);
+          if (!row) throw notFound();
+          target = { scope: row.scope, target: row.target };
+          key = killSwitchKey(row.scope, row.target);
+        }
         await repo.lockKey(trx, key);
-        if (row && !(await repo.deleteSwitch(trx, name)))
-          throw svcError(Code.NotFound, "killswitch_not_found", `no kill switch named "${name}"`, {
-            name,
-          });
-        const s = await syncKey(trx, kv, target.scope, target.target, { dropManual: !row });
+        if (recorded && !(await repo.deleteSwitch(trx, name))) throw notFound();
+        const s = await syncKey(trx, kv, target.scope, target.target, { dropManual: !recorded });
         // The key must say released before anything else does; otherwise nothing is released.
         if (s.error) throw s.error;
         await repo.recordAudit(trx, origin, {
           action: "killswitch.released",
           outcome: "succeeded",
           resource: `kill_switch/${name}`,
-          details: { name, key },
+          details: { name, key, reason: why },
         });
         return s;
       });
@@ -342,7 +391,7 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
 
   return {
     applyKillSwitch: (req, ctx: HandlerContext) =>
-      engage(req.name, req.spec!, principalOf(ctx), auditOriginOf(ctx)),
+      engage(req.name, req.spec!, req.rescope, principalOf(ctx), auditOriginOf(ctx)),
 
     async getKillSwitch(req) {
       const row = await repo.findSwitch(db, req.name);
@@ -390,7 +439,7 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
 
     async deleteKillSwitch(req, ctx) {
       principalOf(ctx);
-      await release(req.name, auditOriginOf(ctx));
+      await release(req.name, req.reason || "released by request", auditOriginOf(ctx));
       return create(DeleteKillSwitchResponseSchema, { name: req.name, released: true });
     },
 

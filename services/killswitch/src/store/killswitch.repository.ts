@@ -67,6 +67,24 @@ export async function deleteSwitch(db: Db, name: string): Promise<boolean> {
   return Number(r.numDeletedRows) > 0;
 }
 
+/**
+ * Deletes a switch only while it is still the lapsed one on that key: a switch re-applied or
+ * moved since the sweep read it is a new engagement that its old TTL must not release.
+ */
+export async function deleteLapsedSwitch(
+  db: Db,
+  lapsed: Pick<KillSwitchRow, "name" | "scope" | "target">,
+): Promise<boolean> {
+  const r = await db
+    .deleteFrom("kill_switches")
+    .where("name", "=", lapsed.name)
+    .where("scope", "=", lapsed.scope)
+    .where("target", "=", lapsed.target)
+    .where("expires_at", "<=", sql<Date>`now()`)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
 export async function switchNames(db: Db): Promise<Set<string>> {
   return new Set(
     (await db.selectFrom("kill_switches").select("name").execute()).map((r) => r.name),
@@ -99,6 +117,17 @@ export async function recordAudit(
  */
 export async function lockKey(trx: Transaction<KillSwitchDatabase>, key: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+}
+
+/**
+ * Serializes every writer of one switch name (engage, rescope, release) for the rest of the
+ * transaction, so its row is read and changed by one at a time even before it exists. Taken
+ * before any key lock: the order name, then keys, is the same for every writer.
+ */
+export async function lockName(trx: Transaction<KillSwitchDatabase>, name: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${"kill_switch/" + name}, 0))`.execute(
+    trx,
+  );
 }
 
 /** Records (or renames) a bot a bot-scope switch may name, as the bots service announced it. */

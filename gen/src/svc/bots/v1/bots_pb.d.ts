@@ -1060,11 +1060,13 @@ export declare type BotRuntimeStatus = Message<"svc.bots.v1.BotRuntimeStatus"> &
   phase: string;
 
   /**
-   * A kill switch covering the bot (its own, its fleet's or the platform's) is engaged.
+   * A kill switch covering the bot (its own, its fleet's or the platform's) is engaged: true or
+   * false; unset (absent from the JSON) when the key-value store did not answer within its
+   * deadline: unknown, never a false "not engaged".
    *
-   * @generated from field: bool kill_switch_engaged = 2;
+   * @generated from field: optional bool kill_switch_engaged = 2;
    */
-  killSwitchEngaged: boolean;
+  killSwitchEngaged?: boolean | undefined;
 
   /**
    * The key and reason of the covering switch; "unknown: ..." when the key-value store does not
@@ -1090,9 +1092,11 @@ export declare type BotRuntimeStatusJson = {
   phase?: string;
 
   /**
-   * A kill switch covering the bot (its own, its fleet's or the platform's) is engaged.
+   * A kill switch covering the bot (its own, its fleet's or the platform's) is engaged: true or
+   * false; unset (absent from the JSON) when the key-value store did not answer within its
+   * deadline: unknown, never a false "not engaged".
    *
-   * @generated from field: bool kill_switch_engaged = 2;
+   * @generated from field: optional bool kill_switch_engaged = 2;
    */
   killSwitchEngaged?: boolean;
 

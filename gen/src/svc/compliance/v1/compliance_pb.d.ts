@@ -249,12 +249,13 @@ export declare type GetValidationReportRequest = Message<"svc.compliance.v1.GetV
   botRef: string;
 
   /**
-   * Calendar year covered (UTC); 0 (unset) means the previous one. Not in the future, nor before
-   * the bot was created.
+   * Calendar year covered (UTC), 2000 to the current year, and not before the bot was created;
+   * left out, the previous year. Optional, so that year=0 is refused rather than read as unset;
+   * the ceiling moves with the clock, so the handler checks both bounds (400 invalid_parameter).
    *
-   * @generated from field: int32 year = 2;
+   * @generated from field: optional int32 year = 2;
    */
-  year: number;
+  year?: number | undefined;
 };
 
 /**
@@ -269,10 +270,11 @@ export declare type GetValidationReportRequestJson = {
   botRef?: string;
 
   /**
-   * Calendar year covered (UTC); 0 (unset) means the previous one. Not in the future, nor before
-   * the bot was created.
+   * Calendar year covered (UTC), 2000 to the current year, and not before the bot was created;
+   * left out, the previous year. Optional, so that year=0 is refused rather than read as unset;
+   * the ceiling moves with the clock, so the handler checks both bounds (400 invalid_parameter).
    *
-   * @generated from field: int32 year = 2;
+   * @generated from field: optional int32 year = 2;
    */
   year?: number;
 };
@@ -288,11 +290,12 @@ export declare const GetValidationReportRequestSchema: GenMessage<GetValidationR
  */
 export declare type GetPlatformValidationReportRequest = Message<"svc.compliance.v1.GetPlatformValidationReportRequest"> & {
   /**
-   * Calendar year covered (UTC); 0 (unset) means the previous one. Not in the future.
+   * Calendar year covered (UTC), 2000 to the current year; left out, the previous year.
+   * Optional, so that year=0 is refused rather than read as unset (400 invalid_parameter).
    *
-   * @generated from field: int32 year = 1;
+   * @generated from field: optional int32 year = 1;
    */
-  year: number;
+  year?: number | undefined;
 };
 
 /**
@@ -300,9 +303,10 @@ export declare type GetPlatformValidationReportRequest = Message<"svc.compliance
  */
 export declare type GetPlatformValidationReportRequestJson = {
   /**
-   * Calendar year covered (UTC); 0 (unset) means the previous one. Not in the future.
+   * Calendar year covered (UTC), 2000 to the current year; left out, the previous year.
+   * Optional, so that year=0 is refused rather than read as unset (400 invalid_parameter).
    *
-   * @generated from field: int32 year = 1;
+   * @generated from field: optional int32 year = 1;
    */
   year?: number;
 };

@@ -298,13 +298,14 @@ export declare type KillSwitchJson = {
 export declare const KillSwitchSchema: GenMessage<KillSwitch, {jsonType: KillSwitchJson}>;
 
 /**
- * A switch to engage, by name (PUT: applying it again replaces it).
+ * A switch to engage, by name (PUT: applying it again changes its mode, reason and TTL in place).
  *
  * @generated from message svc.killswitch.v1.ApplyKillSwitchRequest
  */
 export declare type ApplyKillSwitchRequest = Message<"svc.killswitch.v1.ApplyKillSwitchRequest"> & {
   /**
-   * The switch's name; an existing switch of that name is replaced (and moved off its old key).
+   * The switch's name. An existing switch of that name keeps its scope and target: a request
+   * naming others is refused (409 killswitch_scope_differs) unless rescope is set.
    *
    * @generated from field: string name = 1;
    */
@@ -316,16 +317,26 @@ export declare type ApplyKillSwitchRequest = Message<"svc.killswitch.v1.ApplyKil
    * @generated from field: svc.killswitch.v1.KillSwitchSpec spec = 2;
    */
   spec?: KillSwitchSpec | undefined;
+
+  /**
+   * (?rescope=true) Move an existing switch of this name to the scope and target of spec: its
+   * old key is released, with its own killswitch.released audit entry naming who and why, in
+   * the same transaction as the new engagement. Without it a different scope or target is a 409.
+   *
+   * @generated from field: bool rescope = 3;
+   */
+  rescope: boolean;
 };
 
 /**
- * A switch to engage, by name (PUT: applying it again replaces it).
+ * A switch to engage, by name (PUT: applying it again changes its mode, reason and TTL in place).
  *
  * @generated from message svc.killswitch.v1.ApplyKillSwitchRequest
  */
 export declare type ApplyKillSwitchRequestJson = {
   /**
-   * The switch's name; an existing switch of that name is replaced (and moved off its old key).
+   * The switch's name. An existing switch of that name keeps its scope and target: a request
+   * naming others is refused (409 killswitch_scope_differs) unless rescope is set.
    *
    * @generated from field: string name = 1;
    */
@@ -337,6 +348,15 @@ export declare type ApplyKillSwitchRequestJson = {
    * @generated from field: svc.killswitch.v1.KillSwitchSpec spec = 2;
    */
   spec?: KillSwitchSpecJson;
+
+  /**
+   * (?rescope=true) Move an existing switch of this name to the scope and target of spec: its
+   * old key is released, with its own killswitch.released audit entry naming who and why, in
+   * the same transaction as the new engagement. Without it a different scope or target is a 409.
+   *
+   * @generated from field: bool rescope = 3;
+   */
+  rescope?: boolean;
 };
 
 /**
@@ -491,6 +511,14 @@ export declare type DeleteKillSwitchRequest = Message<"svc.killswitch.v1.DeleteK
    * @generated from field: string name = 1;
    */
   name: string;
+
+  /**
+   * (?reason=...) Why, for the killswitch.released audit entry (up to 2000 characters); empty
+   * is recorded as "released by request".
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
 };
 
 /**
@@ -503,6 +531,14 @@ export declare type DeleteKillSwitchRequestJson = {
    * @generated from field: string name = 1;
    */
   name?: string;
+
+  /**
+   * (?reason=...) Why, for the killswitch.released audit entry (up to 2000 characters); empty
+   * is recorded as "released by request".
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason?: string;
 };
 
 /**
@@ -1861,10 +1897,12 @@ export declare const DrillVerdictSchema: GenEnum<DrillVerdict, DrillVerdictJson>
  */
 export declare const KillSwitchService: GenService<{
   /**
-   * Engages a switch (or replaces the one of that name). It is broadcast to the runners before
-   * anything is stored, so they halt even when a store hangs. 400 for a bad target or a TTL over
-   * 720h; 503 killswitch_not_durable when the key or the row could not be written
-   * (details.not_durable says which; runners were told).
+   * Engages a switch (or changes the mode, reason or TTL of the one of that name, audited as
+   * killswitch.changed). It is broadcast to the runners before anything is stored, so they halt
+   * even when a store hangs. 400 for a bad target or a TTL over 720h; 409
+   * killswitch_scope_differs when a switch of that name has another scope or target (release it
+   * first, or send rescope); 503 killswitch_not_durable when the key or the row could not be
+   * written (details.not_durable says which; runners were told).
    *
    * @generated from rpc svc.killswitch.v1.KillSwitchService.ApplyKillSwitch
    */
