@@ -418,15 +418,29 @@ describe("the distributed topology (npm run start:distributed)", () => {
         api("PUT", "/kill-switches/while-paused", "admin", { ...held, reason: "paused" }, true),
         api("DELETE", "/kill-switches/held", "admin", undefined, true),
         api("GET", "/kill-switches", "alice"),
+        // Moving a switch or giving it a TTL lifts a halt: a release in all but name.
+        api(
+          "PUT",
+          "/kill-switches/held?rescope=true",
+          "admin",
+          { ...held, target: "another" },
+          true,
+        ),
+        api("PUT", "/kill-switches/held", "admin", { ...held, ttl: "1s" }, true),
       ]);
     } finally {
       if (alive(identity)) process.kill(identity, "SIGCONT");
     }
-    const [haltAll, engage, release, list] = answers;
+    const [haltAll, engage, release, list, move, lapse] = answers;
     expect(haltAll.status, JSON.stringify(haltAll.body)).toBe(200);
     expect(haltAll.body.halted).toBeGreaterThanOrEqual(1);
     expect(engage.body, JSON.stringify(engage.body)).toMatchObject({ status: { engaged: true } });
     expect([release.status, release.body.error?.code]).toEqual([503, "membership_unverifiable"]);
+    for (const lift of [move, lapse])
+      expect([lift.status, lift.body.error?.code], JSON.stringify(lift.body)).toEqual([
+        503,
+        "membership_unverifiable",
+      ]);
     // alice never called the killswitch service: nothing of her is cached there to list by.
     expect(
       list.status === 200 ? "listed" : list.body.error?.code,

@@ -11,7 +11,11 @@ import {
 import { bearerOf, missingBearer } from "./bearer.js";
 import { callKindOf } from "../deadline/index.js";
 import { localPrincipal } from "./local-provider.js";
-import { assumedMembershipKey, type HaltMembershipLookup } from "./membership-lookup.js";
+import {
+  assumedMembershipKey,
+  freshMembershipCheckKey,
+  type HaltMembershipLookup,
+} from "./membership-lookup.js";
 import {
   bearerRejectionKey,
   hasScope,
@@ -211,6 +215,10 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
       );
     }
 
+    if (membershipChecked && hasMembership.fresh) {
+      const fresh = hasMembership.fresh;
+      req.contextValues.set(freshMembershipCheckKey, () => fresh(principal));
+    }
     req.contextValues.set(principalKey, principal);
     return next(req);
   };

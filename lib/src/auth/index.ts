@@ -39,7 +39,9 @@ export {
 } from "./service-identity.js";
 export { serviceTokens, type ServiceTokens, type ServiceTokenSettings } from "./service-tokens.js";
 export {
+  assertMembershipFresh,
   assertMembershipVerified,
+  freshMembershipCheckKey,
   assumedMembershipKey,
   createMembershipLookup,
   LAST_KNOWN_MEMBERSHIP_MAX_AGE_MS,

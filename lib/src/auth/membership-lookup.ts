@@ -59,6 +59,34 @@ export function assertMembershipVerified(ctx: Pick<HandlerContext, "values">): v
     );
 }
 
+/**
+ * Set by the auth interceptor on every call whose membership it checked: asks the identity
+ * service again, past any cache, for this call's caller (what a release is checked with).
+ */
+export const freshMembershipCheckKey = createContextKey<(() => Promise<boolean>) | undefined>(
+  undefined,
+  { description: "the caller's membership, asked of the identity service afresh" },
+);
+
+/**
+ * For a halt route whose request turns out to lift or loosen a halt (a kill switch moved to
+ * another key, or given a TTL): the same check a release gets, the identity service asked afresh.
+ * Refuses 503 membership_unverifiable when it does not answer, 403 membership_required when the
+ * caller is no longer a member; a call whose membership was not checked at all passes.
+ *
+ * @example if (req.rescope) await assertMembershipFresh(ctx);
+ */
+export async function assertMembershipFresh(ctx: Pick<HandlerContext, "values">): Promise<void> {
+  assertMembershipVerified(ctx);
+  const check = ctx.values.get(freshMembershipCheckKey);
+  if (check && !(await check()))
+    throw svcError(
+      Code.PermissionDenied,
+      "membership_required",
+      "the caller has no membership in this organization any more; lifting a halt needs one",
+    );
+}
+
 /** Last known memberships are kept this long for halts (docs/kill-switch.md). */
 export const LAST_KNOWN_MEMBERSHIP_MAX_AGE_MS = 24 * 3_600_000;
 

@@ -53,6 +53,7 @@ export const ERROR_CODES = [
   "killswitch_not_durable",
   "killswitch_store_unreachable",
   "killswitch_scope_differs",
+  "killswitch_changed_concurrently",
   "drill_running",
   "drill_caller_gone",
   "drill_not_found",

@@ -11,7 +11,7 @@ import {
   type KillSwitchSpec,
 } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import { auditOriginOf, type AuditOrigin } from "@svc/lib/audit";
-import { principalOf, type Principal } from "@svc/lib/auth";
+import { assertMembershipFresh, principalOf, type Principal } from "@svc/lib/auth";
 import { Code, ConnectError, invalidField, svcError } from "@svc/lib/errors";
 import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import { MAX_TTL_SECONDS, readEngagers } from "../domain/key-engagers.js";
@@ -243,13 +243,23 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     );
   }
 
+  /** Whether applying `ttl` to the switch of that name changes its TTL (before its lock). */
+  async function ttlWouldChange(name: string, ttl: string): Promise<boolean> {
+    const previous = await repo.findSwitch(db, name);
+    return previous !== undefined && previous.ttl !== ttl;
+  }
+
   async function engage(
     name: string,
     spec: KillSwitchSpec,
     rescope: boolean,
     p: Principal,
     origin: AuditOrigin,
+    checkLiftingMembership: () => Promise<void>,
   ): Promise<KillSwitch> {
+    // A move releases the old key and a new TTL can make the switch lapse sooner: both lift a
+    // halt, so both get a release's check (identity asked afresh), never a membership assumed.
+    if (rescope) await checkLiftingMembership();
     const { scope, mode, ttl } = await validate(name, spec);
     const key = killSwitchKey(scope, spec.target);
     // Runners halt on the broadcast alone: nothing below may delay it.
@@ -257,6 +267,8 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     let syncs: KeySync[] = [];
     let row: KillSwitchRow;
     try {
+      const ttlChecked = rescope || (await ttlWouldChange(name, spec.ttl));
+      if (ttlChecked && !rescope) await checkLiftingMembership();
       row = await db.transaction().execute(async (trx) => {
         // Under the name's lock two applies of one name cannot both find it absent (or both
         // move it): the second sees what the first committed.
@@ -265,6 +277,13 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
         const applied = { scope, target: spec.target, mode, reason: spec.reason, ttl: spec.ttl };
         const change = switchChange(previous, applied);
         if (change.kind === "moved" && !rescope) throw scopeDiffers(name, change, applied);
+        if (change.kind === "in_place" && change.changed.ttl && !ttlChecked)
+          throw svcError(
+            Code.Aborted,
+            "killswitch_changed_concurrently",
+            `kill switch "${name}" was changed while this request was checked; send it again`,
+            { name },
+          );
         const oldKey =
           change.kind === "moved" ? killSwitchKey(change.from.scope, change.from.target) : null;
         for (const k of [key, ...(oldKey ? [oldKey] : [])].sort()) await repo.lockKey(trx, k);
@@ -309,7 +328,7 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
     } catch (err) {
       // Runners hold a broadcast engagement until they see its key: tell them what the key says.
       const released = await rebroadcastKey(key);
-      if (err instanceof ConnectError && err.code === Code.AlreadyExists) throw err;
+      if (err instanceof ConnectError) throw err;
       throw notDurable(
         `kill switch "${name}" was broadcast to the runners but could not be recorded (database: ${(err as Error).message}); it is not durable: ${released ? "runners were told the key's state again" : "the key could not be read, so runners stay halted until a release"}. Engage it again.`,
         { name, not_durable: "database" },
@@ -391,7 +410,9 @@ export function createKillSwitchHandlers(deps: KeyDeps & { botExists?: BotExists
 
   return {
     applyKillSwitch: (req, ctx: HandlerContext) =>
-      engage(req.name, req.spec!, req.rescope, principalOf(ctx), auditOriginOf(ctx)),
+      engage(req.name, req.spec!, req.rescope, principalOf(ctx), auditOriginOf(ctx), () =>
+        assertMembershipFresh(ctx),
+      ),
 
     async getKillSwitch(req) {
       const row = await repo.findSwitch(db, req.name);
