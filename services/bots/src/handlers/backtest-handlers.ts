@@ -47,6 +47,13 @@ import { insertResults, type NewResults } from "../store/backtest-results.reposi
 
 const SCHEMA = "bots";
 const CHUNK = 250_000;
+/**
+ * How long one slice of a run may hold the event loop: requests, the health check and the other
+ * runs of this process go between slices. The slice's bars adapt to the pace (an event-driven run
+ * with risk checks is many times slower per bar than a vectorised one).
+ */
+const SLICE_MS = 10;
+const MIN_SLICE = 1_024;
 /** How often a long run reads its row between slices, for a halt or takeover by another process. */
 const LOOK_EVERY_MS = 1_000;
 
@@ -306,11 +313,18 @@ async function simulate(
   const { dataSource, startMs, endMs, opts } = run.bars;
   let lookedAt = Date.now();
   let done = 0;
+  let slice = MIN_SLICE * 4;
   for await (const bars of streamBars(dataSource, startMs, endMs, opts)) {
-    for (let from = 0; from < bars.length; from += CHUNK) {
-      const to = Math.min(from + CHUNK, bars.length);
+    for (let from = 0; from < bars.length;) {
+      const to = Math.min(from + slice, bars.length);
+      const t0 = performance.now();
       engine.feed(barsAt(bars, from, to));
+      const took = performance.now() - t0;
+      slice = Math.round(
+        Math.min(CHUNK, Math.max(MIN_SLICE, ((to - from) * SLICE_MS) / Math.max(took, 0.1))),
+      );
       done += to - from;
+      from = to;
       await yieldToEventLoop();
       if (deps.tasks.cancelled(run.taskId)) throw new TaskCancelled();
       // At most once a second: the progress write is also the look for a halt or a takeover.

@@ -65,25 +65,32 @@ async function countQueued(db: Db): Promise<number> {
 }
 
 /**
- * Takes the next queued backtest for this process, or none. Fair between bots: among the queued
- * runs, one of the bot with the fewest runs held by any process goes first, oldest first within
- * that; so one bot's thirty runs never starve another bot's single one. Two processes claiming
- * at once skip each other's locked row (SKIP LOCKED) instead of waiting or taking it twice.
+ * Takes the next queued backtest for this process, or none. Fair between bots, round-robin: among
+ * the queued runs, one of the bot with the fewest runs held by any process goes first, then the
+ * bot served longest ago (whose last run started earliest, or never), oldest first within a bot;
+ * so one bot's thirty runs never starve another bot's single one. Two processes claiming at once
+ * skip each other's locked row (SKIP LOCKED) instead of waiting or taking it twice.
  */
 export async function claimNextBacktest(
   db: Db,
   o: { hostId: string; maxAttempts: number },
 ): Promise<DeploymentRow | undefined> {
   const { rows } = await sql<DeploymentRow>`
-    with busy as (
-      select bot_id, count(*) as n from ${DEPLOYMENTS}
-      where target = 'backtest' and status in ('pending', 'running') and host is not null
-      group by bot_id
+    with waiting as (
+      select distinct bot_id from ${DEPLOYMENTS}
+      where target = 'backtest' and status = 'pending' and host is null
+    ), bots as (
+      select d.bot_id,
+        count(*) filter (where d.status in ('pending', 'running') and d.host is not null) as busy,
+        max(d.started_at) as served
+      from ${DEPLOYMENTS} d join waiting w on w.bot_id = d.bot_id
+      where d.target = 'backtest'
+      group by d.bot_id
     ), next as (
-      select q.id from ${DEPLOYMENTS} q left join busy on busy.bot_id = q.bot_id
+      select q.id from ${DEPLOYMENTS} q join bots on bots.bot_id = q.bot_id
       where q.target = 'backtest' and q.status = 'pending' and q.host is null
         and q.attempts < ${o.maxAttempts}
-      order by coalesce(busy.n, 0), q.created_at, q.id
+      order by bots.busy, bots.served nulls first, q.created_at, q.id
       limit 1
       for update of q skip locked
     )
