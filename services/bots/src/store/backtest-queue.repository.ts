@@ -103,7 +103,7 @@ export async function claimNextBacktest(
 
 /**
  * Puts back in the queue the live backtests whose holder fell silent for the lease (a process
- * that died), except runs of this process whose lease merely lapsed (`runningHere`); those
+ * that died), or running with no holder named (rows from before leases), except runs of this process whose lease merely lapsed (`runningHere`); those
  * started `maxAttempts` times are left to failExhaustedBacktests. They keep their place: their
  * arrival time is unchanged.
  */
@@ -116,9 +116,11 @@ export async function requeueOrphanedBacktests(
     .set({ host: null, status: "pending", bars_done: 0 })
     .where("target", "=", "backtest")
     .where("status", "in", LIVE_BACKTEST_STATES)
-    .where("host", "is not", null)
+    // Not those queued already: pending and held by no one.
+    .where((eb) => eb.or([eb("status", "=", "running"), eb("host", "is not", null)]))
     .where((eb) =>
       eb.or([
+        eb("host", "is", null),
         eb("host_seen_at", "is", null),
         eb("host_seen_at", "<", sql<Date>`now() - make_interval(secs => ${o.leaseSeconds})`),
       ]),
