@@ -7,7 +7,7 @@ import {
   type Transaction,
 } from "kysely";
 import { LIVE_BACKTEST_STATES } from "../domain/deployment-status.js";
-import type { BotsDatabase, DeploymentRow } from "./bots.table.js";
+import type { BotsDatabase } from "./bots.table.js";
 
 type Db = Kysely<BotsDatabase>;
 const now = () => sql<Date>`now()` as unknown as Date;
