@@ -8,6 +8,8 @@ import {
   startTestPlatform,
 } from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
+import { failDeployment } from "../../services/bots/src/handlers/backtest-handlers.js";
+import type { BotsDatabase } from "../../services/bots/src/store/bots.table.js";
 
 // Many backtests at once: accepted work never fails because there was a lot of it. At most
 // SVC_BACKTEST_WORKERS run at once per process, the rest wait in the durable queue in order and
@@ -189,5 +191,41 @@ describe.each(BACKENDS)("many backtests at once (%s)", (backend) => {
       expect(before.length).toBeLessThanOrEqual(1);
     },
     PLATFORM_START_TIMEOUT_MS + 240_000,
+  );
+
+  it(
+    "a run whose database call found no pool connection in time goes back in the queue, its start not counted, and then succeeds",
+    async () => {
+      p = await startTestPlatform(backend);
+      await createBot("outage");
+      const db = p.platform.db.db as Kysely<unknown>;
+      // A run another live process holds (its lease is fresh), as it was when its write waited
+      // past SVC_DB_TIMEOUT_MS for a connection of a pool that a burst had taken.
+      const elsewhere = "elsewhere:7:bt-live";
+      await sql`
+        insert into bots.bot_deployments (id, bot_id, version, target, status, task_id, request, host, host_seen_at, attempts)
+        select gen_random_uuid(), id, 1, 'backtest', 'running', 'bt-outage',
+          ${JSON.stringify({ data_source: "synthetic:5", start: null, end: null })}, ${elsewhere}, now(), 1
+        from bots.bots where slug = 'outage'`.execute(db);
+      await failDeployment(
+        db.withSchema("bots") as unknown as Kysely<BotsDatabase>,
+        elsewhere,
+        "bt-outage",
+        new Error("timeout exceeded when trying to connect"),
+      );
+      const { rows } = await sql<{ status: string; host: string | null; attempts: number }>`
+        select status, host, attempts from bots.bot_deployments where task_id = 'bt-outage'`.execute(
+        db,
+      );
+      expect(rows).toEqual([{ status: "pending", host: null, attempts: 0 }]);
+      const [done] = await eventually(
+        "the run ends",
+        () => deployments(p!, "outage"),
+        ended,
+        60_000,
+      );
+      expect([done!.status, done!.result_summary?.error]).toEqual(["success", undefined]);
+    },
+    PLATFORM_START_TIMEOUT_MS + 60_000,
   );
 });
