@@ -59,20 +59,29 @@ function percentiles(xs: number[]) {
 }
 
 /** Latencies of GET /bots/{ref} and /healthz, one request at a time, until `until` says stop. */
-async function probe(base: string, until: () => boolean, min = 0) {
-  const bots: number[] = [];
-  const health: number[] = [];
-  while (!until() || bots.length < min) {
+async function probe(base: string, until: () => boolean, min = 0, phase = () => "idle") {
+  const seen = new Map<string, { bots: number[]; health: number[] }>();
+  let count = 0;
+  while (!until() || count < min) {
+    const at = phase();
+    const into = seen.get(at) ?? { bots: [], health: [] };
+    seen.set(at, into);
     let t = performance.now();
     const b = await send(base, "GET", "/bots/burst-0");
-    bots.push(performance.now() - t);
+    into.bots.push(performance.now() - t);
     if (b.status !== 200) throw new Error(`GET /bots/burst-0 answered ${b.status}`);
     t = performance.now();
     await send(base, "GET", "/healthz");
-    health.push(performance.now() - t);
+    into.health.push(performance.now() - t);
+    count++;
     await new Promise((r) => setTimeout(r, 20));
   }
-  return { get_bot_ms: percentiles(bots), healthz_ms: percentiles(health) };
+  return Object.fromEntries(
+    [...seen].map(([at, v]) => [
+      at,
+      { get_bot_ms: percentiles(v.bots), healthz_ms: percentiles(v.health) },
+    ]),
+  );
 }
 
 async function statuses(base: string): Promise<string[]> {
@@ -96,7 +105,7 @@ const finished = (s: string[]) => s.every((x) => ["success", "failed", "halted"]
 async function measure(p: RunningPlatform) {
   const base = p.url;
   for (let b = 0; b < BOTS; b++) await send(base, "POST", "/bots", spec(`burst-${b}`));
-  const idle = await probe(base, () => true, 200);
+  const idle = (await probe(base, () => true, 200)).idle!;
   // One run alone, three times: its time from submission to success.
   const alone: number[] = [];
   for (let i = 0; i < 3; i++) {
@@ -131,8 +140,15 @@ async function measure(p: RunningPlatform) {
     }
     done = true;
   })();
-  // Probed from the first submission on, while they are answered and while they run.
-  const busy = await probe(base, () => done);
+  // Probed from the first submission on: while they are answered (the requests check each run's
+  // bars on the event loop), and once every one is answered, while they run.
+  const phases = await probe(
+    base,
+    () => done,
+    0,
+    () => (answeredAt ? "running" : "submitting"),
+  );
+  const busy = phases.running ?? phases.submitting!;
   const answers = await posting;
   const acceptedIn = answeredAt / 1000;
   await watching;
@@ -160,7 +176,8 @@ async function measure(p: RunningPlatform) {
     one_run_rate_per_s: round2(1 / oneRunS),
     throughput_of_one_run_rate: round2(accepted / tookS / (1 / oneRunS)),
     idle,
-    during_burst: busy,
+    while_submitting: phases.submitting,
+    while_running: phases.running,
     get_bot_p99_of_idle: round2(busy.get_bot_ms.p99 / idle.get_bot_ms.p99),
     healthz_p99_of_idle: round2(busy.healthz_ms.p99 / idle.healthz_ms.p99),
   };

@@ -52,8 +52,8 @@ const CHUNK = 250_000;
  * runs of this process go between slices. The slice's bars adapt to the pace (an event-driven run
  * with risk checks is many times slower per bar than a vectorised one).
  */
-const SLICE_MS = 10;
-const MIN_SLICE = 1_024;
+const SLICE_MS = 3;
+const MIN_SLICE = 256;
 /** How often a long run reads its row between slices, for a halt or takeover by another process. */
 const LOOK_EVERY_MS = 1_000;
 
