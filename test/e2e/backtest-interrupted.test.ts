@@ -180,11 +180,13 @@ describe("backtests interrupted by the death of their process (real Postgres)", 
     // A short lease, so the test does not wait out the default 15 s: the dead process's leases
     // lapse after 3 s, and the recovery pass (every third of the lease) takes them over.
     await bed.start({ SVC_RUNNER_LEASE_S: "3" });
+    // Two workers take the forty in turn (SVC_BACKTEST_WORKERS): on a loaded 2-core machine
+    // that has taken 80 s.
     const done = await eventually(
       "every backtest ends",
       () => bed!.backtests(),
       allTerminal,
-      60_000,
+      150_000,
     );
     expect(done.map((r) => [r.task_id, r.status])).toEqual(left.map((r) => [r.task_id, "success"]));
     const before = new Map(left.map((r) => [r.task_id, r]));
@@ -201,7 +203,7 @@ describe("backtests interrupted by the death of their process (real Postgres)", 
     expect([...trials.keys()].sort()).toEqual(done.map((r) => r.id).sort());
     expect([...trials.values()].every((n) => n === 1)).toBe(true);
     expect(await bed.announced()).toBe(40);
-  }, 120_000);
+  }, 240_000);
 
   it("rows of a vanished host, or from before leases, end by themselves; one that died too often fails as interrupted", async () => {
     bed = await testBed();
