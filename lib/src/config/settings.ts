@@ -358,6 +358,16 @@ export const SETTINGS = {
     default: "15",
     doc: "Seconds a paper session's host may stay silent before another runner takes the session over; the old holder's writes are fenced off from then on.",
   },
+  SVC_BACKTEST_WORKERS: {
+    kind: int(1, 64),
+    default: "2",
+    doc: "Backtests and compliance runs one bots process runs at once; the others wait their turn in the queue, in order and fairly between bots.",
+  },
+  SVC_BACKTEST_QUEUE_MAX: {
+    kind: int(1, 1_000_000),
+    default: "1000",
+    doc: "Accepted backtests that may wait for a worker, all processes together; past it a new one is refused up front (429 backtest_queue_full with Retry-After), never accepted and then failed.",
+  },
   SVC_KV_TIMEOUT_MS: {
     kind: int(50, 60_000),
     default: "1000",

@@ -85,6 +85,8 @@ export const ERROR_CODES = [
   "chat_rate_limited",
   "chat_token_budget_exhausted",
   "chat_delegation_failed",
+  // Backtests and compliance runs: the queue of accepted work is full (SVC_BACKTEST_QUEUE_MAX)
+  "backtest_queue_full",
   // A dependency could not answer
   "jwks_unreachable",
   "idp_unreachable",

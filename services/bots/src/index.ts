@@ -10,8 +10,9 @@ import { BOTS_SCHEMA, createBotsHandlers } from "./handlers/bots-handlers.js";
 import {
   createBacktestHandlers,
   failDeployment,
-  resumeBacktest,
+  runClaimedBacktest,
 } from "./handlers/backtest-handlers.js";
+import { backtestQueue } from "./runtime/backtest-queue.js";
 import { createTaskRunner, TaskCancelled } from "./runtime/task-runner.js";
 import { backtestHostId, backtestRecovery } from "./runtime/backtest-recovery.js";
 import { PaperSessions } from "./runtime/paper-sessions.js";
@@ -51,23 +52,41 @@ export async function createBotsModule(
   const db = schemaDb<BotsDatabase>(platform.db.db, BOTS_SCHEMA) as Kysely<BotsDatabase>;
   const handlers = createBotsHandlers({ db, kv: platform.kv });
   const hostId = backtestHostId();
+  // Bounded: at most SVC_BACKTEST_WORKERS backtests and compliance runs at once in this process.
   const tasks = createTaskRunner((taskId, err) => {
     if (err instanceof TaskCancelled)
       platform.log.info({ task_id: taskId, reason: err.message }, "background task halted");
-    else platform.log.error({ err, task_id: taskId }, "background task failed");
-    void failDeployment(db, hostId, taskId, err).catch((e) =>
-      platform.log.error({ err: e, task_id: taskId }, "could not record the failure"),
+    void failDeployment(db, hostId, taskId, err).then(
+      (outcome) => {
+        if (outcome === "requeued")
+          platform.log.warn(
+            { err, task_id: taskId },
+            "backtest put back in the queue (store outage)",
+          );
+        else if (!(err instanceof TaskCancelled))
+          platform.log.error({ err, task_id: taskId }, "background task failed");
+      },
+      (e) => platform.log.error({ err: e, task_id: taskId }, "could not record the failure"),
     );
+  }, platform.config.backtests.workers);
+  const runDeps = { db, tasks, hostId, log: platform.log };
+  const queue = backtestQueue({
+    ...runDeps,
+    run: (row) => runClaimedBacktest(runDeps, row),
   });
-  const backtests = createBacktestHandlers({ db, tasks, hostId, log: platform.log });
-  // Backtests left pending or running by a process that died are re-run here (see backtest-recovery).
+  const backtests = createBacktestHandlers({
+    ...runDeps,
+    queueMax: platform.config.backtests.queueMax,
+    pump: queue.pump,
+  });
+  // Backtests left pending or running by a process that died go back in the queue (see backtest-recovery).
   const recovery = backtestRecovery({
     db,
     tasks,
     hostId,
     log: platform.log,
     leaseSeconds: platform.config.runnerLeaseS,
-    resume: (row) => resumeBacktest({ db, tasks, hostId }, row),
+    pump: queue.pump,
   });
   const sessions = new PaperSessions({
     db,
@@ -104,7 +123,12 @@ export async function createBotsModule(
   const runningPaper = createRunningPaperHandlers(db);
   const backtestResults = createBacktestResultsHandlers(db);
   const datasets = createDatasetHandlers({ db, maxBytes: platform.config.datasetMaxBytes });
-  const complianceRuns = createComplianceRunHandlers({ db, tasks, hostId });
+  const complianceRuns = createComplianceRunHandlers({
+    db,
+    tasks,
+    hostId,
+    queueMax: platform.config.backtests.queueMax,
+  });
   logChatSettings(platform);
   const chat = createChatHandlers({
     db,

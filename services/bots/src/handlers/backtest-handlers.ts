@@ -10,7 +10,7 @@ import {
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { enqueueEvent } from "@svc/lib/bus";
-import { Code, svcError } from "@svc/lib/errors";
+import { Code, isStoreOutage, svcError } from "@svc/lib/errors";
 import {
   BacktestRun,
   EngineInputError,
@@ -26,6 +26,11 @@ import {
 } from "../engine/index.js";
 import { TaskCancelled, yieldToEventLoop, type TaskRunner } from "../runtime/task-runner.js";
 import * as backtests from "../store/backtests.repository.js";
+import {
+  enqueueBacktest,
+  queuePositions,
+  requeueBacktest,
+} from "../store/backtest-queue.repository.js";
 import * as repo from "../store/bots.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import { DEPLOYMENT_KEYS, listDeployments } from "../store/deployments.repository.js";
@@ -42,6 +47,13 @@ import { insertResults, type NewResults } from "../store/backtest-results.reposi
 
 const SCHEMA = "bots";
 const CHUNK = 250_000;
+/**
+ * How long one slice of a run may hold the event loop: requests, the health check and the other
+ * runs of this process go between slices. The slice's bars adapt to the pace (an event-driven run
+ * with risk checks is many times slower per bar than a vectorised one).
+ */
+const SLICE_MS = 3;
+const MIN_SLICE = 256;
 /** How often a long run reads its row between slices, for a halt or takeover by another process. */
 const LOOK_EVERY_MS = 1_000;
 
@@ -55,6 +67,17 @@ export interface BacktestDeps {
   /** Where a finished backtest is logged (at info, with its ids). */
   log?: Pick<Logger, "info">;
 }
+
+/** What the request path adds: the queue's bound and a nudge to the workers. */
+export interface BacktestRouteDeps extends BacktestDeps {
+  /** Accepted backtests that may wait for a worker (SVC_BACKTEST_QUEUE_MAX). */
+  queueMax: number;
+  /** Lets a free worker of this process claim what was just queued (backtest-queue.ts). */
+  pump(): Promise<void>;
+}
+
+/** Seconds a refused submission is told to wait: a few runs' time, not a guess at the whole queue. */
+const QUEUE_FULL_RETRY_AFTER_S = 5;
 
 /** A checked backtest, ready to run: everything comes from its deployment row and bot version. */
 interface Run {
@@ -78,13 +101,15 @@ interface Run {
 
 /**
  * Backtests: the request checks everything a person could get wrong (bot, version, strategy,
- * parameters, data, range) and answers at once with a pending BotDeployment; the run goes
- * pending -> running -> success | failed (| halted) in the background, and a success is recorded
- * as a trial in the TrialLedger (and announced) in the same transaction as the result. The row
- * carries this process's lease, so that another process re-runs it if this one dies
+ * parameters, data, range) and answers at once with a pending BotDeployment, queued (its
+ * position in its progress), or refuses it up front when the queue is full; a worker of any
+ * process claims it from the queue (runtime/backtest-queue.ts) and the run goes
+ * pending -> running -> success | failed (| halted), and a success is recorded as a trial in the
+ * TrialLedger (and announced) in the same transaction as the result. The claimed row carries its
+ * process's lease, so that it goes back in the queue if that process dies
  * (runtime/backtest-recovery.ts).
  */
-export function createBacktestHandlers(deps: BacktestDeps): Handlers {
+export function createBacktestHandlers(deps: BacktestRouteDeps): Handlers {
   const { db } = deps;
   return {
     async backtestBot(req) {
@@ -124,34 +149,37 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
         if (err instanceof EngineInputError) throw engineInputRefused(err);
         throw err;
       }
-      const settings = (() => {
-        try {
-          return engineSettingsFrom(spec.engine);
-        } catch (err) {
-          if (err instanceof EngineInputError) throw engineInputRefused(err, "engine");
-          throw err;
-        }
-      })();
-      const risk = await riskLimitsOf(db, spec, bot.fleet);
-      const row = await backtests.insertBacktest(db, {
-        botId: bot.id,
-        version,
-        request: { data_source: dataSource, start, end },
-        hostId: deps.hostId,
-        barsTotal: inputs.barsTotal,
-      });
-      submitRun(deps, {
-        id: row.id,
-        taskId: row.task_id,
-        botId: bot.id,
-        version,
-        specHash: versionRow.spec_hash,
-        ...inputs,
-        settings,
-        dataSource,
-        risk,
-      });
-      return rowToDeployment(row);
+      // Checked now, so that a run that cannot start is refused, never queued to fail later.
+      try {
+        engineSettingsFrom(spec.engine);
+      } catch (err) {
+        if (err instanceof EngineInputError) throw engineInputRefused(err, "engine");
+        throw err;
+      }
+      const queued = await enqueueBacktest(
+        db,
+        {
+          botId: bot.id,
+          version,
+          request: { data_source: dataSource, start, end },
+          barsTotal: inputs.barsTotal,
+        },
+        deps.queueMax,
+      );
+      if ("full" in queued)
+        throw svcError(
+          Code.ResourceExhausted,
+          "backtest_queue_full",
+          `${queued.queued} accepted backtests already wait for a worker, the most the queue holds (SVC_BACKTEST_QUEUE_MAX); nothing was recorded: send this one again in a few seconds`,
+          {
+            limit: "SVC_BACKTEST_QUEUE_MAX",
+            queued: queued.queued,
+            retry_after_s: QUEUE_FULL_RETRY_AFTER_S,
+          },
+          { headers: { "retry-after": String(QUEUE_FULL_RETRY_AFTER_S) } },
+        );
+      void deps.pump();
+      return rowToDeployment(queued.row, queued.position);
     },
 
     async listBotDeployments(req) {
@@ -162,8 +190,13 @@ export function createBacktestHandlers(deps: BacktestDeps): Handlers {
       const before = decodePageToken(list, req.pageToken);
       const rows = await listDeployments(db, bot.id, { limit: size + 1, before });
       const page = pageOf(rows, size, list, (r) => [r.created_key, r.id]);
+      const waiting = page.items.filter((r) => r.status === "pending" && r.host === null);
+      const positions = await queuePositions(
+        db,
+        waiting.map((r) => r.id),
+      );
       return create(ListBotDeploymentsResponseSchema, {
-        items: page.items.map(rowToDeployment),
+        items: page.items.map((r) => rowToDeployment(r, positions.get(r.id))),
         nextPageToken: page.nextPageToken,
       });
     },
@@ -196,10 +229,11 @@ async function loadInputs(
 }
 
 /**
- * Runs again, from scratch, a backtest whose lease this process just took over from a process
- * that died. Inputs that no longer load end it failed; any other error is the caller's to handle.
+ * Runs a backtest this process just claimed from the queue (accepted here or elsewhere, or put
+ * back by a process that died: then from scratch). Its inputs are loaded again from its row and
+ * bot version; inputs that no longer load end it failed; any other error is the caller's to handle.
  */
-export async function resumeBacktest(deps: BacktestDeps, row: DeploymentRow): Promise<void> {
+export async function runClaimedBacktest(deps: BacktestDeps, row: DeploymentRow): Promise<void> {
   const versionRow = await repo.findVersion(deps.db, row.bot_id, row.version);
   if (!versionRow) {
     await failDeployment(
@@ -279,11 +313,18 @@ async function simulate(
   const { dataSource, startMs, endMs, opts } = run.bars;
   let lookedAt = Date.now();
   let done = 0;
+  let slice = MIN_SLICE * 4;
   for await (const bars of streamBars(dataSource, startMs, endMs, opts)) {
-    for (let from = 0; from < bars.length; from += CHUNK) {
-      const to = Math.min(from + CHUNK, bars.length);
+    for (let from = 0; from < bars.length;) {
+      const to = Math.min(from + slice, bars.length);
+      const t0 = performance.now();
       engine.feed(barsAt(bars, from, to));
+      const took = performance.now() - t0;
+      slice = Math.round(
+        Math.min(CHUNK, Math.max(MIN_SLICE, ((to - from) * SLICE_MS) / Math.max(took, 0.1))),
+      );
       done += to - from;
+      from = to;
       await yieldToEventLoop();
       if (deps.tasks.cancelled(run.taskId)) throw new TaskCancelled();
       // At most once a second: the progress write is also the look for a halt or a takeover.
@@ -343,15 +384,20 @@ async function recordSuccess(
 /**
  * Marks a task failed with the reason (halted when it was cancelled); used by the task runner for
  * any error of a run. Only a row still live and held here: a halt or a takeover decided already.
+ * A store that could not serve now (the pool had no connection for the run within its deadline,
+ * the database restarting) is no fault of the backtest: it goes back in the queue instead, its
+ * start not counted, and runs again once a worker is free. Returns what became of it.
  */
 export async function failDeployment(
   db: Kysely<BotsDatabase>,
   hostId: string,
   taskId: string,
   err: unknown,
-): Promise<void> {
+): Promise<"requeued" | "ended"> {
+  if (isStoreOutage(err) && (await requeueBacktest(db, taskId, hostId))) return "requeued";
   const status = err instanceof TaskCancelled ? "halted" : "failed";
   await backtests.endBacktest(db, hostId, taskId, status, (err as Error)?.message ?? String(err));
+  return "ended";
 }
 
 /** What the results routes serve, from the engine's curve, days and trades. */

@@ -53,6 +53,8 @@ export function createComplianceRunHandlers(deps: {
   tasks: TaskRunner;
   /** This process's name on the runs it holds (see runtime/backtest-recovery.ts). */
   hostId: string;
+  /** Runs that may wait here for a worker (SVC_BACKTEST_QUEUE_MAX) before a new one is refused. */
+  queueMax: number;
 }): Handlers {
   const { db } = deps;
   const botOf = async (ref: string): Promise<BotRow> => {
@@ -134,6 +136,16 @@ export function createComplianceRunHandlers(deps: {
         if (err instanceof EngineInputError) throw engineInputRefused(err);
         throw err;
       }
+      // The runs share the backtests' workers; past the queue's bound one is refused up front,
+      // never accepted to wait without end.
+      if (deps.tasks.waiting() >= deps.queueMax)
+        throw svcError(
+          Code.ResourceExhausted,
+          "backtest_queue_full",
+          `${deps.tasks.waiting()} runs already wait for a worker, the most the queue holds (SVC_BACKTEST_QUEUE_MAX); nothing was recorded: start this one again in a few seconds`,
+          { limit: "SVC_BACKTEST_QUEUE_MAX", queued: deps.tasks.waiting(), retry_after_s: 5 },
+          { headers: { "retry-after": "5" } },
+        );
       const row = await runs
         .insertComplianceRun(db, {
           botId: bot.id,

@@ -25,8 +25,11 @@ const TARGET: Record<DeploymentRow["target"], DeploymentTarget> = {
   k8s: DeploymentTarget.K8S,
 };
 
-/** A deployment row as the API shows it; a failure's error becomes result_summary.error. */
-export function rowToDeployment(row: DeploymentRow): BotDeployment {
+/**
+ * A deployment row as the API shows it; a failure's error becomes result_summary.error. A queued
+ * backtest's `queuePosition` (backtest-queue.repository.ts) goes into its progress.
+ */
+export function rowToDeployment(row: DeploymentRow, queuePosition?: number): BotDeployment {
   return create(BotDeploymentSchema, {
     id: row.id,
     target: TARGET[row.target],
@@ -38,7 +41,7 @@ export function rowToDeployment(row: DeploymentRow): BotDeployment {
     version: row.version,
     createdAt: timestampFromDate(new Date(row.created_at)),
     updatedAt: timestampFromDate(new Date(row.updated_at)),
-    progress: progressOf(row),
+    progress: progressOf(row, queuePosition),
   });
 }
 
@@ -46,7 +49,7 @@ export function rowToDeployment(row: DeploymentRow): BotDeployment {
  * A backtest's progress: elapsed runs to now while it runs and to its last update once it
  * ended; the time left extrapolates the pace so far (0 before the first report and at the end).
  */
-function progressOf(row: DeploymentRow): BacktestProgress | undefined {
+function progressOf(row: DeploymentRow, queuePosition = 0): BacktestProgress | undefined {
   if (row.target !== "backtest" || row.bars_total === null) return undefined;
   const done = Number(row.bars_done ?? 0);
   const total = Number(row.bars_total);
@@ -60,5 +63,6 @@ function progressOf(row: DeploymentRow): BacktestProgress | undefined {
     barsTotal: BigInt(total),
     elapsedS,
     remainingS,
+    queuePosition,
   });
 }

@@ -3,30 +3,30 @@ import { hostname } from "node:os";
 import type { Kysely } from "kysely";
 import type { Logger } from "@svc/lib/telemetry";
 import {
-  claimOrphanedBacktests,
   failExhaustedBacktests,
   haltLiveBacktests,
-  releaseBacktest,
   renewBacktestLeases,
 } from "../store/backtests.repository.js";
+import { requeueOrphanedBacktests } from "../store/backtest-queue.repository.js";
 import {
   failOrphanedComplianceRuns,
   renewComplianceRunLeases,
 } from "../store/compliance-runs.repository.js";
-import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
+import type { BotsDatabase } from "../store/bots.table.js";
+import { MAX_ATTEMPTS } from "./backtest-queue.js";
 import type { TaskRunner } from "./task-runner.js";
 
 /**
  * Backtests survive the death of the process that runs them. Each backtest row names the process
  * that holds it (`host`) and when that process last said so (`host_seen_at`), as paper sessions
  * do: the holder renews the lease every few seconds; a row whose holder fell silent for the lease
- * (SVC_RUNNER_LEASE_S, shared with paper sessions) or that names none (rows from before leases)
- * is claimed by one live process, in one conditional UPDATE, and re-run from scratch, which is
- * correct because a backtest is deterministic. A run
- * whose process died MAX_ATTEMPTS times ends failed with error `interrupted`, so that a backtest
- * that kills its process cannot loop forever.
+ * (SVC_RUNNER_LEASE_S, shared with paper sessions) is put back in the queue, in one conditional
+ * UPDATE, at its place of arrival; a live process claims it from there (backtest-queue.ts) and
+ * re-runs it from scratch, which is correct because a backtest is deterministic. A row that
+ * names no holder is queued already (rows from before leases too). A run whose process died
+ * MAX_ATTEMPTS times ends failed with error `interrupted`, so that a backtest that kills its
+ * process cannot loop forever.
  */
-const MAX_ATTEMPTS = 3;
 const INTERRUPTED = "interrupted";
 /**
  * Compliance runs share the lease, but one whose process died is ended failed, not re-run: the
@@ -62,12 +62,13 @@ export interface RecoveryDeps {
   log: Logger;
   /** Seconds a silent holder keeps its backtests (SVC_RUNNER_LEASE_S). */
   leaseSeconds: number;
-  /** Submits a claimed row's run again; a row that cannot run any more is ended by it. */
-  resume(row: DeploymentRow): Promise<void>;
+  /** Claims queued backtests for this process's free workers (backtest-queue.ts). */
+  pump(): Promise<void>;
 }
 
 /**
- * Renews this process's leases and takes over orphaned backtests: once at start (awaited), then
+ * Renews this process's leases, puts orphaned backtests back in the queue and feeds this
+ * process's free workers from it: once at start (awaited), then
  * every few seconds, well inside the lease. Passes never overlap: a tick that finds one under way is skipped.
  */
 export function backtestRecovery(deps: RecoveryDeps): {
@@ -120,26 +121,12 @@ async function pass(deps: RecoveryDeps): Promise<void> {
       "backtests interrupted too often; marked failed",
     );
   // A lease of ours that lapsed while the run goes on here (a slow database) is renewed, not re-run.
-  const claimed = await claimOrphanedBacktests(db, {
-    hostId,
+  const requeued = await requeueOrphanedBacktests(db, {
     runningHere: tasks.ids(),
     leaseSeconds: deps.leaseSeconds,
     maxAttempts: MAX_ATTEMPTS,
   });
-  for (const row of claimed) await resumeOne(deps, row);
-  if (claimed.length > 0)
-    log.info(
-      { task_ids: claimed.map((r) => r.task_id) },
-      "backtests of a process that died re-run from scratch",
-    );
-}
-
-async function resumeOne(deps: RecoveryDeps, row: DeploymentRow): Promise<void> {
-  try {
-    await deps.resume(row);
-  } catch (err) {
-    // Not run here after all (shutdown began, or the database failed): hand the row back at once.
-    deps.log.warn({ err, task_id: row.task_id }, "could not resume a backtest; released");
-    await releaseBacktest(deps.db, row.id, deps.hostId);
-  }
+  if (requeued.length > 0)
+    log.info({ task_ids: requeued }, "backtests of a process that died put back in the queue");
+  await deps.pump();
 }

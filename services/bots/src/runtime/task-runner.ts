@@ -1,15 +1,24 @@
 /**
- * Runs background tasks (backtests) off the request path: the request returns at once with a
- * task id, the task runs on the event loop in short slices (the engine yields between chunks),
- * so no request waits behind it. `stop` lets running tasks finish before shutdown.
+ * Runs background tasks (backtests, compliance runs) off the request path, at most `width` at
+ * once: the request returns at once with a task id, the task runs on the event loop in short
+ * slices (the engine yields between chunks), so no request waits behind it; the bound keeps the
+ * event loop and the database pool from being shared by every task ever accepted at once. A task
+ * submitted while every slot is taken waits here, in order. `stop` lets tasks finish before
+ * shutdown.
  */
 export interface TaskRunner {
   submit(taskId: string, task: () => Promise<void>): void;
   /** Asks those of the tasks that run here to stop at their next slice. */
   cancel(taskIds: readonly string[]): void;
   cancelled(taskId: string): boolean;
-  /** The tasks submitted here that have not settled yet. */
+  /** The tasks submitted here that have not settled yet (running or waiting for a slot). */
   ids(): string[];
+  /** Slots no task holds or waits for: how many more may start now. */
+  free(): number;
+  /** Tasks waiting here for a slot. */
+  waiting(): number;
+  /** Called each time a task settles (a slot may be free). */
+  onSettled(listener: () => void): void;
   /** False once `stop` was called: nothing may be submitted any more. */
   accepting(): boolean;
   /** Resolves when every task submitted so far has settled (tests, shutdown). */
@@ -17,34 +26,55 @@ export interface TaskRunner {
   stop(): Promise<void>;
 }
 
-export function createTaskRunner(onError: (taskId: string, err: unknown) => void): TaskRunner {
-  const running = new Map<string, Promise<void>>();
+export function createTaskRunner(
+  onError: (taskId: string, err: unknown) => void,
+  width = Number.POSITIVE_INFINITY,
+): TaskRunner {
+  const settled = new Map<string, Promise<void>>();
+  const waitingTasks: Array<{ taskId: string; start: () => void }> = [];
   const cancelledIds = new Set<string>();
+  const listeners: Array<() => void> = [];
+  let running = 0;
   let stopped = false;
+  const startNext = () => {
+    while (running < width && waitingTasks.length > 0) {
+      running++;
+      waitingTasks.shift()!.start();
+    }
+  };
   return {
     submit(taskId, task) {
       if (stopped) throw new Error("the task runner is stopping");
-      const p = new Promise<void>((resolve) => setImmediate(resolve))
+      let start!: () => void;
+      const p = new Promise<void>((resolve) => (start = () => setImmediate(resolve)))
         .then(task)
         .catch((err) => onError(taskId, err))
         .finally(() => {
-          running.delete(taskId);
+          running--;
+          settled.delete(taskId);
           cancelledIds.delete(taskId);
+          startNext();
+          for (const l of listeners) l();
         });
-      running.set(taskId, p);
+      settled.set(taskId, p);
+      waitingTasks.push({ taskId, start });
+      startNext();
     },
     cancel(taskIds) {
-      for (const id of taskIds) if (running.has(id)) cancelledIds.add(id);
+      for (const id of taskIds) if (settled.has(id)) cancelledIds.add(id);
     },
     cancelled: (taskId) => cancelledIds.has(taskId),
-    ids: () => [...running.keys()],
+    ids: () => [...settled.keys()],
+    free: () => Math.max(0, width - settled.size),
+    waiting: () => waitingTasks.length,
+    onSettled: (listener) => void listeners.push(listener),
     accepting: () => !stopped,
     async idle() {
-      while (running.size > 0) await Promise.all(running.values());
+      while (settled.size > 0) await Promise.all(settled.values());
     },
     async stop() {
       stopped = true;
-      await Promise.all(running.values());
+      await Promise.all(settled.values());
     },
   };
 }

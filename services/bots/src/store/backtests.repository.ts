@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   sql,
   type Expression,
@@ -8,7 +7,7 @@ import {
   type Transaction,
 } from "kysely";
 import { LIVE_BACKTEST_STATES } from "../domain/deployment-status.js";
-import type { BotsDatabase, DeploymentRow } from "./bots.table.js";
+import type { BotsDatabase } from "./bots.table.js";
 
 type Db = Kysely<BotsDatabase>;
 const now = () => sql<Date>`now()` as unknown as Date;
@@ -16,38 +15,9 @@ const now = () => sql<Date>`now()` as unknown as Date;
 /**
  * Only SQL lives here: backtest rows of bot_deployments. Each names the process that holds it
  * (`host`) and when that process last said so (`host_seen_at`): a lease, so that a live process
- * re-runs the backtest of one that died (runtime/backtest-recovery.ts).
+ * re-runs the backtest of one that died (runtime/backtest-recovery.ts). Rows enter, and are
+ * claimed, through the queue (backtest-queue.repository.ts).
  */
-export function insertBacktest(
-  db: Db,
-  b: {
-    botId: string;
-    version: number;
-    request: Record<string, unknown>;
-    hostId: string;
-    barsTotal: number;
-  },
-): Promise<DeploymentRow> {
-  const id = randomUUID();
-  return db
-    .insertInto("bot_deployments")
-    .values({
-      id,
-      bot_id: b.botId,
-      version: b.version,
-      target: "backtest",
-      status: "pending",
-      task_id: `bt-${id.slice(0, 8)}`,
-      request: JSON.stringify(b.request),
-      host: b.hostId,
-      host_seen_at: now(),
-      attempts: 1,
-      bars_done: 0,
-      bars_total: b.barsTotal,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
 
 /**
  * Running, if still this host's and not halted before it started; false otherwise. A run taken
@@ -175,34 +145,6 @@ export async function failExhaustedBacktests(
     .returning("task_id")
     .execute();
   return rows.map((r) => r.task_id);
-}
-
-/**
- * Takes the orphaned backtests for this process, counting one more attempt each. Two processes
- * claiming at once cannot both win a row: the second UPDATE re-reads it after the first commits
- * and finds a fresh lease. `runningHere` are runs of this process whose lease merely lapsed.
- */
-export function claimOrphanedBacktests(
-  db: Db,
-  o: { hostId: string; runningHere: string[]; leaseSeconds: number; maxAttempts: number },
-): Promise<DeploymentRow[]> {
-  let q = db
-    .updateTable("bot_deployments")
-    .set((eb) => ({ host: o.hostId, host_seen_at: now(), attempts: eb("attempts", "+", 1) }))
-    .where(orphaned(o.leaseSeconds))
-    .where("attempts", "<", o.maxAttempts);
-  if (o.runningHere.length > 0) q = q.where("task_id", "not in", o.runningHere);
-  return q.returningAll().execute();
-}
-
-/** Hands a claimed backtest back at once, for another process to take. */
-export async function releaseBacktest(db: Db, id: string, hostId: string): Promise<void> {
-  await db
-    .updateTable("bot_deployments")
-    .set({ host: null })
-    .where("id", "=", id)
-    .where("host", "=", hostId)
-    .execute();
 }
 
 /** A live backtest whose holder is silent, or that names none (rows from before leases). */

@@ -1614,6 +1614,15 @@ export declare type BacktestProgress = Message<"svc.bots.v1.BacktestProgress"> &
    * @generated from field: double remaining_s = 4;
    */
   remainingS: number;
+
+  /**
+   * While the backtest waits in the queue for a worker (status pending): 1 for the next in
+   * arrival order, 2 behind it...; runs of a bot with fewer runs going may start earlier (runs are
+   * shared fairly between bots). 0 once a worker took it.
+   *
+   * @generated from field: int32 queue_position = 5;
+   */
+  queuePosition: number;
 };
 
 /**
@@ -1649,6 +1658,15 @@ export declare type BacktestProgressJson = {
    * @generated from field: double remaining_s = 4;
    */
   remainingS?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * While the backtest waits in the queue for a worker (status pending): 1 for the next in
+   * arrival order, 2 behind it...; runs of a bot with fewer runs going may start earlier (runs are
+   * shared fairly between bots). 0 once a worker took it.
+   *
+   * @generated from field: int32 queue_position = 5;
+   */
+  queuePosition?: number;
 };
 
 /**
@@ -7504,7 +7522,9 @@ export declare const BotsService: GenService<{
    * Checks a backtest (bot, version, strategy, data source, range) and answers 202 at once with a
    * pending deployment; it runs pending -> running -> success | failed | halted in the background
    * and a success is recorded as a trial. 400 naming the field; 404 bot_not_found or
-   * version_not_found; 412 bot_archived.
+   * version_not_found; 412 bot_archived; 429 backtest_queue_full with Retry-After when the queue
+   * of accepted backtests is full (SVC_BACKTEST_QUEUE_MAX): nothing was recorded, send it again
+   * later.
    *
    * @generated from rpc svc.bots.v1.BotsService.BacktestBot
    */
