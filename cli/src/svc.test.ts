@@ -195,7 +195,9 @@ describe("svc", () => {
     const own = await svc(["approve", "alpha-1"], { as: "alice" });
     expect(own.code).toBe(1);
     expect(own.stdout).toBe("");
-    expect(own.stderr).toMatch(/^svc: 403 four_eyes_violation: four eyes: local\|alice submitted/);
+    expect(own.stderr).toMatch(
+      /^svc: 403 four_eyes_violation: four eyes: "local\|alice" is the person who submitted/,
+    );
 
     const approved = await svc(["--json", "approve", "alpha-1", "--note", "reviewed"], {
       as: "bob",
