@@ -6,23 +6,9 @@
  * main thread built it before, so a run's figures are the same to the last bit.
  */
 import { parentPort } from "node:worker_threads";
-import {
-  anyLimit,
-  BacktestRun,
-  barsAt,
-  EngineInputError,
-  resolveStrategy,
-  RiskGuard,
-  streamBars,
-  vectorisedRun,
-  type Bars,
-  type DatasetSource,
-} from "../engine/index.js";
-import { RefusalCounter } from "../execution/refusal-counter.js";
-import type { FromWorker, RunJob, ToWorker } from "./backtest-messages.js";
-
-/** Bars fed between two looks at the stop flag: a halt waits at most this many bars. */
-const SLICE = 4_096;
+import { EngineInputError, type DatasetSource } from "../engine/index.js";
+import { computeBacktest } from "./backtest-compute.js";
+import type { FromWorker, ToWorker } from "./backtest-messages.js";
 
 const port = parentPort;
 if (!port) throw new Error("backtest-worker.ts runs as a worker thread (backtest-pool.ts)");
@@ -55,50 +41,15 @@ function remoteDatasets(runId: number): DatasetSource {
   };
 }
 
-async function run(job: RunJob, control: Int32Array): Promise<FromWorker> {
-  const refused = new Map<string, number>();
-  const { family, params } = resolveStrategy(job.family, job.params);
-  const checks = anyLimit(job.risk)
-    ? [
-        new RefusalCounter(
-          new RiskGuard({ limits: job.risk, startEquity: job.settings.initialCash }),
-          refused,
-        ),
-      ]
-    : undefined;
-  const options = { ...(checks ? { checks } : {}), symbol: job.symbol };
-  // A family with target columns runs on the vectorised path, the same run to the last bit
-  // (vectorised.test.ts); pre-trade checks are not part of what those tests prove.
-  const engine =
-    family.columns && !anyLimit(job.risk)
-      ? vectorisedRun(family, params, job.settings, options)
-      : new BacktestRun(family.create(params), job.settings, options);
-  const { dataSource, startMs, endMs, timeframe } = job.bars;
-  let done = 0;
-  const opts = { datasets: remoteDatasets(job.id), timeframe };
-  for await (const bars of streamBars(dataSource, startMs, endMs, opts)) {
-    for (let from = 0; from < bars.length; from += SLICE) {
-      if (Atomics.load(control, 0) !== 0) return { type: "stopped", run: job.id };
-      const to = Math.min(from + SLICE, bars.length);
-      engine.feed(barsAt(bars as Bars, from, to));
-      done += to - from;
-      Atomics.store(control, 1, done);
-    }
-  }
-  if (Atomics.load(control, 0) !== 0) return { type: "stopped", run: job.id };
-  const metrics = engine.finish();
-  return {
-    type: "done",
-    run: job.id,
-    metrics:
-      refused.size > 0 ? { ...metrics, riskRejections: Object.fromEntries(refused) } : metrics,
-  };
-}
-
 port.on("message", (msg: ToWorker) => {
   if (msg.type === "run") {
-    run(msg.job, msg.control).then(
-      (answer) => port.postMessage(answer),
+    computeBacktest(msg.job, msg.control, remoteDatasets(msg.job.id)).then(
+      (metrics) =>
+        port.postMessage(
+          (metrics
+            ? { type: "done", run: msg.job.id, metrics }
+            : { type: "stopped", run: msg.job.id }) satisfies FromWorker,
+        ),
       (err: unknown) =>
         port.postMessage({
           type: "error",
