@@ -53,7 +53,7 @@ export interface BacktestPoolOptions {
  * fails only the run it had, with its error, and the next run starts a new one.
  */
 export function createBacktestPool(opts: BacktestPoolOptions): BacktestPool {
-  const spawn = opts.spawn ?? spawnWorker;
+  const spawn = opts.spawn ?? spawnBacktestWorker;
   const slots = new Set<Slot>();
   const idle: Slot[] = [];
   const queued: Array<(slot: Slot) => void> = [];
@@ -204,7 +204,7 @@ function movable(b: Bars): ArrayBuffer[] {
   return [...new Set(buffers)].filter((x): x is ArrayBuffer => x instanceof ArrayBuffer);
 }
 
-function spawnWorker(): Worker {
+export function spawnBacktestWorker(): Worker {
   // The sources need tsx in the thread too (backtest-worker-tsx.mjs); the bundle's is JavaScript.
   const fromSources = WORKER_URL.pathname.endsWith(".ts");
   return new Worker(fromSources ? new URL("./backtest-worker-tsx.mjs", WORKER_URL) : WORKER_URL);
