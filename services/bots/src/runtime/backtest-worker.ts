@@ -5,6 +5,8 @@
  * and answers requests meanwhile. The engine is built here from plain inputs, the same way the
  * main thread built it before, so a run's figures are the same to the last bit.
  */
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { EngineInputError, type DatasetSource } from "../engine/index.js";
 import { computeBacktest } from "./backtest-compute.js";
@@ -12,6 +14,19 @@ import type { FromWorker, ToWorker } from "./backtest-messages.js";
 
 const port = parentPort;
 if (!port) throw new Error("backtest-worker.ts runs as a worker thread (backtest-pool.ts)");
+
+/**
+ * The computation yields the CPU to the process's event loop: on a machine with as many cores
+ * as workers, a request's few milliseconds of work would otherwise queue behind the runs' time
+ * slices. Linux lets a thread lower its own priority (its kernel id is /proc/thread-self's name);
+ * elsewhere, or where it is refused, the worker keeps the process's priority.
+ */
+const NICENESS = 10;
+try {
+  setPriority(Number(readlinkSync("/proc/thread-self").split("/").pop()), NICENESS);
+} catch {
+  // No /proc (macOS, Windows) or not allowed: the same figures, at the process's priority.
+}
 
 /** Answers of the main thread to this thread's data set reads, by request id. */
 const waiting = new Map<number, (msg: ToWorker) => void>();
