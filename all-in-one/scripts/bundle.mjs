@@ -70,6 +70,16 @@ const LOADED_FROM_NODE_MODULES = new Set([
   "tsx",
 ]);
 
+/**
+ * Worker threads' entries, built beside main.js: the code that starts one names it as
+ * `new URL("./<name>.ts", import.meta.url)`, which the bundle points at `./<name>.js`.
+ */
+const WORKER_ENTRIES = {
+  "backtest-worker": join(root, "services", "bots", "src", "runtime", "backtest-worker.ts"),
+};
+const WORKER_URL = /new URL\("\.\/([\w-]+)\.ts", import\.meta\.url\)/g;
+const BUNDLE_URL = "__svcBundleModuleUrl__";
+
 const workspaceCode = (outdir) => ({
   name: "workspace-code",
   setup(build) {
@@ -96,11 +106,17 @@ const workspaceCode = (outdir) => ({
         };
       if (!text.includes("import.meta.url")) return undefined;
       const fromBundle = relative(outdir, args.path);
+      // A worker's entry is a file of the bundle's own folder, so that URL stays the chunk's own.
+      const workersPointed = text.replaceAll(WORKER_URL, (whole, name) =>
+        WORKER_ENTRIES[name] ? `new URL("./${name}.js", ${BUNDLE_URL})` : whole,
+      );
       return {
-        contents: text.replaceAll(
-          "import.meta.url",
-          `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`,
-        ),
+        contents: workersPointed
+          .replaceAll(
+            "import.meta.url",
+            `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`,
+          )
+          .replaceAll(BUNDLE_URL, "import.meta.url"),
         loader: args.path.endsWith(".ts") ? "ts" : "js",
       };
     });
@@ -119,9 +135,9 @@ export async function buildBundle({ outdir = dirname(BUNDLE) } = {}) {
   const startedAt = Date.now();
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [join(allInOne, "src", "main.ts")],
+    entryPoints: { main: join(allInOne, "src", "main.ts"), ...WORKER_ENTRIES },
     outdir,
-    entryNames: "main",
+    entryNames: "[name]",
     // Chunks sit beside main.js: import.meta.url is rewritten relative to that folder.
     chunkNames: "[name]-[hash]",
     // What the code imports on demand (the Postgres and Redis clients, the OpenTelemetry SDK)

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBundle } from "../scripts/bundle.mjs";
 // @ts-expect-error: the console's build script, without type declarations.
 import { ensureBuilt } from "../../console/scripts/ensure-build.mjs";
+import { eventually } from "../../test/support/until.js";
 
 const allInOne = fileURLToPath(new URL("../", import.meta.url));
 // Inside the repository, as all-in-one/dist is: the bundle finds its packages in node_modules.
@@ -87,6 +88,37 @@ describe("the bundle npm start runs", () => {
             tools: expect.arrayContaining([expect.objectContaining({ name: "bots.list" })]),
           },
         });
+        // A backtest runs on a worker thread, whose entry is a file of the bundle of its own.
+        const json = { "content-type": "application/json", "x-svc-request": "test" };
+        const bot = await fetch(`${url}/bots`, {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify({
+            slug: "bundled-ma",
+            name: "MA on sample",
+            kind: "trading",
+            strategy: { family: "ma_crossover", parameters: { fast: 10, slow: 40 } },
+          }),
+        });
+        expect(bot.status, await bot.clone().text()).toBe(201);
+        const run = await fetch(`${url}/bots/bundled-ma/backtest`, {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify({ data_source: "csv:sample-btc-usd-1d" }),
+        });
+        expect(run.status, await run.clone().text()).toBe(202);
+        const finished = await eventually(
+          "the bundle's backtest finishes",
+          async () =>
+            (
+              (await (await fetch(`${url}/bots/bundled-ma/deployments`)).json()) as {
+                items: Array<{ status: string; error?: string; result_summary?: { bars: number } }>;
+              }
+            ).items[0],
+          (d) => d?.status === "success" || d?.status === "failed",
+          60_000,
+        );
+        expect(finished).toMatchObject({ status: "success", result_summary: { bars: 1000 } });
       } finally {
         child.kill("SIGINT");
         await new Promise((r) => child.once("exit", r));

@@ -13,6 +13,7 @@ import {
   runClaimedBacktest,
 } from "./handlers/backtest-handlers.js";
 import { backtestQueue } from "./runtime/backtest-queue.js";
+import { createBacktestPool } from "./runtime/backtest-pool.js";
 import { createTaskRunner, TaskCancelled } from "./runtime/task-runner.js";
 import { backtestHostId, backtestRecovery } from "./runtime/backtest-recovery.js";
 import { PaperSessions } from "./runtime/paper-sessions.js";
@@ -69,7 +70,9 @@ export async function createBotsModule(
       (e) => platform.log.error({ err: e, task_id: taskId }, "could not record the failure"),
     );
   }, platform.config.backtests.workers);
-  const runDeps = { db, tasks, hostId, log: platform.log };
+  // The runs' computation, off the event loop: one worker thread per slot at most.
+  const pool = createBacktestPool({ width: platform.config.backtests.workers });
+  const runDeps = { db, tasks, hostId, pool, log: platform.log };
   const queue = backtestQueue({
     ...runDeps,
     run: (row) => runClaimedBacktest(runDeps, row),
@@ -219,6 +222,7 @@ export async function createBotsModule(
       await sessions.detachAll();
       // The leases stay renewed while the runs finish, so no other process re-runs them meanwhile.
       await tasks.stop();
+      await pool.close();
       await recovery.stop();
       await consumer?.stop();
       await relay?.stop();

@@ -12,19 +12,18 @@ import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { enqueueEvent } from "@svc/lib/bus";
 import { Code, isStoreOutage, svcError } from "@svc/lib/errors";
 import {
-  BacktestRun,
   EngineInputError,
   engineSettingsFrom,
-  barsAt,
   checkBars,
-  streamBars,
   resolveStrategy,
-  vectorisedRun,
   type EngineSettings,
+  type DatasetSource,
   type SourceOptions,
   type RunMetrics,
 } from "../engine/index.js";
-import { TaskCancelled, yieldToEventLoop, type TaskRunner } from "../runtime/task-runner.js";
+import { TaskCancelled, type TaskRunner } from "../runtime/task-runner.js";
+import type { BacktestPool } from "../runtime/backtest-pool.js";
+import type { RunOutcome } from "../runtime/backtest-messages.js";
 import * as backtests from "../store/backtests.repository.js";
 import {
   enqueueBacktest,
@@ -39,21 +38,19 @@ import { recordTrial } from "../store/trials.repository.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { rowToDeployment } from "./deployment-mapping.js";
-import { anyLimit, RiskGuard, type RiskLimits } from "../execution/risk-controls/index.js";
-import { RefusalCounter } from "../execution/refusal-counter.js";
+import type { RiskLimits } from "../execution/risk-controls/index.js";
 import { riskLimitsOf } from "../runtime/risk-limits-of.js";
 import { defaultDataSource, runSource } from "../runtime/run-source.js";
 import { insertResults, type NewResults } from "../store/backtest-results.repository.js";
 
 const SCHEMA = "bots";
-const CHUNK = 250_000;
-/**
- * How long one slice of a run may hold the event loop: requests, the health check and the other
- * runs of this process go between slices. The slice's bars adapt to the pace (an event-driven run
- * with risk checks is many times slower per bar than a vectorised one).
- */
-const SLICE_MS = 3;
-const MIN_SLICE = 256;
+/** How often a run in progress looks whether it was halted here (an in-memory look). */
+const CANCEL_LOOK_MS = 50;
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const NO_DATASETS: DatasetSource = {
+  describe: async () => undefined,
+  chunks: async function* () {},
+};
 /** How often a long run reads its row between slices, for a halt or takeover by another process. */
 const LOOK_EVERY_MS = 1_000;
 
@@ -64,6 +61,8 @@ export interface BacktestDeps {
   tasks: TaskRunner;
   /** This process's name on the rows of the backtests it runs (their lease). */
   hostId: string;
+  /** The worker threads that run the computation (SVC_BACKTEST_WORKERS of them at most). */
+  pool: BacktestPool;
   /** Where a finished backtest is logged (at info, with its ids). */
   log?: Pick<Logger, "info">;
 }
@@ -294,69 +293,54 @@ function submitRun(deps: BacktestDeps, run: Run): void {
   });
 }
 
-/** The metrics of the whole run, or undefined when the row was halted or taken over meanwhile. */
-async function simulate(
-  deps: BacktestDeps,
-  run: Run,
-): Promise<(RunMetrics & { riskRejections?: Record<string, number> }) | undefined> {
-  const refused = new Map<string, number>();
-  const { family, params } = run.strategy;
-  const options = { ...riskOptions(run, refused), symbol: run.symbol };
-  // A family with target columns (ma_crossover, breakout) runs on the vectorised path: the same
-  // run to the last bit (figures, curve, trades, order records: vectorised.test.ts), up to twice
-  // as fast over long data. Pre-trade checks are not part of what those tests prove, so a bot
-  // with risk limits runs event-driven.
-  const engine =
-    family.columns && !anyLimit(run.risk)
-      ? vectorisedRun(family, params, run.settings, options)
-      : new BacktestRun(family.create(params), run.settings, options);
+/**
+ * The metrics of the whole run, or undefined when the row was halted or taken over meanwhile.
+ * The computation runs on a worker thread (backtest-pool.ts); this thread keeps the run's I/O:
+ * the look for a halt, the progress write that is also the look for a takeover, an uploaded data
+ * set's chunks. A run stopped here is told to stop there at its next slice.
+ */
+async function simulate(deps: BacktestDeps, run: Run): Promise<RunOutcome | undefined> {
   const { dataSource, startMs, endMs, opts } = run.bars;
+  const job = deps.pool.run(
+    {
+      family: run.strategy.family.family,
+      params: run.strategy.params,
+      settings: run.settings,
+      risk: run.risk,
+      symbol: run.symbol,
+      bars: { dataSource, startMs, endMs, timeframe: opts.timeframe },
+    },
+    opts.datasets ?? NO_DATASETS,
+  );
   let lookedAt = Date.now();
-  let done = 0;
-  let slice = MIN_SLICE * 4;
-  for await (const bars of streamBars(dataSource, startMs, endMs, opts)) {
-    for (let from = 0; from < bars.length;) {
-      const to = Math.min(from + slice, bars.length);
-      const t0 = performance.now();
-      engine.feed(barsAt(bars, from, to));
-      const took = performance.now() - t0;
-      slice = Math.round(
-        Math.min(CHUNK, Math.max(MIN_SLICE, ((to - from) * SLICE_MS) / Math.max(took, 0.1))),
-      );
-      done += to - from;
-      from = to;
-      await yieldToEventLoop();
+  let settled = false;
+  void job.outcome.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  try {
+    while (!settled) {
+      await Promise.race([job.outcome, delay(CANCEL_LOOK_MS)]);
+      if (settled) break;
       if (deps.tasks.cancelled(run.taskId)) throw new TaskCancelled();
       // At most once a second: the progress write is also the look for a halt or a takeover.
       if (Date.now() - lookedAt < LOOK_EVERY_MS) continue;
-      if (!(await backtests.reportBacktestProgress(deps.db, run.id, deps.hostId, done)))
+      if (!(await backtests.reportBacktestProgress(deps.db, run.id, deps.hostId, job.done())))
         return undefined;
       lookedAt = Date.now();
     }
+    return await job.outcome;
+  } finally {
+    // Halted, taken over or failed here: the worker stops too (a no-op once it has finished).
+    job.stop();
   }
-  const metrics = engine.finish();
-  return refused.size > 0 ? { ...metrics, riskRejections: Object.fromEntries(refused) } : metrics;
-}
-
-/**
- * The backtest's risk controls: the paper session's, so both refuse the same orders. A backtest
- * has no fleet around it and no one to re-enable it: a throttle breach disables it to the end.
- */
-function riskOptions(run: Run, refused: Map<string, number>) {
-  if (!anyLimit(run.risk)) return {};
-  const guard = new RiskGuard({ limits: run.risk, startEquity: run.settings.initialCash });
-  return { checks: [new RefusalCounter(guard, refused)] };
 }
 
 /**
  * The result and its trial, once: the write needs the row still running and held here, so a run
  * halted or taken over meanwhile records nothing, and the trial id is the deployment's own id.
  */
-async function recordSuccess(
-  deps: BacktestDeps,
-  run: Run,
-  metrics: RunMetrics & { riskRejections?: Record<string, number> },
-): Promise<void> {
+async function recordSuccess(deps: BacktestDeps, run: Run, metrics: RunOutcome): Promise<void> {
   const recorded = await deps.db.transaction().execute(async (trx) => {
     const summary = summaryOf(metrics, run.dataSource);
     if (!(await backtests.finishBacktest(trx, run.id, deps.hostId, summary, metrics.bars)))
@@ -427,10 +411,7 @@ function resultsOf(run: Run, m: RunMetrics): NewResults {
   };
 }
 
-function summaryOf(
-  m: RunMetrics & { riskRejections?: Record<string, number> },
-  dataSource: string,
-): JsonObject {
+function summaryOf(m: RunOutcome, dataSource: string): JsonObject {
   const r = (x: number) => Math.round(x * 1e8) / 1e8;
   return {
     data_source: dataSource,

@@ -1,7 +1,8 @@
 /**
  * Runs background tasks (backtests, compliance runs) off the request path, at most `width` at
- * once: the request returns at once with a task id, the task runs on the event loop in short
- * slices (the engine yields between chunks), so no request waits behind it; the bound keeps the
+ * once: the request returns at once with a task id, and the task's computation runs on a worker
+ * thread (a backtest: backtest-pool.ts) or on the event loop in short slices (a compliance run),
+ * so no request waits behind it; the bound keeps the
  * event loop and the database pool from being shared by every task ever accepted at once. A task
  * submitted while every slot is taken waits here, in order. `stop` lets tasks finish before
  * shutdown.

@@ -1,0 +1,59 @@
+import {
+  anyLimit,
+  BacktestRun,
+  barsAt,
+  resolveStrategy,
+  RiskGuard,
+  streamBars,
+  vectorisedRun,
+  type DatasetSource,
+} from "../engine/index.js";
+import { RefusalCounter } from "../execution/refusal-counter.js";
+import type { RunJob, RunOutcome } from "./backtest-messages.js";
+
+/** Bars fed between two looks at the stop flag: a halt waits at most this many bars. */
+const SLICE = 4_096;
+
+/**
+ * One backtest's computation, as a worker thread runs it (backtest-worker.ts): the engine built
+ * from the job's plain inputs, fed the streamed bars a slice at a time. `control` is shared with
+ * the thread that asked: [0] its stop flag (then this returns undefined), [1] the bars fed so far.
+ */
+export async function computeBacktest(
+  job: RunJob,
+  control: Int32Array,
+  datasets: DatasetSource,
+): Promise<RunOutcome | undefined> {
+  const refused = new Map<string, number>();
+  const { family, params } = resolveStrategy(job.family, job.params);
+  const checks = anyLimit(job.risk)
+    ? [
+        new RefusalCounter(
+          new RiskGuard({ limits: job.risk, startEquity: job.settings.initialCash }),
+          refused,
+        ),
+      ]
+    : undefined;
+  const options = { ...(checks ? { checks } : {}), symbol: job.symbol };
+  // A family with target columns runs on the vectorised path, the same run to the last bit
+  // (vectorised.test.ts); pre-trade checks are not part of what those tests prove.
+  const engine =
+    family.columns && !anyLimit(job.risk)
+      ? vectorisedRun(family, params, job.settings, options)
+      : new BacktestRun(family.create(params), job.settings, options);
+  const { dataSource, startMs, endMs, timeframe } = job.bars;
+  let done = 0;
+  const opts = { datasets, timeframe };
+  for await (const bars of streamBars(dataSource, startMs, endMs, opts)) {
+    for (let from = 0; from < bars.length; from += SLICE) {
+      if (Atomics.load(control, 0) !== 0) return undefined;
+      const to = Math.min(from + SLICE, bars.length);
+      engine.feed(barsAt(bars, from, to));
+      done += to - from;
+      Atomics.store(control, 1, done);
+    }
+  }
+  if (Atomics.load(control, 0) !== 0) return undefined;
+  const metrics = engine.finish();
+  return refused.size > 0 ? { ...metrics, riskRejections: Object.fromEntries(refused) } : metrics;
+}

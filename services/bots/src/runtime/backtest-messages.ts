@@ -1,0 +1,37 @@
+import type { Bars, EngineSettings, RiskLimits, RunMetrics } from "../engine/index.js";
+
+/** What a backtest worker needs to build and run the engine: plain, structured-cloneable data. */
+export interface RunJob {
+  id: number;
+  /** The strategy family's name and the spec's parameters, resolved again in the worker. */
+  family: string;
+  params: Record<string, unknown> | undefined;
+  settings: EngineSettings;
+  risk: RiskLimits;
+  symbol: string;
+  bars: { dataSource: string; startMs?: number; endMs?: number; timeframe?: string };
+}
+
+export type RunOutcome = RunMetrics & { riskRejections?: Record<string, number> };
+
+/** An error of the worker's run, as it crosses the thread boundary. */
+export interface WorkerError {
+  name: string;
+  message: string;
+  code?: string;
+  field?: string;
+}
+
+export type ToWorker =
+  /** `control`: [0] the stop flag the main thread sets, [1] bars fed so far (progress). */
+  | { type: "run"; job: RunJob; control: Int32Array }
+  | { type: "described"; ask: number; info?: { symbol: string; timeframe: string } }
+  /** The next chunk of an uploaded data set, or none at its end (or when the run stops). */
+  | { type: "chunk"; ask: number; bars?: Bars };
+
+export type FromWorker =
+  | { type: "describe"; run: number; ask: number; name: string }
+  | { type: "chunk"; run: number; ask: number; name: string }
+  | { type: "done"; run: number; metrics: RunOutcome }
+  | { type: "stopped"; run: number }
+  | { type: "error"; run: number; error: WorkerError };

@@ -1,0 +1,86 @@
+/**
+ * The thread a backtest's computation runs on (backtest-pool.ts starts a few and keeps them):
+ * it streams and parses the bars and feeds the engine, so the process's event loop only does
+ * the run's I/O (its lease and progress writes, an uploaded data set's chunks from the database)
+ * and answers requests meanwhile. The engine is built here from plain inputs, the same way the
+ * main thread built it before, so a run's figures are the same to the last bit.
+ */
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
+import { parentPort } from "node:worker_threads";
+import { EngineInputError, type DatasetSource } from "../engine/index.js";
+import { computeBacktest } from "./backtest-compute.js";
+import type { FromWorker, ToWorker } from "./backtest-messages.js";
+
+const port = parentPort;
+if (!port) throw new Error("backtest-worker.ts runs as a worker thread (backtest-pool.ts)");
+
+/**
+ * The computation yields the CPU to the process's event loop: on a machine with as many cores
+ * as workers, a request's few milliseconds of work would otherwise queue behind the runs' time
+ * slices. Linux lets a thread lower its own priority (its kernel id is /proc/thread-self's name);
+ * elsewhere, or where it is refused, the worker keeps the process's priority.
+ */
+const NICENESS = 10;
+try {
+  setPriority(Number(readlinkSync("/proc/thread-self").split("/").pop()), NICENESS);
+} catch {
+  // No /proc (macOS, Windows) or not allowed: the same figures, at the process's priority.
+}
+
+/** Answers of the main thread to this thread's data set reads, by request id. */
+const waiting = new Map<number, (msg: ToWorker) => void>();
+let nextAsk = 0;
+
+function ask(msg: FromWorker & { ask: number }): Promise<ToWorker> {
+  return new Promise((resolve) => {
+    waiting.set(msg.ask, resolve);
+    port!.postMessage(msg);
+  });
+}
+
+/** Uploaded data sets live in the database, which only the main thread reaches. */
+function remoteDatasets(runId: number): DatasetSource {
+  return {
+    async describe(name) {
+      const a = await ask({ type: "describe", run: runId, ask: nextAsk++, name });
+      return a.type === "described" ? a.info : undefined;
+    },
+    async *chunks(name) {
+      for (;;) {
+        const a = await ask({ type: "chunk", run: runId, ask: nextAsk++, name });
+        if (a.type !== "chunk" || !a.bars) return;
+        yield a.bars;
+      }
+    },
+  };
+}
+
+port.on("message", (msg: ToWorker) => {
+  if (msg.type === "run") {
+    computeBacktest(msg.job, msg.control, remoteDatasets(msg.job.id)).then(
+      (metrics) =>
+        port.postMessage(
+          (metrics
+            ? { type: "done", run: msg.job.id, metrics }
+            : { type: "stopped", run: msg.job.id }) satisfies FromWorker,
+        ),
+      (err: unknown) =>
+        port.postMessage({
+          type: "error",
+          run: msg.job.id,
+          error:
+            err instanceof EngineInputError
+              ? { name: err.name, message: err.message, code: err.code, field: err.field }
+              : {
+                  name: (err as Error)?.name ?? "Error",
+                  message: (err as Error)?.message ?? String(err),
+                },
+        } satisfies FromWorker),
+    );
+    return;
+  }
+  const answer = waiting.get(msg.ask);
+  waiting.delete(msg.ask);
+  answer?.(msg);
+});
