@@ -4,6 +4,7 @@ import { createClient } from "redis";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { eventually } from "../support/until.js";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { createBotTheKillSwitchKnows } from "../support/known-bot.js";
 import { approvedSession, statusOf } from "../support/paper.js";
 import {
   startPrivateNats,
@@ -48,23 +49,7 @@ describe("kill switches sharing a key: one never releases another", () => {
   beforeAll(async () => {
     redis = await startPrivateRedis();
     p = await startTestPlatform("postgres", { SVC_REDIS_URL: redis.url });
-    await call(p.url, "POST", "/bots", {
-      name: "shared",
-      slug: "shared",
-      kind: "trading",
-      fleet: "f1",
-      strategy: { family: "ma_crossover", parameters: { fast: 3, slow: 8 } },
-    });
-    await eventually(
-      "the killswitch service knows the bot",
-      () =>
-        sql<{
-          n: number;
-        }>`select count(*)::int as n from killswitch.known_bots where slug = 'shared'`.execute(
-          p.platform.db.db,
-        ),
-      (r) => r.rows[0]!.n > 0,
-    );
+    await createBotTheKillSwitchKnows(p, "shared", "f1");
   }, 60_000);
   afterAll(async () => {
     await p?.close();

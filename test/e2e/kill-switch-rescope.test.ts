@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { sql } from "kysely";
 import { createClient } from "redis";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { eventually } from "../support/until.js";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { createBotTheKillSwitchKnows } from "../support/known-bot.js";
 import { startPrivateRedis, type PrivateServer } from "../support/private-servers.js";
 
 const PLATFORM_KEY = "svc:bots:killswitch:platform:platform";
@@ -55,23 +55,7 @@ describe("a kill switch keeps its scope and target unless a rescope is asked for
   beforeAll(async () => {
     redis = await startPrivateRedis();
     p = await startTestPlatform("postgres", { SVC_REDIS_URL: redis.url });
-    await call(p.url, "POST", "/bots", {
-      name: "night-bot",
-      slug: "night-bot",
-      kind: "trading",
-      fleet: "night",
-      strategy: { family: "ma_crossover", parameters: { fast: 3, slow: 8 } },
-    });
-    await eventually(
-      "the killswitch service knows the bot",
-      () =>
-        sql<{
-          n: number;
-        }>`select count(*)::int as n from killswitch.known_bots where slug = 'night-bot'`.execute(
-          p.platform.db.db,
-        ),
-      (r) => r.rows[0]!.n > 0,
-    );
+    await createBotTheKillSwitchKnows(p, "night-bot", "night");
   }, 60_000);
   afterEach(async () => {
     const listed = await call(p.url, "GET", "/kill-switches");

@@ -1,4 +1,5 @@
 import { connect, nanos, type NatsConnection } from "nats";
+import { ensureStream } from "../bus/ensure-stream.js";
 import { withDeadline } from "../deadline/index.js";
 import type { SignedCheckpoint } from "./checkpoint.js";
 import { checkpointStreamOf, type CheckpointLog } from "./checkpoint-log.js";
@@ -36,12 +37,7 @@ export async function openNatsCheckpointLog(opts: {
       deny_delete: true,
       deny_purge: true,
     };
-    try {
-      await jsm.streams.info(stream);
-      await jsm.streams.update(stream, config);
-    } catch {
-      await jsm.streams.add(config);
-    }
+    await ensureStream(jsm, config);
     const js = nc.jetstream({ timeout });
     return {
       kind: "jetstream",

@@ -10,6 +10,7 @@ import {
 import { context } from "@opentelemetry/api";
 import { withDeadline } from "../deadline/index.js";
 import type { BusMessage, BusSubscription, EventBus } from "./event-bus.js";
+import { ensureStream } from "./ensure-stream.js";
 import { contextFromHeaders, currentTraceHeaders } from "./trace-headers.js";
 
 /**
@@ -51,12 +52,7 @@ export async function createNatsBus(opts: {
     subjects: opts.subjects ?? [`${ns}.>`],
     duplicate_window: nanos(opts.duplicateWindowMs ?? 2 * 60_000),
   };
-  try {
-    await jsm.streams.info(stream);
-    await jsm.streams.update(stream, config);
-  } catch {
-    await jsm.streams.add(config);
-  }
+  await ensureStream(jsm, config);
   const js = nc.jetstream({ timeout });
   let up = true;
   void (async () => {
