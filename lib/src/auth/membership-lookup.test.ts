@@ -48,4 +48,27 @@ describe("the membership lookup", () => {
     expect(err).toBeInstanceOf(ConnectError);
     expect(errorDetailOf(err as ConnectError).code).toBe("membership_unverifiable");
   });
+
+  it("keeps the last known answers of recent callers when many more have called: a halt with identity down still goes by them", async () => {
+    let now = 0;
+    let identityUp = true;
+    const lookup = createMembershipLookup({
+      countOf: async () => {
+        if (!identityUp) throw new Error("connect ECONNREFUSED");
+        return 1;
+      },
+      ttlMs: 30_000,
+      negativeTtlMs: 2_000,
+      timeoutMs: 50,
+      now: () => now,
+    });
+    for (let i = 0; i <= 10_001; i++) await lookup(person(`user|u${i}`));
+    identityUp = false;
+    now = 60_000;
+    expect(await lookup.forHalt(person("user|u10000"))).toEqual({
+      member: true,
+      source: "cached",
+      ageMs: 60_000,
+    });
+  });
 });

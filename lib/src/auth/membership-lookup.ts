@@ -87,6 +87,9 @@ export async function assertMembershipFresh(ctx: Pick<HandlerContext, "values">)
     );
 }
 
+/** How many people's last known memberships a process keeps. */
+const LAST_KNOWN_CAPACITY = 10_000;
+
 /** Last known memberships are kept this long for halts (docs/kill-switch.md). */
 export const LAST_KNOWN_MEMBERSHIP_MAX_AGE_MS = 24 * 3_600_000;
 
@@ -112,7 +115,9 @@ export function createMembershipLookup(
     now() - hit.at < (hit.member ? opts.ttlMs : opts.negativeTtlMs);
   const ask = async (subject: string, timeoutMs: number) => {
     const member = (await withDeadline(opts.countOf(subject), timeoutMs, "identity service")) > 0;
-    if (known.size > 10_000) known.clear();
+    // Oldest answer out first, never all at once: a halt with identity down goes by these.
+    known.delete(subject);
+    if (known.size >= LAST_KNOWN_CAPACITY) known.delete(known.keys().next().value!);
     known.set(subject, { member, at: now() });
     return member;
   };
