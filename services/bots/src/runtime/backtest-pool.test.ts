@@ -1,6 +1,6 @@
 import type { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
-import { EngineInputError, type DatasetSource } from "../engine/index.js";
+import { EngineInputError, streamBars, type Bars, type DatasetSource } from "../engine/index.js";
 import { riskLimitsFrom } from "../execution/risk-controls/index.js";
 import { computeBacktest } from "./backtest-compute.js";
 import type { RunJob } from "./backtest-messages.js";
@@ -34,9 +34,31 @@ const long = (seed: number): Omit<RunJob, "id"> => ({
 });
 const short: Omit<RunJob, "id"> = { ...long(3), bars: { dataSource: "csv:sample-btc-usd-1d" } };
 
+/**
+ * A data set whose first chunk is served at once and whose second waits for `release`: a run on
+ * it is caught in progress for as long as a test needs, however fast the machine (a run left to
+ * finish on its own raced the test's kill or stop, and won on a loaded CI machine).
+ */
+function heldDataset() {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const source: DatasetSource = {
+    describe: async () => ({ symbol: "BTC-USD", timeframe: "1m" }),
+    chunks: async function* () {
+      const end = START + 10_000 * 60_000;
+      for await (const bars of streamBars("synthetic:7", START, end, { timeframe: "1m" })) {
+        yield bars as Bars;
+        await released;
+      }
+    },
+  };
+  return { source, release };
+}
+const onHeld: Omit<RunJob, "id"> = { ...short, bars: { dataSource: "csv:held" } };
+
 /** The same job computed on this thread: what the worker's answer must equal, bit for bit. */
-const here = (job: Omit<RunJob, "id">) =>
-  computeBacktest({ ...job, id: 0 }, new Int32Array(new SharedArrayBuffer(8)), NO_DATASETS);
+const here = (job: Omit<RunJob, "id">, datasets = NO_DATASETS) =>
+  computeBacktest({ ...job, id: 0 }, new Int32Array(new SharedArrayBuffer(8)), datasets);
 
 describe("the backtest worker pool", () => {
   let pool: BacktestPool | undefined;
@@ -64,8 +86,9 @@ describe("the backtest worker pool", () => {
         return w;
       },
     });
-    const kept = pool.run(long(1), NO_DATASETS);
-    const lost = pool.run(long(2), NO_DATASETS);
+    const keptData = heldDataset();
+    const kept = pool.run(onHeld, keptData.source);
+    const lost = pool.run(onHeld, heldDataset().source);
     await eventually(
       "both runs compute",
       () => [kept.done(), lost.done()],
@@ -74,7 +97,10 @@ describe("the backtest worker pool", () => {
     );
     await spawned[1]!.terminate();
     await expect(lost.outcome).rejects.toThrow(/worker thread stopped/);
-    expect(await kept.outcome).toEqual(await here(long(1)));
+    keptData.release();
+    const unheld = heldDataset();
+    unheld.release();
+    expect(await kept.outcome).toEqual(await here(onHeld, unheld.source));
     // Two at once again: the dead worker's place is taken by a new one.
     const after = [pool.run(short, NO_DATASETS), pool.run(short, NO_DATASETS)];
     const expected = await here(short);
@@ -102,7 +128,8 @@ describe("the backtest worker pool", () => {
 
   it("stops a run when asked: it ends without figures and the worker takes the next", async () => {
     pool = createBacktestPool({ width: 1 });
-    const run = pool.run(long(4), NO_DATASETS);
+    const held = heldDataset();
+    const run = pool.run(onHeld, held.source);
     await eventually(
       "the run computes",
       () => run.done(),
@@ -110,6 +137,7 @@ describe("the backtest worker pool", () => {
       60_000,
     );
     run.stop();
+    held.release();
     expect(await run.outcome).toBeUndefined();
     expect(await pool.run(short, NO_DATASETS).outcome).toEqual(await here(short));
   }, 90_000);
