@@ -1,0 +1,161 @@
+/**
+ * The strategy SDK: the whole surface a strategy file may import. A strategy is a default export
+ * of `defineStrategy({...})`; the platform type-checks the file against this module, bundles it,
+ * and runs it in its sandbox, where nothing else exists (no network, files, timers, clock,
+ * environment, unseeded randomness, `eval` or module loading).
+ *
+ * Semver: this surface is versioned as a package. A minor version only adds; removing or changing
+ * the meaning of an export is a major version, and a bot version records the SDK version its
+ * bundle was checked against.
+ */
+
+/** A parameter's declaration: the console's form, the CLI and sweeps read these. */
+export type ParamSpec =
+  | { type: "int"; default: number; min?: number; max?: number; description?: string }
+  | { type: "number"; default: number; min?: number; max?: number; description?: string }
+  | { type: "boolean"; default: boolean; description?: string }
+  | { type: "enum"; default: string; values: readonly string[]; description?: string };
+
+/** The value type a declaration gives the strategy. */
+export type ParamValue<P extends ParamSpec> = P extends { type: "boolean" }
+  ? boolean
+  : P extends { type: "enum" }
+    ? string
+    : number;
+
+export type ParamValues<P extends Record<string, ParamSpec>> = {
+  readonly [K in keyof P]: ParamValue<P[K]>;
+};
+
+/** Helpers that build declarations: `param.int({ default: 10, min: 2 })`. */
+export const param = {
+  int: (p: Omit<Extract<ParamSpec, { type: "int" }>, "type">) => ({ type: "int" as const, ...p }),
+  number: (p: Omit<Extract<ParamSpec, { type: "number" }>, "type">) => ({
+    type: "number" as const,
+    ...p,
+  }),
+  boolean: (p: Omit<Extract<ParamSpec, { type: "boolean" }>, "type">) => ({
+    type: "boolean" as const,
+    ...p,
+  }),
+  enum: <V extends string>(p: { default: V; values: readonly V[]; description?: string }) => ({
+    type: "enum" as const,
+    ...p,
+  }),
+};
+
+/** One closed bar. Times are epoch milliseconds of the bar's open. */
+export interface Bar {
+  readonly time: number;
+  readonly open: number;
+  readonly high: number;
+  readonly low: number;
+  readonly close: number;
+  readonly volume: number;
+}
+
+/**
+ * A symbol's closed bars, newest last, at most the strategy's `lookback` of them. Never a bar
+ * that has not closed: the latest is the bar `onBar` is called for.
+ */
+export interface BarSeries {
+  readonly symbol: string;
+  /** How many bars are held now (grows to `lookback`). */
+  readonly length: number;
+  /** The bar `ago` bars back: 0 is the latest. Undefined past what is held. */
+  at(ago: number): Bar | undefined;
+  /** The last `n` values of a field, oldest first (fewer when fewer are held). */
+  closes(n: number): Float64Array;
+  readonly latest: Bar;
+}
+
+export interface Position {
+  readonly symbol: string;
+  /** Units held: negative is short. */
+  readonly units: number;
+  readonly averagePrice: number;
+}
+
+export interface OpenOrder {
+  readonly id: string;
+  readonly symbol: string;
+  readonly side: "buy" | "sell";
+  readonly type: "market" | "limit" | "stop";
+  readonly units: number;
+  readonly limitPrice?: number;
+  readonly stopPrice?: number;
+}
+
+/** The portfolio as the platform's order path sees it after the fills before this bar. */
+export interface Portfolio {
+  readonly cash: number;
+  readonly equity: number;
+  position(symbol: string): Position;
+  readonly positions: readonly Position[];
+  readonly openOrders: readonly OpenOrder[];
+}
+
+export interface Fill {
+  readonly orderId: string;
+  readonly symbol: string;
+  readonly side: "buy" | "sell";
+  readonly units: number;
+  readonly price: number;
+  readonly fee: number;
+  readonly time: number;
+}
+
+/** A target position for a symbol: a fraction of equity (signed) or a number of units (signed). */
+export type Target = { weight: number } | { units: number };
+
+export type OrderRequest =
+  | { symbol: string; side: "buy" | "sell"; units: number; type: "market" }
+  | { symbol: string; side: "buy" | "sell"; units: number; type: "limit"; limitPrice: number }
+  | { symbol: string; side: "buy" | "sell"; units: number; type: "stop"; stopPrice: number };
+
+export interface Logger {
+  /** A line in the run's events (bounded: past the run's limit, lines are counted, not kept). */
+  info(message: string, fields?: Record<string, string | number | boolean>): void;
+  warn(message: string, fields?: Record<string, string | number | boolean>): void;
+}
+
+/** JSON the platform snapshots with a paper session, so a resumed session has it back. */
+export type JsonValue =
+  null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export interface Context<P extends Record<string, ParamSpec>> {
+  readonly params: ParamValues<P>;
+  /** The universe's symbols, in the bot's order. */
+  readonly symbols: readonly string[];
+  /** A symbol's closed bars (throws for a symbol outside the universe). */
+  bars(symbol: string): BarSeries;
+  /** Time of the bar being handled (epoch ms); the only clock a strategy has. */
+  readonly time: number;
+  readonly portfolio: Portfolio;
+  /** The strategy's own state: JSON only, snapshotted with the session. */
+  state: { [key: string]: JsonValue };
+  /** Sets where a symbol's position should be; the order path sizes and sends the difference. */
+  target(symbol: string, target: Target): void;
+  /** An explicit order through the order path and its risk controls; returns its id. */
+  order(request: OrderRequest): string;
+  cancel(orderId: string): void;
+  readonly log: Logger;
+}
+
+export interface StrategyDefinition<P extends Record<string, ParamSpec>> {
+  /** Declared parameters, with their defaults and ranges. */
+  params: P;
+  /** Bars of history kept per symbol for `ctx.bars` (default 1, at most 10,000). */
+  lookback?: number;
+  init?(ctx: Context<P>): void;
+  onBar(ctx: Context<P>): void;
+  onFill?(ctx: Context<P>, fill: Fill): void;
+  onStop?(ctx: Context<P>): void;
+}
+
+/** A strategy file's default export. */
+export function defineStrategy<P extends Record<string, ParamSpec>>(
+  definition: StrategyDefinition<P>,
+): StrategyDefinition<P> {
+  return definition;
+}
