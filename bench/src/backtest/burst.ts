@@ -2,7 +2,8 @@
 // (the goal: none), how fast they complete against one run alone, and how `GET /bots/{ref}` and
 // `/healthz` answer while they run against idle. The platform runs in this process, as
 // `npm start` does; the requests are sent from it too.
-// Usage: npx tsx bench/src/backtest/burst.ts [--runs 200] [--days 20000] [--workers 2] [--out FILE]
+// Usage: npx tsx bench/src/backtest/burst.ts [--runs 200] [--days 20000] [--workers 2]
+//        [--backends postgres,pglite] [--out FILE]
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
@@ -18,6 +19,7 @@ const arg = (name: string, fallback: string) => {
 const RUNS = Number(arg("runs", "200"));
 const DAYS = Number(arg("days", "20000"));
 const WORKERS = arg("workers", "2");
+const BACKENDS = arg("backends", "postgres,pglite").split(",");
 const OUT = arg(
   "out",
   fileURLToPath(new URL("../../results/backtest-burst.json", import.meta.url)),
@@ -199,8 +201,8 @@ async function onBackend(backend: "postgres" | "pglite") {
 }
 
 const loadAtStart = load();
-const postgres = await onBackend("postgres");
-const pglite = await onBackend("pglite");
+const postgres = BACKENDS.includes("postgres") ? await onBackend("postgres") : undefined;
+const pglite = BACKENDS.includes("pglite") ? await onBackend("pglite") : undefined;
 const result = {
   machine: { ...machine(), nproc: os.cpus().length, cpu_model: os.cpus()[0]?.model },
   settings: { runs: RUNS, bars_per_run: DAYS, workers: Number(WORKERS), bots: BOTS },

@@ -83,9 +83,7 @@ export async function* streamBars(
   endMs?: number,
   opts: SourceOptions = {},
 ): AsyncGenerator<Bars> {
-  if (startMs !== undefined && endMs !== undefined && startMs >= endMs) {
-    throw new EngineInputError("invalid_range", "start must be before end", "start");
-  }
+  assertOrdered(startMs, endMs);
   const csv = /^csv:([a-z0-9][a-z0-9-]{0,63})$/.exec(source);
   const synthetic = /^synthetic:(\d{1,9})$/.exec(source);
   if (csv) {
@@ -102,16 +100,7 @@ export async function* streamBars(
       if (kept.length > 0) yield kept;
     }
   } else if (synthetic) {
-    const interval = timeframeMs(opts.timeframe || "1d");
-    const from = startMs ?? Date.UTC(2022, 0, 1);
-    const to = endMs ?? from + SYNTHETIC_DEFAULT_BARS * interval;
-    const count = Math.ceil((to - from) / interval);
-    if (count > SYNTHETIC_MAX_BARS)
-      throw new EngineInputError(
-        "invalid_range",
-        `a synthetic range may hold at most ${SYNTHETIC_MAX_BARS.toLocaleString("en")} bars of the bot's timeframe (${opts.timeframe || "1d"}); this one holds ${count.toLocaleString("en")}`,
-        "end",
-      );
+    const { from, count, interval } = syntheticRange(startMs, endMs, opts.timeframe);
     yield sliceBars(
       generateBars({ seed: Number(synthetic[1]), count, startMs: from, intervalMs: interval }),
       startMs,
@@ -124,6 +113,28 @@ export async function* streamBars(
       "data_source",
     );
   }
+}
+
+/**
+ * Where a synthetic run's bars start, how many there are and their spacing: bar i opens at
+ * from + i * interval, every one inside [start, end), so the count needs no bar generated.
+ */
+function syntheticRange(
+  startMs: number | undefined,
+  endMs: number | undefined,
+  timeframe?: string,
+) {
+  const interval = timeframeMs(timeframe || "1d");
+  const from = startMs ?? Date.UTC(2022, 0, 1);
+  const to = endMs ?? from + SYNTHETIC_DEFAULT_BARS * interval;
+  const count = Math.max(0, Math.ceil((to - from) / interval));
+  if (count > SYNTHETIC_MAX_BARS)
+    throw new EngineInputError(
+      "invalid_range",
+      `a synthetic range may hold at most ${SYNTHETIC_MAX_BARS.toLocaleString("en")} bars of the bot's timeframe (${timeframe || "1d"}); this one holds ${count.toLocaleString("en")}`,
+      "end",
+    );
+  return { from, count, interval };
 }
 
 /** All the bars of a run at once (see `streamBars`), refused when fewer than two. */
@@ -151,7 +162,13 @@ export async function checkBars(
   opts: SourceOptions = {},
 ): Promise<number> {
   let count = 0;
-  for await (const chunk of streamBars(source, startMs, endMs, opts)) count += chunk.length;
+  if (/^synthetic:\d{1,9}$/.test(source)) {
+    // Generated bars cannot be malformed: counting them needs none made, on the request's thread.
+    assertOrdered(startMs, endMs);
+    count = syntheticRange(startMs, endMs, opts.timeframe).count;
+  } else {
+    for await (const chunk of streamBars(source, startMs, endMs, opts)) count += chunk.length;
+  }
   assertEnoughBars(count);
   return count;
 }
@@ -163,6 +180,11 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+function assertOrdered(startMs?: number, endMs?: number): void {
+  if (startMs !== undefined && endMs !== undefined && startMs >= endMs)
+    throw new EngineInputError("invalid_range", "start must be before end", "start");
 }
 
 function assertEnoughBars(count: number): void {

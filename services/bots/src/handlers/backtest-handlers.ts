@@ -23,7 +23,7 @@ import {
 } from "../engine/index.js";
 import { TaskCancelled, type TaskRunner } from "../runtime/task-runner.js";
 import type { BacktestPool } from "../runtime/backtest-pool.js";
-import type { RunOutcome } from "../runtime/backtest-messages.js";
+import type { FinishedRun } from "../runtime/backtest-record.js";
 import * as backtests from "../store/backtests.repository.js";
 import {
   enqueueBacktest,
@@ -210,6 +210,8 @@ async function loadInputs(
   dataSource: string,
   start: Date | null,
   end: Date | null,
+  /** The count taken when the backtest was accepted: a claimed run does not read its bars twice. */
+  counted?: number,
 ): Promise<Pick<Run, "strategy" | "bars" | "barsTotal" | "symbol">> {
   if (!spec.strategy?.family)
     throw new EngineInputError(
@@ -223,7 +225,7 @@ async function loadInputs(
   );
   const { opts, symbol } = await runSource(db, spec, dataSource);
   const bars = { dataSource, startMs: start?.getTime(), endMs: end?.getTime(), opts };
-  const barsTotal = await checkBars(bars.dataSource, bars.startMs, bars.endMs, opts);
+  const barsTotal = counted ?? (await checkBars(bars.dataSource, bars.startMs, bars.endMs, opts));
   return { strategy, bars, barsTotal, symbol };
 }
 
@@ -260,6 +262,7 @@ export async function runClaimedBacktest(deps: BacktestDeps, row: DeploymentRow)
       dataSource,
       date(request.start),
       date(request.end),
+      row.bars_total === null ? undefined : Number(row.bars_total),
     );
     run = {
       id: row.id,
@@ -288,8 +291,8 @@ function submitRun(deps: BacktestDeps, run: Run): void {
   deps.tasks.submit(run.taskId, async () => {
     // Halted or taken over before it started: the row is no longer this process's to run.
     if (!(await backtests.markBacktestRunning(deps.db, run.id, deps.hostId, run.barsTotal))) return;
-    const metrics = await simulate(deps, run);
-    if (metrics) await recordSuccess(deps, run, metrics);
+    const finished = await simulate(deps, run);
+    if (finished) await recordSuccess(deps, run, finished);
   });
 }
 
@@ -299,7 +302,7 @@ function submitRun(deps: BacktestDeps, run: Run): void {
  * the look for a halt, the progress write that is also the look for a takeover, an uploaded data
  * set's chunks. A run stopped here is told to stop there at its next slice.
  */
-async function simulate(deps: BacktestDeps, run: Run): Promise<RunOutcome | undefined> {
+async function simulate(deps: BacktestDeps, run: Run): Promise<FinishedRun | undefined> {
   const { dataSource, startMs, endMs, opts } = run.bars;
   const job = deps.pool.run(
     {
@@ -340,13 +343,14 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<RunOutcome | unde
  * The result and its trial, once: the write needs the row still running and held here, so a run
  * halted or taken over meanwhile records nothing, and the trial id is the deployment's own id.
  */
-async function recordSuccess(deps: BacktestDeps, run: Run, metrics: RunOutcome): Promise<void> {
+async function recordSuccess(deps: BacktestDeps, run: Run, finished: FinishedRun): Promise<void> {
+  const { metrics, record } = finished;
   const recorded = await deps.db.transaction().execute(async (trx) => {
     const summary = summaryOf(metrics, run.dataSource);
     if (!(await backtests.finishBacktest(trx, run.id, deps.hostId, summary, metrics.bars)))
       return false;
-    await insertResults(trx, resultsOf(run, metrics));
-    await recordAndAnnounceTrial(trx, run, metrics);
+    await insertResults(trx, { deploymentId: run.id, symbol: run.symbol, record });
+    await recordAndAnnounceTrial(trx, run, finished);
     return true;
   });
   if (recorded)
@@ -384,34 +388,7 @@ export async function failDeployment(
   return "ended";
 }
 
-/** What the results routes serve, from the engine's curve, days and trades. */
-function resultsOf(run: Run, m: RunMetrics): NewResults {
-  const r = m.results!;
-  return {
-    deploymentId: run.id,
-    equity: r.curve.points,
-    barsPerPoint: r.curve.bucketBars,
-    dailyReturns: r.dailyDates.map((d, i) => ({
-      date: new Date(d).toISOString().slice(0, 10),
-      value: m.dailyReturns[i]!,
-    })),
-    symbol: run.symbol,
-    tradesTruncated: r.tradesDropped > 0,
-    trades: r.trades.map((t) => ({
-      side: t.side,
-      entry_time: new Date(t.entryTime),
-      entry_price: t.entryPrice,
-      exit_time: new Date(t.exitTime),
-      exit_price: t.exitPrice,
-      size: t.units,
-      pnl: t.pnl,
-      fees: t.fees,
-      closed: t.closed,
-    })),
-  };
-}
-
-function summaryOf(m: RunOutcome, dataSource: string): JsonObject {
+function summaryOf(m: FinishedRun["metrics"], dataSource: string): JsonObject {
   const r = (x: number) => Math.round(x * 1e8) / 1e8;
   return {
     data_source: dataSource,
@@ -435,11 +412,10 @@ function summaryOf(m: RunOutcome, dataSource: string): JsonObject {
 async function recordAndAnnounceTrial(
   trx: Transaction<BotsDatabase>,
   run: Run,
-  metrics: RunMetrics,
+  { metrics, record }: FinishedRun,
 ): Promise<void> {
   const family = run.strategy.family.family;
   const params = run.strategy.params;
-  const returns = [...metrics.dailyReturns];
   const recorded = await recordTrial(trx, {
     trial_id: run.id,
     bot_id: run.botId,
@@ -448,7 +424,7 @@ async function recordAndAnnounceTrial(
     strategy_family: family,
     parameters: JSON.stringify(params),
     data_source: run.dataSource,
-    daily_returns: JSON.stringify(returns),
+    daily_returns: record.returnsJson,
     sharpe: metrics.sharpe,
   });
   if (!recorded) return;
@@ -460,12 +436,16 @@ async function recordAndAnnounceTrial(
     strategyFamily: family,
     parametersJson: JSON.stringify(params),
     dataSource: run.dataSource,
-    dailyReturns: returns,
     sharpe: metrics.sharpe,
   });
+  // The daily returns were encoded on the worker (backtest-record.ts): appended, they merge in.
+  const head = toBinary(TrialRecordedSchema, ev);
+  const payload = new Uint8Array(head.length + record.returnsField.length);
+  payload.set(head);
+  payload.set(record.returnsField, head.length);
   await enqueueEvent(trx, SCHEMA, {
     subject: "svc.bots.trial_recorded",
     type: TrialRecordedSchema.typeName,
-    payload: toBinary(TrialRecordedSchema, ev),
+    payload,
   });
 }

@@ -1,4 +1,5 @@
 import type { Bars, EngineSettings, RiskLimits, RunMetrics } from "../engine/index.js";
+import type { FinishedRun } from "./backtest-record.js";
 
 /** What a backtest worker needs to build and run the engine: plain, structured-cloneable data. */
 export interface RunJob {
@@ -32,6 +33,6 @@ export type ToWorker =
 export type FromWorker =
   | { type: "describe"; run: number; ask: number; name: string }
   | { type: "chunk"; run: number; ask: number; name: string }
-  | { type: "done"; run: number; metrics: RunOutcome }
+  | { type: "done"; run: number; finished: FinishedRun }
   | { type: "stopped"; run: number }
   | { type: "error"; run: number; error: WorkerError };

@@ -4,6 +4,7 @@ import { EngineInputError, streamBars, type Bars, type DatasetSource } from "../
 import { riskLimitsFrom } from "../execution/risk-controls/index.js";
 import { computeBacktest } from "./backtest-compute.js";
 import type { RunJob } from "./backtest-messages.js";
+import { finishedRun } from "./backtest-record.js";
 import { createBacktestPool, spawnBacktestWorker, type BacktestPool } from "./backtest-pool.js";
 import { eventually } from "../../../../test/support/until.js";
 
@@ -57,8 +58,10 @@ function heldDataset() {
 const onHeld: Omit<RunJob, "id"> = { ...short, bars: { dataSource: "csv:held" } };
 
 /** The same job computed on this thread: what the worker's answer must equal, bit for bit. */
-const here = (job: Omit<RunJob, "id">, datasets = NO_DATASETS) =>
-  computeBacktest({ ...job, id: 0 }, new Int32Array(new SharedArrayBuffer(8)), datasets);
+const here = async (job: Omit<RunJob, "id">, datasets = NO_DATASETS) =>
+  finishedRun(
+    (await computeBacktest({ ...job, id: 0 }, new Int32Array(new SharedArrayBuffer(8)), datasets))!,
+  );
 
 describe("the backtest worker pool", () => {
   let pool: BacktestPool | undefined;
@@ -72,7 +75,7 @@ describe("the backtest worker pool", () => {
     while (run.done() === 0 && Date.now() < giveUp);
     expect(run.done()).toBeGreaterThan(0);
     const outcome = await run.outcome;
-    expect(outcome?.bars).toBe(100_000);
+    expect(outcome?.metrics.bars).toBe(100_000);
     expect(outcome).toEqual(await here(long(1)));
   }, 90_000);
 

@@ -1,7 +1,8 @@
 import { Worker } from "node:worker_threads";
 import { EngineInputError, type Bars, type DatasetSource } from "../engine/index.js";
 import type { EngineErrorCode } from "../engine/engine-error.js";
-import type { FromWorker, RunJob, RunOutcome, ToWorker, WorkerError } from "./backtest-messages.js";
+import type { FromWorker, RunJob, ToWorker, WorkerError } from "./backtest-messages.js";
+import type { FinishedRun } from "./backtest-record.js";
 
 /**
  * The worker's entry. From the TypeScript sources (tsx, vitest) it is the .ts file, loaded
@@ -12,8 +13,8 @@ const WORKER_URL = new URL("./backtest-worker.ts", import.meta.url);
 
 /** A run started on a worker: its outcome, its progress, and the way to stop it. */
 export interface PoolRun {
-  /** The metrics, or undefined when it was stopped; rejects with the run's (or its worker's) error. */
-  readonly outcome: Promise<RunOutcome | undefined>;
+  /** Its figures and serialised results, or undefined when it was stopped; rejects with the run's (or its worker's) error. */
+  readonly outcome: Promise<FinishedRun | undefined>;
   /** Bars fed to the engine so far. */
   done(): number;
   /** Asks the worker to stop at its next slice; `outcome` then resolves undefined. */
@@ -36,7 +37,7 @@ interface Active {
   id: number;
   datasets: DatasetSource;
   chunks?: AsyncIterator<Bars>;
-  settle(err: unknown, outcome?: RunOutcome): void;
+  settle(err: unknown, outcome?: FinishedRun): void;
   control: Int32Array;
 }
 
@@ -96,7 +97,7 @@ export function createBacktestPool(opts: BacktestPoolOptions): BacktestPool {
     if (!active || msg.run !== active.id) return;
     switch (msg.type) {
       case "done":
-        active.settle(undefined, msg.metrics);
+        active.settle(undefined, msg.finished);
         return release(slot);
       case "stopped":
         active.settle(undefined, undefined);
@@ -152,7 +153,7 @@ export function createBacktestPool(opts: BacktestPoolOptions): BacktestPool {
       const control = new Int32Array(new SharedArrayBuffer(8));
       const id = nextId++;
       let settle!: Active["settle"];
-      const outcome = new Promise<RunOutcome | undefined>((resolve, reject) => {
+      const outcome = new Promise<FinishedRun | undefined>((resolve, reject) => {
         let settled = false;
         settle = (err, metrics) => {
           if (settled) return;

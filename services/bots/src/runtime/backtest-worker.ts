@@ -10,6 +10,7 @@ import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { EngineInputError, type DatasetSource } from "../engine/index.js";
 import { computeBacktest } from "./backtest-compute.js";
+import { finishedRun } from "./backtest-record.js";
 import type { FromWorker, ToWorker } from "./backtest-messages.js";
 
 const port = parentPort;
@@ -58,26 +59,28 @@ function remoteDatasets(runId: number): DatasetSource {
 
 port.on("message", (msg: ToWorker) => {
   if (msg.type === "run") {
-    computeBacktest(msg.job, msg.control, remoteDatasets(msg.job.id)).then(
-      (metrics) =>
-        port.postMessage(
-          (metrics
-            ? { type: "done", run: msg.job.id, metrics }
-            : { type: "stopped", run: msg.job.id }) satisfies FromWorker,
-        ),
-      (err: unknown) =>
-        port.postMessage({
-          type: "error",
-          run: msg.job.id,
-          error:
-            err instanceof EngineInputError
-              ? { name: err.name, message: err.message, code: err.code, field: err.field }
-              : {
-                  name: (err as Error)?.name ?? "Error",
-                  message: (err as Error)?.message ?? String(err),
-                },
-        } satisfies FromWorker),
-    );
+    computeBacktest(msg.job, msg.control, remoteDatasets(msg.job.id))
+      .then((metrics) => metrics && finishedRun(metrics))
+      .then(
+        (finished) =>
+          finished
+            ? port.postMessage({ type: "done", run: msg.job.id, finished } satisfies FromWorker, [
+                finished.record.returnsField.buffer as ArrayBuffer,
+              ])
+            : port.postMessage({ type: "stopped", run: msg.job.id } satisfies FromWorker),
+        (err: unknown) =>
+          port.postMessage({
+            type: "error",
+            run: msg.job.id,
+            error:
+              err instanceof EngineInputError
+                ? { name: err.name, message: err.message, code: err.code, field: err.field }
+                : {
+                    name: (err as Error)?.name ?? "Error",
+                    message: (err as Error)?.message ?? String(err),
+                  },
+          } satisfies FromWorker),
+      );
     return;
   }
   const answer = waiting.get(msg.ask);

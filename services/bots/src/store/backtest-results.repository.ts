@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
+import type { RunRecord } from "../runtime/backtest-record.js";
 import type {
   BacktestResultsRow,
   BacktestTradeRow,
@@ -8,45 +9,60 @@ import type {
 
 type Db = Kysely<BotsDatabase> | Transaction<BotsDatabase>;
 
-/** Rows per INSERT of a run's trades: well under Postgres's 65,535 bind parameters. */
-const TRADE_BATCH = 2_000;
-
+/** A finished run's results as the worker serialised them (runtime/backtest-record.ts). */
 export interface NewResults {
   deploymentId: string;
-  equity: { time: number; equity: number; drawdown: number }[];
-  barsPerPoint: number;
-  dailyReturns: { date: string; value: number }[];
   symbol: string;
-  tradesTruncated: boolean;
-  trades: Array<Omit<BacktestTradeRow, "deployment_id" | "number">>;
+  record: RunRecord;
 }
 
-/** Only SQL lives here: a finished backtest's curve, daily returns and trades. */
+/**
+ * Only SQL lives here: a finished backtest's curve, daily returns and trades. The trades go in as
+ * one JSON parameter expanded by the database, not thousands of bound values built here.
+ */
 export async function insertResults(trx: Transaction<BotsDatabase>, r: NewResults): Promise<void> {
   await trx
     .insertInto("backtest_results")
     .values({
       deployment_id: r.deploymentId,
-      equity: JSON.stringify(r.equity),
-      bars_per_point: r.barsPerPoint,
-      daily_returns: JSON.stringify(r.dailyReturns),
+      equity: r.record.equityJson,
+      bars_per_point: r.record.barsPerPoint,
+      daily_returns: r.record.dailyReturnsJson,
       symbol: r.symbol,
-      trade_count: r.trades.length,
-      trades_truncated: r.tradesTruncated,
+      trade_count: r.record.tradeCount,
+      trades_truncated: r.record.tradesTruncated,
     })
     .execute();
-  for (let from = 0; from < r.trades.length; from += TRADE_BATCH) {
-    await trx
-      .insertInto("backtest_trades")
-      .values(
-        r.trades.slice(from, from + TRADE_BATCH).map((t, i) => ({
-          ...t,
-          deployment_id: r.deploymentId,
-          number: from + i + 1,
-        })),
-      )
-      .execute();
-  }
+  if (r.record.tradeCount === 0) return;
+  const columns = [
+    "number",
+    "side",
+    "entry_time",
+    "entry_price",
+    "exit_time",
+    "exit_price",
+    "size",
+    "pnl",
+    "fees",
+    "closed",
+  ] as const;
+  const trades = sql<
+    Omit<BacktestTradeRow, "deployment_id">
+  >`jsonb_to_recordset(${r.record.tradesJson}::jsonb)`.as<"t">(
+    sql`t(number integer, side text, entry_time timestamptz, entry_price double precision,
+      exit_time timestamptz, exit_price double precision, size double precision,
+      pnl double precision, fees double precision, closed boolean)`,
+  );
+  await trx
+    .insertInto("backtest_trades")
+    .columns(["deployment_id", ...columns])
+    .expression(
+      trx
+        .selectFrom(trades)
+        .select(sql<string>`${r.deploymentId}::uuid`.as("deployment_id"))
+        .select(columns.map((c) => `t.${c}` as const)),
+    )
+    .execute();
 }
 
 /** A deployment of one bot by its id: another bot's is not found. */

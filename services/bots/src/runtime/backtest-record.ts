@@ -1,0 +1,71 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
+import type { RunOutcome } from "./backtest-messages.js";
+
+/**
+ * A finished run's results, serialised for the database and the bus where it was computed (the
+ * worker thread): the curve, daily returns and trades are tens of thousands of numbers a run, and
+ * turning them into JSON and protobuf on the process's event loop is what kept `GET /bots` waiting
+ * while many runs finished. The main thread only passes these strings and bytes on.
+ */
+export interface RunRecord {
+  /** [{time, equity, drawdown}] as backtest_results.equity stores it. */
+  equityJson: string;
+  barsPerPoint: number;
+  /** [{date: YYYY-MM-DD, value}] as backtest_results.daily_returns stores it. */
+  dailyReturnsJson: string;
+  /** The trades as one JSON array of rows, numbered from 1: one INSERT ... FROM json. */
+  tradesJson: string;
+  tradeCount: number;
+  tradesTruncated: boolean;
+  /** The daily returns alone, as the TrialLedger stores them. */
+  returnsJson: string;
+  /**
+   * TrialRecorded's `daily_returns` field alone, encoded: protobuf merges concatenated encodings
+   * of one message, so the main thread appends this to the encoding of the other fields.
+   */
+  returnsField: Uint8Array;
+}
+
+/** The run's summary figures (no curve, no trades) and its record. */
+export interface FinishedRun {
+  metrics: Omit<RunOutcome, "results">;
+  record: RunRecord;
+}
+
+export function finishedRun(outcome: RunOutcome): FinishedRun {
+  const { results, ...metrics } = outcome;
+  if (!results) throw new Error("a backtest's run ended without its results");
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const trades = results.trades.map((t, i) => ({
+    number: i + 1,
+    side: t.side,
+    entry_time: new Date(t.entryTime).toISOString(),
+    entry_price: t.entryPrice,
+    exit_time: new Date(t.exitTime).toISOString(),
+    exit_price: t.exitPrice,
+    size: t.units,
+    pnl: t.pnl,
+    fees: t.fees,
+    closed: t.closed,
+  }));
+  const returns = [...outcome.dailyReturns];
+  return {
+    metrics,
+    record: {
+      equityJson: JSON.stringify(results.curve.points),
+      barsPerPoint: results.curve.bucketBars,
+      dailyReturnsJson: JSON.stringify(
+        results.dailyDates.map((d, i) => ({ date: day(d), value: returns[i]! })),
+      ),
+      tradesJson: JSON.stringify(trades),
+      tradeCount: trades.length,
+      tradesTruncated: results.tradesDropped > 0,
+      returnsJson: JSON.stringify(returns),
+      returnsField: toBinary(
+        TrialRecordedSchema,
+        create(TrialRecordedSchema, { dailyReturns: returns }),
+      ),
+    },
+  };
+}
