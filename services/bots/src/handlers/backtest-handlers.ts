@@ -19,7 +19,6 @@ import {
   type EngineSettings,
   type DatasetSource,
   type SourceOptions,
-  type RunMetrics,
 } from "../engine/index.js";
 import { TaskCancelled, type TaskRunner } from "../runtime/task-runner.js";
 import type { BacktestPool } from "../runtime/backtest-pool.js";
@@ -41,7 +40,7 @@ import { rowToDeployment } from "./deployment-mapping.js";
 import type { RiskLimits } from "../execution/risk-controls/index.js";
 import { riskLimitsOf } from "../runtime/risk-limits-of.js";
 import { defaultDataSource, runSource } from "../runtime/run-source.js";
-import { insertResults, type NewResults } from "../store/backtest-results.repository.js";
+import { insertResults } from "../store/backtest-results.repository.js";
 
 const SCHEMA = "bots";
 /** How often a run in progress looks whether it was halted here (an in-memory look). */
