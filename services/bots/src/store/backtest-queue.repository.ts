@@ -80,12 +80,14 @@ export async function claimNextBacktest(
       select distinct bot_id from ${DEPLOYMENTS}
       where target = 'backtest' and status = 'pending' and host is null
     ), bots as (
-      select d.bot_id,
-        count(*) filter (where d.status in ('pending', 'running') and d.host is not null) as busy,
-        max(d.started_at) as served
-      from ${DEPLOYMENTS} d join waiting w on w.bot_id = d.bot_id
-      where d.target = 'backtest'
-      group by d.bot_id
+      -- Per waiting bot, two index lookups, never a scan of every backtest it ever ran.
+      select w.bot_id,
+        (select count(*) from ${DEPLOYMENTS} b
+          where b.bot_id = w.bot_id and b.target = 'backtest'
+            and b.status in ('pending', 'running') and b.host is not null) as busy,
+        (select max(s.started_at) from ${DEPLOYMENTS} s
+          where s.bot_id = w.bot_id and s.target = 'backtest') as served
+      from waiting w
     ), next as (
       select q.id from ${DEPLOYMENTS} q join bots on bots.bot_id = q.bot_id
       where q.target = 'backtest' and q.status = 'pending' and q.host is null
