@@ -70,7 +70,7 @@ export interface Config {
   drillBoundsS: { draining: number; stoppedHighFrequency: number; stopped: number };
   runnerLeaseS: number;
   /** Backtests (and compliance runs) run at once by one process, and accepted ones that may wait. */
-  backtests: { workers: number; queueMax: number };
+  backtests: { workers: number; queueMax: number; workerMemoryMb: number };
   /** Milliseconds between two sweeps of overdue promotion requests (SVC_PROMOTION_SWEEP_INTERVAL_MS). */
   promotionSweepIntervalMs: number;
   /** Deadlines of the calls to each store, in milliseconds. */
@@ -281,7 +281,11 @@ function assemble(r: Raw): Config {
       stopped: i("SVC_KILLSWITCH_DRILL_STOPPED_S"),
     },
     runnerLeaseS: i("SVC_RUNNER_LEASE_S"),
-    backtests: { workers: i("SVC_BACKTEST_WORKERS"), queueMax: i("SVC_BACKTEST_QUEUE_MAX") },
+    backtests: {
+      workers: i("SVC_BACKTEST_WORKERS"),
+      queueMax: i("SVC_BACKTEST_QUEUE_MAX"),
+      workerMemoryMb: i("SVC_BACKTEST_WORKER_MEMORY_MB"),
+    },
     promotionSweepIntervalMs: i("SVC_PROMOTION_SWEEP_INTERVAL_MS"),
     timeouts: {
       kvMs: i("SVC_KV_TIMEOUT_MS"),

@@ -363,6 +363,11 @@ export const SETTINGS = {
     default: "2",
     doc: "Backtests and compliance runs one bots process runs at once; the others wait their turn in the queue, in order and fairly between bots.",
   },
+  SVC_BACKTEST_WORKER_MEMORY_MB: {
+    kind: int(64, 65_536),
+    default: "1024",
+    doc: "Heap (old generation, MiB) of each backtest worker thread: a run that needs more ends failed with an out-of-memory error, and only that run; the process and the other runs go on.",
+  },
   SVC_BACKTEST_QUEUE_MAX: {
     kind: int(1, 1_000_000),
     default: "1000",

@@ -71,7 +71,10 @@ export async function createBotsModule(
     );
   }, platform.config.backtests.workers);
   // The runs' computation, off the event loop: one worker thread per slot at most.
-  const pool = createBacktestPool({ width: platform.config.backtests.workers });
+  const pool = createBacktestPool({
+    width: platform.config.backtests.workers,
+    memoryMb: platform.config.backtests.workerMemoryMb,
+  });
   const runDeps = { db, tasks, hostId, pool, log: platform.log };
   const queue = backtestQueue({
     ...runDeps,

@@ -1,4 +1,4 @@
-import type { Worker } from "node:worker_threads";
+import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import { EngineInputError, streamBars, type Bars, type DatasetSource } from "../engine/index.js";
 import { riskLimitsFrom } from "../execution/risk-controls/index.js";
@@ -143,5 +143,36 @@ describe("the backtest worker pool", () => {
     held.release();
     expect(await run.outcome).toBeUndefined();
     expect(await pool.run(short, NO_DATASETS).outcome).toEqual(await here(short));
+  }, 90_000);
+
+  it("ends a run that outgrows its worker's heap with that error, and only that run", async () => {
+    // The engine streams its bars and keeps bounded results, so no built-in run grows without
+    // end: a worker that hoards on its first run stands for one that does (a strategy's state).
+    const hoarder = `
+      const { parentPort } = require("node:worker_threads");
+      const kept = [];
+      parentPort.on("message", () => { for (;;) kept.push(new Array(1e5).fill(kept.length)); });`;
+    const spawned: Worker[] = [];
+    pool = createBacktestPool({
+      width: 1,
+      memoryMb: 32,
+      spawn: (memoryMb) => {
+        const w =
+          spawned.length === 0
+            ? new Worker(hoarder, {
+                eval: true,
+                resourceLimits: { maxOldGenerationSizeMb: memoryMb! },
+              })
+            : spawnBacktestWorker(memoryMb);
+        spawned.push(w);
+        return w;
+      },
+    });
+    const err = await pool.run(short, NO_DATASETS).outcome.catch((e: unknown) => e);
+    expect(String(err)).toMatch(/out of memory/i);
+    // The next run gets a new worker, with the same heap bound, and its figures.
+    expect(await pool.run(short, NO_DATASETS).outcome).toEqual(await here(short));
+    expect(spawned).toHaveLength(2);
+    expect(spawned[1]!.resourceLimits?.maxOldGenerationSizeMb).toBe(32);
   }, 90_000);
 });

@@ -44,8 +44,10 @@ interface Active {
 export interface BacktestPoolOptions {
   /** Most workers at once: the process's backtest slots (SVC_BACKTEST_WORKERS). */
   width: number;
-  /** Starts a worker; tests wrap it to reach one. */
-  spawn?: () => Worker;
+  /** Heap of each worker (SVC_BACKTEST_WORKER_MEMORY_MB): past it the worker dies, failing its run. */
+  memoryMb?: number;
+  /** Starts a worker with that heap; tests wrap it to reach one. */
+  spawn?: (memoryMb?: number) => Worker;
 }
 
 /**
@@ -69,7 +71,7 @@ export function createBacktestPool(opts: BacktestPoolOptions): BacktestPool {
   };
 
   const startSlot = (): Slot => {
-    const slot: Slot = { worker: spawn() };
+    const slot: Slot = { worker: spawn(opts.memoryMb) };
     slots.add(slot);
     // Idle workers must not keep the process alive; a run in progress holds it by its timers.
     slot.worker.unref();
@@ -205,10 +207,12 @@ function movable(b: Bars): ArrayBuffer[] {
   return [...new Set(buffers)].filter((x): x is ArrayBuffer => x instanceof ArrayBuffer);
 }
 
-export function spawnBacktestWorker(): Worker {
+export function spawnBacktestWorker(memoryMb?: number): Worker {
   // The sources need tsx in the thread too (backtest-worker-tsx.mjs); the bundle's is JavaScript.
   const fromSources = WORKER_URL.pathname.endsWith(".ts");
-  return new Worker(fromSources ? new URL("./backtest-worker-tsx.mjs", WORKER_URL) : WORKER_URL);
+  return new Worker(fromSources ? new URL("./backtest-worker-tsx.mjs", WORKER_URL) : WORKER_URL, {
+    ...(memoryMb ? { resourceLimits: { maxOldGenerationSizeMb: memoryMb } } : {}),
+  });
 }
 
 /** The worker's error as this thread's: an input error keeps its class, so its code and field. */
