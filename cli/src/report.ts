@@ -1,3 +1,5 @@
+import { CALL_DEADLINES_MS } from "@svc/lib/deadline";
+
 export interface ReportAnswer {
   ok: boolean;
   status: number;
@@ -14,7 +16,9 @@ export async function fetchReport(
   base: string,
   headers: Record<string, string>,
   opts: { bot?: string; year?: string },
-  timeoutMs = 30_000,
+  // The server gives a report the long call's deadline; the CLI waits that and a little more, so
+  // the server's own 504 (which says why) arrives rather than the CLI giving up first.
+  timeoutMs = CALL_DEADLINES_MS.long + 5_000,
 ): Promise<ReportAnswer> {
   const path = opts.bot
     ? `/bots/${encodeURIComponent(opts.bot)}/risk/validation-report`
