@@ -40,13 +40,20 @@ async function publishBacklog(bus: EventBus, events: number): Promise<number> {
  * the stream as services' outbox relays publish them, then the consumer is released and the rows
  * are counted every 50 ms until all are in. The chain is then checked as `svc audit verify` does.
  */
-export async function auditRowsPerSecond(backend: "pglite" | "postgres", events: number) {
+export async function auditRowsPerSecond(
+  backend: "pglite" | "postgres",
+  events: number,
+  /** An Ed25519 key (PKCS#8 PEM): the identity service then signs checkpoints of the chain. */
+  checkpointKeyPem?: string,
+) {
   return backend === "postgres"
-    ? withScratchDatabase("svc_bench_identity_audit", (url) => appendRate(events, url))
-    : appendRate(events);
+    ? withScratchDatabase("svc_bench_identity_audit", (url) =>
+        appendRate(events, url, checkpointKeyPem),
+      )
+    : appendRate(events, undefined, checkpointKeyPem);
 }
 
-async function appendRate(events: number, databaseUrl?: string) {
+async function appendRate(events: number, databaseUrl?: string, checkpointKeyPem?: string) {
   const backend = databaseUrl ? "postgres" : "pglite";
   const namespace = `benchid-${process.pid}-${backend}`;
   const stream = `${namespace.toUpperCase().replace(/-/g, "_")}_EVENTS`;
@@ -62,6 +69,7 @@ async function appendRate(events: number, databaseUrl?: string) {
         SVC_NATS_URL: NATS_URL,
         SVC_NATS_NAMESPACE: namespace,
         SVC_LOG_LEVEL: "silent",
+        ...(checkpointKeyPem ? { SVC_AUDIT_CHECKPOINT_PRIVATE_KEY_PEM: checkpointKeyPem } : {}),
       }),
       { bus: held.bus },
     );
