@@ -20,15 +20,23 @@ describe("dev venue fault switches, as a jspurefix client sees them", () => {
     h = new Harness();
     await h.start();
     const c = await h.loggedOn();
-    expect((await control("PUT", "/faults", { rejectNewOrders: true })).body).toMatchObject({ rejectNewOrders: true });
+    expect((await control("PUT", "/faults", { rejectNewOrders: true })).body).toMatchObject({
+      rejectNewOrders: true,
+    });
     c.send("D", newOrder("refused", "buy", 1, 10));
     const report = await heard(c, "rejection", "8", (b) => b.ClOrdID === "refused");
-    expect(report).toMatchObject({ ExecType: "8", OrdStatus: "8", Text: "the venue rejects all new orders (fault switch)" });
+    expect(report).toMatchObject({
+      ExecType: "8",
+      OrdStatus: "8",
+      Text: "the venue rejects all new orders (fault switch)",
+    });
     expect(h.venue.exchange.openOrders(USER)).toEqual([]);
 
     await control("PUT", "/faults", { rejectNewOrders: false });
     c.send("D", newOrder("taken", "buy", 1, 10));
-    expect(await heard(c, "accepted", "8", (b) => b.ClOrdID === "taken")).toMatchObject({ ExecType: "0" });
+    expect(await heard(c, "accepted", "8", (b) => b.ClOrdID === "taken")).toMatchObject({
+      ExecType: "0",
+    });
   });
 
   it("sends each ExecutionReport twice with the same ExecID, the copy marked PossResend", async () => {
@@ -38,7 +46,13 @@ describe("dev venue fault switches, as a jspurefix client sees them", () => {
     h.venue.setFaults({ duplicateExecutionReports: true });
     c.send("D", newOrder("twice", "sell", 2, 100));
     c.send("D", newOrder("hit", "buy", 2, 100));
-    await heard(c, "second copy of the fill", "8", (b) => b.ClOrdID === "twice" && b.ExecType === "F", 2);
+    await heard(
+      c,
+      "second copy of the fill",
+      "8",
+      (b) => b.ClOrdID === "twice" && b.ExecType === "F",
+      2,
+    );
     const reports = reportsFor(c, "twice");
     expect(reports.map((b) => b.ExecType)).toEqual(["0", "0", "F", "F"]);
     expect(reports[0]!.ExecID).toBe(reports[1]!.ExecID);
@@ -47,7 +61,9 @@ describe("dev venue fault switches, as a jspurefix client sees them", () => {
     expect(header(reports[0]!).PossResend).toBeUndefined();
     expect(header(reports[1]!).PossResend).toBe(true);
     // A client that keeps what it has seen by ExecID counts the fill once.
-    const fills = new Map(reports.filter((b) => b.ExecType === "F").map((b) => [b.ExecID, b.LastQty]));
+    const fills = new Map(
+      reports.filter((b) => b.ExecType === "F").map((b) => [b.ExecID, b.LastQty]),
+    );
     expect([...fills.values()]).toEqual([2]);
   });
 
@@ -89,10 +105,18 @@ describe("dev venue fault switches, as a jspurefix client sees them", () => {
   it("answers a bad switch update with a 400 that names the switch, and changes nothing", async () => {
     h = new Harness();
     await h.start();
-    expect(await control("PUT", "/faults", { hang: "yes" })).toEqual({ status: 400, body: { error: "hang must be true or false" } });
+    expect(await control("PUT", "/faults", { hang: "yes" })).toEqual({
+      status: 400,
+      body: { error: "hang must be true or false" },
+    });
     expect((await control("PUT", "/faults", { delayExecutionReportsMs: -5 })).status).toBe(400);
-    expect((await control("PUT", "/faults", { rejectAll: true })).body.error).toMatch(/unknown switch "rejectAll"/);
-    expect(await control("PUT", "/faults", "{not json")).toEqual({ status: 400, body: { error: "the body is not JSON" } });
+    expect((await control("PUT", "/faults", { rejectAll: true })).body.error).toMatch(
+      /unknown switch "rejectAll"/,
+    );
+    expect(await control("PUT", "/faults", "{not json")).toEqual({
+      status: 400,
+      body: { error: "the body is not JSON" },
+    });
     expect((await control("GET", "/nothing")).status).toBe(404);
     expect((await control("GET", "/faults")).body).toEqual({
       rejectNewOrders: false,
