@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import { DITokens, type FixEntity, type IJsFixConfig } from "jspurefix";
 import { TcpAcceptor } from "jspurefix/dist/transport/tcp/tcp-acceptor.js";
+import { startBinanceFacade, type BinanceFacade } from "./binance-facade.js";
 import { Exchange } from "./exchange.js";
 import { noFaults, parseFaultUpdate, type FaultSwitches } from "./faults.js";
 import { describeSession, fixRuntime } from "./fix-runtime.js";
@@ -37,6 +38,11 @@ export interface DevVenueOptions {
   barIntervalMs?: number;
   /** Port of the fault switches' HTTP endpoint on `host`; null (the default) runs none. */
   controlPort?: number | null;
+  /**
+   * A Binance spot REST facade on `host` in front of the same book, trading as `username`;
+   * absent (the default) runs none.
+   */
+  binance?: { apiKey: string; apiSecret: string; port?: number };
 }
 
 export interface DevVenue {
@@ -44,6 +50,8 @@ export interface DevVenue {
   readonly port: number;
   readonly compId: string;
   readonly controlUrl: string | null;
+  /** The Binance facade's base URL (ccxt's urls.api.public and private are it + /api/v3). */
+  readonly binanceUrl: string | null;
   readonly exchange: Exchange;
   readonly faults: FaultSwitches;
   setFaults(update: Partial<FaultSwitches>): FaultSwitches;
@@ -123,6 +131,7 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     port,
     compId,
     controlUrl: null,
+    binanceUrl: null,
     exchange,
     faults,
     setFaults(update) {
@@ -138,6 +147,7 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     async close() {
       if (timer) clearInterval(timer);
       if (control) await new Promise<void>((r) => control!.close(() => r()));
+      await binance?.close();
       for (const s of [...context.sessions]) s.drop("dev venue closing");
       (listener as unknown as { stop(): void }).stop();
       await stopped;
@@ -149,6 +159,19 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     control = await startControl(venue, host, options.controlPort);
     const address = control.address() as AddressInfo;
     (venue as { controlUrl: string | null }).controlUrl = `http://${host}:${address.port}`;
+  }
+  let binance: BinanceFacade | null = null;
+  if (options.binance) {
+    binance = await startBinanceFacade({
+      exchange,
+      faults,
+      account: options.username,
+      host,
+      apiKey: options.binance.apiKey,
+      apiSecret: options.binance.apiSecret,
+      port: options.binance.port ?? 0,
+    });
+    (venue as { binanceUrl: string | null }).binanceUrl = binance.url;
   }
   return venue;
 }

@@ -63,6 +63,7 @@ const round = (n: number) => Math.round(n * 1e9) / 1e9;
 const MAX_QTY = 1e12;
 const MAX_PRICE = 1e12;
 const MAX_ID = 64;
+const MAX_TRADES = 100_000;
 
 /**
  * The venue's books and orders: price-time matching is nodejs-order-book's, one book per symbol;
@@ -77,6 +78,8 @@ export class Exchange {
   private readonly executionListeners = new Set<Listener<[string, Execution]>>();
   private readonly tradeListeners = new Set<Listener<[Trade]>>();
   private readonly bookListeners = new Set<Listener<[string]>>();
+  /** The latest trades, oldest first, for bars (klines); bounded so a long run stays small. */
+  readonly trades: Trade[] = [];
   private seq = 0;
   private readonly runId = Date.now().toString(36).toUpperCase();
   /** Set while a batch runs, so book listeners hear once per batch rather than once per order. */
@@ -185,6 +188,8 @@ export class Exchange {
       this.fill(taker, qty, price);
       this.fill(maker, qty, price);
       const trade = { symbol: taker.symbol, price, qty, aggressor: taker.side, time: new Date() };
+      this.trades.push(trade);
+      if (this.trades.length > MAX_TRADES) this.trades.splice(0, this.trades.length - MAX_TRADES);
       for (const l of this.tradeListeners) l(trade);
     }
   }
@@ -238,6 +243,12 @@ export class Exchange {
     const orderId = this.clOrdIds(account).get(clOrdId);
     const order = orderId ? this.orders.get(orderId) : undefined;
     return order ? { ...order } : undefined;
+  }
+
+  /** The order `orderId` when `account` owns it. */
+  orderById(account: string, orderId: string): VenueOrder | undefined {
+    const order = this.orders.get(orderId);
+    return order && order.account === account ? { ...order } : undefined;
   }
 
   openOrders(account: string, symbol?: string): VenueOrder[] {

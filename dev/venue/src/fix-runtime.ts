@@ -1,10 +1,13 @@
 import "reflect-metadata";
 import {
+  DefinitionFactory,
   JsFixLoggerFactory,
   SessionContainer,
+  type FixDefinitions,
   type IJsFixLogger,
   type ISessionDescription,
 } from "jspurefix";
+import { container } from "tsyringe";
 
 export type FixLogLevel = "debug" | "info" | "warning" | "error" | "none";
 const rank: Record<FixLogLevel, number> = { debug: 0, info: 1, warning: 2, error: 3, none: 4 };
@@ -32,6 +35,23 @@ class ConsoleLogFactory extends JsFixLoggerFactory {
   }
 }
 
+/**
+ * jspurefix parses the dictionary again for every session it builds (the whole FIX 4.4
+ * repository: seconds on a busy machine); definitions are read-only, so one parse serves all.
+ */
+class CachingDefinitionFactory extends DefinitionFactory {
+  private readonly cache = new Map<string, Promise<FixDefinitions>>();
+  override getDefinitions(path: string, ...rest: unknown[]): Promise<FixDefinitions> {
+    let definitions = this.cache.get(path);
+    if (!definitions) {
+      definitions = super.getDefinitions(path, ...(rest as []));
+      definitions.catch(() => this.cache.delete(path));
+      this.cache.set(path, definitions);
+    }
+    return definitions;
+  }
+}
+
 const logFactory = new ConsoleLogFactory();
 let fixContainer: SessionContainer | undefined;
 
@@ -44,6 +64,7 @@ export function fixRuntime(): SessionContainer {
   if (!fixContainer) {
     fixContainer = new SessionContainer();
     fixContainer.registerGlobal(logFactory);
+    container.registerInstance(DefinitionFactory, new CachingDefinitionFactory());
   }
   return fixContainer;
 }

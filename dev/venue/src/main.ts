@@ -43,6 +43,8 @@ setFixLogLevel(level);
 const username = env.SVC_VENUE_USERNAME || "svc-dev";
 const password = env.SVC_VENUE_PASSWORD || randomBytes(18).toString("base64url");
 const symbol = env.SVC_VENUE_SYMBOL || "BTC-USD";
+const apiKey = env.SVC_VENUE_API_KEY || randomBytes(18).toString("base64url");
+const apiSecret = env.SVC_VENUE_API_SECRET || randomBytes(24).toString("base64url");
 const venue = await startDevVenue({
   host: env.SVC_VENUE_HOST || "127.0.0.1",
   port: integer("SVC_VENUE_PORT", 9878, 0, 65535),
@@ -60,6 +62,7 @@ const venue = await startDevVenue({
     },
   ],
   barIntervalMs: integer("SVC_VENUE_BAR_INTERVAL_MS", 1000, 0, 86_400_000),
+  binance: { apiKey, apiSecret, port: integer("SVC_VENUE_BINANCE_PORT", 9880, 0, 65535) },
 }).catch((e: Error) => fail(e.message));
 
 const best = venue.exchange.depth(symbol, 1);
@@ -69,6 +72,9 @@ console.log(
     `  Username ${username}`,
     `  Password ${password}`,
     `fault switches at ${venue.controlUrl} (GET/PUT /faults, POST /sessions/drop)`,
+    `Binance spot REST facade at ${venue.binanceUrl}/api/v3 (ccxt: urls.api.public and .private)`,
+    `  API key ${apiKey}`,
+    `  secret  ${apiSecret}`,
     `${symbol}: quotes follow ${barsSource === "random" ? `a seeded random walk (seed ${seed})` : barsSource} (${closes.length} bars), ` +
       `best bid ${best.bids[0]?.[0]} / ask ${best.asks[0]?.[0]}`,
   ].join("\n"),
