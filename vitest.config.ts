@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: [
       "{lib,services/*,gateway,all-in-one,cli,bench}/src/**/*.test.ts",
+      "dev/venue/src/**/*.test.ts",
       "test/**/*.test.ts",
       "deploy/idp/**/*.test.ts",
     ],
