@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import type { Bars } from "../engine/bars.js";
 import { childSources } from "./build.js";
 import { checkLimits, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
-import { sandboxCommand } from "./isolation.js";
+import { spawnIsolated } from "./isolation.js";
 import {
   blockPayload,
   columnsLength,
@@ -87,7 +87,7 @@ export interface Sandbox {
 
 const STDERR_KEPT = 16 * 1024;
 const OUT_OF_MEMORY =
-  /Reached heap limit|JavaScript heap out of memory|Fatal process out of memory|Allocation failed|Out of memory|Cannot allocate memory|out of memory/i;
+  /Reached heap limit|bad_alloc|JavaScript heap out of memory|Fatal process out of memory|Allocation failed|Out of memory|Cannot allocate memory|out of memory/i;
 
 /** Starts a strategy's process in its sandbox (see docs/architecture.md, "Strategy sandbox"). */
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
@@ -95,14 +95,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   checkLimits(limits);
   if (options.symbols.length === 0) throw new RangeError("a strategy needs at least one symbol");
   const sources = await childSources();
-  const command = sandboxCommand({
+  const child = spawnIsolated(sources.bootstrap, {
     heapMb: limits.memoryMb,
     addressSpaceMb: limits.addressSpaceMb,
     cpuSeconds: limits.runCpuSeconds,
-  });
-  const child = spawn(command.file, command.args, {
-    stdio: ["pipe", "pipe", "pipe", "pipe"],
-    env: {},
   });
   return new SandboxProcess(child, sources, options, limits);
 }
@@ -132,9 +128,6 @@ class SandboxProcess implements Sandbox {
     private readonly options: SandboxOptions,
     private readonly limits: SandboxLimits,
   ) {
-    const bootstrapPipe = child.stdio[3] as NodeJS.WritableStream;
-    bootstrapPipe.on("error", () => undefined);
-    bootstrapPipe.end(sources.bootstrap);
     child.stdin!.on("error", () => undefined);
     child.stdout!.on("data", (chunk: Buffer) => this.onData(chunk));
     child.stderr!.on("data", (chunk: Buffer) => {

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -119,4 +119,20 @@ export function sandboxCommand(limits: ProcessLimits): { file: string; args: str
       SANDBOX_BOOTSTRAP,
     ],
   };
+}
+
+/**
+ * Starts `bootstrap` (a CommonJS script) as the sandbox's node process: stdin and stdout are its
+ * wire, stderr its diagnostics. The host's strategy runs and the isolation tests both start here.
+ */
+export function spawnIsolated(bootstrap: string, limits: ProcessLimits): ChildProcess {
+  const command = sandboxCommand(limits);
+  const child = spawn(command.file, command.args, {
+    stdio: ["pipe", "pipe", "pipe", "pipe"],
+    env: {},
+  });
+  const pipe = child.stdio[BOOTSTRAP_FD] as NodeJS.WritableStream;
+  pipe.on("error", () => undefined);
+  pipe.end(bootstrap);
+  return child;
 }

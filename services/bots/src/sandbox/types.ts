@@ -50,7 +50,8 @@ export interface Decision {
 export interface LogLine {
   /** The bar's index in the block (-1 for init, onStop and fills before the first bar). */
   bar: number;
-  time: number;
+  /** The bar's time (or the fill's, in onFill); null in init and before any bar. */
+  time: number | null;
   level: "info" | "warn";
   message: string;
   fields?: Record<string, string | number | boolean>;

@@ -91,12 +91,12 @@ function main(): void {
   const head = new Uint8Array(FRAME_HEADER_BYTES);
   let realm: Realm | undefined;
   for (;;) {
-    if (!readFully(head)) return;
+    if (!readFully(head)) break;
     const length = new DataView(head.buffer).getUint32(0, true);
     const kind = head[4] as Kind;
     // A fresh buffer per frame: it starts 8-byte aligned, as parseBlockPayload's columns need.
     const payload = new Uint8Array(length);
-    if (!readFully(payload)) return;
+    if (!readFully(payload)) break;
     let out: unknown;
     if (kind === Kind.Init) {
       const request = JSON.parse(Buffer.from(payload).toString("utf8")) as InitRequest;
@@ -112,7 +112,7 @@ function main(): void {
     else if (kind === Kind.Snapshot) out = realm.snapshot();
     else if (kind === Kind.Stop) {
       reply(String(realm.stop()));
-      return;
+      break;
     } else out = fail(`unknown request kind ${kind}`);
     // The realm answers strings; anything else means the strategy got at the runtime's answer.
     reply(
@@ -122,3 +122,6 @@ function main(): void {
 }
 
 main();
+// Ends here, before node would drain the microtask queue: a promise callback the strategy left
+// behind never runs, even at exit.
+process.exit(0);

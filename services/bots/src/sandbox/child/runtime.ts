@@ -421,7 +421,7 @@ export class StrategyRuntime {
     const max = this.config.logLineChars;
     const line: LogLine = {
       bar: this.bar,
-      time: this.time,
+      time: Number.isNaN(this.time) ? null : this.time,
       level,
       message: String(message).slice(0, max),
     };
