@@ -33,3 +33,9 @@ export type {
   StopAnswer,
   StrategyFailureCode,
 } from "./types.js";
+/**
+ * The runtime itself, in this process: for the bench's in-process reference and tests of trusted
+ * code only. Untrusted code runs through startSandbox, never here.
+ */
+export { SeededRandom, StrategyRuntime } from "./child/runtime.js";
+export { columnsLength } from "./protocol.js";

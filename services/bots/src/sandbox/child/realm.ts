@@ -81,7 +81,11 @@ function freezeAll(root: object): void {
   }
 }
 
-type Factory = (module: { exports: Record<string, unknown> }, exports: unknown) => void;
+type Factory = (
+  module: { exports: Record<string, unknown> },
+  exports: unknown,
+  ...globals: unknown[]
+) => void;
 
 export const realm = {
   /** Takes away and freezes; the bootstrap calls it once, before compiling the strategy. */
@@ -89,11 +93,13 @@ export const realm = {
     harden((JSON.parse(configJson) as RuntimeConfig).seed);
   },
   /** Runs the strategy bundle's module code, then resolves params and runs init (or restores). */
-  load(factory: Factory, configJson: string): string {
+  load(factory: Factory, configJson: string, globalNamesJson: string): string {
     return answer(() => {
       const config = JSON.parse(configJson) as RuntimeConfig;
       const module = { exports: {} as Record<string, unknown> };
-      factory(module, module.exports);
+      const g = globalThis as Record<string, unknown>;
+      const globals = (JSON.parse(globalNamesJson) as string[]).map((name) => g[name]);
+      factory(module, module.exports, ...globals);
       const exported = module.exports;
       const definition = (exported.default ?? exported) as StrategyDefinition<
         Record<string, ParamSpec>
