@@ -4,6 +4,7 @@ import { generateBars } from "../engine/synthetic-source.js";
 import { blocksOf, driveBlocks, FLAT } from "./fixtures/drive.js";
 import {
   bundleStrategyFile,
+  sandboxLimitsFromEnv,
   startSandbox,
   StrategyFailure,
   type Sandbox,
@@ -176,5 +177,28 @@ describe("strategy sandbox", () => {
     const failure = (await sandbox.snapshot().catch((e: unknown) => e)) as StrategyFailure;
     expect(failure.code).toBe("strategy_error");
     expect(failure.message).toContain("ctx.state is not JSON: state.when.f is a function");
+  });
+
+  it("takes its limits from SVC_STRATEGY_* settings, which act, and refuses a bad one", async () => {
+    const limits = sandboxLimitsFromEnv({
+      SVC_STRATEGY_LOG_LINES: "3",
+      SVC_STRATEGY_CALL_TIMEOUT_MS: "800",
+    });
+    expect(limits.memoryMb).toBe(256);
+    const bundle = `module.exports.default = { params: {}, onBar(ctx) { for (let i = 0; i < 10; i++) ctx.log.info("line " + i); if (ctx.time > 1600000000000) for (;;) {} } };`;
+    const sandbox = await start({ bundle, symbols: ["X"], limits });
+    await sandbox.init();
+    const bars = generateBars({ seed: 1, count: 2, startMs: 0 });
+    const answer = await sandbox.decide([bars], 0, 2, FLAT);
+    expect(answer.logs.map((l) => l.message)).toEqual(["line 0", "line 1", "line 2"]);
+    expect(answer.logsDropped).toBe(17);
+    const late = generateBars({ seed: 1, count: 1, startMs: 1_700_000_000_000 });
+    const failure = (await sandbox
+      .decide([late], 0, 1, FLAT)
+      .catch((e: unknown) => e)) as StrategyFailure;
+    expect(failure.message).toContain("limit of 800 ms");
+    expect(() => sandboxLimitsFromEnv({ SVC_STRATEGY_MEMORY_MB: "lots" })).toThrow(
+      'SVC_STRATEGY_MEMORY_MB="lots": give a whole number above 0',
+    );
   });
 });
