@@ -85,6 +85,11 @@ export interface Sandbox {
   readonly failure: StrategyFailure | undefined;
 }
 
+/** The same block: the same symbols' columns (a kernel may pass a fresh array of the same ones). */
+function sameBlock(a: SandboxBlock, b: SandboxBlock): boolean {
+  return a === b || (a.length === b.length && a.every((bars, i) => bars === b[i]));
+}
+
 const STDERR_KEPT = 16 * 1024;
 const OUT_OF_MEMORY =
   /Reached heap limit|bad_alloc|JavaScript heap out of memory|Fatal process out of memory|Allocation failed|Out of memory|Cannot allocate memory|out of memory/i;
@@ -119,7 +124,8 @@ class SandboxProcess implements Sandbox {
   private killedByHost = false;
   private stopping = false;
   private ended = false;
-  private held: { block: SandboxBlock; base: number; rows: number } | undefined;
+  /** The block the child holds, its rows, and the bar it expects next (bars go in order). */
+  private held: { block: SandboxBlock; base: number; rows: number; next: number } | undefined;
   private initialised = false;
 
   constructor(
@@ -292,9 +298,15 @@ class SandboxProcess implements Sandbox {
       );
     const held = this.held;
     const base = { portfolio, fills: [...fills] };
-    if (held && held.block === block && from >= held.base && to <= held.base + held.rows) {
+    if (held && sameBlock(held.block, block) && from >= held.base && to <= held.base + held.rows) {
+      if (from !== held.next)
+        return Promise.reject(
+          new RangeError(
+            `bars go in order: the strategy saw bar ${held.next - 1}, not ${from - 1}`,
+          ),
+        );
       const meta: BlockMeta = { base: held.base, rows: held.rows, from, to, ...base };
-      return this.request<DecideAnswer>(jsonFrame(Kind.Continue, meta));
+      return this.track(this.request<DecideAnswer>(jsonFrame(Kind.Continue, meta)));
     }
     const rows = to - from;
     const columns = new Float64Array(columnsLength(rows, symbols));
@@ -308,9 +320,15 @@ class SandboxProcess implements Sandbox {
         at += rows;
       }
     }
-    this.held = { block, base: from, rows };
+    this.held = { block, base: from, rows, next: from };
     const meta: BlockMeta = { base: from, rows, from, to, ...base };
-    return this.request<DecideAnswer>(frame(Kind.Block, blockPayload(meta, columns)));
+    return this.track(this.request<DecideAnswer>(frame(Kind.Block, blockPayload(meta, columns))));
+  }
+
+  private async track(answer: Promise<DecideAnswer>): Promise<DecideAnswer> {
+    const a = await answer;
+    if (this.held) this.held.next = a.stoppedAfter + 1;
+    return a;
   }
 
   snapshot(): Promise<SandboxSnapshot> {

@@ -119,8 +119,14 @@ describe("strategy sandbox", () => {
       [299, [{ symbol: "ETH-USD", target: { units: 300 } }], [], []],
       [399, [{ symbol: "ETH-USD", target: { units: 400 } }], [], []],
     ]);
+    // Bars go in order: skipping some of the block would leave a hole in the strategy's history.
+    const skipped = generateBars({ seed: 5, count: 20 });
+    const answer = await sandbox.decide([skipped], 0, 20, FLAT);
+    expect(answer.stoppedAfter).toBe(19);
+    const again = await sandbox.decide([skipped], 5, 20, FLAT).catch((e: unknown) => e);
+    expect(String(again)).toContain("bars go in order: the strategy saw bar 19, not 4");
     const stop = await sandbox.stop();
-    expect(stop.logs.map((l) => [l.message, l.fields])).toEqual([["stop", { bars: 450 }]]);
+    expect(stop.logs.map((l) => [l.message, l.fields])).toEqual([["stop", { bars: 470 }]]);
   });
 
   it("fails a run whose parameters do not fit their declarations before init, naming each", async () => {
