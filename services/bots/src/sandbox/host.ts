@@ -37,6 +37,18 @@ export class StrategyFailure extends Error {
   }
 }
 
+/** The sandbox itself could not run (bubblewrap or node refused to start): not the strategy's doing. */
+export class SandboxUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SandboxUnavailable";
+  }
+}
+
+/** Lines a sandbox that never started leaves on stderr (bwrap's own, node refusing a flag, ld.so). */
+const DID_NOT_START =
+  /^bwrap: |bad option|error while loading shared libraries|execvp|Failed to reserve virtual memory for CodeRange/m;
+
 /** One block of bars: each symbol's columns in the universe's order, all of one length and times. */
 export type SandboxBlock = readonly Bars[];
 
@@ -81,8 +93,8 @@ export interface Sandbox {
   kill(): void;
   /** Resolves when the process has ended. */
   readonly exited: Promise<void>;
-  /** Why the run failed, once it has. */
-  readonly failure: StrategyFailure | undefined;
+  /** Why the run failed, once it has (SandboxUnavailable: the platform's fault, not the strategy's). */
+  readonly failure: StrategyFailure | SandboxUnavailable | undefined;
 }
 
 /** The same block: the same symbols' columns (a kernel may pass a fresh array of the same ones). */
@@ -109,14 +121,15 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 }
 
 class SandboxProcess implements Sandbox {
-  failure: StrategyFailure | undefined;
+  failure: StrategyFailure | SandboxUnavailable | undefined;
+  private answered = false;
   readonly exited: Promise<void>;
   private stderr = "";
   private input: Buffer = Buffer.alloc(0);
   private pending:
     | {
         resolve: (json: string) => void;
-        reject: (e: StrategyFailure) => void;
+        reject: (e: StrategyFailure | SandboxUnavailable) => void;
         timer: NodeJS.Timeout;
       }
     | undefined;
@@ -177,6 +190,7 @@ class SandboxProcess implements Sandbox {
         return;
       }
       this.pending = undefined;
+      this.answered = true;
       clearTimeout(pending.timer);
       pending.resolve(body);
     }
@@ -186,7 +200,11 @@ class SandboxProcess implements Sandbox {
     code: number | null,
     signal: NodeJS.Signals | null,
     note?: string,
-  ): StrategyFailure {
+  ): StrategyFailure | SandboxUnavailable {
+    if (!this.answered && !this.timedOut && (note || DID_NOT_START.test(this.stderr)))
+      return new SandboxUnavailable(
+        `the strategy sandbox did not start: ${note ?? this.stderr.trim().slice(0, 500)}`,
+      );
     if (this.timedOut)
       return new StrategyFailure(
         "strategy_timeout",

@@ -81,7 +81,7 @@ describe("hostile strategies are contained", () => {
       "onBar() { const keep = []; for (;;) keep.push({ a: [1, 2, 3], b: 'x'.repeat(64) + keep.length }); }",
       "strategy_memory",
       /out of memory \(limit 64 MiB/,
-      { limits: { memoryMb: 64, addressSpaceMb: 1_024, callTimeoutMs: 20_000 } },
+      { limits: { memoryMb: 64, addressSpaceMb: 1_536, callTimeoutMs: 20_000 } },
     );
   });
 
@@ -90,7 +90,7 @@ describe("hostile strategies are contained", () => {
       "onBar() { const keep = []; for (;;) keep.push(new Float64Array(1 << 24)); }",
       "strategy_memory",
       /out of memory/,
-      { limits: { memoryMb: 64, addressSpaceMb: 1_024, callTimeoutMs: 20_000 } },
+      { limits: { memoryMb: 64, addressSpaceMb: 1_536, callTimeoutMs: 20_000 } },
     );
   });
 
@@ -297,7 +297,7 @@ function done() {
 
   it("has no host file, environment, network, other process or way out, and leaves nothing behind", async () => {
     process.env.SVC_DATABASE_URL ??= "postgres://secret@127.0.0.1:5432/platform";
-    const child = spawnIsolated(probe, { heapMb: 64, addressSpaceMb: 1_024, cpuSeconds: 30 });
+    const child = spawnIsolated(probe, { heapMb: 64, addressSpaceMb: 1_536, cpuSeconds: 30 });
     let text = "";
     child.stdout!.on("data", (d: Buffer) => (text += d.toString()));
     child.stdin!.end(String(process.pid));

@@ -17,7 +17,7 @@
  * Every failure the strategy causes rejects with StrategyFailure (code strategy_timeout,
  * strategy_memory, strategy_error or invalid_params) and ends the sandbox's process.
  */
-export { startSandbox, StrategyFailure } from "./host.js";
+export { SandboxUnavailable, startSandbox, StrategyFailure } from "./host.js";
 export type { Sandbox, SandboxBlock, SandboxOptions } from "./host.js";
 export { DEFAULT_SANDBOX_LIMITS, sandboxLimitsFromEnv } from "./limits.js";
 export type { SandboxLimits } from "./limits.js";

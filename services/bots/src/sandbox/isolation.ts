@@ -65,7 +65,8 @@ export interface ProcessLimits {
  * namespaces of every kind (no network, no other process, no host file system: an empty
  * read-only tmpfs holding only the node binary, its libraries and the bootstrap), no
  * environment, uid nobody and no capabilities; node runs without code generation from strings
- * or WebAssembly, with its heap capped.
+ * or addons, with its heap capped (the realm takes WebAssembly away: node 24 has no
+ * --no-expose-wasm).
  */
 export function sandboxCommand(limits: ProcessLimits): { file: string; args: string[] } {
   const prlimit = findOnPath("prlimit");
@@ -113,7 +114,6 @@ export function sandboxCommand(limits: ProcessLimits): { file: string; args: str
       SANDBOX_NODE,
       `--max-old-space-size=${limits.heapMb}`,
       "--disallow-code-generation-from-strings",
-      "--no-expose-wasm",
       "--no-addons",
       "--no-warnings",
       SANDBOX_BOOTSTRAP,

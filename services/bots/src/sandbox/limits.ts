@@ -4,7 +4,8 @@ export interface SandboxLimits {
   memoryMb: number;
   /**
    * Address space of the process (RLIMIT_AS), MiB: what array buffers may take beside the heap.
-   * Node itself reserves about 800 MiB of address space at start, so this is well above memoryMb.
+   * Node itself reserves address space at start (about 0.9 GiB on node 20, 1.2 GiB on node 24),
+   * so this is well above memoryMb.
    */
   addressSpaceMb: number;
   /** Wall-clock time of one call (init, a block, a snapshot, onStop), ms: past it, strategy_timeout. */
@@ -21,7 +22,7 @@ export interface SandboxLimits {
 
 export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   memoryMb: 256,
-  addressSpaceMb: 1536,
+  addressSpaceMb: 2048,
   callTimeoutMs: 10_000,
   runCpuSeconds: 3_600,
   logLines: 1_000,
@@ -57,8 +58,8 @@ export function checkLimits(limits: SandboxLimits): void {
   for (const [key, value] of Object.entries(limits))
     if (!Number.isSafeInteger(value) || value < 1)
       throw new RangeError(`sandbox limit ${key} must be a whole number above 0, not ${value}`);
-  if (limits.addressSpaceMb < limits.memoryMb + 768)
+  if (limits.addressSpaceMb < limits.memoryMb + 1_280)
     throw new RangeError(
-      `sandbox limit addressSpaceMb (${limits.addressSpaceMb}) must exceed memoryMb (${limits.memoryMb}) by 768 MiB: node reserves that much at start`,
+      `sandbox limit addressSpaceMb (${limits.addressSpaceMb}) must exceed memoryMb (${limits.memoryMb}) by 1,280 MiB: node reserves about that much at start`,
     );
 }
