@@ -76,6 +76,20 @@ describe("hostile strategies are contained", () => {
     });
   });
 
+  it("a run past its CPU seconds ends with strategy_timeout, whatever the call's own limit", async () => {
+    await expectFailure("onBar() { for (;;) {} }", "strategy_timeout", /used its 1 s of CPU/, {
+      limits: { runCpuSeconds: 1, callTimeoutMs: 30_000 },
+    });
+  });
+
+  it("a strategy may name its own things after globals (its code runs in a scope of its own)", async () => {
+    const { answer } = await runHostile(
+      `onBar(ctx) { ctx.log.info("own", { map: Map.own, math: Math.abs(-2) }); }`,
+      { head: "const Map = { own: 'mine' };" },
+    );
+    expect(answer!.logs[0]!.fields).toEqual({ map: "mine", math: 2 });
+  });
+
   it("an allocation bomb ends the run with strategy_memory", async () => {
     await expectFailure(
       "onBar() { const keep = []; for (;;) keep.push({ a: [1, 2, 3], b: 'x'.repeat(64) + keep.length }); }",

@@ -82,7 +82,8 @@ export function sandboxCommand(limits: ProcessLimits): { file: string; args: str
     file: prlimit,
     args: [
       `--as=${limits.addressSpaceMb * mb}`,
-      `--cpu=${limits.cpuSeconds}`,
+      // SIGXCPU at the soft limit (the run's own failure), SIGKILL a second later if it lingers.
+      `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
       "--core=0",
       "--nofile=64",
       "--",

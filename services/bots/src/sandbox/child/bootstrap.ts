@@ -96,8 +96,10 @@ function load(request: InitRequest): { realm?: Realm; answer: string } {
   let factory: Parameters<Realm["load"]>[0];
   try {
     // Line 1 of the bundle is line 1 of its stack frames: the wrapper's head has its own line.
+    // The bundle runs in a function of its own inside the one binding the globals, so its own
+    // top-level `const Map = ...` shadows the parameter instead of clashing with it.
     factory = new vm.Script(
-      `(function (module, exports, ${strategyNames.join(", ")}) {\n${request.strategy}\n})`,
+      `(function (module, exports, ${strategyNames.join(", ")}) { return (function () {\n${request.strategy}\n})(); })`,
       { filename: STRATEGY_FILE, lineOffset: -1 },
     ).runInContext(context) as typeof factory;
   } catch (error) {
