@@ -1,4 +1,6 @@
 import type { ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import type { Bars } from "../engine/bars.js";
 import { childSources } from "./build.js";
 import { checkLimits, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
@@ -93,6 +95,8 @@ export interface Sandbox {
   kill(): void;
   /** Resolves when the process has ended. */
   readonly exited: Promise<void>;
+  /** The process id of the sandbox (bwrap's), for operators' tools. */
+  readonly pid: number | undefined;
   /** Why the run failed, once it has (SandboxUnavailable: the platform's fault, not the strategy's). */
   readonly failure: StrategyFailure | SandboxUnavailable | undefined;
 }
@@ -101,6 +105,30 @@ export interface Sandbox {
 function sameBlock(a: SandboxBlock, b: SandboxBlock): boolean {
   return a === b || (a.length === b.length && a.every((bars, i) => bars === b[i]));
 }
+
+/** The processes under `pid` (bwrap's own and the sandbox's node), from /proc. */
+function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const stack = [pid];
+  while (stack.length) {
+    const parent = stack.pop()!;
+    let children = "";
+    try {
+      for (const task of fs.readdirSync(`/proc/${parent}/task`))
+        children += ` ${fs.readFileSync(`/proc/${parent}/task/${task}/children`, "utf8")}`;
+    } catch {
+      continue; // gone already
+    }
+    for (const child of children.split(/\s+/).filter(Boolean).map(Number)) {
+      found.push(child);
+      stack.push(child);
+    }
+  }
+  return found;
+}
+
+/** The lowest priority: a spinning strategy then takes only CPU no one else wants. */
+export const DEMOTED_NICE = 19;
 
 const STDERR_KEPT = 16 * 1024;
 const OUT_OF_MEMORY =
@@ -123,6 +151,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 class SandboxProcess implements Sandbox {
   failure: StrategyFailure | SandboxUnavailable | undefined;
   private answered = false;
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
   readonly exited: Promise<void>;
   private stderr = "";
   private input: Buffer = Buffer.alloc(0);
@@ -251,6 +282,21 @@ class SandboxProcess implements Sandbox {
     this.kill();
   }
 
+  private demoted = false;
+
+  /** Renices the run's processes (bwrap's and node's main thread, the one running the strategy). */
+  private demote(): void {
+    if (this.demoted || this.ended || this.child.pid === undefined) return;
+    this.demoted = true;
+    for (const pid of [this.child.pid, ...descendants(this.child.pid)]) {
+      try {
+        os.setPriority(pid, DEMOTED_NICE);
+      } catch {
+        // gone, or not ours to renice: the call's limit still ends it
+      }
+    }
+  }
+
   kill(): void {
     if (this.ended || this.killedByHost) return;
     this.killedByHost = true;
@@ -261,6 +307,12 @@ class SandboxProcess implements Sandbox {
     if (this.failure) throw this.failure;
     if (this.ended || this.killedByHost) throw new Error("the sandbox has ended");
     if (this.pending) throw new Error("the sandbox takes one call at a time");
+    const slow = this.demoted
+      ? undefined
+      : setTimeout(
+          () => this.demote(),
+          Math.min(this.limits.slowCallMs, this.limits.callTimeoutMs),
+        );
     const json = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.timedOut = true;
@@ -268,7 +320,7 @@ class SandboxProcess implements Sandbox {
       }, this.limits.callTimeoutMs);
       this.pending = { resolve, reject, timer };
       this.child.stdin!.write(bytes);
-    });
+    }).finally(() => clearTimeout(slow));
     const answer = JSON.parse(json) as RuntimeAnswer<T>;
     if ("fail" in answer) {
       const f = answer.fail;

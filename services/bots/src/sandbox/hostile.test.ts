@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventually } from "../../../../test/support/until.js";
@@ -255,6 +256,39 @@ describe("hostile strategies are contained", () => {
       /answer \(\d+ bytes\) is over the limit of 100000/,
       { limits: { maxAnswerBytes: 100_000 } },
     );
+  });
+
+  it("a call past slowCallMs has its process reniced, so a spinning strategy yields the CPU to other runs", async () => {
+    const sandbox = await startSandbox({
+      bundle: "module.exports.default = { params: {}, onBar() { for (;;) {} } };",
+      symbols: ["X"],
+      limits: { slowCallMs: 100, callTimeoutMs: 15_000 },
+    });
+    started.push(sandbox);
+    await sandbox.init();
+    const niceOfNode = () => {
+      const ps = execFileSync("ps", ["-o", "pid=,ppid=,ni=,args=", "-e"], { encoding: "utf8" });
+      const rows = ps
+        .trim()
+        .split("\n")
+        .map((l) => l.trim().split(/\s+/));
+      // The sandbox's node: a descendant of the bwrap process this sandbox started.
+      const under = new Set([String(sandbox.pid)]);
+      for (let changed = true; changed;) {
+        changed = false;
+        for (const [pid, ppid] of rows)
+          if (under.has(ppid!) && !under.has(pid!)) changed = under.add(pid!) !== undefined;
+      }
+      return rows.find(
+        (r) => under.has(r[0]!) && r.slice(3).join(" ").includes("/sandbox/bootstrap.cjs"),
+      )?.[2];
+    };
+    // As the host's own niceness at first (the tests may run niced).
+    expect(niceOfNode()).toBe(String(os.getPriority()));
+    const spinning = sandbox.decide([bars], 0, 1, FLAT).catch((e: unknown) => e);
+    await eventually("the spinning strategy's node is reniced", niceOfNode, (ni) => ni === "19");
+    sandbox.kill();
+    await spinning;
   });
 
   it("a hostile run beside a normal one leaves the normal one's decisions as they are alone", async () => {

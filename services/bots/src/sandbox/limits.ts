@@ -10,6 +10,11 @@ export interface SandboxLimits {
   addressSpaceMb: number;
   /** Wall-clock time of one call (init, a block, a snapshot, onStop), ms: past it, strategy_timeout. */
   callTimeoutMs: number;
+  /**
+   * A call running longer than this, ms, has its process reniced to 19 for the rest of the run, so
+   * a strategy that spins yields the CPU to the others until its call's limit ends it.
+   */
+  slowCallMs: number;
   /** CPU seconds of the whole run (RLIMIT_CPU): past it, strategy_timeout. */
   runCpuSeconds: number;
   /** Log lines kept per run; lines past it are counted, not kept. */
@@ -24,6 +29,7 @@ export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   memoryMb: 256,
   addressSpaceMb: 2048,
   callTimeoutMs: 10_000,
+  slowCallMs: 250,
   runCpuSeconds: 3_600,
   logLines: 1_000,
   logLineChars: 1_000,
@@ -34,6 +40,7 @@ const ENV: Record<keyof SandboxLimits, string> = {
   memoryMb: "SVC_STRATEGY_MEMORY_MB",
   addressSpaceMb: "SVC_STRATEGY_ADDRESS_SPACE_MB",
   callTimeoutMs: "SVC_STRATEGY_CALL_TIMEOUT_MS",
+  slowCallMs: "SVC_STRATEGY_SLOW_CALL_MS",
   runCpuSeconds: "SVC_STRATEGY_RUN_CPU_SECONDS",
   logLines: "SVC_STRATEGY_LOG_LINES",
   logLineChars: "SVC_STRATEGY_LOG_LINE_CHARS",
