@@ -303,16 +303,16 @@ class SandboxProcess implements Sandbox {
     this.child.kill("SIGKILL");
   }
 
-  private async request<T>(bytes: Uint8Array): Promise<T> {
+  /** What init may take beyond slowCallMs before it counts as slow: node's own start. */
+  private static readonly START_MS = 2_000;
+
+  private async request<T>(bytes: Uint8Array, slowAfterMs = this.limits.slowCallMs): Promise<T> {
     if (this.failure) throw this.failure;
     if (this.ended || this.killedByHost) throw new Error("the sandbox has ended");
     if (this.pending) throw new Error("the sandbox takes one call at a time");
     const slow = this.demoted
       ? undefined
-      : setTimeout(
-          () => this.demote(),
-          Math.min(this.limits.slowCallMs, this.limits.callTimeoutMs),
-        );
+      : setTimeout(() => this.demote(), Math.min(slowAfterMs, this.limits.callTimeoutMs));
     const json = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.timedOut = true;
@@ -346,7 +346,10 @@ class SandboxProcess implements Sandbox {
         ...(this.options.restore ? { restore: this.options.restore } : {}),
       },
     };
-    return this.request<InitAnswer>(jsonFrame(Kind.Init, request));
+    return this.request<InitAnswer>(
+      jsonFrame(Kind.Init, request),
+      this.limits.slowCallMs + SandboxProcess.START_MS,
+    );
   }
 
   decide(
