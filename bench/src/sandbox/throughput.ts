@@ -201,7 +201,7 @@ const hostileRow = {
 console.log(JSON.stringify(hostileRow));
 
 const out = {
-  note: "MA crossover (20,100) on the strategy SDK (trading-signals' SMA), synthetic 1-minute bars in blocks of 10,000; the sandboxed run answers after every change of target (a round trip each), as the kernel fills at the next open. plain_loop: the same SMAs over the closes in one loop; in_process_runtime: the SDK runtime in this process with the same blocks and early stops. slowdown: median wall time of the normal sandboxed run beside an endless-loop sandbox over alone. Two cores shared with other work: see load_average_1m.",
+  note: "MA crossover (20,100) on the strategy SDK (trading-signals' SMA), synthetic 1-minute bars in blocks of 10,000; the sandboxed run answers after every change of target (a round trip each), as the kernel fills at the next open. plain_loop: the same SMAs over the closes in one loop; in_process_runtime: the SDK runtime in this process with the same blocks and early stops. slowdown: median wall time of the normal sandboxed run beside an endless-loop sandbox over alone. Two cores shared with other work: see load_average_1m. The hostile sandbox is reniced to 19 once its call passes slowCallMs (250 ms); a run of this bench before that renice measured a slowdown of 0.263 (load 7.9).",
   machine: machine(),
   load_average_1m: os.loadavg()[0],
   throughput: results,
