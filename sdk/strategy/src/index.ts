@@ -9,6 +9,9 @@
  * bundle was checked against.
  */
 
+/** This SDK's version (semver), recorded with a bundle checked against it. */
+export const SDK_VERSION = "0.2.0";
+
 /** A parameter's declaration: the console's form, the CLI and sweeps read these. */
 export type ParamSpec =
   | { type: "int"; default: number; min?: number; max?: number; description?: string }
@@ -23,21 +26,31 @@ export type ParamValue<P extends ParamSpec> = P extends { type: "boolean" }
     ? string
     : number;
 
+/** The resolved parameters a strategy reads in `ctx.params`: every declared name, typed by its declaration. */
 export type ParamValues<P extends Record<string, ParamSpec>> = {
   readonly [K in keyof P]: ParamValue<P[K]>;
 };
 
-/** Helpers that build declarations: `param.int({ default: 10, min: 2 })`. */
+/**
+ * Helpers that build declarations: `param.int({ default: 10, min: 2 })`. A run's parameters are
+ * the declared defaults overlaid with the values the bot's version gives; an undeclared name, a
+ * value of the wrong type, a non-integer for `int`, a value outside `min`..`max` or outside an
+ * enum's `values` fails the run before `init` with a message naming the parameter.
+ */
 export const param = {
+  /** An integer parameter (checked to be an integer and within `min`..`max` when given). */
   int: (p: Omit<Extract<ParamSpec, { type: "int" }>, "type">) => ({ type: "int" as const, ...p }),
+  /** A finite number parameter (within `min`..`max` when given). */
   number: (p: Omit<Extract<ParamSpec, { type: "number" }>, "type">) => ({
     type: "number" as const,
     ...p,
   }),
+  /** A true/false parameter. */
   boolean: (p: Omit<Extract<ParamSpec, { type: "boolean" }>, "type">) => ({
     type: "boolean" as const,
     ...p,
   }),
+  /** One of a fixed list of strings. */
   enum: <V extends string>(p: { default: V; values: readonly V[]; description?: string }) => ({
     type: "enum" as const,
     ...p,
@@ -69,6 +82,7 @@ export interface BarSeries {
   readonly latest: Bar;
 }
 
+/** A symbol's holding. A symbol not held reads as `units: 0, averagePrice: 0`. */
 export interface Position {
   readonly symbol: string;
   /** Units held: negative is short. */
@@ -76,6 +90,7 @@ export interface Position {
   readonly averagePrice: number;
 }
 
+/** An order the platform's order path holds and has not filled or cancelled yet. */
 export interface OpenOrder {
   readonly id: string;
   readonly symbol: string;
@@ -95,6 +110,7 @@ export interface Portfolio {
   readonly openOrders: readonly OpenOrder[];
 }
 
+/** An execution of one of the strategy's orders (or of the orders sizing its targets); `onFill` gets each. */
 export interface Fill {
   readonly orderId: string;
   readonly symbol: string;
@@ -108,11 +124,16 @@ export interface Fill {
 /** A target position for a symbol: a fraction of equity (signed) or a number of units (signed). */
 export type Target = { weight: number } | { units: number };
 
+/**
+ * An explicit order. A market order fills at the next bar's open; a limit or stop order rests
+ * until its price is touched or it is cancelled. `units` is positive; `side` gives the direction.
+ */
 export type OrderRequest =
   | { symbol: string; side: "buy" | "sell"; units: number; type: "market" }
   | { symbol: string; side: "buy" | "sell"; units: number; type: "limit"; limitPrice: number }
   | { symbol: string; side: "buy" | "sell"; units: number; type: "stop"; stopPrice: number };
 
+/** The strategy's logger: its lines land in the run's events with the bar's time. */
 export interface Logger {
   /** A line in the run's events (bounded: past the run's limit, lines are counted, not kept). */
   info(message: string, fields?: Record<string, string | number | boolean>): void;
@@ -123,7 +144,12 @@ export interface Logger {
 export type JsonValue =
   null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
+/**
+ * What a strategy reads and answers through, in every callback. Only valid during the call it is
+ * given to (keep data in `ctx.state`, not the context).
+ */
 export interface Context<P extends Record<string, ParamSpec>> {
+  /** The run's parameters: declared defaults overlaid with the version's values, checked. */
   readonly params: ParamValues<P>;
   /** The universe's symbols, in the bot's order. */
   readonly symbols: readonly string[];
@@ -142,6 +168,13 @@ export interface Context<P extends Record<string, ParamSpec>> {
   readonly log: Logger;
 }
 
+/**
+ * A strategy: its declared parameters and its lifecycle. `init` runs once before the first bar
+ * (and again when a paper session resumes from a snapshot, with `ctx.state` restored); `onFill`
+ * runs for each fill before the next `onBar`; `onBar` runs once per bar of the universe, with
+ * every symbol's bar of that time closed; `onStop` runs once at the end. Every callback is
+ * synchronous: a returned promise fails the run, as nothing asynchronous ever runs.
+ */
 export interface StrategyDefinition<P extends Record<string, ParamSpec>> {
   /** Declared parameters, with their defaults and ranges. */
   params: P;
@@ -153,9 +186,41 @@ export interface StrategyDefinition<P extends Record<string, ParamSpec>> {
   onStop?(ctx: Context<P>): void;
 }
 
-/** A strategy file's default export. */
+/**
+ * A strategy file's default export: `export default defineStrategy({ params: {...}, onBar(ctx) {...} })`.
+ * It returns its argument; its use is to type `ctx.params` from the declarations.
+ */
 export function defineStrategy<P extends Record<string, ParamSpec>>(
   definition: StrategyDefinition<P>,
 ): StrategyDefinition<P> {
   return definition;
 }
+
+/**
+ * Technical indicators from `trading-signals` (MIT, number-based streaming classes): feed each
+ * bar with `add(value)` (or `add({ high, low, close })` for the candle-based ones) and read
+ * `getResult()` (null until `isStable`). They are bundled into the strategy with the SDK. Named
+ * here, not `export *`, so the surface is this SDK's to version: a new one is a minor release.
+ */
+export {
+  ADX,
+  ATR,
+  BollingerBands,
+  CCI,
+  DEMA,
+  DonchianChannels,
+  EMA,
+  KeltnerChannels,
+  MACD,
+  MAD,
+  OBV,
+  ROC,
+  RSI,
+  SMA,
+  StochasticOscillator,
+  TR,
+  VWAP,
+  WMA,
+  WSMA,
+  NotEnoughDataError,
+} from "trading-signals";

@@ -1,0 +1,124 @@
+/**
+ * The strategy realm's entry: compiled in the child's fresh `vm` context before the strategy,
+ * it takes away what a strategy must not have (clock, unseeded randomness, shared memory,
+ * blocking waits, WebAssembly, GC observers, the console), freezes every intrinsic so the
+ * strategy cannot change what the runtime relies on, then loads the strategy and answers the
+ * bootstrap's requests with JSON strings only: nothing of this realm reaches the bootstrap's.
+ */
+import type { StrategyDefinition, ParamSpec } from "@svc/strategy-sdk";
+import type { BlockMeta, RuntimeConfig } from "../types.js";
+import { describeFailure, SeededRandom, StrategyRuntime } from "./runtime.js";
+
+let runtime: StrategyRuntime | undefined;
+let random: SeededRandom | undefined;
+
+function answer(run: () => unknown): string {
+  try {
+    return JSON.stringify({ ok: run() });
+  } catch (error) {
+    return JSON.stringify(describeFailure(error));
+  }
+}
+
+function harden(seed: number): void {
+  const g = globalThis as Record<string, unknown>;
+  for (const name of [
+    "console",
+    "SharedArrayBuffer",
+    "Atomics",
+    "WebAssembly",
+    "WeakRef",
+    "FinalizationRegistry",
+  ])
+    delete g[name];
+  random = SeededRandom.fromSeed(seed);
+  const r = random;
+  Object.defineProperty(Math, "random", { value: () => r.next(), writable: false });
+  const RealDate = Date;
+  const clockless = () => {
+    throw new TypeError("the sandbox has no clock: use ctx.time (the bar's time)");
+  };
+  function SandboxDate(this: unknown, ...args: unknown[]): Date {
+    if (!new.target) clockless();
+    if (args.length === 0) clockless();
+    return Reflect.construct(RealDate, args, new.target) as Date;
+  }
+  Object.defineProperties(SandboxDate, {
+    prototype: { value: RealDate.prototype, writable: false },
+    UTC: { value: RealDate.UTC },
+    parse: { value: RealDate.parse },
+    now: { value: clockless },
+  });
+  Object.defineProperty(RealDate.prototype, "constructor", { value: SandboxDate });
+  g.Date = SandboxDate;
+  freezeAll(globalThis);
+  // The global object itself cannot be frozen (it is the vm's contextified global): its own
+  // properties are made read-only one by one, so no strategy replaces what the runtime calls.
+  for (const key of Reflect.ownKeys(globalThis))
+    Object.defineProperty(globalThis, key, {
+      value: g[key as string],
+      writable: false,
+      configurable: false,
+    });
+}
+
+/** Freezes every object reachable from the global: values, accessors and prototypes. */
+function freezeAll(root: object): void {
+  const seen = new Set<unknown>();
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const o = stack.pop();
+    if ((typeof o !== "object" && typeof o !== "function") || o === null || seen.has(o)) continue;
+    seen.add(o);
+    for (const key of Reflect.ownKeys(o)) {
+      const d = Reflect.getOwnPropertyDescriptor(o, key);
+      if (!d) continue;
+      if ("value" in d) stack.push(d.value);
+      else stack.push(d.get, d.set);
+    }
+    stack.push(Reflect.getPrototypeOf(o));
+    if (o !== globalThis) Object.freeze(o);
+  }
+}
+
+type Factory = (
+  module: { exports: Record<string, unknown> },
+  exports: unknown,
+  ...globals: unknown[]
+) => void;
+
+export const realm = {
+  /** Takes away and freezes; the bootstrap calls it once, before compiling the strategy. */
+  setup(configJson: string): void {
+    harden((JSON.parse(configJson) as RuntimeConfig).seed);
+  },
+  /** Runs the strategy bundle's module code, then resolves params and runs init (or restores). */
+  load(factory: Factory, configJson: string, globalNamesJson: string): string {
+    return answer(() => {
+      const config = JSON.parse(configJson) as RuntimeConfig;
+      const module = { exports: {} as Record<string, unknown> };
+      const g = globalThis as Record<string, unknown>;
+      const globals = (JSON.parse(globalNamesJson) as string[]).map((name) => g[name]);
+      factory(module, module.exports, ...globals);
+      const exported = module.exports;
+      const definition = (exported.default ?? exported) as StrategyDefinition<
+        Record<string, ParamSpec>
+      >;
+      runtime = new StrategyRuntime(
+        definition,
+        config,
+        random ?? SeededRandom.fromSeed(config.seed),
+      );
+      return runtime.init();
+    });
+  },
+  decide(metaJson: string, columns: Float64Array | undefined): string {
+    return answer(() => runtime!.decide(JSON.parse(metaJson) as BlockMeta, columns));
+  },
+  snapshot(): string {
+    return answer(() => runtime!.snapshot());
+  },
+  stop(): string {
+    return answer(() => runtime!.stop());
+  },
+};

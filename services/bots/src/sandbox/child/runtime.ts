@@ -1,0 +1,611 @@
+/**
+ * The strategy runtime: ours, trusted, and run next to the strategy inside its sandbox (in the
+ * child's strategy realm, compiled there before the strategy). It implements the SDK's `Context`
+ * over the bars the host sends, collects the strategy's targets, orders and cancels as
+ * decisions, bounds its log, and snapshots its state. It imports nothing at run time: the child
+ * bundles it alone and runs it in a realm with only ECMAScript's built-ins.
+ */
+import type {
+  Bar,
+  BarSeries,
+  Context,
+  Fill,
+  JsonValue,
+  Logger,
+  OrderRequest,
+  ParamSpec,
+  Portfolio,
+  Position,
+  StrategyDefinition,
+  Target,
+} from "@svc/strategy-sdk";
+import { columnsLength } from "../protocol.js";
+import type {
+  BlockMeta,
+  DecideAnswer,
+  Decision,
+  InitAnswer,
+  LogLine,
+  PortfolioView,
+  RuntimeAnswer,
+  RuntimeConfig,
+  SandboxSnapshot,
+  StopAnswer,
+  StrategyFailureCode,
+} from "../types.js";
+
+/** The file name the strategy's bundle is compiled under: its stack frames keep it, all others go. */
+export const STRATEGY_FILE = "strategy.js";
+export const MAX_LOOKBACK = 10_000;
+
+type AnyDefinition = StrategyDefinition<Record<string, ParamSpec>>;
+
+/** A failure the runtime reports with its code (anything else the strategy throws is strategy_error). */
+export class RuntimeFault extends Error {
+  constructor(
+    readonly code: StrategyFailureCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Bar history of one symbol: rings of `capacity` rows per field, newest at `head - 1`. */
+class Series implements BarSeries {
+  readonly time: Float64Array;
+  readonly open: Float64Array;
+  readonly high: Float64Array;
+  readonly low: Float64Array;
+  readonly close: Float64Array;
+  readonly volume: Float64Array;
+  length = 0;
+  private head = 0;
+  constructor(
+    readonly symbol: string,
+    private readonly capacity: number,
+  ) {
+    this.time = new Float64Array(capacity);
+    this.open = new Float64Array(capacity);
+    this.high = new Float64Array(capacity);
+    this.low = new Float64Array(capacity);
+    this.close = new Float64Array(capacity);
+    this.volume = new Float64Array(capacity);
+  }
+  push(t: number, o: number, h: number, l: number, c: number, v: number): void {
+    const i = this.head;
+    this.time[i] = t;
+    this.open[i] = o;
+    this.high[i] = h;
+    this.low[i] = l;
+    this.close[i] = c;
+    this.volume[i] = v;
+    this.head = i + 1 === this.capacity ? 0 : i + 1;
+    if (this.length < this.capacity) this.length++;
+  }
+  private slot(ago: number): number {
+    const i = this.head - 1 - ago;
+    return i < 0 ? i + this.capacity : i;
+  }
+  at(ago: number): Bar | undefined {
+    if (!Number.isInteger(ago) || ago < 0 || ago >= this.length) return undefined;
+    const i = this.slot(ago);
+    return Object.freeze({
+      time: this.time[i]!,
+      open: this.open[i]!,
+      high: this.high[i]!,
+      low: this.low[i]!,
+      close: this.close[i]!,
+      volume: this.volume[i]!,
+    });
+  }
+  closes(n: number): Float64Array {
+    const k = Math.max(0, Math.min(Math.floor(n) || 0, this.length));
+    const out = new Float64Array(k);
+    for (let j = 0; j < k; j++) out[j] = this.close[this.slot(k - 1 - j)]!;
+    return out;
+  }
+  get latest(): Bar {
+    const bar = this.at(0);
+    if (!bar) throw new RangeError(`no bar of ${this.symbol} has closed yet`);
+    return bar;
+  }
+  lastClose(): number {
+    return this.length === 0 ? NaN : this.close[this.slot(0)]!;
+  }
+  toJson(): JsonValue {
+    const rows: number[][] = [];
+    for (let ago = this.length - 1; ago >= 0; ago--) {
+      const i = this.slot(ago);
+      rows.push([
+        this.time[i]!,
+        this.open[i]!,
+        this.high[i]!,
+        this.low[i]!,
+        this.close[i]!,
+        this.volume[i]!,
+      ]);
+    }
+    return rows;
+  }
+}
+
+/** sfc32: small, fast, seedable; its four words are the state a snapshot keeps. */
+export class SeededRandom {
+  constructor(readonly s: Uint32Array) {}
+  static fromSeed(seed: number): SeededRandom {
+    const r = new SeededRandom(new Uint32Array([0x9e3779b9, 0x243f6a88, 0xb7e15162, seed >>> 0]));
+    for (let i = 0; i < 15; i++) r.next();
+    return r;
+  }
+  next(): number {
+    const s = this.s;
+    const t = (((s[0]! + s[1]!) >>> 0) + s[3]!) >>> 0;
+    s[3] = (s[3]! + 1) >>> 0;
+    s[0] = s[1]! ^ (s[1]! >>> 9);
+    s[1] = (s[2]! + (s[2]! << 3)) >>> 0;
+    s[2] = ((s[2]! << 21) | (s[2]! >>> 11)) >>> 0;
+    s[2] = (s[2]! + t) >>> 0;
+    return t / 4294967296;
+  }
+}
+
+export function resolveParams(
+  declared: Record<string, ParamSpec>,
+  given: Record<string, unknown>,
+): Record<string, number | boolean | string> {
+  const problems: string[] = [];
+  const out: Record<string, number | boolean | string> = {};
+  for (const name of Object.keys(given)) {
+    if (!Object.prototype.hasOwnProperty.call(declared, name))
+      problems.push(
+        `${name}: not a parameter of this strategy (it declares ${Object.keys(declared).join(", ") || "none"})`,
+      );
+  }
+  for (const [name, spec] of Object.entries(declared)) {
+    const has = Object.prototype.hasOwnProperty.call(given, name) && given[name] !== undefined;
+    const value = has ? given[name] : spec.default;
+    const from = has ? "" : " (its default)";
+    if (spec.type === "boolean") {
+      if (typeof value !== "boolean")
+        problems.push(`${name}: ${String(value)}${from} is not true or false`);
+      else out[name] = value;
+    } else if (spec.type === "enum") {
+      if (typeof value !== "string" || !spec.values.includes(value))
+        problems.push(
+          `${name}: ${JSON.stringify(value)}${from} is not one of ${spec.values.join(", ")}`,
+        );
+      else out[name] = value;
+    } else if (spec.type === "int" || spec.type === "number") {
+      if (typeof value !== "number" || !Number.isFinite(value))
+        problems.push(`${name}: ${String(value)}${from} is not a finite number`);
+      else if (spec.type === "int" && !Number.isInteger(value))
+        problems.push(`${name}: ${value}${from} is not an integer`);
+      else if (spec.min !== undefined && value < spec.min)
+        problems.push(`${name}: ${value}${from} is below its minimum ${spec.min}`);
+      else if (spec.max !== undefined && value > spec.max)
+        problems.push(`${name}: ${value}${from} is above its maximum ${spec.max}`);
+      else out[name] = value;
+    } else {
+      problems.push(
+        `${name}: declared with an unknown type ${JSON.stringify((spec as { type?: unknown }).type)}`,
+      );
+    }
+  }
+  if (problems.length)
+    throw new RuntimeFault("invalid_params", `invalid parameters: ${problems.join("; ")}`);
+  return out;
+}
+
+/** Checks that a value is JSON (plain objects, arrays, finite numbers, strings, booleans, null). */
+function checkJson(value: unknown, path: string, seen: Set<unknown>, depth: number): void {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return;
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new TypeError(`ctx.state is not JSON: ${path} is ${value}`);
+    return;
+  }
+  if (typeof value !== "object")
+    throw new TypeError(`ctx.state is not JSON: ${path} is a ${typeof value}`);
+  if (depth > 64) throw new TypeError(`ctx.state is not JSON: ${path} is nested over 64 deep`);
+  if (seen.has(value)) throw new TypeError(`ctx.state is not JSON: ${path} refers back to itself`);
+  seen.add(value);
+  if (Array.isArray(value)) value.forEach((v, i) => checkJson(v, `${path}[${i}]`, seen, depth + 1));
+  else {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null)
+      throw new TypeError(`ctx.state is not JSON: ${path} is not a plain object`);
+    for (const key of Object.keys(value))
+      checkJson((value as Record<string, unknown>)[key], `${path}.${key}`, seen, depth + 1);
+  }
+  seen.delete(value);
+}
+
+function sameTarget(a: Target | undefined, b: Target): boolean {
+  if (!a) return false;
+  return "weight" in a
+    ? "weight" in b && a.weight === b.weight
+    : "units" in b && a.units === b.units;
+}
+
+function checkTarget(symbol: string, t: unknown): Target {
+  if (typeof t !== "object" || t === null)
+    throw new TypeError(`target(${symbol}): give { weight } or { units }`);
+  const o = t as Record<string, unknown>;
+  const hasW = "weight" in o;
+  const hasU = "units" in o;
+  if (hasW === hasU)
+    throw new TypeError(`target(${symbol}): give exactly one of { weight } or { units }`);
+  const v = hasW ? o.weight : o.units;
+  if (typeof v !== "number" || !Number.isFinite(v))
+    throw new TypeError(`target(${symbol}): ${hasW ? "weight" : "units"} must be a finite number`);
+  return hasW ? { weight: v } : { units: v };
+}
+
+function checkOrder(o: unknown, symbols: ReadonlySet<string>): OrderRequest {
+  if (typeof o !== "object" || o === null)
+    throw new TypeError("order: give { symbol, side, units, type }");
+  const r = o as Record<string, unknown>;
+  const symbol = r.symbol;
+  if (typeof symbol !== "string" || !symbols.has(symbol))
+    throw new RangeError(`order: ${String(symbol)} is not in the universe`);
+  if (r.side !== "buy" && r.side !== "sell")
+    throw new TypeError(`order: side must be "buy" or "sell"`);
+  const units = r.units;
+  if (typeof units !== "number" || !Number.isFinite(units) || units <= 0)
+    throw new RangeError("order: units must be a finite number above 0");
+  const price = (name: string) => {
+    const p = r[name];
+    if (typeof p !== "number" || !Number.isFinite(p) || p <= 0)
+      throw new RangeError(`order: ${name} must be a finite number above 0`);
+    return p;
+  };
+  if (r.type === "market") return { symbol, side: r.side, units, type: "market" };
+  if (r.type === "limit")
+    return { symbol, side: r.side, units, type: "limit", limitPrice: price("limitPrice") };
+  if (r.type === "stop")
+    return { symbol, side: r.side, units, type: "stop", stopPrice: price("stopPrice") };
+  throw new TypeError(`order: type must be "market", "limit" or "stop"`);
+}
+
+function primitiveFields(
+  fields: unknown,
+  maxChars: number,
+): Record<string, string | number | boolean> | undefined {
+  if (typeof fields !== "object" || fields === null) return undefined;
+  const out: Record<string, string | number | boolean> = {};
+  let n = 0;
+  for (const key of Object.keys(fields)) {
+    if (++n > 32) break;
+    const v = (fields as Record<string, unknown>)[key];
+    out[key.slice(0, 64)] =
+      typeof v === "number" || typeof v === "boolean" ? v : String(v).slice(0, maxChars);
+  }
+  return out;
+}
+
+/**
+ * One run of one strategy: the context it reads and the decisions it makes. Used in the child's
+ * strategy realm (through `realmEntry`) and, for the bench's in-process reference, directly.
+ */
+export class StrategyRuntime {
+  readonly params: Record<string, number | boolean | string>;
+  readonly lookback: number;
+  private readonly series: Series[];
+  private readonly bySymbol = new Map<string, Series>();
+  private readonly universe: ReadonlySet<string>;
+  private readonly standing = new Map<string, Target>();
+  private state: { [key: string]: JsonValue } = {};
+  private nextOrder = 1;
+  private portfolioView: PortfolioView = { cash: 0, positions: [], openOrders: [] };
+  private time = NaN;
+  private bar = -1;
+  // What the strategy asks for during the current bar.
+  private targets: { symbol: string; target: Target }[] = [];
+  private orders: (OrderRequest & { id: string })[] = [];
+  private cancels: string[] = [];
+  private logs: LogLine[] = [];
+  private logsKept = 0;
+  private logsDropped = 0;
+  private held: { base: number; rows: number; columns: Float64Array } | undefined;
+  private readonly ctx: Context<Record<string, ParamSpec>>;
+
+  constructor(
+    private readonly definition: AnyDefinition,
+    private readonly config: RuntimeConfig,
+    readonly random: SeededRandom,
+  ) {
+    if (
+      typeof definition !== "object" ||
+      definition === null ||
+      typeof definition.onBar !== "function"
+    )
+      throw new TypeError(
+        "the bundle's default export is not a strategy: export default defineStrategy({ params, onBar })",
+      );
+    const declared = definition.params ?? {};
+    if (typeof declared !== "object")
+      throw new TypeError("the strategy's params must be an object of declarations");
+    this.params = Object.freeze(resolveParams(declared, config.params));
+    const lookback = config.lookback ?? definition.lookback ?? 1;
+    if (!Number.isInteger(lookback) || lookback < 1 || lookback > MAX_LOOKBACK)
+      throw new RangeError(
+        `lookback must be an integer from 1 to ${MAX_LOOKBACK}, not ${lookback}`,
+      );
+    this.lookback = lookback;
+    this.series = config.symbols.map((s) => new Series(s, lookback));
+    for (const s of this.series) this.bySymbol.set(s.symbol, s);
+    this.universe = new Set(config.symbols);
+    this.ctx = this.makeContext();
+    if (config.restore) this.restore(config.restore);
+  }
+
+  private makeContext(): Context<Record<string, ParamSpec>> {
+    // The context's getters and methods are the strategy's to call: they read the runtime, not themselves.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
+    const symbols = Object.freeze([...this.config.symbols]);
+    const log =
+      (level: "info" | "warn") =>
+      (message: string, fields?: Record<string, string | number | boolean>) =>
+        self.log(level, message, fields);
+    const logger: Logger = Object.freeze({ info: log("info"), warn: log("warn") });
+    const portfolio: Portfolio = Object.freeze({
+      get cash() {
+        return self.portfolioView.cash;
+      },
+      get equity() {
+        let e = self.portfolioView.cash;
+        for (const p of self.portfolioView.positions) {
+          const c = self.bySymbol.get(p.symbol)?.lastClose() ?? NaN;
+          e += p.units * (Number.isNaN(c) ? p.averagePrice : c);
+        }
+        return e;
+      },
+      position(symbol: string): Position {
+        const p = self.portfolioView.positions.find((x) => x.symbol === symbol);
+        return Object.freeze(p ? { ...p } : { symbol, units: 0, averagePrice: 0 });
+      },
+      get positions() {
+        return Object.freeze(self.portfolioView.positions.map((p) => Object.freeze({ ...p })));
+      },
+      get openOrders() {
+        return Object.freeze(self.portfolioView.openOrders.map((o) => Object.freeze({ ...o })));
+      },
+    });
+    return Object.freeze({
+      params: this.params,
+      symbols,
+      bars(symbol: string): BarSeries {
+        const s = self.bySymbol.get(symbol);
+        if (!s)
+          throw new RangeError(
+            `bars(${String(symbol)}): not in the universe (${symbols.join(", ")})`,
+          );
+        return s;
+      },
+      get time() {
+        return self.time;
+      },
+      portfolio,
+      get state() {
+        return self.state;
+      },
+      set state(value: { [key: string]: JsonValue }) {
+        self.state = value;
+      },
+      target(symbol: string, target: Target): void {
+        if (!self.universe.has(symbol))
+          throw new RangeError(`target(${String(symbol)}): not in the universe`);
+        self.targets.push({ symbol, target: checkTarget(symbol, target) });
+      },
+      order(request: OrderRequest): string {
+        const order = checkOrder(request, self.universe);
+        const id = `o${self.nextOrder++}`;
+        self.orders.push({ ...order, id });
+        return id;
+      },
+      cancel(orderId: string): void {
+        if (typeof orderId !== "string" || orderId.length === 0 || orderId.length > 128)
+          throw new TypeError("cancel: give the id order() returned");
+        self.cancels.push(orderId);
+      },
+      log: logger,
+    });
+  }
+
+  private log(level: "info" | "warn", message: unknown, fields: unknown): void {
+    if (this.logsKept >= this.config.logLines) {
+      this.logsDropped++;
+      return;
+    }
+    this.logsKept++;
+    const max = this.config.logLineChars;
+    const line: LogLine = {
+      bar: this.bar,
+      time: Number.isNaN(this.time) ? null : this.time,
+      level,
+      message: String(message).slice(0, max),
+    };
+    const f = primitiveFields(fields, max);
+    if (f) line.fields = f;
+    this.logs.push(line);
+  }
+
+  private takeLogs(): LogLine[] {
+    const logs = this.logs;
+    this.logs = [];
+    return logs;
+  }
+
+  private call(fn: ((...a: never[]) => unknown) | undefined, ...args: unknown[]): void {
+    if (typeof fn !== "function") return;
+    const result = (fn as (...a: unknown[]) => unknown).apply(this.definition, args);
+    if (
+      result !== undefined &&
+      result !== null &&
+      typeof (result as { then?: unknown }).then === "function"
+    )
+      throw new TypeError(
+        "a strategy callback returned a promise: callbacks are synchronous, and nothing asynchronous ever runs",
+      );
+  }
+
+  /** Collects what the current bar asked for; true when something changed (the block stops there). */
+  private collect(bar: number, into: Decision[]): boolean {
+    const changed: { symbol: string; target: Target }[] = [];
+    for (const t of this.targets) {
+      if (sameTarget(this.standing.get(t.symbol), t.target)) continue;
+      this.standing.set(t.symbol, t.target);
+      const i = changed.findIndex((c) => c.symbol === t.symbol);
+      if (i >= 0) changed.splice(i, 1);
+      changed.push(t);
+    }
+    this.targets = [];
+    if (changed.length === 0 && this.orders.length === 0 && this.cancels.length === 0) return false;
+    into.push({
+      bar,
+      time: this.time,
+      targets: changed,
+      orders: this.orders,
+      cancels: this.cancels,
+    });
+    this.orders = [];
+    this.cancels = [];
+    return true;
+  }
+
+  init(): InitAnswer {
+    this.bar = -1;
+    this.call(this.definition.init, this.ctx);
+    // init sets targets or orders only as a first answer; they go with the first bar's decision.
+    return {
+      params: { ...this.params },
+      declared: JSON.parse(JSON.stringify(this.definition.params ?? {})) as Record<
+        string,
+        ParamSpec
+      >,
+      lookback: this.lookback,
+      logs: this.takeLogs(),
+      logsDropped: this.logsDropped,
+    };
+  }
+
+  /** Takes a block's rows (the host's columns, see protocol.ts) and runs bars meta.from..meta.to-1. */
+  decide(meta: BlockMeta, columns: Float64Array | undefined): DecideAnswer {
+    if (columns) {
+      if (columns.length !== columnsLength(meta.rows, this.series.length))
+        throw new RuntimeFault("strategy_error", "the host sent a block of the wrong size");
+      this.held = { base: meta.base, rows: meta.rows, columns };
+    }
+    const held = this.held;
+    if (!held || meta.from < held.base || meta.to > held.base + held.rows || meta.from > meta.to)
+      throw new RuntimeFault("strategy_error", "the host asked for bars the sandbox does not hold");
+    this.portfolioView = meta.portfolio;
+    const decisions: Decision[] = [];
+    const { rows, columns: c } = held;
+    const nSym = this.series.length;
+    this.bar = meta.from - 1;
+    for (const fill of meta.fills) {
+      this.time = fill.time;
+      this.call(this.definition.onFill, this.ctx, Object.freeze({ ...fill }) as Fill);
+    }
+    let stoppedAfter = meta.from - 1;
+    for (let i = meta.from; i < meta.to; i++) {
+      const r = i - held.base;
+      const t = c[r]!;
+      for (let s = 0; s < nSym; s++) {
+        const close = c[rows * (1 + 3 * nSym + s) + r]!;
+        if (Number.isNaN(close)) continue;
+        this.series[s]!.push(
+          t,
+          c[rows * (1 + s) + r]!,
+          c[rows * (1 + nSym + s) + r]!,
+          c[rows * (1 + 2 * nSym + s) + r]!,
+          close,
+          c[rows * (1 + 4 * nSym + s) + r]!,
+        );
+      }
+      this.time = t;
+      this.bar = i;
+      this.call(this.definition.onBar, this.ctx);
+      stoppedAfter = i;
+      if (this.collect(i, decisions)) break;
+    }
+    return { stoppedAfter, decisions, logs: this.takeLogs(), logsDropped: this.logsDropped };
+  }
+
+  stop(): StopAnswer {
+    this.bar = -1;
+    this.call(this.definition.onStop, this.ctx);
+    const decisions: Decision[] = [];
+    this.collect(-1, decisions);
+    return { decisions, logs: this.takeLogs(), logsDropped: this.logsDropped };
+  }
+
+  snapshot(): SandboxSnapshot {
+    checkJson(this.state, "state", new Set(), 0);
+    return {
+      v: 1,
+      state: JSON.parse(JSON.stringify(this.state)) as JsonValue,
+      standing: [...this.standing].map(([symbol, target]) => ({ symbol, ...target })),
+      nextOrder: this.nextOrder,
+      random: [...this.random.s],
+      logsKept: this.logsKept,
+      logsDropped: this.logsDropped,
+      bars: Object.fromEntries(this.series.map((s) => [s.symbol, s.toJson()])),
+    };
+  }
+
+  private restore(snap: SandboxSnapshot): void {
+    if (snap.v !== 1)
+      throw new RuntimeFault("strategy_error", "the snapshot is not one this runtime wrote");
+    this.state = (snap.state ?? {}) as { [key: string]: JsonValue };
+    for (const t of (snap.standing ?? []) as { symbol: string; weight?: number; units?: number }[])
+      this.standing.set(
+        t.symbol,
+        t.weight !== undefined ? { weight: t.weight } : { units: t.units! },
+      );
+    this.nextOrder = snap.nextOrder as number;
+    this.random.s.set(snap.random as number[]);
+    this.logsKept = snap.logsKept as number;
+    this.logsDropped = snap.logsDropped as number;
+    const bars = (snap.bars ?? {}) as Record<string, number[][]>;
+    for (const s of this.series)
+      for (const row of bars[s.symbol] ?? [])
+        s.push(row[0]!, row[1]!, row[2]!, row[3]!, row[4]!, row[5]!);
+  }
+}
+
+/** The strategy's stack without the runtime's or the host's frames, and no host paths. */
+export function strategyStack(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const stack = typeof error.stack === "string" ? error.stack : "";
+  const lines = stack.split("\n");
+  const head = `${error.name}: ${error.message}`;
+  const frames = lines
+    .filter((l) => /^\s+at /.test(l) && l.includes(STRATEGY_FILE))
+    .map((l) => l.replace(/\(?\/[^\s()]*\//g, (m) => (m.startsWith("(") ? "(" : "")));
+  return [head, ...frames].join("\n").slice(0, 8_000);
+}
+
+export function describeFailure(error: unknown): RuntimeAnswer<never> {
+  if (error instanceof RuntimeFault) return { fail: { code: error.code, message: error.message } };
+  let message: string;
+  try {
+    message =
+      error instanceof Error
+        ? `${error.name}: ${error.message}`
+        : `the strategy threw ${String(error)}`;
+  } catch {
+    message = "the strategy threw a value that cannot be shown";
+  }
+  if (/Array buffer allocation failed/.test(message))
+    return {
+      fail: {
+        code: "strategy_memory",
+        message: `the strategy ran out of memory (${message.slice(0, 200)})`,
+      },
+    };
+  return {
+    fail: { code: "strategy_error", message: message.slice(0, 2_000), stack: strategyStack(error) },
+  };
+}

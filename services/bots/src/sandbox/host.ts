@@ -1,0 +1,417 @@
+import type { ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import type { Bars } from "../engine/bars.js";
+import { childSources } from "./build.js";
+import { checkLimits, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
+import { spawnIsolated } from "./isolation.js";
+import {
+  blockPayload,
+  columnsLength,
+  frame,
+  FRAME_HEADER_BYTES,
+  jsonFrame,
+  Kind,
+} from "./protocol.js";
+import type {
+  BlockMeta,
+  DecideAnswer,
+  FillView,
+  InitAnswer,
+  InitRequest,
+  PortfolioView,
+  RuntimeAnswer,
+  SandboxSnapshot,
+  StopAnswer,
+  StrategyFailureCode,
+} from "./types.js";
+
+/** A run failed because of its strategy: the run ends `failed` with `code`. */
+export class StrategyFailure extends Error {
+  constructor(
+    readonly code: StrategyFailureCode,
+    message: string,
+    /** The strategy's own stack (frames of its bundle only, no host path), for strategy_error. */
+    readonly strategyStack?: string,
+  ) {
+    super(message);
+    this.name = "StrategyFailure";
+  }
+}
+
+/** The sandbox itself could not run (bubblewrap or node refused to start): not the strategy's doing. */
+export class SandboxUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SandboxUnavailable";
+  }
+}
+
+/** Lines a sandbox that never started leaves on stderr (bwrap's own, node refusing a flag, ld.so). */
+const DID_NOT_START =
+  /^bwrap: |bad option|error while loading shared libraries|execvp|Failed to reserve virtual memory for CodeRange/m;
+
+/** One block of bars: each symbol's columns in the universe's order, all of one length and times. */
+export type SandboxBlock = readonly Bars[];
+
+export interface SandboxOptions {
+  /** The strategy bundle: one CommonJS script whose default export is the definition. */
+  bundle: string;
+  /** Parameter values; the strategy's declared defaults fill the rest. */
+  params?: Record<string, unknown>;
+  /** The universe, in the bot's order (a block's columns come in this order). */
+  symbols: readonly string[];
+  /** Bars kept per symbol; the strategy's own `lookback` (or 1) when unset. */
+  lookback?: number;
+  /** Seeds the strategy's Math.random: the same seed gives the same numbers. */
+  seed?: number;
+  limits?: Partial<SandboxLimits>;
+  /** A snapshot of an earlier run to resume (its state, bars and standing targets). */
+  restore?: SandboxSnapshot;
+}
+
+export interface Sandbox {
+  /** Loads the strategy, resolves its params and runs init (or restores). Call once, first. */
+  init(): Promise<InitAnswer>;
+  /**
+   * Runs `onFill` for `fills`, then `onBar` for bars from..to-1 of `block`, and answers after the
+   * first bar where the strategy changed a target or sent or cancelled an order (`stoppedAfter`
+   * is that bar; the host fills at the next open and calls again from stoppedAfter + 1 with the
+   * new portfolio), or after bar to-1. Called again with the same block, the bars are not sent
+   * again. Rejects with StrategyFailure, after which the sandbox is ended.
+   */
+  decide(
+    block: SandboxBlock,
+    from: number,
+    to: number,
+    portfolio: PortfolioView,
+    fills?: readonly FillView[],
+  ): Promise<DecideAnswer>;
+  /** The run's state, to resume it with `restore` (ctx.state must be JSON, or this fails). */
+  snapshot(): Promise<SandboxSnapshot>;
+  /** Runs onStop and ends the process. */
+  stop(): Promise<StopAnswer>;
+  /** Ends the process now, without onStop (idempotent). */
+  kill(): void;
+  /** Resolves when the process has ended. */
+  readonly exited: Promise<void>;
+  /** The process id of the sandbox (bwrap's), for operators' tools. */
+  readonly pid: number | undefined;
+  /** Why the run failed, once it has (SandboxUnavailable: the platform's fault, not the strategy's). */
+  readonly failure: StrategyFailure | SandboxUnavailable | undefined;
+}
+
+/** The same block: the same symbols' columns (a kernel may pass a fresh array of the same ones). */
+function sameBlock(a: SandboxBlock, b: SandboxBlock): boolean {
+  return a === b || (a.length === b.length && a.every((bars, i) => bars === b[i]));
+}
+
+/** The processes under `pid` (bwrap's own and the sandbox's node), from /proc. */
+function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const stack = [pid];
+  while (stack.length) {
+    const parent = stack.pop()!;
+    let children = "";
+    try {
+      for (const task of fs.readdirSync(`/proc/${parent}/task`))
+        children += ` ${fs.readFileSync(`/proc/${parent}/task/${task}/children`, "utf8")}`;
+    } catch {
+      continue; // gone already
+    }
+    for (const child of children.split(/\s+/).filter(Boolean).map(Number)) {
+      found.push(child);
+      stack.push(child);
+    }
+  }
+  return found;
+}
+
+/** The lowest priority: a spinning strategy then takes only CPU no one else wants. */
+export const DEMOTED_NICE = 19;
+
+const STDERR_KEPT = 16 * 1024;
+const OUT_OF_MEMORY =
+  /Reached heap limit|bad_alloc|JavaScript heap out of memory|Fatal process out of memory|Allocation failed|Out of memory|Cannot allocate memory|out of memory/i;
+
+/** Starts a strategy's process in its sandbox (see docs/architecture.md, "Strategy sandbox"). */
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+  checkLimits(limits);
+  if (options.symbols.length === 0) throw new RangeError("a strategy needs at least one symbol");
+  const sources = await childSources();
+  const child = spawnIsolated(sources.bootstrap, {
+    heapMb: limits.memoryMb,
+    addressSpaceMb: limits.addressSpaceMb,
+    cpuSeconds: limits.runCpuSeconds,
+  });
+  return new SandboxProcess(child, sources, options, limits);
+}
+
+class SandboxProcess implements Sandbox {
+  failure: StrategyFailure | SandboxUnavailable | undefined;
+  private answered = false;
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+  readonly exited: Promise<void>;
+  private stderr = "";
+  private input: Buffer = Buffer.alloc(0);
+  private pending:
+    | {
+        resolve: (json: string) => void;
+        reject: (e: StrategyFailure | SandboxUnavailable) => void;
+        timer: NodeJS.Timeout;
+      }
+    | undefined;
+  private timedOut = false;
+  private killedByHost = false;
+  private stopping = false;
+  private ended = false;
+  /** The block the child holds, its rows, and the bar it expects next (bars go in order). */
+  private held: { block: SandboxBlock; base: number; rows: number; next: number } | undefined;
+  private initialised = false;
+
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly sources: { bootstrap: string; runtime: string },
+    private readonly options: SandboxOptions,
+    private readonly limits: SandboxLimits,
+  ) {
+    child.stdin!.on("error", () => undefined);
+    child.stdout!.on("data", (chunk: Buffer) => this.onData(chunk));
+    child.stderr!.on("data", (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_KEPT);
+    });
+    this.exited = new Promise((resolve) => {
+      child.on("error", (error) => {
+        this.onExit(null, null, `the sandbox did not start: ${error.message}`);
+        resolve();
+      });
+      child.on("close", (code, signal) => {
+        this.onExit(code, signal);
+        resolve();
+      });
+    });
+  }
+
+  private onData(chunk: Buffer): void {
+    this.input = this.input.length ? Buffer.concat([this.input, chunk]) : chunk;
+    for (;;) {
+      if (this.input.length < FRAME_HEADER_BYTES) return;
+      const length = this.input.readUInt32LE(0);
+      if (length > this.limits.maxAnswerBytes) {
+        this.fail(
+          new StrategyFailure(
+            "strategy_error",
+            `the strategy's answer (${length} bytes) is over the limit of ${this.limits.maxAnswerBytes}`,
+          ),
+        );
+        return;
+      }
+      if (this.input.length < FRAME_HEADER_BYTES + length) return;
+      const kind = this.input[4];
+      const body = this.input
+        .subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + length)
+        .toString("utf8");
+      this.input = this.input.subarray(FRAME_HEADER_BYTES + length);
+      const pending = this.pending;
+      if (kind !== Kind.Answer || !pending) {
+        this.fail(new StrategyFailure("strategy_error", "the sandbox answered out of turn"));
+        return;
+      }
+      this.pending = undefined;
+      this.answered = true;
+      clearTimeout(pending.timer);
+      pending.resolve(body);
+    }
+  }
+
+  private classifyExit(
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    note?: string,
+  ): StrategyFailure | SandboxUnavailable {
+    if (!this.answered && !this.timedOut && (note || DID_NOT_START.test(this.stderr)))
+      return new SandboxUnavailable(
+        `the strategy sandbox did not start: ${note ?? this.stderr.trim().slice(0, 500)}`,
+      );
+    if (this.timedOut)
+      return new StrategyFailure(
+        "strategy_timeout",
+        `the strategy's call ran over its limit of ${this.limits.callTimeoutMs} ms and was stopped`,
+      );
+    if (OUT_OF_MEMORY.test(this.stderr))
+      return new StrategyFailure(
+        "strategy_memory",
+        `the strategy ran out of memory (limit ${this.limits.memoryMb} MiB of heap, ${this.limits.addressSpaceMb} MiB of address space)`,
+      );
+    if (signal === "SIGXCPU" || code === 128 + 24)
+      return new StrategyFailure(
+        "strategy_timeout",
+        `the run used its ${this.limits.runCpuSeconds} s of CPU and was stopped`,
+      );
+    const how = note ?? `exit code ${code ?? "none"}${signal ? `, signal ${signal}` : ""}`;
+    const tail = this.stderr.trim().split("\n").slice(-3).join(" | ").slice(0, 500);
+    return new StrategyFailure(
+      "strategy_error",
+      `the strategy's process ended (${how})${tail ? `: ${tail}` : ""}`,
+    );
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null, note?: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    const pending = this.pending;
+    this.pending = undefined;
+    if (pending) clearTimeout(pending.timer);
+    if (this.stopping && !pending) return;
+    if (this.killedByHost && !this.timedOut && !pending) return;
+    if (!this.failure) this.failure = this.classifyExit(code, signal, note);
+    pending?.reject(this.failure);
+  }
+
+  private fail(failure: StrategyFailure): void {
+    this.failure ??= failure;
+    const pending = this.pending;
+    this.pending = undefined;
+    if (pending) {
+      clearTimeout(pending.timer);
+      pending.reject(this.failure);
+    }
+    this.kill();
+  }
+
+  private demoted = false;
+
+  /** Renices the run's processes (bwrap's and node's main thread, the one running the strategy). */
+  private demote(): void {
+    if (this.demoted || this.ended || this.child.pid === undefined) return;
+    this.demoted = true;
+    for (const pid of [this.child.pid, ...descendants(this.child.pid)]) {
+      try {
+        os.setPriority(pid, DEMOTED_NICE);
+      } catch {
+        // gone, or not ours to renice: the call's limit still ends it
+      }
+    }
+  }
+
+  kill(): void {
+    if (this.ended || this.killedByHost) return;
+    this.killedByHost = true;
+    this.child.kill("SIGKILL");
+  }
+
+  /** What init may take beyond slowCallMs before it counts as slow: node's own start. */
+  private static readonly START_MS = 2_000;
+
+  private async request<T>(bytes: Uint8Array, slowAfterMs = this.limits.slowCallMs): Promise<T> {
+    if (this.failure) throw this.failure;
+    if (this.ended || this.killedByHost) throw new Error("the sandbox has ended");
+    if (this.pending) throw new Error("the sandbox takes one call at a time");
+    const slow = this.demoted
+      ? undefined
+      : setTimeout(() => this.demote(), Math.min(slowAfterMs, this.limits.callTimeoutMs));
+    const json = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.timedOut = true;
+        this.kill();
+      }, this.limits.callTimeoutMs);
+      this.pending = { resolve, reject, timer };
+      this.child.stdin!.write(bytes);
+    }).finally(() => clearTimeout(slow));
+    const answer = JSON.parse(json) as RuntimeAnswer<T>;
+    if ("fail" in answer) {
+      const f = answer.fail;
+      this.fail(new StrategyFailure(f.code, f.message, f.stack));
+      throw this.failure!;
+    }
+    return answer.ok;
+  }
+
+  async init(): Promise<InitAnswer> {
+    if (this.initialised) throw new Error("init runs once");
+    this.initialised = true;
+    const request: InitRequest = {
+      runtime: this.sources.runtime,
+      strategy: this.options.bundle,
+      config: {
+        params: this.options.params ?? {},
+        symbols: [...this.options.symbols],
+        ...(this.options.lookback !== undefined ? { lookback: this.options.lookback } : {}),
+        seed: this.options.seed ?? 0,
+        logLines: this.limits.logLines,
+        logLineChars: this.limits.logLineChars,
+        ...(this.options.restore ? { restore: this.options.restore } : {}),
+      },
+    };
+    return this.request<InitAnswer>(
+      jsonFrame(Kind.Init, request),
+      this.limits.slowCallMs + SandboxProcess.START_MS,
+    );
+  }
+
+  decide(
+    block: SandboxBlock,
+    from: number,
+    to: number,
+    portfolio: PortfolioView,
+    fills: readonly FillView[] = [],
+  ): Promise<DecideAnswer> {
+    const symbols = this.options.symbols.length;
+    if (block.length !== symbols)
+      return Promise.reject(
+        new RangeError(`the block has ${block.length} symbols' columns, the universe ${symbols}`),
+      );
+    const length = block[0]!.length;
+    if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > length || from >= to)
+      return Promise.reject(
+        new RangeError(`bars ${from}..${to} are not within the block's ${length}`),
+      );
+    const held = this.held;
+    const base = { portfolio, fills: [...fills] };
+    if (held && sameBlock(held.block, block) && from >= held.base && to <= held.base + held.rows) {
+      if (from !== held.next)
+        return Promise.reject(
+          new RangeError(
+            `bars go in order: the strategy saw bar ${held.next - 1}, not ${from - 1}`,
+          ),
+        );
+      const meta: BlockMeta = { base: held.base, rows: held.rows, from, to, ...base };
+      return this.track(this.request<DecideAnswer>(jsonFrame(Kind.Continue, meta)));
+    }
+    const rows = to - from;
+    const columns = new Float64Array(columnsLength(rows, symbols));
+    columns.set(block[0]!.time.subarray(from, to), 0);
+    let at = rows;
+    for (const field of ["open", "high", "low", "close", "volume"] as const) {
+      for (const bars of block) {
+        if (bars.length !== length)
+          return Promise.reject(new RangeError("the block's symbols differ in length"));
+        columns.set(bars[field].subarray(from, to), at);
+        at += rows;
+      }
+    }
+    this.held = { block, base: from, rows, next: from };
+    const meta: BlockMeta = { base: from, rows, from, to, ...base };
+    return this.track(this.request<DecideAnswer>(frame(Kind.Block, blockPayload(meta, columns))));
+  }
+
+  private async track(answer: Promise<DecideAnswer>): Promise<DecideAnswer> {
+    const a = await answer;
+    if (this.held) this.held.next = a.stoppedAfter + 1;
+    return a;
+  }
+
+  snapshot(): Promise<SandboxSnapshot> {
+    return this.request<SandboxSnapshot>(frame(Kind.Snapshot, new Uint8Array(0)));
+  }
+
+  async stop(): Promise<StopAnswer> {
+    this.stopping = true;
+    const answer = await this.request<StopAnswer>(frame(Kind.Stop, new Uint8Array(0)));
+    this.kill();
+    return answer;
+  }
+}
