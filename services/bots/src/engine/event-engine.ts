@@ -1,7 +1,14 @@
 import type { ExecutionEvent } from "../execution/events.js";
-import { OrderPipeline } from "../execution/order-pipeline.js";
+import {
+  BuiltInHost,
+  createKernel,
+  type ExecutionKernel,
+  type KernelRisk,
+  type StrategyHost,
+} from "../execution/kernel/index.js";
+import type { OrderPipeline } from "../execution/order-pipeline.js";
 import type { PreTradeCheck } from "../execution/pre-trade.js";
-import { SimulatedBroker, type BrokerReport } from "../execution/simulated-broker.js";
+import type { BrokerReport, SimulatedBroker } from "../execution/simulated-broker.js";
 import { emptyNumbers, keepRun } from "../execution/warm-shapes.js";
 import type { Bars } from "./bars.js";
 import { EquitySeries } from "./equity-series.js";
@@ -14,8 +21,10 @@ import { TARGET_BLOCK, type Strategy, type TargetSource } from "./strategies/str
 export interface BacktestOptions {
   /** Every order, fill and position change, in order: the records a paper session stores. */
   onEvent?: (e: ExecutionEvent) => void;
-  /** Pre-trade checks on every order (none by default). */
+  /** Pre-trade checks on every order (none by default), before the risk controls. */
   checks?: readonly PreTradeCheck[];
+  /** The bot's risk limits: the risk controls judge every order when any is set. */
+  risk?: KernelRisk;
   /** The symbol traded (the BotSpec's first universe symbol), named in position records. */
   symbol?: string;
 }
@@ -26,9 +35,10 @@ const DAY_MS = 86_400_000;
 const BLOCK = TARGET_BLOCK;
 
 /**
- * The backtest engine. Bars arrive in chunks (so 50 million bars never sit in memory at once)
- * and go through the order path of a paper session: the target a strategy answers at bar t's
- * close is sized at that close (`OrderPipeline`) and filled by the simulated broker at bar t+1's
+ * The backtest engine: a run's books (equity, drawdown, days, curve, trades) on the execution
+ * kernel's bar step. Bars arrive in chunks (so 50 million bars never sit in memory at once) and
+ * go through the kernel a paper session runs on: the strategy host answers at bar t's close, the
+ * target is sized at that close (`OrderPipeline`) and filled by the simulated venue at bar t+1's
  * open, with slippage against the trader and a fee on the notional.
  *
  * Given a family's vectorised columns instead of a strategy (see `vectorisedRun`), a chunk runs
@@ -36,9 +46,10 @@ const BLOCK = TARGET_BLOCK;
  * its answers do not depend on the fills), then the same books and order path as a strategy's.
  */
 export class BacktestRun {
+  private readonly kernel: ExecutionKernel;
   private readonly broker: SimulatedBroker;
   private readonly pipeline: OrderPipeline;
-  private readonly strategy: Strategy | undefined;
+  private readonly host: StrategyHost | undefined;
   private readonly columns: TargetSource | undefined;
   // Every field below that comes to hold fractions is declared NaN (a double) and set in the
   // constructor: a field that starts as an integer changes the run's shape at its first
@@ -80,21 +91,32 @@ export class BacktestRun {
   private lastClose = NaN;
 
   /**
-   * `signal` is a strategy (the event-driven path) or a family's vectorised columns (see
-   * `StrategyFamily.columns`): given the same targets, the runs are the same to the last bit.
+   * `signal` is a strategy or a strategy host (the event-driven path) or a family's vectorised
+   * columns (see `StrategyFamily.columns`): given the same targets, the runs are the same to the
+   * last bit.
    */
   constructor(
-    signal: Strategy | TargetSource,
+    signal: Strategy | StrategyHost | TargetSource,
     private readonly settings: EngineSettings,
     options: BacktestOptions = {},
   ) {
-    if ("onBar" in signal) this.strategy = signal;
+    if ("onBar" in signal) this.host = new BuiltInHost(signal);
+    else if ("decide" in signal) this.host = signal;
     else this.columns = signal;
     const symbol = options.symbol ?? "ASSET";
     const onEvent = options.onEvent && namingSymbol(symbol, options.onEvent);
-    const account = { cash: settings.initialCash, units: 0 };
-    this.broker = new SimulatedBroker(symbol, account, settings, new RunReport(this, onEvent));
-    this.pipeline = new OrderPipeline(this.broker, settings, options.checks ?? [], onEvent);
+    this.kernel = createKernel({
+      symbol,
+      account: { cash: settings.initialCash, units: 0 },
+      costs: settings,
+      ...(onEvent ? { onEvent } : {}),
+      report: new RunReport(this, onEvent),
+      ...(options.risk ? { risk: options.risk } : {}),
+      ...(options.checks ? { checksBefore: options.checks } : {}),
+      ...(this.host ? { host: this.host } : {}),
+    });
+    this.broker = this.kernel.venue;
+    this.pipeline = this.kernel.pipeline;
     this.cash = settings.initialCash;
     this.units = this.fees = this.maxDrawdown = this.tradeCash = 0;
     this.peak = this.trough = settings.initialCash;
@@ -104,7 +126,7 @@ export class BacktestRun {
 
   /** Runs the next chunk of bars, continuing where the previous chunk ended. */
   feed(b: Bars): void {
-    if (this.strategy) this.feedBars(b, this.strategy, this.lastClose);
+    if (this.host) this.feedBars(b, this.kernel, this.lastClose);
     else this.feedColumns(b, this.columns!, this.lastClose);
     this.bars += b.length;
     if (b.length > 0) {
@@ -114,52 +136,55 @@ export class BacktestRun {
   }
 
   /**
-   * The event-driven path: the strategy sees one bar at a time, at its close. `previousClose` is
-   * the close before the chunk.
+   * The event-driven path: the kernel asks the strategy host for the chunk's bars, and the host
+   * runs ahead to its next decision (the portfolio cannot change before it); the books then mark
+   * the bars it went through. `previousClose` is the close before the chunk.
    */
-  private feedBars(b: Bars, strategy: Strategy, previousClose: number): void {
+  private feedBars(b: Bars, kernel: ExecutionKernel, previousClose: number): void {
     // Nothing is read before the loop: given a run's bars in one chunk, this is called once a run,
     // and a read there, made before the JIT kept any feedback for this function, would
     // deoptimise the compiled loop on entry in the next run.
-    for (let t = 0; t < b.length;) {
+    for (let t = 0, n = b.length; t < n;) {
       if (this.sent) {
         this.sent = false;
         this.fillTime = b.time[t]!;
         this.broker.onBar(b.open[t]!, b.high[t]!, b.low[t]!, b.volume[t]!);
       }
-      // Orders are rare (one bar in hundreds): the bars between them run in `scan`, a loop
-      // small enough for the JIT to compile at once, while the order path stays outside it.
-      const decided = this.scan(b, t, strategy);
-      if (decided < 0) break;
+      const end = kernel.horizon(t, n);
+      const decided = kernel.ask(b, t, end);
+      // Orders are rare (one bar in hundreds): the bars up to the decision are marked in `mark`,
+      // a loop small enough for the JIT to compile at once, while the order path stays outside it.
+      if (decided >= end) {
+        this.mark(b, t, end);
+        t = end;
+        continue;
+      }
+      this.mark(b, t, decided + 1);
       // The previous chunk's last close comes in as an argument, not read here: a field read the
       // JIT has never seen run (a chunk's first bar rarely decides) is compiled as a
       // deoptimisation, and one it has seen would tie this loop to the field's first value
       // (feed sets it only after the loop).
       const reference = decided > 0 ? b.close[decided - 1]! : previousClose;
-      this.pipeline.decide(this.target, b.close[decided]!, b.time[decided]!, reference);
+      kernel.act(b.close[decided]!, b.time[decided]!, reference);
       this.sent = this.broker.openOrders.length > 0;
       t = decided + 1;
     }
   }
 
   /**
-   * Marks bars to market from `from` on and asks the strategy, until a bar whose target would
-   * move the position: returns its index (the target in `this.target`), or -1 at the chunk's end.
-   * `scanColumns` keeps the same books from targets computed beforehand; the two give the same
-   * run to the last bit (vectorised.test.ts).
+   * Marks bars [from, to) to market: the books between two fills. `scanColumns` keeps the same
+   * books from targets computed beforehand; the two give the same run to the last bit
+   * (vectorised.test.ts).
    */
-  private scan(b: Bars, from: number, strategy: Strategy): number {
-    const { time, high, low, close } = b;
-    const { pipeline, series } = this;
+  private mark(b: Bars, from: number, to: number): void {
+    const { time, close } = b;
+    const { series } = this;
     // The hot state lives in locals for the loop and goes back to the fields when it ends: the
-    // JIT keeps locals in registers, while every field write is a store it must not reorder
-    // around the strategy's call.
+    // JIT keeps locals in registers, while every field write is a store it must not reorder.
     const { cash, units } = this;
-    let { peak, trough, maxDrawdown, due, nextDay, lastEquity, barsInMarket } = this;
-    let found = -1;
-    for (let t = from, n = b.length; t < n; t++) {
-      const c = close[t]!;
-      const equity = cash + units * c;
+    let { peak, trough, maxDrawdown, due, nextDay, lastEquity } = this;
+    for (let t = from; t < to; t++) {
+      const equity = cash + units * close[t]!;
       if (equity > peak) peak = trough = equity;
       else if (equity < trough) {
         // Only a new low under the same peak can deepen the drawdown.
@@ -173,13 +198,6 @@ export class BacktestRun {
       // Bar times only increase: a bar at or past the next midnight starts a new day.
       if (time[t]! >= nextDay) nextDay = this.newDay(time[t]!, lastEquity);
       lastEquity = equity;
-      if (units !== 0) barsInMarket++;
-      const target = strategy.onBar(c, high[t]!, low[t]!);
-      if (pipeline.wouldMove(target)) {
-        this.target = target;
-        found = t;
-        break;
-      }
     }
     this.peak = peak;
     this.trough = trough;
@@ -187,8 +205,7 @@ export class BacktestRun {
     this.due = due;
     this.nextDay = nextDay;
     this.lastEquity = lastEquity;
-    this.barsInMarket = barsInMarket;
-    return found;
+    if (units !== 0) this.barsInMarket += to - from;
   }
 
   /** The vectorised path: a block's targets in one pass, then the books up to each order. */

@@ -9,7 +9,10 @@ const fixture = fileURLToPath(new URL("./second-run.fixture.ts", import.meta.url
  */
 const HOT = [
   "feedBars",
-  "scan",
+  "mark",
+  "ask",
+  "horizon",
+  "act",
   "feedColumns",
   "scanColumns",
   "onBar",
@@ -20,7 +23,7 @@ const HOT = [
   "wouldMove",
   "decide",
   "ordersForTarget",
-  "place",
+  "submit",
   "PlacedOrder",
   "fillWorking",
   "fill",
