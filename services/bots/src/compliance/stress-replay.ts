@@ -122,7 +122,7 @@ async function replay(
 ): Promise<Replayed> {
   const { bot, bars, multiple } = o;
   const events: ExecutionEvent[] = [];
-  const w = new StressWitness(bot.limits);
+  const w = new StressWitness(bot.limits, bot.initialCash);
   const kernel = createKernel({
     symbol: bot.symbol,
     account: { cash: bot.initialCash, units: 0 },

@@ -1,7 +1,7 @@
 import type { ExecutionEvent } from "../execution/events.js";
 import { createKernel } from "../execution/kernel/index.js";
 import type { OrderPipeline } from "../execution/order-pipeline.js";
-import type { RiskLimits } from "../execution/risk-controls/index.js";
+import type { FleetFigures, RiskLimits } from "../execution/risk-controls/index.js";
 import type { SimulatedBroker } from "../execution/simulated-broker.js";
 import type { BotUnderTest } from "./compliance-case.js";
 
@@ -21,13 +21,18 @@ export class Venue {
   readonly broker: SimulatedBroker;
   readonly pipeline: OrderPipeline;
 
-  constructor(bot: BotUnderTest, limits: RiskLimits, o: { cash: number; symbol?: string }) {
+  constructor(
+    bot: BotUnderTest,
+    limits: RiskLimits,
+    o: { cash: number; symbol?: string; fleet?: FleetFigures },
+  ) {
+    const fleet = o.fleet;
     const kernel = createKernel({
       symbol: o.symbol ?? bot.symbol,
       account: { cash: o.cash, units: 0 },
       costs: bot.costs,
       onEvent: (e) => this.events.push(e),
-      risk: { limits, startEquity: o.cash },
+      risk: { limits, startEquity: o.cash, ...(fleet ? { fleet: () => fleet } : {}) },
     });
     this.broker = kernel.venue;
     this.pipeline = kernel.pipeline;
