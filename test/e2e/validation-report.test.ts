@@ -211,9 +211,12 @@ describe("the annual validation report (RTS 6, SEC 15c3-5) from the runs and dri
     );
     expect(sec.c_1_i).toMatchObject({
       verdict: "pass",
-      evidence: ["capital_threshold", "credit_threshold"].map(
-        (c) => `conformance_results/${ids.conformance}/cases/${c}`,
-      ),
+      evidence: [
+        "capital_threshold",
+        "credit_threshold",
+        "fleet_capital_threshold",
+        "fleet_credit_threshold",
+      ].map((c) => `conformance_results/${ids.conformance}/cases/${c}`),
     });
     expect(sec.c_1_ii).toMatchObject({
       verdict: "pass",

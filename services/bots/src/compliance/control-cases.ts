@@ -17,33 +17,30 @@ type Rejected = Extract<ExecutionEvent, { type: "order_rejected" }>;
  * The conformance case of a registry control (RISK_CONTROLS): its crafted breach, judged on the
  * records of the order path: the breaching order must be refused by that control, naming its
  * limit. A control the bot left off (limit 0) cannot refuse it, and the case fails naming the
- * setting to fix; a fleet's control of a bot in no fleet has nothing to hold, and says so.
+ * setting to fix; a control a bot may rightly run without (a fleet's threshold) is tried at its
+ * trial limit instead, so the case still shows that the control works.
  */
 export function breachCase(c: RiskControlModule, breach: Breach): ConformanceCase {
   return {
     name: c.id,
     article: c.articles,
     run(bot): CaseResult {
-      const limit = c.limitOf(bot.limits);
+      const own = c.limitOf(bot.limits);
+      const trial = own === undefined ? c.trial : undefined;
+      const limits = trial ? { ...bot.limits, ...trial } : bot.limits;
+      const limit = c.limitOf(limits);
       const bench: BreachBench<Venue> = {
         price: P,
         t0: T0,
-        limits: bot.limits,
+        limits,
         cashFor: (notional) => cashForNotional(bot, notional),
         open: (o) =>
-          new Venue(bot, onlyControl(bot.limits, limit === undefined ? {} : c.only(bot.limits)), o),
+          new Venue(bot, onlyControl(limits, limit === undefined ? {} : c.only(limits)), o),
       };
       const v = breach.craft(bench);
       const refusal = v.of("order_rejected").find((e) => e.data.check === c.id);
       const expected = `${breach.what} is refused by ${c.id}${limit === undefined ? "" : ` (limit ${String(limit)})`}`;
       const base = { name: c.id, article: c.articles, expected };
-      if (limit === undefined && c.scope === "fleet" && bot.fleet === null)
-        return {
-          ...base,
-          observed: `the bot is in no fleet, so no fleet limit holds it (${c.setting}); the crafted order was ${describe(v)}`,
-          passed: true,
-          evidence: asJson({ fleet: null, records: v.events }),
-        };
       if (limit === undefined)
         return {
           ...base,
@@ -51,11 +48,14 @@ export function breachCase(c: RiskControlModule, breach: Breach): ConformanceCas
           passed: false,
           evidence: asJson({ setting: c.setting, records: v.events }),
         };
+      const seen = refusal ? refusedText(refusal) : `not refused by ${c.id}: ${describe(v)}`;
       return {
         ...base,
-        observed: refusal ? refusedText(refusal) : `not refused by ${c.id}: ${describe(v)}`,
+        observed: trial
+          ? `${c.setting} is not set; tried at limit ${String(limit)}: ${seen}`
+          : seen,
         passed: refusal !== undefined && refusal.data.limit === limit,
-        evidence: asJson({ records: v.events }),
+        evidence: asJson({ ...(trial ? { trial_limit: limit } : {}), records: v.events }),
       };
     },
   };

@@ -34,7 +34,7 @@ describe("the one registry of pre-trade controls", () => {
     expect([...named].sort()).toEqual(RISK_CONTROLS.map((c) => c.id).sort());
   });
 
-  it("judges a fleet threshold's case on a bot in a fleet: refused with the fleet's limit, or failed naming the setting", async () => {
+  it("judges a fleet threshold's case at the fleet's limit, or at a trial limit when the fleet sets none", async () => {
     const inFleet = (fleet?: { capitalLimit?: number; creditLimit?: number }) => ({
       slug: "reg-bot",
       fleet: "desk",
@@ -53,8 +53,11 @@ describe("the one registry of pre-trade controls", () => {
       [true, "refused by fleet_credit_threshold"],
     ]);
     expect(set[0]!.observed).toMatch(/limit 50000, value 50100/);
+    expect(set[1]!.observed).toMatch(/limit 20000, value 40000/);
     const unset = await Promise.all(cases.map((c) => c.run(inFleet())));
-    expect(unset.map((r) => r.passed)).toEqual([false, false]);
-    expect(unset[0]!.observed).toMatch(/the fleet's capital_limit is not set/);
+    expect(unset.map((r) => r.passed)).toEqual([true, true]);
+    expect(unset[0]!.observed).toMatch(
+      /^the fleet's capital_limit is not set; tried at limit 1000000: refused by fleet_capital_threshold/,
+    );
   });
 });

@@ -72,6 +72,12 @@ export interface RiskControlModule extends ControlDescription {
    * control's case is one of its own (the throttle's burst, in compliance/control-cases.ts).
    */
   readonly breach?: Breach;
+  /**
+   * The limit a conformance case tries the control at when none is set, for a control a bot may
+   * rightly run without (a fleet's threshold): the case shows the control works. A control
+   * without one fails its case while its setting is unset.
+   */
+  readonly trial?: Partial<RiskLimits>;
   readonly stress: StressCheck;
 }
 

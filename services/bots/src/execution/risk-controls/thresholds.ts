@@ -177,6 +177,7 @@ export const fleetCapitalThresholdControl: RiskControlModule = {
   refuse: fleetCapitalThreshold,
   limitOf: (l) => positive(l.fleetCapitalLimit),
   only: (l) => ({ fleetCapitalLimit: l.fleetCapitalLimit }),
+  trial: { fleetCapitalLimit: 1_000_000 },
   breach: {
     what: "an order adding exposure while the rest of the fleet holds the fleet's capital threshold",
     craft: fleetBreach(
@@ -195,6 +196,7 @@ export const fleetCreditThresholdControl: RiskControlModule = {
   refuse: fleetCreditThreshold,
   limitOf: (l) => positive(l.fleetCreditLimit),
   only: (l) => ({ fleetCreditLimit: l.fleetCreditLimit }),
+  trial: { fleetCreditLimit: 1_000_000 },
   breach: {
     what: "an order adding exposure after the rest of the fleet lost twice the fleet's credit threshold",
     craft: fleetBreach(
