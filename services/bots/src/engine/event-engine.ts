@@ -31,7 +31,7 @@ export interface BacktestOptions {
 
 const DAY_MS = 86_400_000;
 
-/** Bars of the vectorised path's target column: it stays in the core's cache for the scan. */
+/** Bars of the vectorised path's target column: it stays in the core's cache for its scan. */
 const BLOCK = TARGET_BLOCK;
 
 /**
@@ -55,8 +55,6 @@ export class BacktestRun {
   // constructor: a field that starts as an integer changes the run's shape at its first
   // fraction, and code run once per run (feed, feedBars' entry) would then be compiled in the
   // next run from the first run's shapes and deoptimise in the one after it.
-  /** The target of the bar `scan` stopped at (set there before it is read). */
-  private target = NaN;
   // The books as of the last fill, kept here so the per-bar loop reads its own fields only.
   private cash = NaN;
   private units = NaN;
@@ -234,7 +232,7 @@ export class BacktestRun {
   }
 
   /**
-   * `scan` over targets computed beforehand: marks bars to market from `t0` on, until a bar (of
+   * `mark` with the stop at a change of target computed beforehand: marks bars to market from `t0` on, until a bar (of
    * the block that starts at `from`) whose target would move the position: returns its index,
    * or -1 at the block's end.
    */
