@@ -1,6 +1,5 @@
 import type { ExecutionEvent } from "../execution/events.js";
 import {
-  BuiltInHost,
   createKernel,
   type ExecutionKernel,
   type KernelRisk,
@@ -50,6 +49,10 @@ export class BacktestRun {
   private readonly broker: SimulatedBroker;
   private readonly pipeline: OrderPipeline;
   private readonly host: StrategyHost | undefined;
+  /** A built-in family's strategy: its bars and the books run in one loop (`scan`). */
+  private readonly strategy: Strategy | undefined;
+  /** The target of the bar `scan` stopped at (set there before it is read). */
+  private target = NaN;
   private readonly columns: TargetSource | undefined;
   // Every field below that comes to hold fractions is declared NaN (a double) and set in the
   // constructor: a field that starts as an integer changes the run's shape at its first
@@ -98,7 +101,7 @@ export class BacktestRun {
     private readonly settings: EngineSettings,
     options: BacktestOptions = {},
   ) {
-    if ("onBar" in signal) this.host = new BuiltInHost(signal);
+    if ("onBar" in signal) this.strategy = signal;
     else if ("decide" in signal) this.host = signal;
     else this.columns = signal;
     const symbol = options.symbol ?? "ASSET";
@@ -124,7 +127,8 @@ export class BacktestRun {
 
   /** Runs the next chunk of bars, continuing where the previous chunk ended. */
   feed(b: Bars): void {
-    if (this.host) this.feedBars(b, this.kernel, this.lastClose);
+    if (this.strategy) this.feedStrategy(b, this.strategy, this.lastClose);
+    else if (this.host) this.feedBars(b, this.kernel, this.lastClose);
     else this.feedColumns(b, this.columns!, this.lastClose);
     this.bars += b.length;
     if (b.length > 0) {
@@ -167,6 +171,70 @@ export class BacktestRun {
       this.sent = this.broker.openOrders.length > 0;
       t = decided + 1;
     }
+  }
+
+  /**
+   * A built-in family's path: the same bar step as `feedBars` with the family's BuiltInHost, its
+   * loop and the books' fused into `scan` (one loop for the JIT to warm up in a fresh process,
+   * not two); kernel.test.ts holds the two to the same orders.
+   */
+  private feedStrategy(b: Bars, strategy: Strategy, previousClose: number): void {
+    for (let t = 0; t < b.length;) {
+      if (this.sent) {
+        this.sent = false;
+        this.fillTime = b.time[t]!;
+        this.broker.onBar(b.open[t]!, b.high[t]!, b.low[t]!, b.volume[t]!);
+      }
+      const decided = this.scan(b, t, strategy);
+      if (decided < 0) break;
+      const reference = decided > 0 ? b.close[decided - 1]! : previousClose;
+      this.pipeline.decide(this.target, b.close[decided]!, b.time[decided]!, reference);
+      this.sent = this.broker.openOrders.length > 0;
+      t = decided + 1;
+    }
+  }
+
+  private scan(b: Bars, from: number, strategy: Strategy): number {
+    const { time, high, low, close } = b;
+    const { pipeline, series } = this;
+    // The hot state lives in locals for the loop and goes back to the fields when it ends: the
+    // JIT keeps locals in registers, while every field write is a store it must not reorder
+    // around the strategy's call.
+    const { cash, units } = this;
+    let { peak, trough, maxDrawdown, due, nextDay, lastEquity, barsInMarket } = this;
+    let found = -1;
+    for (let t = from, n = b.length; t < n; t++) {
+      const c = close[t]!;
+      const equity = cash + units * c;
+      if (equity > peak) peak = trough = equity;
+      else if (equity < trough) {
+        // Only a new low under the same peak can deepen the drawdown.
+        trough = equity;
+        const dd = (peak - equity) / peak;
+        if (dd > maxDrawdown) maxDrawdown = dd;
+        series.deepen(time[t]!, equity, dd);
+      }
+      // One counter per bar: the equity curve keeps a bounded number of points (EquitySeries).
+      if (--due === 0) due = series.close(time[t]!, equity, peak);
+      // Bar times only increase: a bar at or past the next midnight starts a new day.
+      if (time[t]! >= nextDay) nextDay = this.newDay(time[t]!, lastEquity);
+      lastEquity = equity;
+      if (units !== 0) barsInMarket++;
+      const target = strategy.onBar(c, high[t]!, low[t]!);
+      if (pipeline.wouldMove(target)) {
+        this.target = target;
+        found = t;
+        break;
+      }
+    }
+    this.peak = peak;
+    this.trough = trough;
+    this.maxDrawdown = maxDrawdown;
+    this.due = due;
+    this.nextDay = nextDay;
+    this.lastEquity = lastEquity;
+    this.barsInMarket = barsInMarket;
+    return found;
   }
 
   /**

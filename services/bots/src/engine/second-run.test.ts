@@ -9,6 +9,8 @@ const fixture = fileURLToPath(new URL("./second-run.fixture.ts", import.meta.url
  */
 const HOT = [
   "feedBars",
+  "feedStrategy",
+  "scan",
   "mark",
   "ask",
   "horizon",

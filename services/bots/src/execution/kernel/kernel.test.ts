@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { barsAt } from "../../engine/bars.js";
 import { BacktestRun } from "../../engine/event-engine.js";
 import { resolveStrategy } from "../../engine/strategies/registry.js";
 import { generateBars } from "../../engine/synthetic-source.js";
@@ -61,6 +62,20 @@ describe("the execution kernel", () => {
       e.type.startsWith("order_") ? { ...e, data: { ...e.data, symbol: "BTC-USD" } } : e,
     );
     expect(named).toEqual(backtest);
+  });
+
+  it("gives a backtest the same run through a strategy host as through a built-in family's fused loop", () => {
+    const settings = { ...costs, initialCash: 100_000 };
+    const fused = new BacktestRun(family.create(params), settings);
+    const hosted = new BacktestRun(new BuiltInHost(family.create(params)), settings);
+    for (let from = 0; from < bars.length; from += 700) {
+      const chunk = barsAt(bars, from, Math.min(bars.length, from + 700));
+      fused.feed(chunk);
+      hosted.feed(chunk);
+    }
+    const a = fused.finish();
+    expect(a.trades).toBeGreaterThan(20);
+    expect(hosted.finish()).toEqual(a);
   });
 
   it("drives an asynchronous host (the sandbox's shape) to the same orders as the synchronous one", async () => {
