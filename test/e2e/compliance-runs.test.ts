@@ -102,14 +102,17 @@ describe("RTS 6 conformance (Art. 6) and stress (Art. 10) runs, through the API"
     expect(cases.map((c) => c.name)).toEqual([
       "market_order_accepted",
       "cancel_honoured",
+      // One case per control of the registry (RISK_CONTROLS), in the order the controls run.
+      "restricted_instrument",
       "max_order_units",
       "max_order_notional",
+      "price_collar",
       "capital_threshold",
       "credit_threshold",
-      "price_collar",
-      "message_throttle",
+      "fleet_capital_threshold",
+      "fleet_credit_threshold",
       "duplicate_order",
-      "restricted_instrument",
+      "message_throttle",
       "kill_switch_drain",
     ]);
     for (const c of cases) {

@@ -173,7 +173,7 @@ describe("the annual validation report (RTS 6, SEC 15c3-5) from the runs and dri
       }),
     ]);
     expect(e.conformance_results.map((r) => r.id)).toEqual([ids.conformance]);
-    expect(e.conformance_results[0]!.cases).toHaveLength(11);
+    expect(e.conformance_results[0]!.cases).toHaveLength(13);
     expect(e.stress_results.map((r) => r.id)).toEqual([ids.stress]);
     expect(e.stress_results[0]!.stress).toMatchObject({ controls_held: true, orders_lost: 0 });
     expect(e.kill_switch_drills.map((d) => d.id)).toEqual([ids.drill]);
@@ -211,9 +211,12 @@ describe("the annual validation report (RTS 6, SEC 15c3-5) from the runs and dri
     );
     expect(sec.c_1_i).toMatchObject({
       verdict: "pass",
-      evidence: ["capital_threshold", "credit_threshold"].map(
-        (c) => `conformance_results/${ids.conformance}/cases/${c}`,
-      ),
+      evidence: [
+        "capital_threshold",
+        "credit_threshold",
+        "fleet_capital_threshold",
+        "fleet_credit_threshold",
+      ].map((c) => `conformance_results/${ids.conformance}/cases/${c}`),
     });
     expect(sec.c_1_ii).toMatchObject({
       verdict: "pass",

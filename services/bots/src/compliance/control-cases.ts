@@ -1,56 +1,61 @@
 import type { ExecutionEvent } from "../execution/events.js";
-import { CONTROL, type RiskLimits } from "../execution/risk-controls/index.js";
+import { describedControl } from "@svc/lib/controls";
 import {
-  asJson,
-  type BotUnderTest,
-  type CaseResult,
-  type ConformanceCase,
-} from "./compliance-case.js";
+  CONTROL,
+  RISK_CONTROLS,
+  type Breach,
+  type BreachBench,
+  type RiskControlModule,
+} from "../execution/risk-controls/index.js";
+import { asJson, type CaseResult, type ConformanceCase } from "./compliance-case.js";
 import { cashForNotional, onlyControl, REFERENCE_PRICE, T0, Venue } from "./venue.js";
 
 const P = REFERENCE_PRICE;
 type Rejected = Extract<ExecutionEvent, { type: "order_rejected" }>;
 
 /**
- * A crafted breach of one pre-trade control, judged on the records of the order path: the
- * breaching order must be refused by that control, naming its limit. A control the bot left off
- * (limit 0) cannot refuse it, and the case fails naming the setting to fix.
+ * The conformance case of a registry control (RISK_CONTROLS): its crafted breach, judged on the
+ * records of the order path: the breaching order must be refused by that control, naming its
+ * limit. A control the bot left off (limit 0) cannot refuse it, and the case fails naming the
+ * setting to fix; a control a bot may rightly run without (a fleet's threshold) is tried at its
+ * trial limit instead, so the case still shows that the control works.
  */
-function breachCase(o: {
-  control: string;
-  article: string;
-  setting: string;
-  /** The bot's limit, or undefined when the control is off. */
-  limitOf(l: RiskLimits): number | string | undefined;
-  keep(l: RiskLimits): Partial<RiskLimits>;
-  breach: string;
-  /** Sends the breaching order(s) into the venue. */
-  craft(bot: BotUnderTest, limits: RiskLimits): Venue;
-}): ConformanceCase {
+export function breachCase(c: RiskControlModule, breach: Breach): ConformanceCase {
   return {
-    name: o.control,
-    article: o.article,
+    name: c.id,
+    article: c.articles,
     run(bot): CaseResult {
-      const limit = o.limitOf(bot.limits);
-      const v = o.craft(
-        bot,
-        onlyControl(bot.limits, limit === undefined ? {} : o.keep(bot.limits)),
-      );
-      const refusal = v.of("order_rejected").find((e) => e.data.check === o.control);
-      const expected = `${o.breach} is refused by ${o.control}${limit === undefined ? "" : ` (limit ${String(limit)})`}`;
-      const base = { name: o.control, article: o.article, expected };
+      const own = c.limitOf(bot.limits);
+      const trial = own === undefined ? c.trial : undefined;
+      const limits = trial ? { ...bot.limits, ...trial } : bot.limits;
+      const limit = c.limitOf(limits);
+      const bench: BreachBench<Venue> = {
+        price: P,
+        t0: T0,
+        limits,
+        cashFor: (notional) => cashForNotional(bot, notional),
+        open: (o) =>
+          new Venue(bot, onlyControl(limits, limit === undefined ? {} : c.only(limits)), o),
+      };
+      const v = breach.craft(bench);
+      const refusal = v.of("order_rejected").find((e) => e.data.check === c.id);
+      const expected = `${breach.what} is refused by ${c.id}${limit === undefined ? "" : ` (limit ${String(limit)})`}`;
+      const base = { name: c.id, article: c.articles, expected };
       if (limit === undefined)
         return {
           ...base,
-          observed: `no ${o.control} control: ${o.setting} is not set, and the breaching order was ${describe(v)}`,
+          observed: `no ${c.id} control: ${c.setting} is not set, and the breaching order was ${describe(v)}`,
           passed: false,
-          evidence: asJson({ setting: o.setting, records: v.events }),
+          evidence: asJson({ setting: c.setting, records: v.events }),
         };
+      const seen = refusal ? refusedText(refusal) : `not refused by ${c.id}: ${describe(v)}`;
       return {
         ...base,
-        observed: refusal ? refusedText(refusal) : `not refused by ${o.control}: ${describe(v)}`,
+        observed: trial
+          ? `${c.setting} is not set; tried at limit ${String(limit)}: ${seen}`
+          : seen,
         passed: refusal !== undefined && refusal.data.limit === limit,
-        evidence: asJson({ records: v.events }),
+        evidence: asJson({ ...(trial ? { trial_limit: limit } : {}), records: v.events }),
       };
     },
   };
@@ -69,120 +74,13 @@ function describe(v: Venue): string {
     : "not sent";
 }
 
-/** An order of `units` at the reference price, sent once. */
-function oneOrder(bot: BotUnderTest, limits: RiskLimits, units: number, symbol?: string): Venue {
-  const v = new Venue(bot, limits, { cash: cashForNotional(bot, units * P), symbol });
-  v.pipeline.decide(1, P, T0, P);
-  return v;
-}
-
-const positive = (x: number) => (x > 0 ? x : undefined);
-
-export const oversizedOrder = breachCase({
-  control: CONTROL.maxOrderUnits,
-  article: "RTS 6 Art. 15(1)(c); SEC 15c3-5 (c)(1)(ii)",
-  setting: "risk.max_order_units",
-  limitOf: (l) => positive(l.maxOrderUnits),
-  keep: (l) => ({ maxOrderUnits: l.maxOrderUnits }),
-  breach: "an order of twice the maximum volume",
-  craft: (bot, l) => oneOrder(bot, l, 2 * (bot.limits.maxOrderUnits || 1_000_000)),
-});
-
-export const overValueOrder = breachCase({
-  control: CONTROL.maxOrderNotional,
-  article: "RTS 6 Art. 15(1)(b); SEC 15c3-5 (c)(1)(ii)",
-  setting: "risk.max_order_notional",
-  limitOf: (l) => positive(l.maxOrderNotional),
-  keep: (l) => ({ maxOrderNotional: l.maxOrderNotional }),
-  breach: "an order of twice the maximum value",
-  craft: (bot, l) => oneOrder(bot, l, (2 * (bot.limits.maxOrderNotional || 1e9)) / P),
-});
-
-// RTS 6 Art. 15 asks for market and credit risk limits without a sub-point of 15(1), so these
-// cite the article whole: they do not stand in for a 15(1)(a) to (d) control.
-export const capitalBreach = breachCase({
-  control: CONTROL.capitalThreshold,
-  article: "RTS 6 Art. 15; SEC 15c3-5 (c)(1)(i)",
-  setting: "risk.capital_limit",
-  limitOf: (l) => positive(l.capitalLimit),
-  keep: (l) => ({ capitalLimit: l.capitalLimit }),
-  breach: "an order leaving a position worth twice the capital threshold",
-  craft: (bot, l) => oneOrder(bot, l, (2 * (bot.limits.capitalLimit || 1e9)) / P),
-});
-
-/**
- * A position of half the account is bought at the reference price and the price halves, so the
- * run has lost twice the credit threshold (a quarter of the account); then the bot adds to it.
- */
-export const creditBreach = breachCase({
-  control: CONTROL.creditThreshold,
-  article: "RTS 6 Art. 15; SEC 15c3-5 (c)(1)(i)",
-  setting: "risk.credit_limit",
-  limitOf: (l) => positive(l.creditLimit),
-  keep: (l) => ({ creditLimit: l.creditLimit }),
-  breach: "an order adding to a position after a loss of twice the credit threshold",
-  craft(bot, l) {
-    const v = new Venue(bot, l, {
-      cash: cashForNotional(bot, 8 * (bot.limits.creditLimit || 1e9)),
-    });
-    v.pipeline.decide(0.5, P, T0, P);
-    v.broker.onBar(P, P, P);
-    v.pipeline.decide(1, P / 2, T0 + 1_000, P);
-    return v;
-  },
-});
-
-export const outsideCollar = breachCase({
-  control: CONTROL.priceCollar,
-  article: "RTS 6 Art. 15(1)(a); SEC 15c3-5 (c)(1)(ii)",
-  setting: "risk.price_collar_pct",
-  limitOf: (l) => positive(l.priceCollarPct),
-  keep: (l) => ({ priceCollarPct: l.priceCollarPct }),
-  breach: "an order priced twice the collar away from the reference price",
-  craft(bot, l) {
-    const away = 2 * (bot.limits.priceCollarPct || 25);
-    const price = P * (1 + away / 100);
-    const v = new Venue(bot, l, { cash: cashForNotional(bot, price) });
-    v.pipeline.decide(1, price, T0, P);
-    return v;
-  },
-});
-
-export const duplicateOrder = breachCase({
-  control: CONTROL.duplicateOrder,
-  article: "SEC 15c3-5 (c)(1)(ii)",
-  setting: "risk.duplicate_window_s",
-  limitOf: (l) => (l.duplicateWindowMs > 0 ? l.duplicateWindowMs / 1000 : undefined),
-  keep: (l) => ({ duplicateWindowMs: l.duplicateWindowMs }),
-  breach: "the same order sent again within the duplicate window",
-  craft(bot, l) {
-    const v = new Venue(bot, l, { cash: cashForNotional(bot, P) });
-    v.pipeline.decide(1, P, T0, P);
-    v.broker.cancelAll("conformance: resend");
-    v.pipeline.decide(0, P, T0, P);
-    const later = Math.min((bot.limits.duplicateWindowMs || 2_000) / 2, 1_000);
-    v.pipeline.decide(1, P, T0 + later, P);
-    return v;
-  },
-});
-
-export const restrictedSymbol = breachCase({
-  control: CONTROL.restrictedInstrument,
-  article: "SEC 15c3-5 (c)(2)(ii)",
-  setting: "risk.restricted_symbols",
-  limitOf: (l) => (l.restricted.size > 0 ? [...l.restricted].join(",") : undefined),
-  keep: (l) => ({ restricted: l.restricted }),
-  breach: "an order in a restricted instrument",
-  craft: (bot, l) => oneOrder(bot, l, 1, [...bot.limits.restricted][0] ?? "RESTRICTED-TEST"),
-});
-
 /**
  * A burst over the throttle: one more order than it allows within its window. The order over
  * the limit is refused and disables the bot (risk_disabled); the next one is refused as such.
  */
 export const throttleBurst: ConformanceCase = {
   name: CONTROL.messageThrottle,
-  article: "RTS 6 Art. 15(1)(d), 15(3)",
+  article: describedControl(CONTROL.messageThrottle).articles,
   run(bot): CaseResult {
     const l = bot.limits;
     const on = l.maxOrdersPerWindow > 0 && l.throttleWindowMs > 0;
@@ -230,3 +128,19 @@ export const throttleBurst: ConformanceCase = {
     };
   },
 };
+
+/** Cases of their own, for controls whose breach a single refusal cannot show. */
+const OWN_CASES: Partial<Record<string, ConformanceCase>> = {
+  [CONTROL.messageThrottle]: throttleBurst,
+};
+
+/** The conformance case of a registry control, or undefined when it has none (a gap). */
+export function caseOf(c: RiskControlModule): ConformanceCase | undefined {
+  return OWN_CASES[c.id] ?? (c.breach ? breachCase(c, c.breach) : undefined);
+}
+
+/** The control cases of the suite, one per registry control, in the order the controls run. */
+export const CONTROL_CASES: readonly ConformanceCase[] = RISK_CONTROLS.flatMap((c) => {
+  const found = caseOf(c);
+  return found ? [found] : [];
+});

@@ -1,9 +1,8 @@
 import type { Bars } from "../engine/bars.js";
 import type { Strategy } from "../engine/strategies/strategy.js";
 import type { ExecutionEvent } from "../execution/events.js";
-import { OrderPipeline } from "../execution/order-pipeline.js";
-import { RiskGuard, anyLimit } from "../execution/risk-controls/index.js";
-import { SimulatedBroker, VOLUME_CANCEL } from "../execution/simulated-broker.js";
+import { BuiltInHost, createKernel } from "../execution/kernel/index.js";
+import { VOLUME_CANCEL } from "../execution/simulated-broker.js";
 import type { BotUnderTest } from "./compliance-case.js";
 
 /**
@@ -24,26 +23,20 @@ export function peakFromDataSet(
     if (e.type === "order_placed" || e.type === "order_rejected" || e.type === "order_cancelled")
       perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
   };
-  const broker = new SimulatedBroker(bot.symbol, { cash: bot.initialCash, units: 0 }, bot.costs, {
-    event: count,
+  const kernel = createKernel({
+    symbol: bot.symbol,
+    account: { cash: bot.initialCash, units: 0 },
+    costs: bot.costs,
+    onEvent: count,
+    risk: { limits: bot.limits, startEquity: bot.initialCash },
+    host: new BuiltInHost(strategy),
   });
-  const checks = anyLimit(bot.limits)
-    ? [new RiskGuard({ limits: bot.limits, startEquity: bot.initialCash, emit: count })]
-    : [];
-  const pipeline = new OrderPipeline(broker, bot.costs, checks, count);
   let volume = 0;
   let reference = NaN;
   for (let i = 0; i < bars.length; i++) {
     second = Math.floor(bars.time[i]! / 1000);
-    broker.onBar(bars.open[i]!, bars.high[i]!, bars.low[i]!, bars.volume[i]!);
-    const close = bars.close[i]!;
-    pipeline.decide(
-      strategy.onBar(close, bars.high[i]!, bars.low[i]!),
-      close,
-      bars.time[i]!,
-      reference,
-    );
-    reference = close;
+    kernel.step(bars, i, reference);
+    reference = bars.close[i]!;
     volume = Math.max(volume, bars.volume[i]!);
   }
   let peak = 0;

@@ -1,10 +1,17 @@
 import type { Bars } from "../engine/bars.js";
 import type { Strategy } from "../engine/strategies/strategy.js";
 import type { ExecutionEvent } from "../execution/events.js";
-import { OrderPipeline } from "../execution/order-pipeline.js";
+import {
+  BuiltInHost,
+  createKernel,
+  type BarBlock,
+  type DecisionSink,
+  type PortfolioView,
+  type StrategyHost,
+} from "../execution/kernel/index.js";
 import { ACCEPT, type PreTradeCheck } from "../execution/pre-trade.js";
-import { CONTROL, RiskGuard } from "../execution/risk-controls/index.js";
-import { SimulatedBroker, VOLUME_CANCEL } from "../execution/simulated-broker.js";
+import { CONTROL } from "../execution/risk-controls/index.js";
+import { VOLUME_CANCEL, type SimulatedBroker } from "../execution/simulated-broker.js";
 import type { BotUnderTest } from "./compliance-case.js";
 import { compressionFor } from "./compression.js";
 import { percentiles } from "./percentiles.js";
@@ -31,8 +38,8 @@ export type StressOutcome = Record<string, unknown> & {
 
 /**
  * RTS 6 Article 10: the bot's own strategy (a fresh instance per lap of the data set) over its
- * data set, through the OrderPipeline, RiskGuard (the bot's limits, all on) and SimulatedBroker
- * of every run, with two things multiplied by `multiple`: the bars' volume (which bounds fills)
+ * data set, through the execution kernel of every run (its venue, risk controls under the bot's
+ * limits, order pipeline and strategy host), with two things multiplied by `multiple`: the bars' volume (which bounds fills)
  * and the rate of its orders. The rate comes from compressing the bot's clock (see
  * compressionFor): the time between bars is divided by a factor chosen from a rehearsal at the
  * data set's own clock so that its busiest second carries `multiple` times its peak. Nothing is
@@ -71,6 +78,24 @@ export async function stressReplay(
   return judge({ ...done, bot, peak, multiple, demanded, factor, laps, bars: laps * bars.length });
 }
 
+/** The bot's strategy as the kernel's host, a fresh instance per lap of the data set. */
+class LapHost implements StrategyHost {
+  private lap: BuiltInHost;
+
+  constructor(private readonly newStrategy: () => Strategy) {
+    this.lap = new BuiltInHost(newStrategy());
+  }
+
+  /** Each lap is the strategy's first look at the data set; the account carries on. */
+  nextLap(): void {
+    this.lap = new BuiltInHost(this.newStrategy());
+  }
+
+  decide(b: BarBlock, from: number, to: number, view: PortfolioView, out: DecisionSink): number {
+    return this.lap.decide(b, from, to, view, out);
+  }
+}
+
 /** Most times a replay that fell short of the demand is tried again with its clock twice as fast. */
 const MAX_SPEED_UPS = 24;
 
@@ -97,20 +122,21 @@ async function replay(
 ): Promise<Replayed> {
   const { bot, bars, multiple } = o;
   const events: ExecutionEvent[] = [];
-  const record = (e: ExecutionEvent) => events.push(e);
-  const broker = new SimulatedBroker(bot.symbol, { cash: bot.initialCash, units: 0 }, bot.costs, {
-    event: record,
-  });
-  const w = new StressWitness(bot.limits);
-  const guard = new RiskGuard({
-    limits: bot.limits,
-    startEquity: bot.initialCash,
-    emit: (e) => {
+  const w = new StressWitness(bot.limits, bot.initialCash);
+  const kernel = createKernel({
+    symbol: bot.symbol,
+    account: { cash: bot.initialCash, units: 0 },
+    costs: bot.costs,
+    onEvent: (e) => {
       if (e.type === "risk_disabled") w.noteDisabled();
-      record(e);
+      events.push(e);
     },
+    risk: { limits: bot.limits, startEquity: bot.initialCash },
+    checksBefore: [w.counter],
+    checksAfter: [w.witness],
+    host: new LapHost(o.newStrategy),
   });
-  const pipeline = new OrderPipeline(broker, bot.costs, [w.counter, guard, w.witness], record);
+  const host = kernel.host as LapHost;
   const n = bars.length;
   const t0 = n > 0 ? bars.time[0]! : 0;
   // One lap follows the last as the data set's next bar would: one bar interval later.
@@ -121,23 +147,26 @@ async function replay(
   let replayedVolume = 0;
   let reference = NaN;
   let step = 0;
-  let strategy = o.newStrategy();
   for (let slice = 1; slice <= STRESS_SLICES; slice++) {
     const until = Math.ceil((total * slice) / STRESS_SLICES);
     for (; step < until; step++) {
       const b = step % n;
       // Each lap is the strategy's first look at the data set; the account carries on.
-      if (b === 0 && step > 0) strategy = o.newStrategy();
+      if (b === 0 && step > 0) host.nextLap();
       const time = t0 + (Math.floor(step / n) * lapMs + (bars.time[b]! - t0)) / factor;
       const volume = bars.volume[b]! * multiple;
       replayedVolume = Math.max(replayedVolume, volume);
       const close = bars.close[b]!;
-      const target = strategy.onBar(close, bars.high[b]!, bars.low[b]!);
       const sentBefore = w.sent;
+      // The order path is timed (the venue's fills at the open, the orders at the close), not
+      // the strategy's thinking between them.
       const start = process.hrtime.bigint();
-      broker.onBar(bars.open[b]!, bars.high[b]!, bars.low[b]!, volume);
-      pipeline.decide(target, close, time, reference);
-      const took = process.hrtime.bigint() - start;
+      kernel.open(bars, b, volume);
+      const opened = process.hrtime.bigint();
+      const decided = kernel.ask(bars, b, b + 1) === b;
+      const asked = process.hrtime.bigint();
+      if (decided) kernel.act(close, time, reference);
+      const took = opened - start + (process.hrtime.bigint() - asked);
       busyNs += took;
       const sent = w.sent - sentBefore;
       const perMessageUs = Number(took) / 1_000 / Math.max(sent, 1);
@@ -149,7 +178,7 @@ async function replay(
   return {
     events,
     w,
-    broker,
+    broker: kernel.venue,
     busyNs,
     replayedVolume,
     latencies: Float64Array.from(latencies),
@@ -170,32 +199,25 @@ function rehearse(
       return ACCEPT;
     },
   };
-  const broker = new SimulatedBroker(
-    bot.symbol,
-    { cash: bot.initialCash, units: 0 },
-    bot.costs,
-    {},
-  );
-  const guard = new RiskGuard({ limits: bot.limits, startEquity: bot.initialCash });
-  const pipeline = new OrderPipeline(broker, bot.costs, [counter, guard]);
+  const kernel = createKernel({
+    symbol: bot.symbol,
+    account: { cash: bot.initialCash, units: 0 },
+    costs: bot.costs,
+    risk: { limits: bot.limits, startEquity: bot.initialCash },
+    checksBefore: [counter],
+    host: new BuiltInHost(strategy),
+  });
   const times: number[] = [];
   const counts: number[] = [];
   let reference = NaN;
   for (let i = 0; i < bars.length; i++) {
-    broker.onBar(bars.open[i]!, bars.high[i]!, bars.low[i]!, bars.volume[i]!);
-    const close = bars.close[i]!;
     const before = sent;
-    pipeline.decide(
-      strategy.onBar(close, bars.high[i]!, bars.low[i]!),
-      close,
-      bars.time[i]!,
-      reference,
-    );
+    kernel.step(bars, i, reference);
     if (sent > before) {
       times.push(bars.time[i]!);
       counts.push(sent - before);
     }
-    reference = close;
+    reference = bars.close[i]!;
   }
   return { times, counts, sent };
 }

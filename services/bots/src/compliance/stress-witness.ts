@@ -1,15 +1,21 @@
 import { ACCEPT, type PreTradeCheck, type PreTradeContext } from "../execution/pre-trade.js";
-import type { RiskLimits } from "../execution/risk-controls/index.js";
+import {
+  RISK_CONTROLS,
+  type RiskLimits,
+  type WitnessContext,
+} from "../execution/risk-controls/index.js";
 import type { OrderIntent } from "../execution/sizing.js";
 
-const EPS = 1e-9;
+/** The registry's per-order stress checks (a control judged over the run has none here). */
+const WITNESSES = RISK_CONTROLS.flatMap((c) => ("witness" in c.stress ? [c.stress.witness] : []));
 
 /**
  * Two checks that refuse nothing and judge the risk controls from outside: `counter` (first in
  * the list) counts every order that entered the order path, and when (the replay's clock, for
  * the rate it reached); `witness` (last) sees every order the
- * whole list accepted and records each limit it breaks, written again here rather than calling
- * the controls, so a control that lets an order through is caught, not trusted.
+ * whole list accepted and records each limit it breaks, by each registry control's stress check
+ * (written apart from the control, so a control that lets an order through is caught, not
+ * trusted).
  */
 export class StressWitness {
   sent = 0;
@@ -19,7 +25,11 @@ export class StressWitness {
   private readonly sentAt: number[] = [];
   private disabledSince = -1;
 
-  constructor(private readonly l: RiskLimits) {}
+  constructor(
+    private readonly l: RiskLimits,
+    /** The capital the replay started with (the credit thresholds' zero). */
+    private readonly startEquity: number,
+  ) {}
 
   readonly counter: PreTradeCheck = {
     name: "stress_counter",
@@ -59,17 +69,11 @@ export class StressWitness {
       if (this.violations.length < 20) this.violations.push(`order ${this.sent} accepted ${what}`);
     };
     if (this.disabledSince >= 0) breaks("after the throttle disabled the run");
-    if (l.maxOrderUnits > 0 && order.units > l.maxOrderUnits + EPS)
-      breaks(`with ${order.units} units over max_order_units ${l.maxOrderUnits}`);
-    if (l.maxOrderNotional > 0 && order.units * ctx.price > l.maxOrderNotional * (1 + EPS))
-      breaks(`worth ${order.units * ctx.price} over max_order_notional ${l.maxOrderNotional}`);
-    if (l.priceCollarPct > 0 && ctx.reference > 0) {
-      const pct = (Math.abs(ctx.price - ctx.reference) / ctx.reference) * 100;
-      if (pct > l.priceCollarPct + EPS)
-        breaks(`${pct} % from the reference, outside the collar ${l.priceCollarPct} %`);
+    const seen: WitnessContext = { ...ctx, startEquity: this.startEquity };
+    for (const witness of WITNESSES) {
+      const broken = witness(order, seen, l);
+      if (broken !== null) breaks(broken);
     }
-    if (l.restricted.has(ctx.symbol) && !order.closes)
-      breaks(`adding exposure in restricted ${ctx.symbol}`);
   }
 }
 

@@ -1,7 +1,8 @@
 import type { ExecutionEvent } from "../execution/events.js";
-import { OrderPipeline } from "../execution/order-pipeline.js";
-import { RiskGuard, type RiskLimits } from "../execution/risk-controls/index.js";
-import { SimulatedBroker } from "../execution/simulated-broker.js";
+import { createKernel } from "../execution/kernel/index.js";
+import type { OrderPipeline } from "../execution/order-pipeline.js";
+import type { FleetFigures, RiskLimits } from "../execution/risk-controls/index.js";
+import type { SimulatedBroker } from "../execution/simulated-broker.js";
 import type { BotUnderTest } from "./compliance-case.js";
 
 /** The reference price of every scenario: round, so crafted breaches are easy to read back. */
@@ -10,26 +11,31 @@ export const REFERENCE_PRICE = 100;
 export const T0 = Date.UTC(2026, 0, 1);
 
 /**
- * A simulated venue for one case: the bot's sizing and costs, the order path a backtest and a
- * paper session use (OrderPipeline -> RiskGuard -> SimulatedBroker), and every record it makes.
- * `limits` are the controls switched on for the case (the bot's own values).
+ * A simulated venue for one case: the bot's sizing and costs, the execution kernel a backtest
+ * and a paper session run on (order pipeline -> risk controls -> simulated venue; no strategy:
+ * a case sends its crafted decisions itself), and every record it makes. `limits` are the
+ * controls switched on for the case (the bot's own values).
  */
 export class Venue {
   readonly events: ExecutionEvent[] = [];
   readonly broker: SimulatedBroker;
   readonly pipeline: OrderPipeline;
-  readonly guard: RiskGuard;
 
-  constructor(bot: BotUnderTest, limits: RiskLimits, o: { cash: number; symbol?: string }) {
-    const record = (e: ExecutionEvent) => this.events.push(e);
-    this.broker = new SimulatedBroker(
-      o.symbol ?? bot.symbol,
-      { cash: o.cash, units: 0 },
-      { feeBps: bot.costs.feeBps, slippageBps: bot.costs.slippageBps },
-      { event: record },
-    );
-    this.guard = new RiskGuard({ limits, startEquity: o.cash, emit: record });
-    this.pipeline = new OrderPipeline(this.broker, bot.costs, [this.guard], record);
+  constructor(
+    bot: BotUnderTest,
+    limits: RiskLimits,
+    o: { cash: number; symbol?: string; fleet?: FleetFigures },
+  ) {
+    const fleet = o.fleet;
+    const kernel = createKernel({
+      symbol: o.symbol ?? bot.symbol,
+      account: { cash: o.cash, units: 0 },
+      costs: bot.costs,
+      onEvent: (e) => this.events.push(e),
+      risk: { limits, startEquity: o.cash, ...(fleet ? { fleet: () => fleet } : {}) },
+    });
+    this.broker = kernel.venue;
+    this.pipeline = kernel.pipeline;
   }
 
   of<T extends ExecutionEvent["type"]>(type: T): Extract<ExecutionEvent, { type: T }>[] {

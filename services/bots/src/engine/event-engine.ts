@@ -1,7 +1,13 @@
 import type { ExecutionEvent } from "../execution/events.js";
-import { OrderPipeline } from "../execution/order-pipeline.js";
+import {
+  createKernel,
+  type ExecutionKernel,
+  type KernelRisk,
+  type StrategyHost,
+} from "../execution/kernel/index.js";
+import type { OrderPipeline } from "../execution/order-pipeline.js";
 import type { PreTradeCheck } from "../execution/pre-trade.js";
-import { SimulatedBroker, type BrokerReport } from "../execution/simulated-broker.js";
+import type { BrokerReport, SimulatedBroker } from "../execution/simulated-broker.js";
 import { emptyNumbers, keepRun } from "../execution/warm-shapes.js";
 import type { Bars } from "./bars.js";
 import { EquitySeries } from "./equity-series.js";
@@ -14,21 +20,24 @@ import { TARGET_BLOCK, type Strategy, type TargetSource } from "./strategies/str
 export interface BacktestOptions {
   /** Every order, fill and position change, in order: the records a paper session stores. */
   onEvent?: (e: ExecutionEvent) => void;
-  /** Pre-trade checks on every order (none by default). */
+  /** Pre-trade checks on every order (none by default), before the risk controls. */
   checks?: readonly PreTradeCheck[];
+  /** The bot's risk limits: the risk controls judge every order when any is set. */
+  risk?: KernelRisk;
   /** The symbol traded (the BotSpec's first universe symbol), named in position records. */
   symbol?: string;
 }
 
 const DAY_MS = 86_400_000;
 
-/** Bars of the vectorised path's target column: it stays in the core's cache for the scan. */
+/** Bars of the vectorised path's target column: it stays in the core's cache for its scan. */
 const BLOCK = TARGET_BLOCK;
 
 /**
- * The backtest engine. Bars arrive in chunks (so 50 million bars never sit in memory at once)
- * and go through the order path of a paper session: the target a strategy answers at bar t's
- * close is sized at that close (`OrderPipeline`) and filled by the simulated broker at bar t+1's
+ * The backtest engine: a run's books (equity, drawdown, days, curve, trades) on the execution
+ * kernel's bar step. Bars arrive in chunks (so 50 million bars never sit in memory at once) and
+ * go through the kernel a paper session runs on: the strategy host answers at bar t's close, the
+ * target is sized at that close (`OrderPipeline`) and filled by the simulated venue at bar t+1's
  * open, with slippage against the trader and a fee on the notional.
  *
  * Given a family's vectorised columns instead of a strategy (see `vectorisedRun`), a chunk runs
@@ -36,16 +45,19 @@ const BLOCK = TARGET_BLOCK;
  * its answers do not depend on the fills), then the same books and order path as a strategy's.
  */
 export class BacktestRun {
+  private readonly kernel: ExecutionKernel;
   private readonly broker: SimulatedBroker;
   private readonly pipeline: OrderPipeline;
+  private readonly host: StrategyHost | undefined;
+  /** A built-in family's strategy: its bars and the books run in one loop (`scan`). */
   private readonly strategy: Strategy | undefined;
+  /** The target of the bar `scan` stopped at (set there before it is read). */
+  private target = NaN;
   private readonly columns: TargetSource | undefined;
   // Every field below that comes to hold fractions is declared NaN (a double) and set in the
   // constructor: a field that starts as an integer changes the run's shape at its first
   // fraction, and code run once per run (feed, feedBars' entry) would then be compiled in the
   // next run from the first run's shapes and deoptimise in the one after it.
-  /** The target of the bar `scan` stopped at (set there before it is read). */
-  private target = NaN;
   // The books as of the last fill, kept here so the per-bar loop reads its own fields only.
   private cash = NaN;
   private units = NaN;
@@ -80,21 +92,32 @@ export class BacktestRun {
   private lastClose = NaN;
 
   /**
-   * `signal` is a strategy (the event-driven path) or a family's vectorised columns (see
-   * `StrategyFamily.columns`): given the same targets, the runs are the same to the last bit.
+   * `signal` is a strategy or a strategy host (the event-driven path) or a family's vectorised
+   * columns (see `StrategyFamily.columns`): given the same targets, the runs are the same to the
+   * last bit.
    */
   constructor(
-    signal: Strategy | TargetSource,
+    signal: Strategy | StrategyHost | TargetSource,
     private readonly settings: EngineSettings,
     options: BacktestOptions = {},
   ) {
     if ("onBar" in signal) this.strategy = signal;
+    else if ("decide" in signal) this.host = signal;
     else this.columns = signal;
     const symbol = options.symbol ?? "ASSET";
     const onEvent = options.onEvent && namingSymbol(symbol, options.onEvent);
-    const account = { cash: settings.initialCash, units: 0 };
-    this.broker = new SimulatedBroker(symbol, account, settings, new RunReport(this, onEvent));
-    this.pipeline = new OrderPipeline(this.broker, settings, options.checks ?? [], onEvent);
+    this.kernel = createKernel({
+      symbol,
+      account: { cash: settings.initialCash, units: 0 },
+      costs: settings,
+      ...(onEvent ? { onEvent } : {}),
+      report: new RunReport(this, onEvent),
+      ...(options.risk ? { risk: options.risk } : {}),
+      ...(options.checks ? { checksBefore: options.checks } : {}),
+      ...(this.host ? { host: this.host } : {}),
+    });
+    this.broker = this.kernel.venue;
+    this.pipeline = this.kernel.pipeline;
     this.cash = settings.initialCash;
     this.units = this.fees = this.maxDrawdown = this.tradeCash = 0;
     this.peak = this.trough = settings.initialCash;
@@ -104,7 +127,8 @@ export class BacktestRun {
 
   /** Runs the next chunk of bars, continuing where the previous chunk ended. */
   feed(b: Bars): void {
-    if (this.strategy) this.feedBars(b, this.strategy, this.lastClose);
+    if (this.strategy) this.feedStrategy(b, this.strategy, this.lastClose);
+    else if (this.host) this.feedBars(b, this.kernel, this.lastClose);
     else this.feedColumns(b, this.columns!, this.lastClose);
     this.bars += b.length;
     if (b.length > 0) {
@@ -114,27 +138,55 @@ export class BacktestRun {
   }
 
   /**
-   * The event-driven path: the strategy sees one bar at a time, at its close. `previousClose` is
-   * the close before the chunk.
+   * The event-driven path: the kernel asks the strategy host for the chunk's bars, and the host
+   * runs ahead to its next decision (the portfolio cannot change before it); the books then mark
+   * the bars it went through. `previousClose` is the close before the chunk.
    */
-  private feedBars(b: Bars, strategy: Strategy, previousClose: number): void {
+  private feedBars(b: Bars, kernel: ExecutionKernel, previousClose: number): void {
     // Nothing is read before the loop: given a run's bars in one chunk, this is called once a run,
     // and a read there, made before the JIT kept any feedback for this function, would
     // deoptimise the compiled loop on entry in the next run.
+    for (let t = 0, n = b.length; t < n;) {
+      if (this.sent) {
+        this.sent = false;
+        this.fillTime = b.time[t]!;
+        this.broker.onBar(b.open[t]!, b.high[t]!, b.low[t]!, b.volume[t]!);
+      }
+      const end = kernel.horizon(t, n);
+      const decided = kernel.ask(b, t, end);
+      // Orders are rare (one bar in hundreds): the bars up to the decision are marked in `mark`,
+      // a loop small enough for the JIT to compile at once, while the order path stays outside it.
+      if (decided >= end) {
+        this.mark(b, t, end);
+        t = end;
+        continue;
+      }
+      this.mark(b, t, decided + 1);
+      // The previous chunk's last close comes in as an argument, not read here: a field read the
+      // JIT has never seen run (a chunk's first bar rarely decides) is compiled as a
+      // deoptimisation, and one it has seen would tie this loop to the field's first value
+      // (feed sets it only after the loop).
+      const reference = decided > 0 ? b.close[decided - 1]! : previousClose;
+      kernel.act(b.close[decided]!, b.time[decided]!, reference);
+      this.sent = this.broker.openOrders.length > 0;
+      t = decided + 1;
+    }
+  }
+
+  /**
+   * A built-in family's path: the same bar step as `feedBars` with the family's BuiltInHost, its
+   * loop and the books' fused into `scan` (one loop for the JIT to warm up in a fresh process,
+   * not two); kernel.test.ts holds the two to the same orders.
+   */
+  private feedStrategy(b: Bars, strategy: Strategy, previousClose: number): void {
     for (let t = 0; t < b.length;) {
       if (this.sent) {
         this.sent = false;
         this.fillTime = b.time[t]!;
         this.broker.onBar(b.open[t]!, b.high[t]!, b.low[t]!, b.volume[t]!);
       }
-      // Orders are rare (one bar in hundreds): the bars between them run in `scan`, a loop
-      // small enough for the JIT to compile at once, while the order path stays outside it.
       const decided = this.scan(b, t, strategy);
       if (decided < 0) break;
-      // The previous chunk's last close comes in as an argument, not read here: a field read the
-      // JIT has never seen run (a chunk's first bar rarely decides) is compiled as a
-      // deoptimisation, and one it has seen would tie this loop to the field's first value
-      // (feed sets it only after the loop).
       const reference = decided > 0 ? b.close[decided - 1]! : previousClose;
       this.pipeline.decide(this.target, b.close[decided]!, b.time[decided]!, reference);
       this.sent = this.broker.openOrders.length > 0;
@@ -142,12 +194,6 @@ export class BacktestRun {
     }
   }
 
-  /**
-   * Marks bars to market from `from` on and asks the strategy, until a bar whose target would
-   * move the position: returns its index (the target in `this.target`), or -1 at the chunk's end.
-   * `scanColumns` keeps the same books from targets computed beforehand; the two give the same
-   * run to the last bit (vectorised.test.ts).
-   */
   private scan(b: Bars, from: number, strategy: Strategy): number {
     const { time, high, low, close } = b;
     const { pipeline, series } = this;
@@ -191,6 +237,43 @@ export class BacktestRun {
     return found;
   }
 
+  /**
+   * Marks bars [from, to) to market: the books between two fills. `scanColumns` keeps the same
+   * books from targets computed beforehand; the two give the same run to the last bit
+   * (vectorised.test.ts).
+   */
+  private mark(b: Bars, from: number, to: number): void {
+    const { time, close } = b;
+    const { series } = this;
+    // The hot state lives in locals for the loop and goes back to the fields when it ends: the
+    // JIT keeps locals in registers, while every field write is a store it must not reorder.
+    const { cash, units } = this;
+    let { peak, trough, maxDrawdown, due, nextDay, lastEquity } = this;
+    for (let t = from; t < to; t++) {
+      const equity = cash + units * close[t]!;
+      if (equity > peak) peak = trough = equity;
+      else if (equity < trough) {
+        // Only a new low under the same peak can deepen the drawdown.
+        trough = equity;
+        const dd = (peak - equity) / peak;
+        if (dd > maxDrawdown) maxDrawdown = dd;
+        series.deepen(time[t]!, equity, dd);
+      }
+      // One counter per bar: the equity curve keeps a bounded number of points (EquitySeries).
+      if (--due === 0) due = series.close(time[t]!, equity, peak);
+      // Bar times only increase: a bar at or past the next midnight starts a new day.
+      if (time[t]! >= nextDay) nextDay = this.newDay(time[t]!, lastEquity);
+      lastEquity = equity;
+    }
+    this.peak = peak;
+    this.trough = trough;
+    this.maxDrawdown = maxDrawdown;
+    this.due = due;
+    this.nextDay = nextDay;
+    this.lastEquity = lastEquity;
+    if (units !== 0) this.barsInMarket += to - from;
+  }
+
   /** The vectorised path: a block's targets in one pass, then the books up to each order. */
   private feedColumns(b: Bars, columns: TargetSource, closeBefore: number): void {
     const { broker, pipeline, targets } = this;
@@ -217,7 +300,7 @@ export class BacktestRun {
   }
 
   /**
-   * `scan` over targets computed beforehand: marks bars to market from `t0` on, until a bar (of
+   * `mark` with the stop at a change of target computed beforehand: marks bars to market from `t0` on, until a bar (of
    * the block that starts at `from`) whose target would move the position: returns its index,
    * or -1 at the block's end.
    */

@@ -9,7 +9,12 @@ const fixture = fileURLToPath(new URL("./second-run.fixture.ts", import.meta.url
  */
 const HOT = [
   "feedBars",
+  "feedStrategy",
   "scan",
+  "mark",
+  "ask",
+  "horizon",
+  "act",
   "feedColumns",
   "scanColumns",
   "onBar",
@@ -20,7 +25,7 @@ const HOT = [
   "wouldMove",
   "decide",
   "ordersForTarget",
-  "place",
+  "submit",
   "PlacedOrder",
   "fillWorking",
   "fill",

@@ -98,8 +98,8 @@ describe("the order pipeline and the simulated broker", () => {
 
   it("fills a limit order only when the bar reaches its price, and cancels", () => {
     const { broker, events } = book();
-    const buy = broker.place("buy", 1, "limit", 95);
-    broker.place("sell", 1, "limit", 120);
+    const buy = broker.submit("buy", 1, "limit", 95);
+    broker.submit("sell", 1, "limit", 120);
     broker.onBar(100, 110, 96);
     expect(broker.openOrders.map((o) => o.id)).toEqual(["o1", "o2"]);
     broker.onBar(97, 99, 90);

@@ -5,14 +5,14 @@ import {
   type PreTradeCheck,
   type PreTradeContext,
 } from "./pre-trade.js";
-import type { SimulatedBroker } from "./simulated-broker.js";
-import { ordersForTarget, type Sizing } from "./sizing.js";
+import type { KernelOrder } from "./kernel/strategy-host.js";
+import type { Venue } from "./kernel/venue.js";
+import { ordersForTarget, type OrderIntent, type Sizing } from "./sizing.js";
 
 /**
- * The one order path of every simulated run: strategy target -> sizing -> pre-trade checks ->
- * broker. The backtest engine and the bot runner both drive it the same way, bar by bar:
- * `broker.onBar` at the open fills what was sent, `decide` at the close turns the strategy's
- * answer into orders. An order moves the position when the target changes; a target that stays
+ * The one order path of every run: strategy target -> sizing -> pre-trade checks -> venue. The
+ * execution kernel (see kernel/) builds it and drives it bar by bar: the venue's `onBar` at the
+ * open fills what was sent, `decide` at the close turns the strategy's answer into orders. An order moves the position when the target changes; a target that stays
  * put sends nothing, so a held position is not re-sized as prices move.
  */
 export class OrderPipeline {
@@ -23,7 +23,7 @@ export class OrderPipeline {
   private held = NaN;
 
   constructor(
-    private readonly broker: SimulatedBroker,
+    private readonly broker: Venue,
     private readonly sizing: Sizing,
     private readonly checks: readonly PreTradeCheck[],
     /** Where a refused order is recorded (the broker's records go to the same place). */
@@ -87,8 +87,56 @@ export class OrderPipeline {
         continue;
       }
       if (context) noteAccepted(this.checks, order, context);
-      broker.place(order.side, order.units);
+      broker.submit(order.side, order.units);
       accepted += order.side === "buy" ? order.units : -order.units;
     }
+  }
+
+  /**
+   * At a bar's close: an explicit order of a strategy, through the same pre-trade checks as a
+   * target's orders. The simulated venue fills market and limit orders; a stop order, or units
+   * that are not a positive number, is refused with a record saying so.
+   */
+  send(order: KernelOrder, close: number, time = NaN, reference = NaN): void {
+    const broker = this.broker;
+    const position = broker.units;
+    const intent: OrderIntent = {
+      side: order.side,
+      units: order.units,
+      closes: position !== 0 && (order.side === "buy" ? -position : position) === order.units,
+    };
+    const refuse = (check: string, reason: string) =>
+      this.emit?.({
+        type: "order_rejected",
+        data: { side: order.side, units: order.units, check, reason },
+      });
+    if (!(order.units > 0) || !Number.isFinite(order.units))
+      return refuse("order", `units must be a positive number, not ${order.units}`);
+    if (order.kind === "stop")
+      return refuse("venue", "stop orders are not supported by the simulated venue");
+    if (order.kind === "limit" && !(order.limitPrice! > 0))
+      return refuse("order", `a limit order needs a positive limit price, not ${order.limitPrice}`);
+    if (this.checks.length > 0) {
+      const context: PreTradeContext = {
+        symbol: broker.symbol,
+        price: close,
+        equity: broker.cash + position * close,
+        cash: broker.cash,
+        position,
+        accepted: 0,
+        time,
+        reference,
+      };
+      const refusal = firstRefusal(this.checks, intent, context);
+      if (refusal) {
+        this.emit?.({
+          type: "order_rejected",
+          data: { side: order.side, units: order.units, ...refusal },
+        });
+        return;
+      }
+      noteAccepted(this.checks, intent, context);
+    }
+    broker.submit(order.side, order.units, order.kind, order.limitPrice);
   }
 }

@@ -1,6 +1,7 @@
 import { feeOf, slipped, type Costs } from "./costs.js";
 import { emptyObjects, keepOrder } from "./warm-shapes.js";
 import type { ExecutionEvent, Order, OrderKind, Side } from "./events.js";
+import type { BarVenue } from "./kernel/venue.js";
 
 /** Where a broker starts: a new run's cash, or a resumed session's account and working orders. */
 export interface Account {
@@ -22,12 +23,15 @@ type OrderFilled = Extract<ExecutionEvent, { type: "order_filled" }>["data"];
 export interface BrokerReport {
   /** Every record, in order. Without it none is built: a backtest that wants only its metrics. */
   event?: (e: ExecutionEvent) => void;
-  /** Every fill as it is booked (signed units: a sell is negative): a portfolio keeps its books. */
-  fill?: (signedUnits: number, price: number, fee: number) => void;
+  /**
+   * Every fill as it is booked (signed units: a sell is negative): a portfolio keeps its books.
+   * `order` is the order filled (its id and side), for a strategy host told of its fills.
+   */
+  fill?: (signedUnits: number, price: number, fee: number, order: Order) => void;
 }
 
 /**
- * The one simulated broker of backtests, paper sessions and stress runs: market orders fill at
+ * The one simulated venue (see `Venue`) of backtests, paper sessions and stress runs: market orders fill at
  * the next bar's open with slippage against the trader, limit orders when the bar trades through
  * their price (at the open when it gaps through); a fee on every fill's notional; cancels; one
  * position per symbol; cash. Every change is reported, in order, to `report`.
@@ -38,7 +42,7 @@ export interface BrokerReport {
  * decides anew); a limit order's rest keeps working at its price. A bar whose volume is not
  * reported (0 or not a number) does not limit fills: many data sets carry no volume.
  */
-export class SimulatedBroker {
+export class SimulatedBroker implements BarVenue {
   // Doubles from the start (NaN, then the account's figures): a field that starts as an integer
   // changes the broker's shape at the first fractional fill, and a long-running process would
   // recompile the order path in its next run.
@@ -67,7 +71,7 @@ export class SimulatedBroker {
     return this.working;
   }
 
-  place(side: Side, units: number, kind: OrderKind = "market", limitPrice?: number): Order {
+  submit(side: Side, units: number, kind: OrderKind = "market", limitPrice?: number): Order {
     const order = new PlacedOrder(this.prefix, this.nextId++, side, kind, units, limitPrice);
     keepOrder(order);
     this.working.push(order);
@@ -136,7 +140,7 @@ export class SimulatedBroker {
   /** Closes the position at once at `price` (a flatten on a kill switch cannot wait a bar). */
   flattenAt(price: number): void {
     if (this.units === 0) return;
-    const order = this.place(this.units > 0 ? "sell" : "buy", Math.abs(this.units));
+    const order = this.submit(this.units > 0 ? "sell" : "buy", Math.abs(this.units));
     this.working.pop(); // the order just placed: it fills now, not at the next bar
     // Not held to a bar's volume: the flatten of a kill switch must not leave a position behind.
     this.fill(order, slipped(order.side, price, this.costs.slippageBps), order.units);
@@ -148,7 +152,7 @@ export class SimulatedBroker {
     const signed = order.side === "buy" ? units : -units;
     this.cash -= signed * price + fee;
     this.units += signed;
-    this.report.fill?.(signed, price, fee);
+    this.report.fill?.(signed, price, fee, order);
     const event = this.report.event;
     if (!event) return;
     const data: OrderFilled = { order_id: order.id, side: order.side, units, price, fee };

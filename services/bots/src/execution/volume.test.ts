@@ -22,7 +22,7 @@ function broker(maxVolumeParticipation?: number) {
 describe("fills within a bar's volume", () => {
   it("fills a market order up to the share of the bar's volume and cancels the rest", () => {
     const { b, events } = broker(0.1);
-    const order = b.place("buy", 50);
+    const order = b.submit("buy", 50);
     b.onBar(100, 101, 99, 300);
     expect(b.units).toBe(30);
     expect(b.openOrders).toHaveLength(0);
@@ -36,8 +36,8 @@ describe("fills within a bar's volume", () => {
 
   it("shares one bar's volume between its orders in placement order", () => {
     const { b, events } = broker(0.5);
-    b.place("sell", 30);
-    const second = b.place("buy", 30);
+    b.submit("sell", 30);
+    const second = b.submit("buy", 30);
     b.onBar(100, 100, 100, 80);
     // The first takes 30 of the 40 the bar allows, the second the last 10.
     expect(b.units).toBe(-30 + 10);
@@ -50,7 +50,7 @@ describe("fills within a bar's volume", () => {
 
   it("keeps a limit order's rest working at its price", () => {
     const { b } = broker(0.1);
-    const order = b.place("buy", 50, "limit", 99.5);
+    const order = b.submit("buy", 50, "limit", 99.5);
     b.onBar(100, 101, 99, 200);
     expect(b.units).toBe(20);
     expect(b.openOrders.map((o) => [o.id, o.units])).toEqual([[order.id, 30]]);
@@ -61,11 +61,11 @@ describe("fills within a bar's volume", () => {
 
   it("fills in full when the bar reports no volume or no share is set", () => {
     const none = broker(0.1);
-    none.b.place("buy", 50);
+    none.b.submit("buy", 50);
     none.b.onBar(100, 100, 100, 0);
     expect(none.b.units).toBe(50);
     const unset = broker();
-    unset.b.place("buy", 50);
+    unset.b.submit("buy", 50);
     unset.b.onBar(100, 100, 100, 10);
     expect(unset.b.units).toBe(50);
   });

@@ -2,17 +2,16 @@ import type { Bars } from "../engine/bars.js";
 import type { Strategy } from "../engine/strategies/strategy.js";
 import type { Costs } from "../execution/costs.js";
 import { orderPathDuration } from "@svc/lib/telemetry";
-import { OrderPipeline } from "../execution/order-pipeline.js";
+import { BuiltInHost, createKernel, type ExecutionKernel } from "../execution/kernel/index.js";
 import type { PreTradeCheck } from "../execution/pre-trade.js";
 import { reduceOnlyWhile } from "../execution/reduce-only.js";
-import { SimulatedBroker, type Account } from "../execution/simulated-broker.js";
+import type { Account } from "../execution/simulated-broker.js";
 import type { Sizing } from "../execution/sizing.js";
-import {
-  anyLimit,
+import type {
+  DisabledBy,
+  FleetFigures,
   RiskGuard,
-  type DisabledBy,
-  type FleetFigures,
-  type RiskLimits,
+  RiskLimits,
 } from "../execution/risk-controls/index.js";
 import { namingSymbol } from "../engine/symbol-events.js";
 import type { Phase, RunnerEvent } from "./events.js";
@@ -61,9 +60,10 @@ export interface RunnerOptions {
 
 /**
  * Runs one bot session (paper, and live with a real broker behind the same seam): one bar at a
- * time, it records the bar, lets the broker fill, asks the strategy and sends its target down
- * the order path a backtest uses (sizing, pre-trade checks, the simulated broker), so a paper
- * session and a backtest over the same bars place the same orders. Its phase is Running ->
+ * time, it records the bar and takes the execution kernel's bar step a backtest takes (the venue
+ * fills at the open, the strategy decides at the close, its target goes through sizing, the
+ * pre-trade checks and the venue), so a paper session and a backtest over the same bars place
+ * the same orders. Its phase is Running ->
  * Draining -> Stopped; `halt` applies a mode (cancel open orders; flatten: cancel and close;
  * freeze: no new orders, positions kept).
  * The kill-switch watcher drives `halt` and `release`.
@@ -73,8 +73,7 @@ export class BotRunner {
   /** When (performance.now()) it stopped starting bars: a halt, or a kill-switch broadcast. */
   private stoppedTradingAt = NaN;
   private readonly startedAt = performance.now();
-  private readonly broker: SimulatedBroker;
-  private readonly pipeline: OrderPipeline;
+  private readonly kernel: ExecutionKernel;
   private pending: RunnerEvent[] = [];
   private frozen = false;
   private index: number;
@@ -86,32 +85,33 @@ export class BotRunner {
 
   constructor(private readonly o: RunnerOptions) {
     const record = namingSymbol<RunnerEvent>(o.symbol, (e) => this.pending.push(e));
-    this.broker = new SimulatedBroker(o.symbol, o.broker, o.costs, { event: record });
     const risk = o.risk;
-    if (risk && (anyLimit(risk.limits) || risk.disabled)) {
-      const fleet = risk.fleet;
-      this.guard = new RiskGuard({
-        limits: risk.limits,
-        startEquity: risk.startEquity,
-        emit: record,
-        ...(fleet ? { fleet: () => fleet.others() } : {}),
-        ...(risk.disabled ? { disabled: risk.disabled } : {}),
-      });
-    }
-    const checks = [
-      ...(o.checks ?? []),
-      ...(this.guard ? [this.guard] : []),
-      ...(o.reduceOnly ? [reduceOnlyWhile(() => this.reduceOnlyReason)] : []),
-    ];
-    this.pipeline = new OrderPipeline(this.broker, o.costs, checks, record);
+    const fleet = risk?.fleet;
+    this.kernel = createKernel({
+      symbol: o.symbol,
+      account: o.broker,
+      costs: o.costs,
+      onEvent: record,
+      ...(risk
+        ? {
+            risk: {
+              limits: risk.limits,
+              startEquity: risk.startEquity,
+              ...(fleet ? { fleet: () => fleet.others() } : {}),
+              ...(risk.disabled ? { disabled: risk.disabled } : {}),
+            },
+          }
+        : {}),
+      ...(o.checks ? { checksBefore: o.checks } : {}),
+      ...(o.reduceOnly ? { checksAfter: [reduceOnlyWhile(() => this.reduceOnlyReason)] } : {}),
+      host: new BuiltInHost(o.strategy),
+    });
+    this.guard = this.kernel.guard;
     this.index = o.startIndex;
     // A resumed session's strategy relearns its indicators from the bars it already saw.
-    let target = NaN;
-    for (let i = 0; i < o.startIndex; i++)
-      target = o.strategy.onBar(o.bars.close[i]!, o.bars.high[i]!, o.bars.low[i]!);
     if (o.startIndex > 0) {
+      this.kernel.relearn(o.bars, o.startIndex);
       this.lastClose = o.bars.close[o.startIndex - 1]!;
-      this.pipeline.resumeAt(target);
     }
     this.done = this.loop();
   }
@@ -158,10 +158,18 @@ export class BotRunner {
   }
 
   get position(): number {
-    return this.broker.units;
+    return this.kernel.venue.units;
   }
 
   private async loop(): Promise<"finished" | "stopped"> {
+    try {
+      return await this.bars();
+    } finally {
+      await this.kernel.stop();
+    }
+  }
+
+  private async bars(): Promise<"finished" | "stopped"> {
     const { bars } = this.o;
     while (this.index < bars.length) {
       if (this.phase !== "Running") return "stopped";
@@ -178,15 +186,17 @@ export class BotRunner {
           volume: bars.volume[i]!,
         },
       });
-      this.broker.onBar(bars.open[i]!, bars.high[i]!, bars.low[i]!, bars.volume[i]!);
+      const kernel = this.kernel;
+      kernel.open(bars, i);
       const close = bars.close[i]!;
       const reference = this.lastClose;
       this.lastClose = close;
-      const target = this.o.strategy.onBar(close, bars.high[i]!, bars.low[i]!);
+      const decided = kernel.ask(bars, i, i + 1) === i;
       this.noteReduceOnly();
-      const moving = !this.frozen && this.pipeline.wouldMove(target);
+      const moving = !this.frozen && decided;
       const decidedAt = moving ? performance.now() : 0;
-      if (!this.frozen) this.pipeline.decide(target, close, bars.time[i]!, reference);
+      if (moving) kernel.act(close, bars.time[i]!, reference);
+      else kernel.drop();
       this.reportToFleet(close);
       await this.flush();
       if (moving) orderPathDuration.observe((performance.now() - decidedAt) / 1000);
@@ -199,9 +209,9 @@ export class BotRunner {
   private reportToFleet(close: number): void {
     const risk = this.o.risk;
     if (!risk?.fleet) return;
-    const equity = this.broker.cash + this.broker.units * close;
+    const equity = this.kernel.venue.cash + this.kernel.venue.units * close;
     risk.fleet.report({
-      exposure: Math.abs(this.broker.units) * close,
+      exposure: Math.abs(this.kernel.venue.units) * close,
       loss: risk.startEquity - equity,
     });
   }
@@ -279,7 +289,7 @@ export class BotRunner {
   setFrozen(frozen: boolean, reason: string): void {
     if (this.frozen === frozen) return;
     this.frozen = frozen;
-    if (frozen) this.broker.cancelAll(`fail-safe: ${reason}`);
+    if (frozen) this.kernel.venue.cancelAll(`fail-safe: ${reason}`);
     this.pending.push({ type: "fail_safe", data: { frozen, reason } });
   }
 
@@ -296,9 +306,9 @@ export class BotRunner {
     this.wake?.();
     this.pending.push({ type: "phase_changed", data: { phase: "Draining", reason } });
     if (mode === "freeze") this.frozen = true;
-    this.broker.cancelAll(`halt: ${reason}`);
+    this.kernel.venue.cancelAll(`halt: ${reason}`);
     if (mode === "flatten" && Number.isFinite(this.lastClose))
-      this.broker.flattenAt(this.lastClose);
+      this.kernel.venue.flattenAt(this.lastClose);
     this.pending.push({ type: "halted", data: { reason } });
     this.phase = "Stopped";
     this.pending.push({ type: "phase_changed", data: { phase: "Stopped", reason } });

@@ -3,12 +3,10 @@ import {
   BacktestRun,
   barsAt,
   resolveStrategy,
-  RiskGuard,
   streamBars,
   vectorisedRun,
   type DatasetSource,
 } from "../engine/index.js";
-import { RefusalCounter } from "../execution/refusal-counter.js";
 import type { RunJob, RunOutcome } from "./backtest-messages.js";
 
 /** Bars fed between two looks at the stop flag: a halt waits at most this many bars. */
@@ -26,15 +24,8 @@ export async function computeBacktest(
 ): Promise<RunOutcome | undefined> {
   const refused = new Map<string, number>();
   const { family, params } = resolveStrategy(job.family, job.params);
-  const checks = anyLimit(job.risk)
-    ? [
-        new RefusalCounter(
-          new RiskGuard({ limits: job.risk, startEquity: job.settings.initialCash }),
-          refused,
-        ),
-      ]
-    : undefined;
-  const options = { ...(checks ? { checks } : {}), symbol: job.symbol };
+  const risk = { limits: job.risk, startEquity: job.settings.initialCash, refused };
+  const options = { ...(anyLimit(job.risk) ? { risk } : {}), symbol: job.symbol };
   // A family with target columns runs on the vectorised path, the same run to the last bit
   // (vectorised.test.ts); pre-trade checks are not part of what those tests prove.
   const engine =

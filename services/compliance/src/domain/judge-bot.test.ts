@@ -4,7 +4,7 @@ import { reportSchemaErrors } from "../report/validate-report.js";
 import { writeReport } from "../report/write-report.js";
 import { buildReport } from "./build-report.js";
 import { cites } from "./evidence-refs.js";
-import { judgeBot } from "./judge-bot.js";
+import { ART_15_SUB_POINTS, judgeBot, THRESHOLD_CASES } from "./judge-bot.js";
 import type {
   BotEvidence,
   CaseEntry,
@@ -356,5 +356,17 @@ describe("the report", () => {
       "article_17",
     ]);
     expect(a.yaml).toContain('period_start: "2025-01-01T00:00:00.000Z"');
+  });
+});
+
+describe("the articles the report judges conformance cases by", () => {
+  it("come from the pre-trade controls' descriptions (lib/controls), the registry the suite is built from", () => {
+    expect(ART_15_SUB_POINTS).toEqual([
+      "RTS 6 Art. 15(1)(a)",
+      "RTS 6 Art. 15(1)(b)",
+      "RTS 6 Art. 15(1)(c)",
+      "RTS 6 Art. 15(1)(d)",
+    ]);
+    expect(THRESHOLD_CASES).toEqual(["capital_threshold", "credit_threshold"]);
   });
 });

@@ -1,3 +1,4 @@
+import { citedProvisions, PRE_TRADE_CONTROLS } from "@svc/lib/controls";
 import { cites, ref } from "./evidence-refs.js";
 import type {
   ArticleResult,
@@ -67,7 +68,7 @@ export function judgeControlCases(
   e: BotEvidence,
   provision: string,
   label: string,
-  subPoints: string[] = [],
+  subPoints: readonly string[] = [],
 ): Judged {
   const { run, why } = latestOfCurrentVersion(e, e.conformance);
   if (!run) return judged("not_evidenced", `No conformance test of the current version: ${why}.`);
@@ -98,8 +99,23 @@ export function judgeControlCases(
   );
 }
 
-/** The conformance cases crafting a breach of the bot's capital and credit thresholds. */
-export const THRESHOLD_CASES = ["capital_threshold", "credit_threshold"] as const;
+/**
+ * The conformance cases crafting a breach of the bot's own capital and credit thresholds: the
+ * bot-scoped controls citing (c)(1)(i) (lib/controls, the registry's descriptions). A fleet's
+ * thresholds cite it too, but a bot in no fleet has none, so they are not required here.
+ */
+export const THRESHOLD_CASES: readonly string[] = PRE_TRADE_CONTROLS.filter(
+  (c) => c.scope === "bot" && cites(c.articles, "SEC 15c3-5 (c)(1)(i)"),
+).map((c) => c.id);
+
+/** The sub-points of RTS 6 Art. 15(1) the controls serve, each of which a case must show. */
+export const ART_15_SUB_POINTS: readonly string[] = [
+  ...new Set(
+    citedProvisions()
+      .map((p) => p.split(",")[0]!.trim())
+      .filter((p) => p.startsWith("RTS 6 Art. 15(1)(")),
+  ),
+].sort();
 
 /**
  * SEC 15c3-5 (c)(1)(i): the capital and credit threshold cases of the latest conformance run. A
@@ -216,12 +232,7 @@ export function judgeBot(
       ),
       article_10: judgeStress(e),
       article_12: judgeKillFunction(e, year),
-      article_15: judgeControlCases(e, "RTS 6 Art. 15(", "RTS 6 Art. 15", [
-        "RTS 6 Art. 15(1)(a)",
-        "RTS 6 Art. 15(1)(b)",
-        "RTS 6 Art. 15(1)(c)",
-        "RTS 6 Art. 15(1)(d)",
-      ]),
+      article_15: judgeControlCases(e, "RTS 6 Art. 15(", "RTS 6 Art. 15", [...ART_15_SUB_POINTS]),
       article_16: judged(
         "not_evidenced",
         "The platform records every refused order as an event and times the kill switch in drills (cited), but it has no real-time monitoring with alerts to staff whose alerts it could show; a person must evidence Art. 16.",

@@ -19,3 +19,14 @@ export {
   fleetCapitalThreshold,
   fleetCreditThreshold,
 } from "./thresholds.js";
+export { RISK_CONTROLS } from "./registry.js";
+export {
+  EPS as WITNESS_EPS,
+  type Breach,
+  type BreachBench,
+  type BreachVenue,
+  type Control,
+  type RiskControlModule,
+  type StressCheck,
+  type WitnessContext,
+} from "./control-module.js";

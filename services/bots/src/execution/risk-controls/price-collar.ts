@@ -4,6 +4,8 @@ import { CONTROL } from "./controls.js";
 import type { RiskLimits } from "./limits.js";
 import { refuse } from "./refusal.js";
 import type { RiskContext } from "./risk-context.js";
+import { describedControl } from "@svc/lib/controls";
+import { type RiskControlModule, EPS } from "./control-module.js";
 
 /**
  * Price collar (RTS 6 Art. 15(1)(a)): an order priced further from the last reference price (the
@@ -23,3 +25,30 @@ export function priceCollar(_order: OrderIntent, ctx: RiskContext, l: RiskLimits
     `price ${ctx.price} is ${pct.toFixed(4)} % from the reference ${ctx.reference}; the collar is ${l.priceCollarPct} %`,
   );
 }
+
+export const priceCollarControl: RiskControlModule = {
+  ...describedControl(CONTROL.priceCollar),
+  id: CONTROL.priceCollar,
+  refuse: priceCollar,
+  limitOf: (l) => (l.priceCollarPct > 0 ? l.priceCollarPct : undefined),
+  only: (l) => ({ priceCollarPct: l.priceCollarPct }),
+  breach: {
+    what: "an order priced twice the collar away from the reference price",
+    craft(b) {
+      const away = 2 * (b.limits.priceCollarPct || 25);
+      const price = b.price * (1 + away / 100);
+      const v = b.open({ cash: b.cashFor(price) });
+      v.pipeline.decide(1, price, b.t0, b.price);
+      return v;
+    },
+  },
+  stress: {
+    witness(_order, ctx, l) {
+      if (!(l.priceCollarPct > 0 && ctx.reference > 0)) return null;
+      const pct = (Math.abs(ctx.price - ctx.reference) / ctx.reference) * 100;
+      return pct > l.priceCollarPct + EPS
+        ? `${pct} % from the reference, outside the collar ${l.priceCollarPct} %`
+        : null;
+    },
+  },
+};

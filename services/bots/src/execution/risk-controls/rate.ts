@@ -4,6 +4,8 @@ import { CONTROL } from "./controls.js";
 import type { RiskLimits } from "./limits.js";
 import { refuse } from "./refusal.js";
 import type { RiskContext } from "./risk-context.js";
+import { describedControl } from "@svc/lib/controls";
+import type { RiskControlModule } from "./control-module.js";
 
 /**
  * Message-rate throttle (RTS 6 Art. 15(1)(d) maximum messages limits): the order would make more than the allowed number
@@ -60,3 +62,41 @@ export function duplicateOrder(
   }
   return null;
 }
+
+export const duplicateOrderControl: RiskControlModule = {
+  ...describedControl(CONTROL.duplicateOrder),
+  id: CONTROL.duplicateOrder,
+  refuse: duplicateOrder,
+  limitOf: (l) => (l.duplicateWindowMs > 0 ? l.duplicateWindowMs / 1000 : undefined),
+  only: (l) => ({ duplicateWindowMs: l.duplicateWindowMs }),
+  breach: {
+    what: "the same order sent again within the duplicate window",
+    craft(b) {
+      const v = b.open({ cash: b.cashFor(b.price) });
+      v.pipeline.decide(1, b.price, b.t0, b.price);
+      v.broker.cancelAll("conformance: resend");
+      v.pipeline.decide(0, b.price, b.t0, b.price);
+      const later = Math.min((b.limits.duplicateWindowMs || 2_000) / 2, 1_000);
+      v.pipeline.decide(1, b.price, b.t0 + later, b.price);
+      return v;
+    },
+  },
+  stress: {
+    overRun:
+      "not re-judged order by order: the witness keeps no book of recent orders; a repeat the control refused shows in rejections_by_control",
+  },
+};
+
+export const messageThrottleControl: RiskControlModule = {
+  ...describedControl(CONTROL.messageThrottle),
+  id: CONTROL.messageThrottle,
+  refuse: messageThrottle,
+  limitOf: (l) =>
+    l.maxOrdersPerWindow > 0 && l.throttleWindowMs > 0 ? l.maxOrdersPerWindow : undefined,
+  only: (l) => ({ maxOrdersPerWindow: l.maxOrdersPerWindow, throttleWindowMs: l.throttleWindowMs }),
+  // Its case is a burst of its own (compliance/control-cases.ts): the breach also disables the bot.
+  stress: {
+    overRun:
+      "the most orders accepted within any throttle window of the replay's clock, against max_orders_per_window, and no order accepted after a breach disabled the run",
+  },
+};

@@ -5,6 +5,8 @@ import { reducesExposure } from "./exposure.js";
 import type { RiskLimits } from "./limits.js";
 import { refuse } from "./refusal.js";
 import type { RiskContext } from "./risk-context.js";
+import { describedControl } from "@svc/lib/controls";
+import type { RiskControlModule } from "./control-module.js";
 
 /**
  * Restricted instruments (15c3-5 (c)(2)(ii)): no order adds exposure in a listed symbol. An
@@ -24,3 +26,26 @@ export function restrictedInstrument(
     `${ctx.symbol} is a restricted instrument`,
   );
 }
+
+export const restrictedInstrumentControl: RiskControlModule = {
+  ...describedControl(CONTROL.restrictedInstrument),
+  id: CONTROL.restrictedInstrument,
+  refuse: restrictedInstrument,
+  limitOf: (l) => (l.restricted.size > 0 ? [...l.restricted].join(",") : undefined),
+  only: (l) => ({ restricted: l.restricted }),
+  breach: {
+    what: "an order in a restricted instrument",
+    craft(b) {
+      const symbol = [...b.limits.restricted][0] ?? "RESTRICTED-TEST";
+      const v = b.open({ cash: b.cashFor(b.price), symbol });
+      v.pipeline.decide(1, b.price, b.t0, b.price);
+      return v;
+    },
+  },
+  stress: {
+    witness: (order, ctx, l) =>
+      l.restricted.has(ctx.symbol) && !order.closes
+        ? `adding exposure in restricted ${ctx.symbol}`
+        : null,
+  },
+};

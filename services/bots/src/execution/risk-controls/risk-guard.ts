@@ -4,37 +4,13 @@ import { ACCEPT } from "../pre-trade.js";
 import type { OrderIntent } from "../sizing.js";
 import { CONTROL } from "./controls.js";
 import type { RiskLimits } from "./limits.js";
-import { maxOrderNotional, maxOrderUnits } from "./order-size.js";
-import { priceCollar } from "./price-collar.js";
-import { duplicateOrder, messageThrottle } from "./rate.js";
+import type { Control } from "./control-module.js";
 import { RecentOrders } from "./recent-orders.js";
-import { restrictedInstrument } from "./restricted.js";
+import { RISK_CONTROLS } from "./registry.js";
 import type { FleetFigures, RiskContext } from "./risk-context.js";
-import {
-  capitalThreshold,
-  creditThreshold,
-  fleetCapitalThreshold,
-  fleetCreditThreshold,
-} from "./thresholds.js";
 
-type Control = (order: OrderIntent, ctx: RiskContext, l: RiskLimits) => Refusal | null;
-
-/**
- * In the order they run: what the order is (instrument, size, value, price) before what it does
- * to the books, and the throttle last, so it counts only orders that would go out.
- */
-export const CONTROLS: readonly Control[] = [
-  restrictedInstrument,
-  maxOrderUnits,
-  maxOrderNotional,
-  priceCollar,
-  capitalThreshold,
-  creditThreshold,
-  fleetCapitalThreshold,
-  fleetCreditThreshold,
-  duplicateOrder,
-  messageThrottle,
-];
+/** The registry's checks, in the order they run (see RISK_CONTROLS). */
+export const CONTROLS: readonly Control[] = RISK_CONTROLS.map((c) => c.refuse);
 
 /** Why the bot is disabled: the throttle breach that did it. */
 export interface DisabledBy {

@@ -1,0 +1,113 @@
+import type { Bars } from "../../engine/bars.js";
+import type { Strategy } from "../../engine/strategies/strategy.js";
+import type { OrderKind, Side } from "../events.js";
+
+/**
+ * The bars a host decides over: the columns of a data set, or of one chunk of it. A host reads
+ * bars [from, to) of a `decide` call and the bars before them, never one at or past `to`.
+ */
+export type BarBlock = Bars;
+
+/** The portfolio as the kernel's order path sees it after the fills before the bar decided. */
+export interface PortfolioView {
+  readonly cash: number;
+  readonly units: number;
+  /** The target (signed fraction of equity) the position follows; NaN before the first decision. */
+  readonly target: number;
+  /** Orders working at the venue: while any works, the kernel asks one bar at a time. */
+  readonly openOrders: number;
+}
+
+/** An explicit order of a strategy: sent through the same pre-trade checks as a target's orders. */
+export interface KernelOrder {
+  side: Side;
+  units: number;
+  kind: OrderKind | "stop";
+  limitPrice?: number;
+  stopPrice?: number;
+}
+
+/** A fill as a host hears of it (signed units: a sell is negative). */
+export interface KernelFill {
+  readonly orderId: string;
+  readonly side: Side;
+  readonly units: number;
+  readonly price: number;
+  readonly fee: number;
+}
+
+/**
+ * Where a host writes the decision of the bar it stopped at. The kernel acts on it at that bar's
+ * close (cancels first, then the target's orders, then explicit orders, each through the
+ * pre-trade checks) and clears it before the next `decide`.
+ */
+export interface DecisionSink {
+  /** The exposure wanted from the next bar's open: a signed fraction of equity (1 is a full long). */
+  target(weight: number): void;
+  order(order: KernelOrder): void;
+  cancel(orderId: string): void;
+}
+
+/**
+ * What the kernel drives: a strategy, built-in or sandboxed. The protocol, the same for both:
+ *
+ * 1. The kernel shows the venue bar `from`'s open (fills of the last decision), then calls
+ *    `decide(block, from, to, view, out)` with `view` as of those fills.
+ * 2. The host runs its strategy over bars from, from + 1, ... of the block, each at its close.
+ *    At the first bar whose decision needs the kernel (a target other than `view.target`, an
+ *    order or a cancel) it writes that decision into `out` and returns that bar's index: the
+ *    kernel acts at its close, shows the venue the next bar's open, and calls again from the next
+ *    bar with the new portfolio. A host that reaches `to` with nothing to decide returns `to`.
+ * 3. While an order works at the venue the kernel asks one bar at a time (`to` is `from + 1`):
+ *    any bar's open may fill it and change the portfolio the strategy reads.
+ *
+ * Between decisions the portfolio cannot change (fills only come at a bar's open after orders
+ * went out), so running ahead to the first decision gives the orders a bar-by-bar loop gives, to
+ * the bit. A built-in family answers at once (`decide` is synchronous); the sandbox answers over
+ * a pipe a block at a time (`AsyncStrategyHost`), paying the boundary once per decision or block
+ * instead of once per bar.
+ */
+export interface StrategyHost {
+  decide(block: BarBlock, from: number, to: number, view: PortfolioView, out: DecisionSink): number;
+  /** The fills the venue booked at the last open, in order (before the next `decide`). */
+  fills?(fills: readonly KernelFill[]): void;
+  /** The run ended (out of bars, halted or stopped): the host releases what it holds. */
+  stop?(): void;
+}
+
+/** The same protocol answered asynchronously: a sandboxed strategy behind a pipe. */
+export interface AsyncStrategyHost {
+  decide(
+    block: BarBlock,
+    from: number,
+    to: number,
+    view: PortfolioView,
+    out: DecisionSink,
+  ): Promise<number>;
+  fills?(fills: readonly KernelFill[]): Promise<void> | void;
+  stop?(): Promise<void> | void;
+}
+
+/**
+ * A built-in family's `Strategy` as a host: it sees one bar at a time (close, high, low) and
+ * answers a target; the first answer other than the one the position follows is the decision.
+ * A class, so every run calls the one `decide` of this prototype (the backtest's hot loop).
+ */
+export class BuiltInHost implements StrategyHost {
+  constructor(private readonly strategy: Strategy) {}
+
+  decide(b: BarBlock, from: number, to: number, view: PortfolioView, out: DecisionSink): number {
+    const held = view.target;
+    const { close, high, low } = b;
+    const strategy = this.strategy;
+    for (let t = from; t < to; t++) {
+      const target = strategy.onBar(close[t]!, high[t]!, low[t]!);
+      // The order pipeline's own test (`wouldMove`): NaN never equals the target held.
+      if (target !== held) {
+        out.target(target);
+        return t;
+      }
+    }
+    return to;
+  }
+}
