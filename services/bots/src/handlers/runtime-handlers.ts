@@ -35,6 +35,7 @@ import * as repo from "../store/bots.repository.js";
 import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { assertApprovedPromotion } from "./approved-promotion.js";
+import { refuseStrategyCodeRun } from "../strategy-code/not-runnable.js";
 import { BOTS_SCHEMA } from "./bots-handlers.js";
 import { capitalFor } from "../store/allocations.repository.js";
 import {
@@ -112,6 +113,7 @@ export function createRuntimeHandlers(deps: {
         { task_id: running },
       );
     const spec = storedToSpec(bot.spec);
+    refuseStrategyCodeRun(spec, `bot "${bot.slug}"`, "a paper session");
     try {
       resolveStrategy(
         spec.strategy?.family ?? "",
@@ -303,6 +305,7 @@ export function createRuntimeHandlers(deps: {
         req.approvedPromotion,
         { id: bot.id, specHash: bot.spec_hash },
       );
+      refuseStrategyCodeRun(storedToSpec(bot.spec), `bot "${bot.slug}"`, "a deployment");
       const applied = await applyBotResource(deps.kube, {
         slug: bot.slug,
         fleet: bot.fleet,
