@@ -5,16 +5,20 @@ import { Code, svcError } from "@svc/lib/errors";
 const WORKER_URL = new URL("./strategy-check-worker.ts", import.meta.url);
 
 export interface StrategyCheckerOptions {
-  /** From submission to verdict; past it a running check's thread is ended (default 8 s). */
+  /** One check's time on the thread; past it the thread is ended (default 5 s). */
   timeoutMs?: number;
+  /** Longest wait for the thread (behind other checks, or while it starts; default 8 s). */
+  maxWaitMs?: number;
   /** Checks waiting behind the running one; one more is refused at once (default 16). */
   maxQueued?: number;
-  /** Old-generation heap of the checking thread, in MB (default 384). */
+  /** Old-generation heap of the checking thread, in MB (default 512). */
   memoryMb?: number;
 }
 
 export interface StrategyChecker {
   check(files: StrategyFile[]): Promise<StrategyCheck>;
+  /** Starts the thread (compiler loaded, ES lib parsed) ahead of the first check. */
+  warm(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -23,40 +27,52 @@ interface Job {
   files: StrategyFile[];
   resolve: (r: StrategyCheck) => void;
   reject: (e: Error) => void;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
 }
 
+type WorkerMessage = { ready: true } | { id: number; result?: StrategyCheck; error?: string };
+
 /**
- * Checks strategies one at a time on a worker thread, with a deadline and a bounded queue. A
- * check past its deadline or its heap (a type-level bomb) ends the thread, the only sure way to
- * stop the compiler, and the next check starts a fresh one; that caller gets a 400 saying so.
+ * Checks strategies one at a time on a worker thread, each with a deadline, behind a bounded
+ * queue. A check past its deadline or its heap (a type-level bomb) ends the thread, the only sure
+ * way to stop the compiler, and a fresh thread takes the next check; that caller gets a 400
+ * saying so, and a caller that cannot be served in time a 429.
  */
 export function createStrategyChecker(opts: StrategyCheckerOptions = {}): StrategyChecker {
-  const timeoutMs = opts.timeoutMs ?? 8_000;
+  const timeoutMs = opts.timeoutMs ?? 5_000;
+  const maxWaitMs = opts.maxWaitMs ?? 8_000;
   const maxQueued = opts.maxQueued ?? 16;
-  const memoryMb = opts.memoryMb ?? 384;
+  const memoryMb = opts.memoryMb ?? 512;
   const queue: Job[] = [];
   let running: Job | undefined;
-  let worker: Worker | undefined;
+  let worker: { thread: Worker; ready: boolean } | undefined;
+  const readyWaiters: Array<() => void> = [];
   let nextId = 1;
   let closed = false;
 
-  function spawn(): Worker {
+  function spawn(): NonNullable<typeof worker> {
     // The sources need tsx in the thread too; the bundle's entry is JavaScript.
     const fromSources = WORKER_URL.pathname.endsWith(".ts");
-    const w = new Worker(
+    const thread = new Worker(
       fromSources ? new URL("./strategy-check-worker-tsx.mjs", WORKER_URL) : WORKER_URL,
       { resourceLimits: { maxOldGenerationSizeMb: memoryMb } },
     );
-    w.unref();
-    w.on("message", (m: { id: number; result?: StrategyCheck; error?: string }) => {
+    const self = { thread, ready: false };
+    thread.unref();
+    thread.on("message", (m: WorkerMessage) => {
+      if ("ready" in m) {
+        self.ready = true;
+        for (const wake of readyWaiters.splice(0)) wake();
+        for (const job of queue) job.timer ??= waitTimer(job);
+        return pump();
+      }
       if (!running || running.id !== m.id) return;
       const job = finish();
       if (m.result) job.resolve(m.result);
       else job.reject(new Error(`the strategy checker failed: ${m.error}`));
     });
-    w.on("error", (err: Error & { code?: string }) => {
-      if (worker === w) worker = undefined;
+    thread.on("error", (err: Error & { code?: string }) => {
+      if (worker === self) worker = undefined;
       if (!running) return;
       const job = finish();
       job.reject(
@@ -64,16 +80,23 @@ export function createStrategyChecker(opts: StrategyCheckerOptions = {}): Strate
           ? svcError(
               Code.InvalidArgument,
               "strategy_check_memory",
-              `type-checking the strategy needed more than ${memoryMb} MB; simplify its types`,
+              `type-checking the strategy needed more than ${memoryMb} MB and was stopped; simplify its types`,
               { field: "strategy.code", memory_mb: memoryMb },
             )
           : err,
       );
     });
-    w.on("exit", () => {
-      if (worker === w) worker = undefined;
+    thread.on("exit", (code) => {
+      if (worker === self) worker = undefined;
+      // A thread that dies before it is ready would only be started again and die again.
+      if (!self.ready && !closed)
+        for (const job of queue.splice(0)) {
+          clearTimeout(job.timer);
+          job.reject(new Error(`the strategy checker's thread exited (${code}) before it started`));
+        }
+      setImmediate(pump);
     });
-    return w;
+    return self;
   }
 
   function finish(): Job {
@@ -85,33 +108,42 @@ export function createStrategyChecker(opts: StrategyCheckerOptions = {}): Strate
   }
 
   function pump(): void {
-    if (running || closed) return;
-    const job = queue.shift();
-    if (!job) return;
-    running = job;
+    if (running || closed || queue.length === 0) return;
     worker ??= spawn();
-    worker.postMessage({ id: job.id, files: job.files });
+    if (!worker.ready) return;
+    const job = queue.shift()!;
+    clearTimeout(job.timer);
+    running = job;
+    job.timer = setTimeout(() => expire(job), timeoutMs);
+    worker.thread.postMessage({ id: job.id, files: job.files });
   }
 
   function expire(job: Job): void {
-    if (running === job) {
-      const w = worker;
-      worker = undefined;
-      running = undefined;
-      void w?.terminate();
-      setImmediate(pump);
-      return job.reject(
-        svcError(
-          Code.InvalidArgument,
-          "strategy_check_timeout",
-          `type-checking the strategy took longer than ${timeoutMs} ms and was stopped; simplify its types`,
-          { field: "strategy.code", timeout_ms: timeoutMs },
-        ),
-      );
-    }
+    if (running !== job) return;
+    const ended = worker;
+    worker = undefined;
+    running = undefined;
+    void ended?.thread.terminate();
+    setImmediate(pump);
+    job.reject(
+      svcError(
+        Code.InvalidArgument,
+        "strategy_check_timeout",
+        `type-checking the strategy took longer than ${timeoutMs} ms and was stopped; simplify its types`,
+        { field: "strategy.code", timeout_ms: timeoutMs },
+      ),
+    );
+  }
+
+  function waitTimer(job: Job): NodeJS.Timeout {
+    return setTimeout(() => giveUpWaiting(job), maxWaitMs);
+  }
+
+  function giveUpWaiting(job: Job): void {
     const at = queue.indexOf(job);
-    if (at >= 0) queue.splice(at, 1);
-    job.reject(busy(`no checker was free within ${timeoutMs} ms`));
+    if (at < 0) return;
+    queue.splice(at, 1);
+    job.reject(busy(`no checker was free within ${maxWaitMs} ms`));
   }
 
   return {
@@ -120,25 +152,29 @@ export function createStrategyChecker(opts: StrategyCheckerOptions = {}): Strate
       if (queue.length >= maxQueued)
         return Promise.reject(busy(`${queue.length} strategies are waiting to be checked`));
       return new Promise<StrategyCheck>((resolve, reject) => {
-        const job: Job = { id: nextId++, files, resolve, reject, timer: undefined! };
-        job.timer = setTimeout(() => expire(job), timeoutMs);
+        const job: Job = { id: nextId++, files, resolve, reject, timer: undefined };
+        // A thread's start (the compiler loaded) is not a wait behind others: counted once ready.
+        if (worker?.ready) job.timer = waitTimer(job);
         queue.push(job);
         pump();
       });
     },
+    warm() {
+      worker ??= spawn();
+      if (worker.ready) return Promise.resolve();
+      return new Promise<void>((resolve) => readyWaiters.push(resolve));
+    },
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) {
+      for (const job of [...queue.splice(0), ...(running ? [running] : [])]) {
         clearTimeout(job.timer);
         job.reject(busy("the strategy checker is shut down"));
       }
-      if (running) {
-        clearTimeout(running.timer);
-        running.reject(busy("the strategy checker is shut down"));
-        running = undefined;
-      }
-      await worker?.terminate();
+      running = undefined;
+      const ended = worker;
       worker = undefined;
+      await ended?.thread.terminate();
+      for (const wake of readyWaiters.splice(0)) wake();
     },
   };
 }
