@@ -932,6 +932,7 @@ export const comments = Object.freeze({
   "svc.promotion.v1.ProductionStrategyArtifact.version_hash": "The version's spec hash (64 lower-case hex characters, the bot's spec_hash). The\nartifact_known gate denies the request when it is not the hash of that version.",
   "svc.promotion.v1.ProductionStrategyArtifact.strategy_family": "Free text kept with the request for reviewers; no gate reads it.",
   "svc.promotion.v1.ProductionStrategyArtifact.parameters": "Free-form parameters kept with the request for reviewers; no gate reads them.",
+  "svc.promotion.v1.ProductionStrategyArtifact.strategy_digest": "The version's strategy code digest (\"sha256:\" and 64 hex, the version's\nspec.strategy.code.digest), when it carries code; optional. The artifact_known gate denies the\nrequest when it is set and is not that version's. The ApprovedPromotion token names the digest\neither way, and the bots service starts nothing whose code differs from it.",
   "svc.promotion.v1.AllocationProposal": "The capital an allocation request gives, applied by the bots service once approved.",
   "svc.promotion.v1.AllocationProposal.capital": "Capital per bot slug or fleet name. New paper sessions of a funded bot trade it as their\ninitial cash (the bot's own entry first, then its fleet's).",
   "svc.promotion.v1.AllocationProposal.limits": "Limits recorded with the allocation for the risk controls; nothing enforces them yet.",

@@ -103,6 +103,7 @@ export function createRuntimeHandlers(deps: {
     await assertApprovedPromotion({ db, schema: BOTS_SCHEMA, publicKey: deps.publicKey }, token, {
       id: bot.id,
       specHash: bot.spec_hash,
+      strategyDigest: storedToSpec(bot.spec).strategy?.code?.digest,
     });
     const running = await sessions.runningTaskOf(bot.id);
     if (running)
@@ -303,7 +304,11 @@ export function createRuntimeHandlers(deps: {
       await assertApprovedPromotion(
         { db, schema: BOTS_SCHEMA, publicKey: deps.publicKey },
         req.approvedPromotion,
-        { id: bot.id, specHash: bot.spec_hash },
+        {
+          id: bot.id,
+          specHash: bot.spec_hash,
+          strategyDigest: storedToSpec(bot.spec).strategy?.code?.digest,
+        },
       );
       refuseStrategyCodeRun(storedToSpec(bot.spec), `bot "${bot.slug}"`, "a deployment");
       const applied = await applyBotResource(deps.kube, {
