@@ -77,6 +77,9 @@ describe("svc strategy", () => {
       { path: "strategy.ts", content: await readFile(file, "utf8") },
     ]);
 
+    const shown = await svc(["bots", "show", "pushed"]);
+    expect(shown.stdout).toMatch(/^strategy +code sha256:[0-9a-f]{64} \(strategy\.ts\)$/m);
+
     const same = await svc(["strategy", "push", "pushed", file]);
     expect(same.stdout).toMatch(/^pushed: unchanged, version 2 already runs sha256:/);
 
