@@ -122,15 +122,23 @@ describe("the bundle npm start runs", () => {
         expect(finished).toMatchObject({ status: "success", result_summary: { bars: 1000 } });
         // Strategy code is checked on a worker thread of its own, with the compiler's ES lib
         // files read from node_modules beside the bundle.
-        const code = await fetch(`${url}/bots`, {
-          method: "POST",
-          headers: json,
-          body: JSON.stringify({
-            name: "Code on bundle",
-            kind: "trading",
-            strategy: { code: { files: [{ path: "strategy.ts", content: MA_CROSSOVER_EXAMPLE }] } },
-          }),
-        });
+        const code = await eventually(
+          "the bundle's strategy checker starts its thread and checks the example",
+          () =>
+            fetch(`${url}/bots`, {
+              method: "POST",
+              headers: json,
+              body: JSON.stringify({
+                name: "Code on bundle",
+                kind: "trading",
+                strategy: {
+                  code: { files: [{ path: "strategy.ts", content: MA_CROSSOVER_EXAMPLE }] },
+                },
+              }),
+            }),
+          (r) => r.status !== 429,
+          60_000,
+        );
         expect(code.status, await code.clone().text()).toBe(201);
       } finally {
         child.kill("SIGINT");

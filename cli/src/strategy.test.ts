@@ -68,8 +68,9 @@ describe("svc strategy", () => {
     });
     expect(created.status).toBe(201);
     const file = join(dir, "strategy.ts");
+    // A platform whose checker thread is still starting answers 429: push tries again.
     const pushed = await svc(["strategy", "push", "pushed", file]);
-    expect(pushed.stderr).toBe("");
+    expect(pushed.stderr).not.toContain("svc: 4");
     expect(pushed.code).toBe(0);
     expect(pushed.stdout).toMatch(/^pushed: version 2, strategy sha256:[0-9a-f]{64}\n$/);
     const served = await call(p.url, "GET", "/bots/pushed/versions/2/strategy");

@@ -1,9 +1,9 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MA_CROSSOVER_EXAMPLE } from "@svc/strategy-sdk/check";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
+import { createCodeBot } from "../support/strategy-code.js";
 import { schemaDb } from "@svc/lib/db";
 import { errorDetailOf } from "@svc/lib/errors";
 import { signStatement, statementKeysFromPem } from "@svc/lib/signed-statement";
@@ -19,19 +19,7 @@ describe("a version with strategy code through the promotion gate (real Postgres
 
   beforeAll(async () => {
     p = await startTestPlatform("postgres");
-    const created = await call(
-      p.url,
-      "POST",
-      "/bots",
-      {
-        name: "Gated Code",
-        kind: "trading",
-        strategy: { code: { files: [{ path: "strategy.ts", content: MA_CROSSOVER_EXAMPLE }] } },
-      },
-      as("alice"),
-    );
-    expect(created.status).toBe(201);
-    bot = created.body;
+    bot = await createCodeBot(p.url, "Gated Code", as("alice"));
     // The digest travels in the bots events: the promotion service records it with the version.
     await eventually(
       "the promotion service learns the version and its code",

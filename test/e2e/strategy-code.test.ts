@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MA_CROSSOVER_EXAMPLE } from "@svc/strategy-sdk/check";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
+import { createCodeBot } from "../support/strategy-code.js";
 
 type Files = { path: string; content: string }[];
 
@@ -30,8 +31,7 @@ describe("strategy code on a bot version (real Postgres)", () => {
   });
 
   it("checks and stores a good file: the version names its digest and serves the source back", async () => {
-    const created = await call(p.url, "POST", "/bots", spec("Code MA", good));
-    expect(created.status).toBe(201);
+    const created = { body: await createCodeBot(p.url, "Code MA") };
     const code = created.body.spec.strategy.code;
     expect(code.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(code.bundle_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -104,6 +104,22 @@ describe("strategy code on a bot version (real Postgres)", () => {
     });
     expect(changed.body.current_version).toBe(2);
     expect(changed.body.spec.strategy.code.digest).not.toBe(v1.body.spec.strategy.code.digest);
+    // A spec read back (contents left out, the digest named) and sent again keeps its code.
+    const readBack = (await call(p.url, "GET", "/bots/same-code")).body.spec;
+    const renamed = await call(p.url, "PUT", "/bots/same-code", {
+      spec: { ...readBack, name: "Same Code Renamed" },
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.current_version).toBe(3);
+    expect(renamed.body.spec.strategy.code.digest).toBe(changed.body.spec.strategy.code.digest);
+    const unknown = await call(p.url, "PUT", "/bots/same-code", {
+      spec: {
+        ...readBack,
+        strategy: { code: { ...readBack.strategy.code, digest: `sha256:${"2".repeat(64)}` } },
+      },
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.details.field).toBe("strategy.code.digest");
     const served = await call(p.url, "GET", "/bots/same-code/versions/1/strategy");
     expect(served.body.code.files.map((f: { path: string }) => f.path)).toEqual([
       "main.ts",

@@ -96,7 +96,7 @@ export function registerStrategy(program: Command, io: Io): void {
       const spec = { ...bot.spec, strategy: { code: { files } } };
       let updated: Bot;
       try {
-        updated = await ctx.api.put<Bot>(path, { spec });
+        updated = await putWhenCheckerFree(io, () => ctx.api.put<Bot>(path, { spec }));
       } catch (err) {
         const errors = (err as ApiError).details as { errors?: string[] } | undefined;
         if (err instanceof ApiError && errors?.errors)
@@ -111,6 +111,23 @@ export function registerStrategy(program: Command, io: Io): void {
       );
     });
 }
+
+/** Tries a busy platform's checker (429 strategy_check_busy, nothing written) a few times more. */
+async function putWhenCheckerFree<T>(io: Io, put: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await put();
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== "strategy_check_busy" || attempt >= BUSY_TRIES)
+        throw err;
+      io.err(`svc: ${err.message}; trying again (${attempt}/${BUSY_TRIES - 1})\n`);
+      await io.sleep(BUSY_PAUSE_MS);
+    }
+  }
+}
+
+const BUSY_TRIES = 6;
+const BUSY_PAUSE_MS = 2_000;
 
 /** The entry and its other files, each named by its path from the entry's folder. */
 async function readStrategy(

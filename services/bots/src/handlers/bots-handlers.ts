@@ -29,7 +29,7 @@ import { riskLimitsProblem } from "../domain/risk-limits.js";
 import { isUuid, RESERVED_SLUGS, slugFromName } from "../domain/slug.js";
 import { EngineInputError, resolveStrategy } from "../engine/index.js";
 import * as repo from "../store/bots.repository.js";
-import { storeStrategyCode } from "../store/strategy-code.repository.js";
+import { findStrategySource, storeStrategyCode } from "../store/strategy-code.repository.js";
 import { acceptStrategyCode, type AcceptedSpec } from "../strategy-code/accept-code.js";
 import type { StrategyChecker } from "../strategy-code/strategy-checker.js";
 import { countComplianceRuns } from "../store/compliance-runs.repository.js";
@@ -65,7 +65,10 @@ export function createBotsHandlers(deps: {
   strategyChecker: StrategyChecker;
 }): BotsHandlers {
   const { db } = deps;
-  const accept = (spec: BotSpec) => acceptStrategyCode(normalizeSpec(spec), deps.strategyChecker);
+  const accept = (spec: BotSpec) =>
+    acceptStrategyCode(normalizeSpec(spec), deps.strategyChecker, (digest) =>
+      findStrategySource(db, digest),
+    );
 
   async function mustFind(ref: string): Promise<BotRow> {
     const row = await repo.findBot(db, ref);

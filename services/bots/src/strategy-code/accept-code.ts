@@ -3,10 +3,30 @@ import {
   StrategyCodeSchema,
   StrategyFileSchema,
   type BotSpec,
+  type StrategyCode,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
-import { formatDiagnostic, type CheckedStrategy } from "@svc/strategy-sdk/check";
+import { formatDiagnostic, type CheckedStrategy, type StrategyFile } from "@svc/strategy-sdk/check";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
 import type { StrategyChecker } from "./strategy-checker.js";
+
+/**
+ * The files sent, or, for a spec read back and sent again (every content empty, as versions are
+ * served, and its digest set), the stored source of that digest: renaming a bot keeps its code.
+ */
+async function sourceOf(
+  code: StrategyCode,
+  storedSource: (digest: string) => Promise<StrategyFile[] | undefined>,
+): Promise<StrategyFile[]> {
+  const sent = code.files.map((f) => ({ path: f.path, content: f.content }));
+  if (!code.digest || sent.some((f) => f.content !== "")) return sent;
+  const stored = await storedSource(code.digest);
+  if (!stored)
+    throw invalidField(
+      "strategy.code.digest",
+      `strategy.code.digest ${code.digest} names no stored strategy source, and the files came without content: send the files' content`,
+    );
+  return stored;
+}
 
 /** A spec whose code passed the checker, and what the check made of the code. */
 export interface AcceptedSpec {
@@ -23,6 +43,7 @@ export interface AcceptedSpec {
 export async function acceptStrategyCode(
   spec: BotSpec,
   checker: StrategyChecker,
+  storedSource: (digest: string) => Promise<StrategyFile[] | undefined>,
 ): Promise<AcceptedSpec> {
   const strategy = spec.strategy;
   if (!strategy) return { spec };
@@ -39,7 +60,7 @@ export async function acceptStrategyCode(
       );
     return { spec };
   }
-  const files = strategy.code.files.map((f) => ({ path: f.path, content: f.content }));
+  const files = await sourceOf(strategy.code, storedSource);
   const result = await checker.check(files);
   if (!result.ok) {
     if (result.input) throw invalidField(result.input.field, result.input.message);

@@ -63,7 +63,6 @@ export function createStrategyChecker(opts: StrategyCheckerOptions = {}): Strate
       if ("ready" in m) {
         self.ready = true;
         for (const wake of readyWaiters.splice(0)) wake();
-        for (const job of queue) job.timer ??= waitTimer(job);
         return pump();
       }
       if (!running || running.id !== m.id) return;
@@ -143,7 +142,13 @@ export function createStrategyChecker(opts: StrategyCheckerOptions = {}): Strate
     const at = queue.indexOf(job);
     if (at < 0) return;
     queue.splice(at, 1);
-    job.reject(busy(`no checker was free within ${maxWaitMs} ms`));
+    job.reject(
+      busy(
+        worker && !worker.ready
+          ? `the checker's thread is still starting after ${maxWaitMs} ms`
+          : `no checker was free within ${maxWaitMs} ms`,
+      ),
+    );
   }
 
   return {
@@ -153,8 +158,9 @@ export function createStrategyChecker(opts: StrategyCheckerOptions = {}): Strate
         return Promise.reject(busy(`${queue.length} strategies are waiting to be checked`));
       return new Promise<StrategyCheck>((resolve, reject) => {
         const job: Job = { id: nextId++, files, resolve, reject, timer: undefined };
-        // A thread's start (the compiler loaded) is not a wait behind others: counted once ready.
-        if (worker?.ready) job.timer = waitTimer(job);
+        // The thread's start counts too: a wait plus a check stays inside a write's deadline
+        // (15 s), so a slow start answers a clear 429 and the next try finds the thread ready.
+        job.timer = waitTimer(job);
         queue.push(job);
         pump();
       });

@@ -170,8 +170,9 @@ export declare type StrategyCode = Message<"svc.bots.v1.StrategyCode"> & {
   files: StrategyFile[];
 
   /**
-   * Output only: "sha256:" and the SHA-256 (hex) of the canonical source (the entry's path, then
-   * every file by path with its content); ignored on input.
+   * "sha256:" and the SHA-256 (hex) of the canonical source (the entry's path, then every file by
+   * path with its content), set by the platform. On input it is read only when every file's
+   * content is empty (a spec read back and sent again): the code stored under it is kept.
    *
    * @generated from field: string digest = 2;
    */
@@ -212,8 +213,9 @@ export declare type StrategyCodeJson = {
   files?: StrategyFileJson[];
 
   /**
-   * Output only: "sha256:" and the SHA-256 (hex) of the canonical source (the entry's path, then
-   * every file by path with its content); ignored on input.
+   * "sha256:" and the SHA-256 (hex) of the canonical source (the entry's path, then every file by
+   * path with its content), set by the platform. On input it is read only when every file's
+   * content is empty (a spec read back and sent again): the code stored under it is kept.
    *
    * @generated from field: string digest = 2;
    */
