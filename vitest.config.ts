@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: [
-      "{lib,services/*,gateway,all-in-one,cli,bench}/src/**/*.test.ts",
+      "{lib,services/*,sdk/*,gateway,all-in-one,cli,bench}/src/**/*.test.ts",
       "dev/venue/src/**/*.test.ts",
       "test/**/*.test.ts",
       "deploy/idp/**/*.test.ts",

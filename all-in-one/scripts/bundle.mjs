@@ -68,6 +68,8 @@ const LOADED_FROM_NODE_MODULES = new Set([
   "@kubernetes/client-node",
   "openai",
   "tsx",
+  // The strategy checker's compiler reads its ES lib files from beside its own code.
+  "typescript",
 ]);
 
 /**
@@ -76,6 +78,14 @@ const LOADED_FROM_NODE_MODULES = new Set([
  */
 const WORKER_ENTRIES = {
   "backtest-worker": join(root, "services", "bots", "src", "runtime", "backtest-worker.ts"),
+  "strategy-check-worker": join(
+    root,
+    "services",
+    "bots",
+    "src",
+    "strategy-code",
+    "strategy-check-worker.ts",
+  ),
 };
 const WORKER_URL = /new URL\("\.\/([\w-]+)\.ts", import\.meta\.url\)/g;
 const BUNDLE_URL = "__svcBundleModuleUrl__";

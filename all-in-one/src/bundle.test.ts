@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBundle } from "../scripts/bundle.mjs";
 // @ts-expect-error: the console's build script, without type declarations.
 import { ensureBuilt } from "../../console/scripts/ensure-build.mjs";
+import { MA_CROSSOVER_EXAMPLE } from "@svc/strategy-sdk/check";
 import { eventually } from "../../test/support/until.js";
 
 const allInOne = fileURLToPath(new URL("../", import.meta.url));
@@ -119,6 +120,26 @@ describe("the bundle npm start runs", () => {
           60_000,
         );
         expect(finished).toMatchObject({ status: "success", result_summary: { bars: 1000 } });
+        // Strategy code is checked on a worker thread of its own, with the compiler's ES lib
+        // files read from node_modules beside the bundle.
+        const code = await eventually(
+          "the bundle's strategy checker starts its thread and checks the example",
+          () =>
+            fetch(`${url}/bots`, {
+              method: "POST",
+              headers: json,
+              body: JSON.stringify({
+                name: "Code on bundle",
+                kind: "trading",
+                strategy: {
+                  code: { files: [{ path: "strategy.ts", content: MA_CROSSOVER_EXAMPLE }] },
+                },
+              }),
+            }),
+          (r) => r.status !== 429,
+          60_000,
+        );
+        expect(code.status, await code.clone().text()).toBe(201);
       } finally {
         child.kill("SIGINT");
         await new Promise((r) => child.once("exit", r));

@@ -9,6 +9,7 @@ import { registerHaltAll } from "./commands/halt-all.js";
 import { registerKillSwitch } from "./commands/kill-switch.js";
 import { registerPaper } from "./commands/paper.js";
 import { registerPromotion } from "./commands/promotion.js";
+import { registerStrategy } from "./commands/strategy.js";
 import { defaultUrl } from "./context.js";
 import { CliExit, type Io } from "./io.js";
 
@@ -33,6 +34,7 @@ export function buildProgram(io: Io): Command {
     .option("--json", "print the API's JSON answer, and nothing else, on stdout")
     .option("--timeout <seconds>", "deadline of each HTTP call", DEFAULT_TIMEOUT_S);
   registerBots(program, io);
+  registerStrategy(program, io);
   registerBacktest(program, io);
   registerPromotion(program, io);
   registerPaper(program, io);

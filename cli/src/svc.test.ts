@@ -521,6 +521,9 @@ describe("svc --help", () => {
         "datasets upload",
         "datasets list",
         "audit verify",
+        "strategy init",
+        "strategy check",
+        "strategy push",
       ]),
     );
   });

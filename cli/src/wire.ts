@@ -15,7 +15,11 @@ export interface BotSummary {
 export interface Bot extends BotSummary {
   spec_hash: string;
   spec: {
-    strategy?: { family?: string; parameters?: Record<string, unknown> | null } | null;
+    strategy?: {
+      family?: string;
+      parameters?: Record<string, unknown> | null;
+      code?: { digest?: string; files?: { path: string }[] } | null;
+    } | null;
     universe?: { symbols?: string[]; timeframe?: string } | null;
   };
   created_at: string;

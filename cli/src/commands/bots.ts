@@ -192,7 +192,14 @@ function showBot(bot: Bot, deployments: Deployment[]): string {
     ["status", bot.status],
     ["fleet", bot.fleet],
     ["version", `${bot.current_version}  hash ${bot.spec_hash}`],
-    ["strategy", strategy?.family ? `${strategy.family} ${params}`.trim() : undefined],
+    [
+      "strategy",
+      strategy?.code?.digest
+        ? `code ${strategy.code.digest} (${(strategy.code.files ?? []).map((f) => f.path).join(", ")})`
+        : strategy?.family
+          ? `${strategy.family} ${params}`.trim()
+          : undefined,
+    ],
     [
       "universe",
       universe

@@ -277,7 +277,7 @@ function fieldSchema(field: DescField, ref: (d: DescMessage) => Schema): Schema 
           : field.listKind === "enum"
             ? { type: "string", enum: allowedEnumWireValues(field.enum) }
             : messageSchema(field.message, ref);
-      return { type: "array", items };
+      return { type: "array", items, ...(rule?.maxItems ? { maxItems: rule.maxItems } : {}) };
     }
     case "map": {
       const values =

@@ -85,6 +85,13 @@ export const ERROR_CODES = [
   "chat_rate_limited",
   "chat_token_budget_exhausted",
   "chat_delegation_failed",
+  // Strategy code: refused by the checker, too costly to check, missing, or not runnable yet
+  "strategy_code_invalid",
+  "strategy_check_timeout",
+  "strategy_check_memory",
+  "strategy_check_busy",
+  "strategy_code_not_found",
+  "strategy_code_not_runnable",
   // Backtests and compliance runs: the queue of accepted work is full (SVC_BACKTEST_QUEUE_MAX)
   "backtest_queue_full",
   // A dependency could not answer

@@ -67,6 +67,12 @@ function checkValue(
       checkMessage(field.message, value, path);
       return;
     case "list":
+      if (rule?.maxItems && (value as unknown[]).length > rule.maxItems)
+        throw invalidField(
+          path,
+          `${path} has ${(value as unknown[]).length} items; at most ${rule.maxItems} are allowed`,
+          { max_items: rule.maxItems },
+        );
       (value as unknown[]).forEach((item, i) => {
         const itemPath = `${path}[${i}]`;
         if (field.listKind === "message") checkMessage(field.message, item, itemPath);

@@ -29,6 +29,8 @@ import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import { createKubeClient } from "@svc/lib/kube";
 import type { BotsDatabase } from "./store/bots.table.js";
 import { createChatHandlers } from "./handlers/chat-handlers.js";
+import { createStrategySourceHandlers } from "./handlers/strategy-source-handlers.js";
+import { createStrategyChecker } from "./strategy-code/strategy-checker.js";
 import { agentHalts } from "./chat/agent-halts.js";
 import { chatLimits } from "./chat/chat-limits.js";
 import { createChatDelegation, type ChatDelegation } from "./chat/delegation.js";
@@ -51,7 +53,10 @@ export async function createBotsModule(
 ): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, BOTS_SCHEMA, migrations);
   const db = schemaDb<BotsDatabase>(platform.db.db, BOTS_SCHEMA) as Kysely<BotsDatabase>;
-  const handlers = createBotsHandlers({ db, kv: platform.kv });
+  // Strategy code is type-checked and bundled on a thread of its own, one check at a time.
+  const strategyChecker = createStrategyChecker();
+  const handlers = createBotsHandlers({ db, kv: platform.kv, strategyChecker });
+  const strategySources = createStrategySourceHandlers(db);
   const hostId = backtestHostId();
   // Bounded: at most SVC_BACKTEST_WORKERS backtests and compliance runs at once in this process.
   const tasks = createTaskRunner((taskId, err) => {
@@ -175,6 +180,7 @@ export async function createBotsModule(
         BotsService,
         completeService(BotsService, {
           ...handlers,
+          ...strategySources,
           ...backtests,
           ...runtime,
           ...riskRoutes,
@@ -226,6 +232,7 @@ export async function createBotsModule(
       // The leases stay renewed while the runs finish, so no other process re-runs them meanwhile.
       await tasks.stop();
       await pool.close();
+      await strategyChecker.close();
       await recovery.stop();
       await consumer?.stop();
       await relay?.stop();

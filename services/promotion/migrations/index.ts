@@ -5,6 +5,7 @@ import * as trials from "./2026-11-22T1630-trial-ledger-projection.js";
 import * as token from "./2026-11-23T1300-approved-promotion-token.js";
 import * as listPagingIndexes from "./2026-11-25T1505-list-paging-indexes.js";
 import * as submitterInternalUser from "./2026-11-27T2100-submitter-internal-user.js";
+import * as strategyDigest from "./2026-11-28T0100-strategy-digest.js";
 
 /** Every migration of the promotion schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-23T1300-approved-promotion-token": token,
   "2026-11-25T1505-list-paging-indexes": listPagingIndexes,
   "2026-11-27T2100-submitter-internal-user": submitterInternalUser,
+  "2026-11-28T0100-strategy-digest": strategyDigest,
 };

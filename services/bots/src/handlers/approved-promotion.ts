@@ -15,7 +15,7 @@ import type { BotsDatabase } from "../store/bots.table.js";
 export async function assertApprovedPromotion(
   deps: { db: Kysely<BotsDatabase>; schema: string; publicKey: KeyObject | undefined },
   token: string,
-  bot: { id: string; specHash: string },
+  bot: { id: string; specHash: string; strategyDigest?: string },
 ): Promise<{ requestId: string; version: number }> {
   const refuse = (why: string) =>
     svcError(
@@ -36,6 +36,12 @@ export async function assertApprovedPromotion(
   }
   if (claims.bot_id !== bot.id) throw refuse("it approves another bot");
   if (claims.version_hash !== bot.specHash) throw refuse("it approves another version of this bot");
+  // The hash pins the code already; the token names it too, and a token that names other code
+  // (or none, for code) is refused on that ground, whatever the hash says.
+  if ((claims.strategy_digest ?? "") !== (bot.strategyDigest ?? ""))
+    throw refuse(
+      `it approves ${claims.strategy_digest ? `strategy code ${String(claims.strategy_digest)}` : "no strategy code"}, and this version runs ${bot.strategyDigest ? `strategy code ${bot.strategyDigest}` : "a built-in family"}`,
+    );
   const requestId = String(claims.request_id);
   const version = Number(claims.version);
   const eligible = await liveEligible(deps.db, requestId);

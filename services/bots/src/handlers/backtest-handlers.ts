@@ -34,6 +34,7 @@ import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import { DEPLOYMENT_KEYS, listDeployments } from "../store/deployments.repository.js";
 import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import { recordTrial } from "../store/trials.repository.js";
+import { refuseStrategyCodeRun } from "../strategy-code/not-runnable.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { rowToDeployment } from "./deployment-mapping.js";
@@ -130,6 +131,7 @@ export function createBacktestHandlers(deps: BacktestRouteDeps): Handlers {
           { field: "version" },
         );
       const spec = storedToSpec(versionRow.spec);
+      refuseStrategyCodeRun(spec, `version ${version} of bot "${bot.slug}"`, "a backtest");
       const dataSource = req.dataSource || defaultDataSource(spec);
       const start = req.start ? timestampDate(req.start) : null;
       const end = req.end ? timestampDate(req.end) : null;

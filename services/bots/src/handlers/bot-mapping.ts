@@ -74,5 +74,6 @@ export function rowToVersion(row: BotVersionRow): BotVersion {
     spec: storedToSpec(row.spec),
     createdAt: timestampFromDate(new Date(row.created_at)),
     createdBy: row.created_by,
+    strategyDigest: row.strategy_digest ?? "",
   });
 }

@@ -29,6 +29,9 @@ import { riskLimitsProblem } from "../domain/risk-limits.js";
 import { isUuid, RESERVED_SLUGS, slugFromName } from "../domain/slug.js";
 import { EngineInputError, resolveStrategy } from "../engine/index.js";
 import * as repo from "../store/bots.repository.js";
+import { findStrategySource, storeStrategyCode } from "../store/strategy-code.repository.js";
+import { acceptStrategyCode, type AcceptedSpec } from "../strategy-code/accept-code.js";
+import type { StrategyChecker } from "../strategy-code/strategy-checker.js";
 import { countComplianceRuns } from "../store/compliance-runs.repository.js";
 import { riskStateOf } from "../store/risk.repository.js";
 import { riskStateToProto } from "./risk-mapping.js";
@@ -59,8 +62,13 @@ type BotsHandlers = Pick<
 export function createBotsHandlers(deps: {
   db: Kysely<BotsDatabase>;
   kv: KeyValueStore;
+  strategyChecker: StrategyChecker;
 }): BotsHandlers {
   const { db } = deps;
+  const accept = (spec: BotSpec) =>
+    acceptStrategyCode(normalizeSpec(spec), deps.strategyChecker, (digest) =>
+      findStrategySource(db, digest),
+    );
 
   async function mustFind(ref: string): Promise<BotRow> {
     const row = await repo.findBot(db, ref);
@@ -104,7 +112,8 @@ export function createBotsHandlers(deps: {
 
     async createBot(req, ctx) {
       const actor = principalOf(ctx).sub;
-      const spec = normalizeSpec(req.spec!);
+      const accepted = await accept(req.spec!);
+      const { spec } = accepted;
       const stored = specToStored(spec);
       const hash = specHash(stored);
       const id = randomUUID();
@@ -122,7 +131,7 @@ export function createBotsHandlers(deps: {
             spec: JSON.stringify(stored),
             created_by: actor,
           });
-          await repo.insertVersion(trx, {
+          await insertVersionWithCode(trx, accepted, {
             bot_id: id,
             version: 1,
             spec_hash: hash,
@@ -136,6 +145,7 @@ export function createBotsHandlers(deps: {
             specHash: hash,
             actor,
             fleet: spec.fleet,
+            strategyDigest: accepted.code?.digest ?? "",
           });
           return inserted;
         });
@@ -166,6 +176,9 @@ export function createBotsHandlers(deps: {
         );
       }
       const actor = principalOf(ctx).sub;
+      // Checked before the bot row is locked: a check takes CPU time another update should not
+      // wait on. Two updates checked at once then take their turns at the lock.
+      const accepted = req.spec ? await accept(req.spec) : undefined;
       try {
         const row = await db.transaction().execute(async (trx) => {
           const current = await repo.lockBot(trx, req.botRef);
@@ -173,7 +186,7 @@ export function createBotsHandlers(deps: {
           let next = current;
           if (req.status !== BotStatus.UNSPECIFIED)
             next = await changeStatus(trx, next, statusName(req.status), actor);
-          if (req.spec) next = await changeSpec(trx, next, normalizeSpec(req.spec), actor);
+          if (accepted) next = await changeSpec(trx, next, accepted, actor);
           return next;
         });
         return rowToBot(row);
@@ -257,9 +270,10 @@ async function changeStatus(
 async function changeSpec(
   trx: Transaction<BotsDatabase>,
   row: BotRow,
-  spec: BotSpec,
+  accepted: AcceptedSpec,
   actor: string,
 ): Promise<BotRow> {
+  const { spec } = accepted;
   const stored = specToStored(spec);
   const hash = specHash(stored);
   if (hash === row.spec_hash) return row;
@@ -272,7 +286,7 @@ async function changeSpec(
     );
   }
   const version = row.current_version + 1;
-  await repo.insertVersion(trx, {
+  await insertVersionWithCode(trx, accepted, {
     bot_id: row.id,
     version,
     spec_hash: hash,
@@ -295,8 +309,24 @@ async function changeSpec(
     specHash: hash,
     actor,
     fleet: spec.fleet,
+    strategyDigest: accepted.code?.digest ?? "",
   });
   return updated;
+}
+
+/** The version and, when it carries code, its source and bundle: one transaction, never apart. */
+async function insertVersionWithCode(
+  trx: Transaction<BotsDatabase>,
+  accepted: AcceptedSpec,
+  row: Parameters<typeof repo.insertVersion>[1],
+): Promise<void> {
+  const { code } = accepted;
+  if (code) await storeStrategyCode(trx, code);
+  await repo.insertVersion(trx, {
+    ...row,
+    strategy_digest: code?.digest ?? null,
+    bundle_digest: code?.bundleDigest ?? null,
+  });
 }
 
 /** Fills the defaults the spec documents, so equal intent hashes equal. */

@@ -28,6 +28,7 @@ import * as repo from "../store/bots.repository.js";
 import { isForeignKeyViolation } from "@svc/lib/db";
 import * as runs from "../store/compliance-runs.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
+import { refuseStrategyCodeRun } from "../strategy-code/not-runnable.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { rowToComplianceRun } from "./compliance-run-mapping.js";
@@ -105,6 +106,7 @@ export function createComplianceRunHandlers(deps: {
         );
       const spec = storedToSpec(versionRow.spec);
       const what = `version ${versionRow.version} of bot "${bot.slug}"`;
+      refuseStrategyCodeRun(spec, what, "a conformance or stress run");
       let task: Omit<ComplianceTask, "id" | "taskId">;
       try {
         if (!spec.strategy?.family)

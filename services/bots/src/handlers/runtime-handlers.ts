@@ -35,6 +35,7 @@ import * as repo from "../store/bots.repository.js";
 import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { assertApprovedPromotion } from "./approved-promotion.js";
+import { refuseStrategyCodeRun } from "../strategy-code/not-runnable.js";
 import { BOTS_SCHEMA } from "./bots-handlers.js";
 import { capitalFor } from "../store/allocations.repository.js";
 import {
@@ -102,6 +103,7 @@ export function createRuntimeHandlers(deps: {
     await assertApprovedPromotion({ db, schema: BOTS_SCHEMA, publicKey: deps.publicKey }, token, {
       id: bot.id,
       specHash: bot.spec_hash,
+      strategyDigest: storedToSpec(bot.spec).strategy?.code?.digest,
     });
     const running = await sessions.runningTaskOf(bot.id);
     if (running)
@@ -112,6 +114,7 @@ export function createRuntimeHandlers(deps: {
         { task_id: running },
       );
     const spec = storedToSpec(bot.spec);
+    refuseStrategyCodeRun(spec, `bot "${bot.slug}"`, "a paper session");
     try {
       resolveStrategy(
         spec.strategy?.family ?? "",
@@ -301,8 +304,13 @@ export function createRuntimeHandlers(deps: {
       await assertApprovedPromotion(
         { db, schema: BOTS_SCHEMA, publicKey: deps.publicKey },
         req.approvedPromotion,
-        { id: bot.id, specHash: bot.spec_hash },
+        {
+          id: bot.id,
+          specHash: bot.spec_hash,
+          strategyDigest: storedToSpec(bot.spec).strategy?.code?.digest,
+        },
       );
+      refuseStrategyCodeRun(storedToSpec(bot.spec), `bot "${bot.slug}"`, "a deployment");
       const applied = await applyBotResource(deps.kube, {
         slug: bot.slug,
         fleet: bot.fleet,

@@ -85,7 +85,15 @@ export async function updateBot(trx: Trx, id: string, patch: BotRowUpdate): Prom
 
 export async function insertVersion(
   trx: Trx,
-  row: { bot_id: string; version: number; spec_hash: string; spec: string; created_by: string },
+  row: {
+    bot_id: string;
+    version: number;
+    spec_hash: string;
+    spec: string;
+    created_by: string;
+    strategy_digest?: string | null;
+    bundle_digest?: string | null;
+  },
 ): Promise<void> {
   await trx.insertInto("bot_versions").values(row).execute();
 }

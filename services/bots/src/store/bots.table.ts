@@ -8,6 +8,8 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 export interface BotsDatabase {
   bots: BotsTable;
   bot_versions: BotVersionsTable;
+  strategy_sources: StrategySourcesTable;
+  strategy_bundles: StrategyBundlesTable;
   bot_deployments: BotDeploymentsTable;
   trial_ledger: TrialLedgerTable;
   bot_events: BotEventsTable;
@@ -231,6 +233,24 @@ export interface BotVersionsTable {
   spec_hash: string;
   spec: ColumnType<Record<string, unknown>, string, string>;
   created_by: string;
+  created_at: Timestamp;
+  /** "sha256:..." of the version's strategy source; null for a built-in family. */
+  strategy_digest: ColumnType<string | null, string | null | undefined, never>;
+  bundle_digest: ColumnType<string | null, string | null | undefined, never>;
+}
+
+/** A strategy's canonical source, keyed by its digest; written once, never updated. */
+export interface StrategySourcesTable {
+  digest: string;
+  /** JSON text of [[path, content], ...], entry first. */
+  files: string;
+  created_at: Timestamp;
+}
+
+/** A strategy's bundle (one ES module, the SDK inlined), keyed by its digest. */
+export interface StrategyBundlesTable {
+  digest: string;
+  bundle: string;
   created_at: Timestamp;
 }
 

@@ -22,7 +22,14 @@ export function botVersionsFrom(
       );
       const found = versions.find((v) => v.version === version);
       return found
-        ? { bot_id: bot.id, slug: bot.slug, fleet: bot.fleet, version, spec_hash: found.specHash }
+        ? {
+            bot_id: bot.id,
+            slug: bot.slug,
+            fleet: bot.fleet,
+            version,
+            spec_hash: found.specHash,
+            strategy_digest: found.strategyDigest || null,
+          }
         : null;
     } catch (err) {
       if (err instanceof ConnectError && err.code === Code.NotFound) return null;

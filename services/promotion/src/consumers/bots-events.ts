@@ -34,6 +34,7 @@ export function consumeBotsEvents(deps: {
             slug: e.slug,
             fleet: e.fleet,
             spec_hash: e.specHash,
+            strategy_digest: e.strategyDigest || null,
           });
           return;
         }
@@ -45,6 +46,7 @@ export function consumeBotsEvents(deps: {
             slug: e.slug,
             fleet: e.fleet,
             spec_hash: e.specHash,
+            strategy_digest: e.strategyDigest || null,
           });
           await repo.renameBot(trx, e.botId, { slug: e.slug, fleet: e.fleet });
           return;

@@ -12,7 +12,7 @@ export interface GateInput {
   kind: PromotionKindName;
   validationVerdict: "PASS" | "PASS_WITH_FINDINGS" | "FAIL";
   riskDecision: "APPROVE" | "REJECT";
-  artifact?: { botRef: string; version: number; versionHash: string };
+  artifact?: { botRef: string; version: number; versionHash: string; strategyDigest?: string };
   /** The bot version the artifact names, as the bots service announced it; null if unknown. */
   knownVersion: KnownVersionRow | null;
   killSwitch: { engagedKeys: string[] };
@@ -68,15 +68,20 @@ export function runGates(i: GateInput): { gates: GateOutcomeRow[]; status: Promo
   gate("risk_approved", i.riskDecision === "APPROVE", `risk decision ${i.riskDecision}`);
   if (i.artifact) {
     const k = i.knownVersion;
-    const matches = k !== null && k.spec_hash === i.artifact.versionHash;
+    const claimed = i.artifact.strategyDigest;
+    const hashMatches = k !== null && k.spec_hash === i.artifact.versionHash;
+    const codeMatches = !claimed || (k !== null && k.strategy_digest === claimed);
+    const code = k?.strategy_digest ? `, strategy code ${k.strategy_digest}` : "";
     gate(
       "artifact_known",
-      matches,
+      hashMatches && codeMatches,
       k === null
         ? `bot ${i.artifact.botRef} has no version ${i.artifact.version} known to the live plane`
-        : matches
-          ? `bot ${k.slug} version ${k.version} (${k.spec_hash.slice(0, 12)})`
-          : `version ${k.version} of bot ${k.slug} has hash ${k.spec_hash}, not ${i.artifact.versionHash}`,
+        : !hashMatches
+          ? `version ${k.version} of bot ${k.slug} has hash ${k.spec_hash}, not ${i.artifact.versionHash}`
+          : !codeMatches
+            ? `version ${k.version} of bot ${k.slug} runs ${k.strategy_digest ? `strategy code ${k.strategy_digest}` : "a built-in family"}, not ${claimed}`
+            : `bot ${k.slug} version ${k.version} (${k.spec_hash.slice(0, 12)}${code})`,
     );
   }
   gate(

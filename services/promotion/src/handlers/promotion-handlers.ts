@@ -386,6 +386,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
             botRef: req.artifact.botRef,
             version: req.artifact.version,
             versionHash: req.artifact.versionHash,
+            strategyDigest: req.artifact.strategyDigest,
           }
         : undefined;
       const seen = artifact && versions.get(artifact.botRef, artifact.version);
@@ -430,7 +431,8 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
   async function gateAndRecord(
     req: CreatePromotionRequestRequest,
     p: Principal,
-    artifact: { botRef: string; version: number; versionHash: string } | undefined,
+    artifact:
+      { botRef: string; version: number; versionHash: string; strategyDigest: string } | undefined,
     known: KnownVersionRow | null,
     opts: { checked?: boolean } = {},
   ): Promise<PromotionRequest | undefined> {
@@ -477,6 +479,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
       bot_id: known?.bot_id ?? null,
       version: known?.version ?? null,
       version_hash: known?.spec_hash ?? null,
+      strategy_digest: known?.strategy_digest ?? null,
     };
     // Approved by policy: the token is signed now, once, and stored with the request.
     const token =

@@ -120,6 +120,7 @@ const REQUEST_COLUMN_TYPES = {
   bot_id: "text",
   version: "integer",
   version_hash: "text",
+  strategy_digest: "text",
   expires_at: "timestamptz",
   approved_promotion_token: "text",
 } as const;
@@ -228,9 +229,12 @@ export async function upsertKnownVersion(trx: Trx, row: KnownVersionRow): Promis
     .insertInto("known_bot_versions")
     .values(row)
     .onConflict((oc) =>
-      oc
-        .columns(["bot_id", "version"])
-        .doUpdateSet({ slug: row.slug, fleet: row.fleet, spec_hash: row.spec_hash }),
+      oc.columns(["bot_id", "version"]).doUpdateSet({
+        slug: row.slug,
+        fleet: row.fleet,
+        spec_hash: row.spec_hash,
+        strategy_digest: row.strategy_digest ?? null,
+      }),
     )
     .execute();
 }

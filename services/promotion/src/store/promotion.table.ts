@@ -28,6 +28,8 @@ export interface PromotionDatabase {
     bot_id: string | null;
     version: number | null;
     version_hash: string | null;
+    /** The strategy code digest of the version gated; null for a built-in family. */
+    strategy_digest: ColumnType<string | null, string | null | undefined, string | null>;
     expires_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
     created_at: Timestamp;
     updated_at: Timestamp;
@@ -60,9 +62,15 @@ export interface PromotionDatabase {
     slug: string;
     fleet: string;
     spec_hash: string;
+    /** "sha256:..." of the version's strategy code; null for a built-in family. */
+    strategy_digest: ColumnType<string | null, string | null | undefined, string | null>;
   };
 }
 
 export type RequestRow = Selectable<PromotionDatabase["promotion_requests"]>;
 export type DecisionRow = Selectable<PromotionDatabase["promotion_decisions"]>;
-export type KnownVersionRow = Selectable<PromotionDatabase["known_bot_versions"]>;
+/** A bot version as announced; one announced before strategy code existed names no digest. */
+export type KnownVersionRow = Omit<
+  Selectable<PromotionDatabase["known_bot_versions"]>,
+  "strategy_digest"
+> & { strategy_digest?: string | null };

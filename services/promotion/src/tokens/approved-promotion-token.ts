@@ -18,7 +18,10 @@ export const APPROVED_PROMOTION_TTL_SECONDS = 30 * 24 * 3600;
  */
 export function signApprovedPromotion(
   key: KeyObject,
-  row: Pick<RequestRow, "request_id" | "kind" | "bot_id" | "version" | "version_hash">,
+  row: Pick<
+    RequestRow,
+    "request_id" | "kind" | "bot_id" | "version" | "version_hash" | "strategy_digest"
+  >,
 ): Promise<string> {
   return signStatement(
     key,
@@ -28,6 +31,9 @@ export function signApprovedPromotion(
       bot_id: row.bot_id ?? "",
       version: row.version ?? 0,
       version_hash: row.version_hash ?? "",
+      // The code the version runs, named on its own (the hash pins it too) so that the bots
+      // service and an auditor read it without the spec: empty for a built-in family.
+      strategy_digest: row.strategy_digest ?? "",
     },
     { audience: "svc:bots", ttlSeconds: APPROVED_PROMOTION_TTL_SECONDS },
   );

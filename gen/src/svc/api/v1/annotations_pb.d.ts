@@ -296,6 +296,13 @@ export declare type FieldRules = Message<"svc.api.v1.FieldRules"> & {
    * @generated from field: optional double max = 5;
    */
   max?: number | undefined;
+
+  /**
+   * The most items a repeated field may hold (0: no bound of its own).
+   *
+   * @generated from field: uint32 max_items = 6;
+   */
+  maxItems: number;
 };
 
 /**
@@ -336,6 +343,13 @@ export declare type FieldRulesJson = {
    * @generated from field: optional double max = 5;
    */
   max?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The most items a repeated field may hold (0: no bound of its own).
+   *
+   * @generated from field: uint32 max_items = 6;
+   */
+  maxItems?: number;
 };
 
 /**

@@ -81,12 +81,14 @@ export declare const UniverseSchema: GenMessage<Universe, {jsonType: UniverseJso
 
 /**
  * Which strategy and with which parameters; parameters are strategy-specific.
+ * A strategy is either a built-in family (family, with its parameters) or the team's own code
+ * (code): exactly one of the two, else 400 naming strategy.family or strategy.code.
  *
  * @generated from message svc.bots.v1.StrategyRef
  */
 export declare type StrategyRef = Message<"svc.bots.v1.StrategyRef"> & {
   /**
-   * Family name from the built-in library, for example ma_crossover.
+   * Family name from the built-in library, for example ma_crossover. Not with code.
    *
    * @generated from field: string family = 1;
    */
@@ -99,16 +101,27 @@ export declare type StrategyRef = Message<"svc.bots.v1.StrategyRef"> & {
    * @generated from field: google.protobuf.Struct parameters = 2;
    */
   parameters?: JsonObject | undefined;
+
+  /**
+   * The strategy's own TypeScript, written on the strategy SDK (@svc/strategy-sdk). Not with
+   * family. Type-checked and bundled when the version is made; an error is a 400 listing each as
+   * file:line:column and no version is made.
+   *
+   * @generated from field: svc.bots.v1.StrategyCode code = 3;
+   */
+  code?: StrategyCode | undefined;
 };
 
 /**
  * Which strategy and with which parameters; parameters are strategy-specific.
+ * A strategy is either a built-in family (family, with its parameters) or the team's own code
+ * (code): exactly one of the two, else 400 naming strategy.family or strategy.code.
  *
  * @generated from message svc.bots.v1.StrategyRef
  */
 export declare type StrategyRefJson = {
   /**
-   * Family name from the built-in library, for example ma_crossover.
+   * Family name from the built-in library, for example ma_crossover. Not with code.
    *
    * @generated from field: string family = 1;
    */
@@ -121,6 +134,15 @@ export declare type StrategyRefJson = {
    * @generated from field: google.protobuf.Struct parameters = 2;
    */
   parameters?: StructJson;
+
+  /**
+   * The strategy's own TypeScript, written on the strategy SDK (@svc/strategy-sdk). Not with
+   * family. Type-checked and bundled when the version is made; an error is a 400 listing each as
+   * file:line:column and no version is made.
+   *
+   * @generated from field: svc.bots.v1.StrategyCode code = 3;
+   */
+  code?: StrategyCodeJson;
 };
 
 /**
@@ -128,6 +150,150 @@ export declare type StrategyRefJson = {
  * Use `create(StrategyRefSchema)` to create a new message.
  */
 export declare const StrategyRefSchema: GenMessage<StrategyRef, {jsonType: StrategyRefJson}>;
+
+/**
+ * A strategy's source: one TypeScript file, or a few. The first file is the entry: its default
+ * export is `defineStrategy({...})`. A file imports only @svc/strategy-sdk and the other files
+ * (relative paths, without extension or with .ts). At most 64 files and 1 MiB of source in all.
+ * The source and its bundle are stored content-addressed: digest is part of the version's
+ * spec_hash, so identical code makes no new version.
+ *
+ * @generated from message svc.bots.v1.StrategyCode
+ */
+export declare type StrategyCode = Message<"svc.bots.v1.StrategyCode"> & {
+  /**
+   * The files, entry first. In a version read back, content is left out: GET
+   * /bots/{bot_ref}/versions/{version}/strategy serves it.
+   *
+   * @generated from field: repeated svc.bots.v1.StrategyFile files = 1;
+   */
+  files: StrategyFile[];
+
+  /**
+   * "sha256:" and the SHA-256 (hex) of the canonical source (the entry's path, then every file by
+   * path with its content), set by the platform. On input it is read only when every file's
+   * content is empty (a spec read back and sent again): the code stored under it is kept.
+   *
+   * @generated from field: string digest = 2;
+   */
+  digest: string;
+
+  /**
+   * Output only: "sha256:" and the SHA-256 (hex) of the bundle the sandbox runs (one ES module,
+   * the SDK inlined, no other import).
+   *
+   * @generated from field: string bundle_digest = 3;
+   */
+  bundleDigest: string;
+
+  /**
+   * Output only: the version of @svc/strategy-sdk the code was checked against and bundled with.
+   *
+   * @generated from field: string sdk_version = 4;
+   */
+  sdkVersion: string;
+};
+
+/**
+ * A strategy's source: one TypeScript file, or a few. The first file is the entry: its default
+ * export is `defineStrategy({...})`. A file imports only @svc/strategy-sdk and the other files
+ * (relative paths, without extension or with .ts). At most 64 files and 1 MiB of source in all.
+ * The source and its bundle are stored content-addressed: digest is part of the version's
+ * spec_hash, so identical code makes no new version.
+ *
+ * @generated from message svc.bots.v1.StrategyCode
+ */
+export declare type StrategyCodeJson = {
+  /**
+   * The files, entry first. In a version read back, content is left out: GET
+   * /bots/{bot_ref}/versions/{version}/strategy serves it.
+   *
+   * @generated from field: repeated svc.bots.v1.StrategyFile files = 1;
+   */
+  files?: StrategyFileJson[];
+
+  /**
+   * "sha256:" and the SHA-256 (hex) of the canonical source (the entry's path, then every file by
+   * path with its content), set by the platform. On input it is read only when every file's
+   * content is empty (a spec read back and sent again): the code stored under it is kept.
+   *
+   * @generated from field: string digest = 2;
+   */
+  digest?: string;
+
+  /**
+   * Output only: "sha256:" and the SHA-256 (hex) of the bundle the sandbox runs (one ES module,
+   * the SDK inlined, no other import).
+   *
+   * @generated from field: string bundle_digest = 3;
+   */
+  bundleDigest?: string;
+
+  /**
+   * Output only: the version of @svc/strategy-sdk the code was checked against and bundled with.
+   *
+   * @generated from field: string sdk_version = 4;
+   */
+  sdkVersion?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.StrategyCode.
+ * Use `create(StrategyCodeSchema)` to create a new message.
+ */
+export declare const StrategyCodeSchema: GenMessage<StrategyCode, {jsonType: StrategyCodeJson}>;
+
+/**
+ * One source file of a strategy.
+ *
+ * @generated from message svc.bots.v1.StrategyFile
+ */
+export declare type StrategyFile = Message<"svc.bots.v1.StrategyFile"> & {
+  /**
+   * A relative path ending in .ts: letters, digits, '.', '_', '-' and '/' between segments, no
+   * '..' segment, no leading '/'; for example strategy.ts or lib/signals.ts.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * The file's TypeScript source, UTF-8, at most 262,144 characters (the files together at most
+   * 1,048,576).
+   *
+   * @generated from field: string content = 2;
+   */
+  content: string;
+};
+
+/**
+ * One source file of a strategy.
+ *
+ * @generated from message svc.bots.v1.StrategyFile
+ */
+export declare type StrategyFileJson = {
+  /**
+   * A relative path ending in .ts: letters, digits, '.', '_', '-' and '/' between segments, no
+   * '..' segment, no leading '/'; for example strategy.ts or lib/signals.ts.
+   *
+   * @generated from field: string path = 1;
+   */
+  path?: string;
+
+  /**
+   * The file's TypeScript source, UTF-8, at most 262,144 characters (the files together at most
+   * 1,048,576).
+   *
+   * @generated from field: string content = 2;
+   */
+  content?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.StrategyFile.
+ * Use `create(StrategyFileSchema)` to create a new message.
+ */
+export declare const StrategyFileSchema: GenMessage<StrategyFile, {jsonType: StrategyFileJson}>;
 
 /**
  * How runs of the bot are simulated and sized.
@@ -1360,6 +1526,14 @@ export declare type BotVersion = Message<"svc.bots.v1.BotVersion"> & {
    * @generated from field: string created_by = 5;
    */
   createdBy: string;
+
+  /**
+   * "sha256:..." of the version's strategy source when it carries code (also in
+   * spec.strategy.code.digest); empty for a built-in family.
+   *
+   * @generated from field: string strategy_digest = 6;
+   */
+  strategyDigest: string;
 };
 
 /**
@@ -1403,6 +1577,14 @@ export declare type BotVersionJson = {
    * @generated from field: string created_by = 5;
    */
   createdBy?: string;
+
+  /**
+   * "sha256:..." of the version's strategy source when it carries code (also in
+   * spec.strategy.code.digest); empty for a built-in family.
+   *
+   * @generated from field: string strategy_digest = 6;
+   */
+  strategyDigest?: string;
 };
 
 /**
@@ -2176,6 +2358,100 @@ export declare type ListBotVersionsRequestJson = {
  * Use `create(ListBotVersionsRequestSchema)` to create a new message.
  */
 export declare const ListBotVersionsRequestSchema: GenMessage<ListBotVersionsRequest, {jsonType: ListBotVersionsRequestJson}>;
+
+/**
+ * @generated from message svc.bots.v1.GetStrategySourceRequest
+ */
+export declare type GetStrategySourceRequest = Message<"svc.bots.v1.GetStrategySourceRequest"> & {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * The version whose source is served.
+   *
+   * @generated from field: int32 version = 2;
+   */
+  version: number;
+};
+
+/**
+ * @generated from message svc.bots.v1.GetStrategySourceRequest
+ */
+export declare type GetStrategySourceRequestJson = {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * The version whose source is served.
+   *
+   * @generated from field: int32 version = 2;
+   */
+  version?: number;
+};
+
+/**
+ * Describes the message svc.bots.v1.GetStrategySourceRequest.
+ * Use `create(GetStrategySourceRequestSchema)` to create a new message.
+ */
+export declare const GetStrategySourceRequestSchema: GenMessage<GetStrategySourceRequest, {jsonType: GetStrategySourceRequestJson}>;
+
+/**
+ * A version's strategy source, as it was sent, with its digests.
+ *
+ * @generated from message svc.bots.v1.StrategySource
+ */
+export declare type StrategySource = Message<"svc.bots.v1.StrategySource"> & {
+  /**
+   * The version it belongs to.
+   *
+   * @generated from field: int32 version = 1;
+   */
+  version: number;
+
+  /**
+   * The files (entry first) with their content, the digest, the bundle's digest and the SDK
+   * version it was checked against.
+   *
+   * @generated from field: svc.bots.v1.StrategyCode code = 2;
+   */
+  code?: StrategyCode | undefined;
+};
+
+/**
+ * A version's strategy source, as it was sent, with its digests.
+ *
+ * @generated from message svc.bots.v1.StrategySource
+ */
+export declare type StrategySourceJson = {
+  /**
+   * The version it belongs to.
+   *
+   * @generated from field: int32 version = 1;
+   */
+  version?: number;
+
+  /**
+   * The files (entry first) with their content, the digest, the bundle's digest and the SDK
+   * version it was checked against.
+   *
+   * @generated from field: svc.bots.v1.StrategyCode code = 2;
+   */
+  code?: StrategyCodeJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.StrategySource.
+ * Use `create(StrategySourceSchema)` to create a new message.
+ */
+export declare const StrategySourceSchema: GenMessage<StrategySource, {jsonType: StrategySourceJson}>;
 
 /**
  * @generated from message svc.bots.v1.ListBotVersionsResponse
@@ -7632,6 +7908,17 @@ export declare const BotsService: GenService<{
     methodKind: "unary";
     input: typeof ListBotVersionsRequestSchema;
     output: typeof ListBotVersionsResponseSchema;
+  },
+  /**
+   * A version's strategy source as it was sent (entry first), with its digest. 404 bot_not_found,
+   * version_not_found, or strategy_code_not_found for a version that runs a built-in family.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.GetStrategySource
+   */
+  getStrategySource: {
+    methodKind: "unary";
+    input: typeof GetStrategySourceRequestSchema;
+    output: typeof StrategySourceSchema;
   },
   /**
    * Every backtest, paper session and k8s deployment of the bot, newest first, with its status and

@@ -48,6 +48,14 @@ export declare type BotCreated = Message<"svc.events.v1.BotCreated"> & {
    * @generated from field: string fleet = 6;
    */
   fleet: string;
+
+  /**
+   * "sha256:..." of the version's strategy source when it carries code (part of spec_hash too);
+   * empty for a built-in family.
+   *
+   * @generated from field: string strategy_digest = 7;
+   */
+  strategyDigest: string;
 };
 
 /**
@@ -83,6 +91,14 @@ export declare type BotCreatedJson = {
    * @generated from field: string fleet = 6;
    */
   fleet?: string;
+
+  /**
+   * "sha256:..." of the version's strategy source when it carries code (part of spec_hash too);
+   * empty for a built-in family.
+   *
+   * @generated from field: string strategy_digest = 7;
+   */
+  strategyDigest?: string;
 };
 
 /**
@@ -124,6 +140,14 @@ export declare type BotVersionCreated = Message<"svc.events.v1.BotVersionCreated
    * @generated from field: string fleet = 6;
    */
   fleet: string;
+
+  /**
+   * "sha256:..." of the version's strategy source when it carries code (part of spec_hash too);
+   * empty for a built-in family.
+   *
+   * @generated from field: string strategy_digest = 7;
+   */
+  strategyDigest: string;
 };
 
 /**
@@ -159,6 +183,14 @@ export declare type BotVersionCreatedJson = {
    * @generated from field: string fleet = 6;
    */
   fleet?: string;
+
+  /**
+   * "sha256:..." of the version's strategy source when it carries code (part of spec_hash too);
+   * empty for a built-in family.
+   *
+   * @generated from field: string strategy_digest = 7;
+   */
+  strategyDigest?: string;
 };
 
 /**

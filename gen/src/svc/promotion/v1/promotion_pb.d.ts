@@ -54,6 +54,16 @@ export declare type ProductionStrategyArtifact = Message<"svc.promotion.v1.Produ
    * @generated from field: google.protobuf.Struct parameters = 5;
    */
   parameters?: JsonObject | undefined;
+
+  /**
+   * The version's strategy code digest ("sha256:" and 64 hex, the version's
+   * spec.strategy.code.digest), when it carries code; optional. The artifact_known gate denies the
+   * request when it is set and is not that version's. The ApprovedPromotion token names the digest
+   * either way, and the bots service starts nothing whose code differs from it.
+   *
+   * @generated from field: string strategy_digest = 6;
+   */
+  strategyDigest: string;
 };
 
 /**
@@ -97,6 +107,16 @@ export declare type ProductionStrategyArtifactJson = {
    * @generated from field: google.protobuf.Struct parameters = 5;
    */
   parameters?: StructJson;
+
+  /**
+   * The version's strategy code digest ("sha256:" and 64 hex, the version's
+   * spec.strategy.code.digest), when it carries code; optional. The artifact_known gate denies the
+   * request when it is set and is not that version's. The ApprovedPromotion token names the digest
+   * either way, and the bots service starts nothing whose code differs from it.
+   *
+   * @generated from field: string strategy_digest = 6;
+   */
+  strategyDigest?: string;
 };
 
 /**

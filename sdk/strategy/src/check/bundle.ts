@@ -1,0 +1,71 @@
+import { posix } from "node:path";
+import { build, type Plugin } from "esbuild";
+import type { StrategyDiagnostic } from "./diagnostic.js";
+import type { StrategyFile } from "./limits.js";
+import { SDK_MODULE, sdkSource } from "./sdk-source.js";
+
+const NAMESPACE = "strategy";
+const SDK_PATH = "/@svc/strategy-sdk/index.ts";
+
+/**
+ * Bundles checked files into one ES module: the SDK inlined, no import left, its default export
+ * the strategy. Only the given files and the SDK are reachable (nothing is read from disk); the
+ * same files give the same bytes.
+ */
+export async function bundleStrategy(
+  files: readonly StrategyFile[],
+): Promise<{ bundle: string } | { diagnostics: StrategyDiagnostic[] }> {
+  const sources = new Map(files.map((f) => [`/${f.path}`, f.content]));
+  sources.set(SDK_PATH, sdkSource());
+  const onlyOwnFiles: Plugin = {
+    name: "strategy-files",
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind === "entry-point") return { path: args.path, namespace: NAMESPACE };
+        if (args.path === SDK_MODULE) return { path: SDK_PATH, namespace: NAMESPACE };
+        if (args.path.startsWith("./") || args.path.startsWith("../")) {
+          const joined = posix.normalize(posix.join(posix.dirname(args.importer), args.path));
+          const candidate = `${joined.replace(/\.(ts|js)$/, "")}.ts`;
+          if (sources.has(candidate) && candidate !== SDK_PATH)
+            return { path: candidate, namespace: NAMESPACE };
+        }
+        return { errors: [{ text: `cannot import "${args.path}"` }] };
+      });
+      b.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => ({
+        contents: sources.get(args.path) ?? "",
+        loader: "ts",
+        resolveDir: posix.dirname(args.path),
+      }));
+    },
+  };
+  const result = await build({
+    entryPoints: [`/${files[0]!.path}`],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    target: "es2023",
+    charset: "utf8",
+    legalComments: "none",
+    logLevel: "silent",
+    plugins: [onlyOwnFiles],
+  }).catch((err: { errors?: EsbuildMessage[] }) => ({ errors: err.errors ?? [], outputFiles: [] }));
+  if (result.errors.length > 0 || !result.outputFiles?.[0])
+    return { diagnostics: result.errors.map(bundleDiagnostic) };
+  return { bundle: result.outputFiles[0].text };
+}
+
+interface EsbuildMessage {
+  text: string;
+  location?: { file: string; line: number; column: number } | null;
+}
+
+function bundleDiagnostic(m: EsbuildMessage): StrategyDiagnostic {
+  const loc = m.location;
+  return {
+    file: loc ? loc.file.replace(/^strategy:\//, "") : "(bundle)",
+    line: loc?.line ?? 1,
+    column: (loc?.column ?? 0) + 1,
+    message: m.text,
+  };
+}
