@@ -117,7 +117,12 @@ async function sandboxed(
 }
 
 const bundle = await bundleStrategyFile(
-  fileURLToPath(new URL("./ma-crossover.strategy.ts", import.meta.url)),
+  fileURLToPath(
+    new URL(
+      "../../../services/bots/src/sandbox/fixtures/ma-crossover.strategy.ts",
+      import.meta.url,
+    ),
+  ),
 );
 const limits = { callTimeoutMs: 60_000 };
 
