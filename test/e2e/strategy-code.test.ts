@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MA_CROSSOVER_EXAMPLE } from "@svc/strategy-sdk/check";
+import { MA_CROSSOVER_EXAMPLE, SDK_VERSION } from "@svc/strategy-sdk/check";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
 import { createCodeBot } from "../support/strategy-code.js";
@@ -35,7 +35,7 @@ describe("strategy code on a bot version (real Postgres)", () => {
     const code = created.body.spec.strategy.code;
     expect(code.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(code.bundle_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(code.sdk_version).toBe("0.1.0");
+    expect(code.sdk_version).toBe(SDK_VERSION);
     // The version's spec names the files; their content is served by the strategy route.
     expect(code.files).toEqual([{ path: "strategy.ts", content: "" }]);
 

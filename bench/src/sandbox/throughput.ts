@@ -21,8 +21,10 @@ import {
 } from "@svc/bots/sandbox";
 import { SMA } from "@svc/strategy-sdk";
 import { machine } from "../machine.js";
-import maCrossover from "./ma-crossover.strategy.js";
+import maCrossover from "../../../services/bots/src/sandbox/fixtures/ma-crossover.strategy.js";
 
+/** The sandbox tests' own MA crossover on the SDK: the bench runs that very file. */
+const MA_CROSSOVER_FILE = "../../../services/bots/src/sandbox/fixtures/ma-crossover.strategy.ts";
 const BLOCK = 10_000;
 const PARAMS = { fast: 20, slow: 100 };
 const FLAT: PortfolioView = { cash: 100_000, positions: [], openOrders: [] };
@@ -116,14 +118,7 @@ async function sandboxed(
   return { changes, calls };
 }
 
-const bundle = await bundleStrategyFile(
-  fileURLToPath(
-    new URL(
-      "../../../services/bots/src/sandbox/fixtures/ma-crossover.strategy.ts",
-      import.meta.url,
-    ),
-  ),
-);
+const bundle = await bundleStrategyFile(fileURLToPath(new URL(MA_CROSSOVER_FILE, import.meta.url)));
 const limits = { callTimeoutMs: 60_000 };
 
 const results: Record<string, unknown>[] = [];

@@ -2,7 +2,7 @@ import { posix } from "node:path";
 import { build, type Plugin } from "esbuild";
 import type { StrategyDiagnostic } from "./diagnostic.js";
 import type { StrategyFile } from "./limits.js";
-import { SDK_MODULE, sdkSource } from "./sdk-source.js";
+import { SDK_DEPENDENCY, SDK_MODULE, sdkDependencyDir, sdkSource } from "./sdk-source.js";
 
 const NAMESPACE = "strategy";
 const SDK_PATH = "/@svc/strategy-sdk/index.ts";
@@ -23,6 +23,12 @@ export async function bundleStrategy(
       b.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind === "entry-point") return { path: args.path, namespace: NAMESPACE };
         if (args.path === SDK_MODULE) return { path: SDK_PATH, namespace: NAMESPACE };
+        // The SDK's own dependency, from disk, and its files' imports of each other; a strategy's
+        // files live in their own namespace and never get here.
+        if (args.importer === SDK_PATH && args.path === SDK_DEPENDENCY)
+          return { path: `${sdkDependencyDir()}/index.js` };
+        if (args.namespace === "file" && args.importer.startsWith(`${sdkDependencyDir()}/`))
+          return undefined;
         if (args.path.startsWith("./") || args.path.startsWith("../")) {
           const joined = posix.normalize(posix.join(posix.dirname(args.importer), args.path));
           const candidate = `${joined.replace(/\.(ts|js)$/, "")}.ts`;

@@ -97,6 +97,28 @@ describe("the strategy checker", () => {
     expect(r.ok && r.bundle).toContain("two * 2");
   });
 
+  it("type-checks and inlines the SDK's indicators, which a strategy may not import from their library", async () => {
+    const content = [
+      `import { defineStrategy, SMA } from "@svc/strategy-sdk";`,
+      `const sma = new SMA(3);`,
+      `export default defineStrategy({ params: {}, onBar(ctx) {`,
+      `  sma.add(ctx.bars(ctx.symbols[0]!).latest.close);`,
+      `  const v: number | null = sma.getResult();`,
+      `  if (v !== null && ctx.bars(ctx.symbols[0]!).latest.close > v) ctx.target(ctx.symbols[0]!, { weight: 1 });`,
+      `} });`,
+    ].join("\n");
+    const r = await checkStrategy([{ path: "strategy.ts", content }]);
+    expect(r.ok ? [] : r.diagnostics).toEqual([]);
+    // One module, nothing left to load: the sandbox loads no module.
+    expect(r.ok && r.bundle).not.toMatch(/\bimport\b|\brequire\(/);
+    expect(r.ok && r.bundle).toContain("getResult");
+    const misuse = content.replace("sma.getResult()", 'sma.getResult("x")');
+    expect(errorsOf(misuse)[0]).toMatch(/^strategy\.ts:5:\d+ Expected 0 arguments/);
+    expect(errorsOf(`import { SMA } from "trading-signals";\n${content}`)[0]).toMatch(
+      /^strategy\.ts:1:\d+ cannot import "trading-signals"/,
+    );
+  });
+
   it("hashes the canonical source: the entry first, the rest by path, content as sent", () => {
     const a = { path: "a.ts", content: "export const a = 1;\n" };
     const b = { path: "b.ts", content: "export const b = 1;\n" };

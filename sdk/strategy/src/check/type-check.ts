@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
 import ts from "typescript";
 import { capped, type StrategyDiagnostic } from "./diagnostic.js";
 import type { StrategyFile } from "./limits.js";
-import { SDK_MODULE, sdkSource } from "./sdk-source.js";
+import { SDK_DEPENDENCY, SDK_MODULE, sdkDependencyDir, sdkSource } from "./sdk-source.js";
 
 const ROOT = "/strategy/";
 const SDK_FILE = "/sdk/index.ts";
@@ -44,6 +44,8 @@ function sharedFile(fileName: string): ts.SourceFile | undefined {
   if (shared.has(fileName)) return shared.get(fileName);
   let file: ts.SourceFile | undefined;
   if (fileName === SDK_FILE) file = ts.createSourceFile(fileName, sdkSource(), LANGUAGE, true);
+  else if (inSdkDependency(fileName) && existsSync(fileName))
+    file = ts.createSourceFile(fileName, readFileSync(fileName, "utf8"), LANGUAGE, false);
   else if (
     fileName.startsWith(`${LIB_DIR}/`) &&
     /^lib\.[\w.]+\.d\.ts$/.test(posix.basename(fileName))
@@ -102,7 +104,11 @@ export function typeCheckStrategy(files: readonly StrategyFile[]): StrategyDiagn
     getCanonicalFileName: (f) => f,
     useCaseSensitiveFileNames: () => true,
     getNewLine: () => "\n",
-    fileExists: (name) => own.has(name) || name === SDK_FILE || name === ENTRY_CHECK_FILE,
+    fileExists: (name) =>
+      own.has(name) ||
+      name === SDK_FILE ||
+      name === ENTRY_CHECK_FILE ||
+      (inSdkDependency(name) && existsSync(name)),
     readFile: (name) => own.get(name)?.text,
     getDirectories: () => [],
     resolveModuleNameLiterals: (literals, containingFile) =>
@@ -115,8 +121,8 @@ export function typeCheckStrategy(files: readonly StrategyFile[]): StrategyDiagn
           resolvedModule: target
             ? {
                 resolvedFileName: target,
-                extension: ts.Extension.Ts,
-                isExternalLibraryImport: false,
+                extension: target.endsWith(".d.ts") ? ts.Extension.Dts : ts.Extension.Ts,
+                isExternalLibraryImport: inSdkDependency(target),
               }
             : undefined,
         };
@@ -144,6 +150,11 @@ export function typeCheckStrategy(files: readonly StrategyFile[]): StrategyDiagn
   return capped(problems);
 }
 
+/** A declaration file of the SDK's own dependency: the SDK and those files may reach it. */
+function inSdkDependency(fileName: string): boolean {
+  return fileName.startsWith(`${sdkDependencyDir()}/`);
+}
+
 /** The file an import names, when it is one the strategy may import; undefined otherwise. */
 function resolveImport(
   specifier: string,
@@ -151,6 +162,12 @@ function resolveImport(
   own: ReadonlyMap<string, unknown>,
 ): string | undefined {
   if (specifier === SDK_MODULE) return SDK_FILE;
+  if (containingFile === SDK_FILE && specifier === SDK_DEPENDENCY)
+    return `${sdkDependencyDir()}/index.d.ts`;
+  if (inSdkDependency(containingFile) && specifier.startsWith("."))
+    return posix
+      .normalize(posix.join(posix.dirname(containingFile), specifier))
+      .replace(/\.js$/, ".d.ts");
   if (!containingFile.startsWith(ROOT)) return undefined;
   if (!specifier.startsWith("./") && !specifier.startsWith("../")) return undefined;
   const joined = posix.normalize(posix.join(posix.dirname(containingFile), specifier));
