@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { posix } from "node:path";
 import { build, type Plugin } from "esbuild";
 import type { StrategyDiagnostic } from "./diagnostic.js";
@@ -5,11 +6,28 @@ import type { StrategyFile } from "./limits.js";
 import { SDK_MODULE, sdkSource } from "./sdk-source.js";
 
 const NAMESPACE = "strategy";
-const SDK_PATH = "/@svc/strategy-sdk/index.ts";
 
 /**
- * Bundles checked files into one ES module: the SDK inlined, no import left, its default export
- * the strategy. Only the given files and the SDK are reachable (nothing is read from disk); the
+ * The one shape of a strategy bundle, stored by version and loaded by the platform's sandbox: a
+ * CommonJS script (the sandbox evaluates it as a function body with its own `module`), no
+ * platform built-ins, the default export the definition. The sandbox's own builds use this too.
+ */
+export const STRATEGY_BUNDLE_FORMAT = Object.freeze({
+  format: "cjs",
+  platform: "neutral",
+  target: "es2022",
+} as const);
+const SDK_PATH = "/@svc/strategy-sdk/index.ts";
+/**
+ * The SDK's own dependencies (its indicators), bundled from the platform's installed copy: only
+ * the SDK may import them, never a strategy file directly.
+ */
+const SDK_DEPENDENCIES = new Set(["trading-signals"]);
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * Bundles checked files into one script of STRATEGY_BUNDLE_FORMAT: the SDK inlined, no import
+ * or require left, its default export the strategy. Only the given files and the SDK are reachable (nothing is read from disk); the
  * same files give the same bytes.
  */
 export async function bundleStrategy(
@@ -21,6 +39,10 @@ export async function bundleStrategy(
     name: "strategy-files",
     setup(b) {
       b.onResolve({ filter: /.*/ }, (args) => {
+        // Inside an SDK dependency's own files: esbuild's resolution, from disk.
+        if (args.namespace === "file") return undefined;
+        if (args.importer === SDK_PATH && SDK_DEPENDENCIES.has(args.path))
+          return { path: requireHere.resolve(args.path), namespace: "file" };
         if (args.kind === "entry-point") return { path: args.path, namespace: NAMESPACE };
         if (args.path === SDK_MODULE) return { path: SDK_PATH, namespace: NAMESPACE };
         if (args.path.startsWith("./") || args.path.startsWith("../")) {
@@ -42,9 +64,7 @@ export async function bundleStrategy(
     entryPoints: [`/${files[0]!.path}`],
     bundle: true,
     write: false,
-    format: "esm",
-    platform: "neutral",
-    target: "es2023",
+    ...STRATEGY_BUNDLE_FORMAT,
     charset: "utf8",
     legalComments: "none",
     logLevel: "silent",

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 export const SDK_MODULE = "@svc/strategy-sdk";
 
 /** The SDK's version (its package.json's; a test keeps them equal). A version records it. */
-export const SDK_VERSION = "0.1.0";
+export const SDK_VERSION = "0.2.0";
 
 let source: string | undefined;
 
