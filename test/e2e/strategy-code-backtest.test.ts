@@ -85,4 +85,29 @@ describe("backtests of strategy code, sandboxed (real Postgres)", () => {
     expect(failed.result_summary.error).toMatch(/^strategy_timeout: .*1500 ms/);
     expect((await finished("beside", beside.body.task_id)).status).toBe("success");
   });
+
+  it("gives the spec's strategy.parameters to the code: one out of its declared range fails the run invalid_params", async () => {
+    const created = await eventually(
+      "the checker takes the example",
+      () =>
+        call(p.url, "POST", "/bots", {
+          name: "Bad Params",
+          kind: "trading",
+          strategy: {
+            code: { files: [{ path: "strategy.ts", content: MA_CROSSOVER_EXAMPLE }] },
+            parameters: { fast: 1 },
+          },
+        }),
+      (r) => r.status !== 429,
+      60_000,
+    );
+    expect(created.status).toBe(201);
+    const res = await call(p.url, "POST", "/bots/bad-params/backtest", {
+      data_source: "csv:sample-btc-usd-1d",
+    });
+    expect(res.status).toBe(202);
+    const done = await finished("bad-params", res.body.task_id);
+    expect(done.status).toBe("failed");
+    expect(done.result_summary.error).toMatch(/^invalid_params: .*fast/);
+  });
 });
