@@ -89,6 +89,7 @@ describe("a version with strategy code through the promotion gate (real Postgres
     });
     expect(paper.status).toBe(501);
     expect(paper.body.error.code).toBe("strategy_code_not_runnable");
+    expect(paper.body.error.message).toContain("only backtests run it");
   });
 
   it("refuses a token for the version's hash that names other code, or none", async () => {

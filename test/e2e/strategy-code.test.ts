@@ -231,7 +231,7 @@ describe("strategy code on a bot version (real Postgres)", () => {
     expect(wanted.size).toBe(0);
   });
 
-  it("answers 404 for a version without code or no such version, and 501 for a backtest of code", async () => {
+  it("answers 404 for a version without code or no such version", async () => {
     await call(p.url, "POST", "/bots", {
       name: "Family Bot",
       kind: "trading",
@@ -244,12 +244,5 @@ describe("strategy code on a bot version (real Postgres)", () => {
     const missing = await call(p.url, "GET", "/bots/code-ma/versions/9/strategy");
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("version_not_found");
-
-    const backtest = await call(p.url, "POST", "/bots/code-ma/backtest", {});
-    expect(backtest.status).toBe(501);
-    expect(backtest.body.error.code).toBe("strategy_code_not_runnable");
-    expect(backtest.body.error.message).toContain("sandbox is not built");
-    const runs = await call(p.url, "GET", "/bots/code-ma/deployments");
-    expect(runs.body.items).toEqual([]);
   });
 });

@@ -5,12 +5,23 @@ import type { StrategyFile } from "./limits.js";
 import { SDK_DEPENDENCY, SDK_MODULE, sdkDependencyDir, sdkSource } from "./sdk-source.js";
 
 const NAMESPACE = "strategy";
+
+/**
+ * The one shape of a strategy bundle, stored by version and loaded by the platform's sandbox: a
+ * CommonJS script (the sandbox evaluates it as a function body with its own `module`), no
+ * platform built-ins, the default export the definition. The sandbox's own builds use this too.
+ */
+export const STRATEGY_BUNDLE_FORMAT = Object.freeze({
+  format: "cjs",
+  platform: "neutral",
+  target: "es2022",
+} as const);
 const SDK_PATH = "/@svc/strategy-sdk/index.ts";
 
 /**
- * Bundles checked files into one ES module: the SDK inlined, no import left, its default export
- * the strategy. Only the given files and the SDK are reachable (nothing is read from disk); the
- * same files give the same bytes.
+ * Bundles checked files into one script of STRATEGY_BUNDLE_FORMAT: the SDK inlined, no import
+ * or require left, its default export the strategy. Only the given files, the SDK and the SDK's own dependency are
+ * reachable; the same files give the same bytes.
  */
 export async function bundleStrategy(
   files: readonly StrategyFile[],
@@ -48,9 +59,7 @@ export async function bundleStrategy(
     entryPoints: [`/${files[0]!.path}`],
     bundle: true,
     write: false,
-    format: "esm",
-    platform: "neutral",
-    target: "es2023",
+    ...STRATEGY_BUNDLE_FORMAT,
     charset: "utf8",
     legalComments: "none",
     logLevel: "silent",

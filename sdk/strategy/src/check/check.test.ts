@@ -14,12 +14,13 @@ const entry = (content: string) => [{ path: "strategy.ts", content }];
 const errorsOf = (content: string) => typeCheckStrategy(entry(content)).map(formatDiagnostic);
 
 describe("the strategy checker", () => {
-  it("passes the example, bundles it into one module with the SDK inlined and no import", async () => {
+  it("passes the example, bundles it into one CommonJS script with the SDK inlined and no import", async () => {
     const r = await checkStrategy(entry(MA_CROSSOVER_EXAMPLE));
     if (!r.ok) throw new Error(JSON.stringify(r.diagnostics));
     expect(r.bundle).not.toMatch(/^\s*import\s/m);
     expect(r.bundle).toContain("function defineStrategy(");
-    expect(r.bundle).toMatch(/export\s*{\s*\w+ as default\s*}/);
+    expect(r.bundle).not.toMatch(/\brequire\(|^\s*export\s/m);
+    expect(r.bundle).toContain("module.exports");
     expect(r.sdkVersion).toBe(SDK_VERSION);
     // The same files give the same bytes, so the same bundle digest.
     const again = await checkStrategy(entry(MA_CROSSOVER_EXAMPLE));

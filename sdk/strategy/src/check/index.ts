@@ -2,7 +2,7 @@
  * The strategy checker, shared by the platform (when a version is made) and the `svc` command
  * (before a push): the same files give the same verdict, the same digest and the same bundle.
  */
-import { bundleStrategy } from "./bundle.js";
+import { bundleStrategy, STRATEGY_BUNDLE_FORMAT } from "./bundle.js";
 import { canonicalFiles, sha256, strategyDigest } from "./digest.js";
 import type { StrategyDiagnostic } from "./diagnostic.js";
 import { strategyInputProblem, type StrategyFile } from "./limits.js";
@@ -19,7 +19,7 @@ export {
 } from "./limits.js";
 export { SDK_MODULE, SDK_VERSION } from "./sdk-source.js";
 export { MA_CROSSOVER_EXAMPLE } from "./example.js";
-export { bundleStrategy, typeCheckStrategy };
+export { bundleStrategy, STRATEGY_BUNDLE_FORMAT, typeCheckStrategy };
 
 /** A strategy that checked: its canonical files, their digest, its bundle and the bundle's. */
 export interface CheckedStrategy {

@@ -1,6 +1,7 @@
 import type { ExecutionEvent } from "../execution/events.js";
 import {
   createKernel,
+  type AsyncStrategyHost,
   type ExecutionKernel,
   type KernelRisk,
   type StrategyHost,
@@ -30,6 +31,11 @@ export interface BacktestOptions {
 
 const DAY_MS = 86_400_000;
 
+/** A host that answers asynchronously (a sandboxed strategy): its chunks go through `feedAsync`. */
+export interface AsyncSignal {
+  asyncHost: AsyncStrategyHost;
+}
+
 /** Bars of the vectorised path's target column: it stays in the core's cache for its scan. */
 const BLOCK = TARGET_BLOCK;
 
@@ -49,6 +55,7 @@ export class BacktestRun {
   private readonly broker: SimulatedBroker;
   private readonly pipeline: OrderPipeline;
   private readonly host: StrategyHost | undefined;
+  private readonly asyncHost: AsyncStrategyHost | undefined;
   /** A built-in family's strategy: its bars and the books run in one loop (`scan`). */
   private readonly strategy: Strategy | undefined;
   /** The target of the bar `scan` stopped at (set there before it is read). */
@@ -97,12 +104,13 @@ export class BacktestRun {
    * last bit.
    */
   constructor(
-    signal: Strategy | StrategyHost | TargetSource,
+    signal: Strategy | StrategyHost | TargetSource | AsyncSignal,
     private readonly settings: EngineSettings,
     options: BacktestOptions = {},
   ) {
     if ("onBar" in signal) this.strategy = signal;
     else if ("decide" in signal) this.host = signal;
+    else if ("asyncHost" in signal) this.asyncHost = signal.asyncHost;
     else this.columns = signal;
     const symbol = options.symbol ?? "ASSET";
     const onEvent = options.onEvent && namingSymbol(symbol, options.onEvent);
@@ -115,6 +123,7 @@ export class BacktestRun {
       ...(options.risk ? { risk: options.risk } : {}),
       ...(options.checks ? { checksBefore: options.checks } : {}),
       ...(this.host ? { host: this.host } : {}),
+      ...(this.asyncHost ? { host: this.asyncHost } : {}),
     });
     this.broker = this.kernel.venue;
     this.pipeline = this.kernel.pipeline;
@@ -127,14 +136,69 @@ export class BacktestRun {
 
   /** Runs the next chunk of bars, continuing where the previous chunk ended. */
   feed(b: Bars): void {
+    if (this.asyncHost) throw new Error("an asynchronous host's bars go through feedAsync");
     if (this.strategy) this.feedStrategy(b, this.strategy, this.lastClose);
     else if (this.host) this.feedBars(b, this.kernel, this.lastClose);
     else this.feedColumns(b, this.columns!, this.lastClose);
+    this.fed(b);
+  }
+
+  /** `feed` with an asynchronous host: the next chunk, once the host answered all of it. */
+  async feedAsync(b: Bars): Promise<void> {
+    if (!this.asyncHost) throw new Error("only an asynchronous host's bars go through feedAsync");
+    const kernel = this.kernel;
+    const previousClose = this.lastClose;
+    // feedBars' loop, with the host's answer awaited: the same books and order path.
+    for (let t = 0, n = b.length; t < n;) {
+      this.openIfSent(b, t);
+      const end = kernel.horizon(t, n);
+      const decided = await kernel.askAsync(b, t, end);
+      if (!Number.isInteger(decided) || decided < t || decided > end)
+        throw new Error(`strategy host answered bar ${decided} when asked for bars [${t}, ${end})`);
+      if (decided === end) {
+        this.mark(b, t, end);
+        t = end;
+        continue;
+      }
+      t = this.actAt(b, t, decided, kernel, previousClose);
+    }
+    this.fed(b);
+  }
+
+  /** The run ended: the host releases what it holds (a sandbox runs onStop and ends). */
+  stop(): void | Promise<void> {
+    return this.kernel.stop();
+  }
+
+  private fed(b: Bars): void {
     this.bars += b.length;
     if (b.length > 0) {
       this.lastClose = b.close[b.length - 1]!;
       this.lastTime = b.time[b.length - 1]!;
     }
+  }
+
+  private openIfSent(b: Bars, t: number): void {
+    if (this.sent) {
+      this.sent = false;
+      this.fillTime = b.time[t]!;
+      this.broker.onBar(b.open[t]!, b.high[t]!, b.low[t]!, b.volume[t]!);
+    }
+  }
+
+  /** Marks bars up to the decided one and acts at its close; answers the next bar. */
+  private actAt(
+    b: Bars,
+    t: number,
+    decided: number,
+    kernel: ExecutionKernel,
+    previousClose: number,
+  ): number {
+    this.mark(b, t, decided + 1);
+    const reference = decided > 0 ? b.close[decided - 1]! : previousClose;
+    kernel.act(b.close[decided]!, b.time[decided]!, reference);
+    this.sent = this.broker.openOrders.length > 0;
+    return decided + 1;
   }
 
   /**

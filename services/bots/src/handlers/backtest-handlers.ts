@@ -34,7 +34,8 @@ import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import { DEPLOYMENT_KEYS, listDeployments } from "../store/deployments.repository.js";
 import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import { recordTrial } from "../store/trials.repository.js";
-import { refuseStrategyCodeRun } from "../strategy-code/not-runnable.js";
+import { sandboxLimitsFromEnv } from "../sandbox/index.js";
+import { findStrategyBundle } from "../store/strategy-code.repository.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { rowToDeployment } from "./deployment-mapping.js";
@@ -78,6 +79,16 @@ export interface BacktestRouteDeps extends BacktestDeps {
 /** Seconds a refused submission is told to wait: a few runs' time, not a guess at the whole queue. */
 const QUEUE_FULL_RETRY_AFTER_S = 5;
 
+/**
+ * What a run executes: a built-in family, or the version's strategy code (its bundle, loaded
+ * here on the main thread by the version's bundle digest, runs sandboxed on the worker). `name`
+ * is what the trial records as its strategy: the family's name, or "code:" and the source digest.
+ */
+type RunStrategy =
+  | { name: string; params: Record<string, unknown>; family: ResolvedFamily; code?: undefined }
+  | { name: string; params: Record<string, unknown>; family?: undefined; code: { bundle: string } };
+type ResolvedFamily = ReturnType<typeof resolveStrategy>["family"];
+
 /** A checked backtest, ready to run: everything comes from its deployment row and bot version. */
 interface Run {
   id: string;
@@ -85,7 +96,7 @@ interface Run {
   botId: string;
   version: number;
   specHash: string;
-  strategy: ReturnType<typeof resolveStrategy>;
+  strategy: RunStrategy;
   settings: EngineSettings;
   /** Where the bars come from; the run streams them, they never sit in memory whole. */
   bars: { dataSource: string; startMs?: number; endMs?: number; opts: SourceOptions };
@@ -131,7 +142,6 @@ export function createBacktestHandlers(deps: BacktestRouteDeps): Handlers {
           { field: "version" },
         );
       const spec = storedToSpec(versionRow.spec);
-      refuseStrategyCodeRun(spec, `version ${version} of bot "${bot.slug}"`, "a backtest");
       const dataSource = req.dataSource || defaultDataSource(spec);
       const start = req.start ? timestampDate(req.start) : null;
       const end = req.end ? timestampDate(req.end) : null;
@@ -140,6 +150,7 @@ export function createBacktestHandlers(deps: BacktestRouteDeps): Handlers {
         inputs = await loadInputs(
           db,
           spec,
+          versionRow.bundle_digest,
           `version ${version} of bot "${bot.slug}"`,
           dataSource,
           start,
@@ -207,6 +218,7 @@ export function createBacktestHandlers(deps: BacktestRouteDeps): Handlers {
 async function loadInputs(
   db: Kysely<BotsDatabase>,
   spec: BotSpec,
+  bundleDigest: string | null,
   what: string,
   dataSource: string,
   start: Date | null,
@@ -214,20 +226,37 @@ async function loadInputs(
   /** The count taken when the backtest was accepted: a claimed run does not read its bars twice. */
   counted?: number,
 ): Promise<Pick<Run, "strategy" | "bars" | "barsTotal" | "symbol">> {
-  if (!spec.strategy?.family)
-    throw new EngineInputError(
-      "invalid_parameter",
-      `${what} has no strategy; set strategy.family in its spec`,
-      "strategy.family",
-    );
-  const strategy = resolveStrategy(
-    spec.strategy.family,
-    spec.strategy.parameters as Record<string, unknown> | undefined,
-  );
+  const strategy = await runStrategy(db, spec, bundleDigest, what);
   const { opts, symbol } = await runSource(db, spec, dataSource);
   const bars = { dataSource, startMs: start?.getTime(), endMs: end?.getTime(), opts };
   const barsTotal = counted ?? (await checkBars(bars.dataSource, bars.startMs, bars.endMs, opts));
   return { strategy, bars, barsTotal, symbol };
+}
+
+/** The run's strategy: the spec's family, resolved, or its code's bundle from the store. */
+async function runStrategy(
+  db: Kysely<BotsDatabase>,
+  spec: BotSpec,
+  bundleDigest: string | null,
+  what: string,
+): Promise<RunStrategy> {
+  const parameters = (spec.strategy?.parameters ?? {}) as Record<string, unknown>;
+  const code = spec.strategy?.code;
+  if (code) {
+    const bundle = bundleDigest ? await findStrategyBundle(db, bundleDigest) : undefined;
+    // A version is written with its bundle in one transaction: one missing is the store's fault.
+    if (bundle === undefined)
+      throw new Error(`${what}: the bundle of its strategy code (${bundleDigest}) is not stored`);
+    return { name: `code:${code.digest}`, params: parameters, code: { bundle } };
+  }
+  if (!spec.strategy?.family)
+    throw new EngineInputError(
+      "invalid_parameter",
+      `${what} has no strategy; set strategy.family or strategy.code in its spec`,
+      "strategy.family",
+    );
+  const { family, params } = resolveStrategy(spec.strategy.family, parameters);
+  return { name: family.family, params, family };
 }
 
 /**
@@ -259,6 +288,7 @@ export async function runClaimedBacktest(deps: BacktestDeps, row: DeploymentRow)
     const inputs = await loadInputs(
       deps.db,
       spec,
+      versionRow.bundle_digest,
       `version ${row.version}`,
       dataSource,
       date(request.start),
@@ -307,8 +337,11 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<FinishedRun | und
   const { dataSource, startMs, endMs, opts } = run.bars;
   const job = deps.pool.run(
     {
-      family: run.strategy.family.family,
+      family: run.strategy.name,
       params: run.strategy.params,
+      ...(run.strategy.code
+        ? { code: { bundle: run.strategy.code.bundle, limits: sandboxLimitsFromEnv() } }
+        : {}),
       settings: run.settings,
       risk: run.risk,
       symbol: run.symbol,
@@ -415,7 +448,7 @@ async function recordAndAnnounceTrial(
   run: Run,
   { metrics, record }: FinishedRun,
 ): Promise<void> {
-  const family = run.strategy.family.family;
+  const family = run.strategy.name;
   const params = run.strategy.params;
   const recorded = await recordTrial(trx, {
     trial_id: run.id,

@@ -7,6 +7,8 @@ import {
   vectorisedRun,
   type DatasetSource,
 } from "../engine/index.js";
+import { SandboxHost } from "../execution/kernel/sandbox-host.js";
+import { startSandbox } from "../sandbox/index.js";
 import type { RunJob, RunOutcome } from "./backtest-messages.js";
 
 /** Bars fed between two looks at the stop flag: a halt waits at most this many bars. */
@@ -22,6 +24,7 @@ export async function computeBacktest(
   control: Int32Array,
   datasets: DatasetSource,
 ): Promise<RunOutcome | undefined> {
+  if (job.code) return computeSandboxed(job, job.code, control, datasets);
   const refused = new Map<string, number>();
   const { family, params } = resolveStrategy(job.family, job.params);
   const risk = { limits: job.risk, startEquity: job.settings.initialCash, refused };
@@ -47,4 +50,52 @@ export async function computeBacktest(
   if (Atomics.load(control, 0) !== 0) return undefined;
   const metrics = engine.finish();
   return refused.size > 0 ? { ...metrics, riskRejections: Object.fromEntries(refused) } : metrics;
+}
+
+/**
+ * A version's strategy code: its bundle runs in the sandbox, answering the kernel a slice at a
+ * time (SandboxHost), on the same books as a family's run. A StrategyFailure (the strategy timed
+ * out, ran out of memory, threw, or was given bad params) rejects, and the run ends failed.
+ */
+async function computeSandboxed(
+  job: RunJob,
+  code: NonNullable<RunJob["code"]>,
+  control: Int32Array,
+  datasets: DatasetSource,
+): Promise<RunOutcome | undefined> {
+  const refused = new Map<string, number>();
+  const sandbox = await startSandbox({
+    bundle: code.bundle,
+    params: job.params ?? {},
+    symbols: [job.symbol],
+    seed: job.id,
+    limits: code.limits,
+  });
+  try {
+    await sandbox.init();
+    const risk = { limits: job.risk, startEquity: job.settings.initialCash, refused };
+    const options = { ...(anyLimit(job.risk) ? { risk } : {}), symbol: job.symbol };
+    const engine = new BacktestRun(
+      { asyncHost: new SandboxHost(sandbox, job.symbol) },
+      job.settings,
+      options,
+    );
+    const { dataSource, startMs, endMs, timeframe } = job.bars;
+    let done = 0;
+    for await (const bars of streamBars(dataSource, startMs, endMs, { datasets, timeframe })) {
+      for (let from = 0; from < bars.length; from += SLICE) {
+        if (Atomics.load(control, 0) !== 0) return undefined;
+        const to = Math.min(from + SLICE, bars.length);
+        await engine.feedAsync(barsAt(bars, from, to));
+        done += to - from;
+        Atomics.store(control, 1, done);
+      }
+    }
+    if (Atomics.load(control, 0) !== 0) return undefined;
+    await engine.stop();
+    const metrics = engine.finish();
+    return refused.size > 0 ? { ...metrics, riskRejections: Object.fromEntries(refused) } : metrics;
+  } finally {
+    sandbox.kill();
+  }
 }

@@ -1,4 +1,5 @@
 import type { Bars, EngineSettings, RiskLimits, RunMetrics } from "../engine/index.js";
+import type { SandboxLimits } from "../sandbox/index.js";
 import type { FinishedRun } from "./backtest-record.js";
 
 /** What a backtest worker needs to build and run the engine: plain, structured-cloneable data. */
@@ -7,6 +8,11 @@ export interface RunJob {
   /** The strategy family's name and the spec's parameters, resolved again in the worker. */
   family: string;
   params: Record<string, unknown> | undefined;
+  /**
+   * The version's strategy code, when it has code instead of a family: its bundle runs in the
+   * sandbox with `params` (then `family` only names it) under `limits`.
+   */
+  code?: { bundle: string; limits: SandboxLimits };
   settings: EngineSettings;
   risk: RiskLimits;
   symbol: string;

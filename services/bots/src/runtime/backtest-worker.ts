@@ -9,6 +9,7 @@ import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { EngineInputError, type DatasetSource } from "../engine/index.js";
+import { StrategyFailure } from "../sandbox/index.js";
 import { computeBacktest } from "./backtest-compute.js";
 import { finishedRun } from "./backtest-record.js";
 import type { FromWorker, ToWorker } from "./backtest-messages.js";
@@ -75,10 +76,13 @@ port.on("message", (msg: ToWorker) => {
             error:
               err instanceof EngineInputError
                 ? { name: err.name, message: err.message, code: err.code, field: err.field }
-                : {
-                    name: (err as Error)?.name ?? "Error",
-                    message: (err as Error)?.message ?? String(err),
-                  },
+                : err instanceof StrategyFailure
+                  ? // The run's recorded error names the code first: "strategy_timeout: ...".
+                    { name: err.name, message: `${err.code}: ${err.message}`, code: err.code }
+                  : {
+                      name: (err as Error)?.name ?? "Error",
+                      message: (err as Error)?.message ?? String(err),
+                    },
           } satisfies FromWorker),
       );
     return;

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { STRATEGY_BUNDLE_FORMAT } from "@svc/strategy-sdk/check";
 import { build } from "esbuild";
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -40,17 +41,15 @@ export function childSources(): Promise<ChildSources> {
 /**
  * Bundles a strategy file and what it imports (the SDK, its indicators) into the one CommonJS
  * script the sandbox takes. For tests and benches; versions' bundles come from the strategy-code
- * pipeline, in this same shape (format cjs, platform neutral, the default export the definition).
+ * checker, in this same shape (STRATEGY_BUNDLE_FORMAT, the default export the definition).
  */
 export async function bundleStrategyFile(entry: string): Promise<string> {
   const out = await build({
     entryPoints: [entry],
     bundle: true,
     write: false,
-    format: "cjs",
-    platform: "neutral",
+    ...STRATEGY_BUNDLE_FORMAT,
     mainFields: ["module", "main"],
-    target: "es2022",
     logLevel: "silent",
   });
   return out.outputFiles[0]!.text;

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { checkStrategy, MA_CROSSOVER_EXAMPLE } from "@svc/strategy-sdk/check";
 import { afterEach, describe, expect, it } from "vitest";
 import { generateBars } from "../engine/synthetic-source.js";
 import { blocksOf, driveBlocks, FLAT } from "./fixtures/drive.js";
@@ -206,5 +207,21 @@ describe("strategy sandbox", () => {
     expect(() => sandboxLimitsFromEnv({ SVC_STRATEGY_MEMORY_MB: "lots" })).toThrow(
       'SVC_STRATEGY_MEMORY_MB="lots": give a whole number above 0',
     );
+  });
+
+  it("runs the bundle the strategy checker stores for a version, as it is", async () => {
+    const checked = await checkStrategy([{ path: "strategy.ts", content: MA_CROSSOVER_EXAMPLE }]);
+    if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics));
+    const sandbox = await start({
+      bundle: checked.bundle,
+      symbols: ["BTC-USD"],
+      params: { fast: 5, slow: 20 },
+    });
+    expect((await sandbox.init()).params).toEqual({ fast: 5, slow: 20, weight: 1 });
+    const { decisions } = await driveBlocks(
+      sandbox,
+      blocksOf(generateBars({ seed: 3, count: 2_000 }), 500),
+    );
+    expect(decisions.length).toBeGreaterThan(5);
   });
 });

@@ -2,9 +2,9 @@ import type { BotSpec } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { Code, svcError } from "@svc/lib/errors";
 
 /**
- * A version with strategy code is stored, served and promotable, but nothing runs it yet: the
- * sandbox that will (issue 31, item 4) is not built. Until then a run of one is refused, saying
- * so, instead of failing somewhere inside the engine.
+ * A version with strategy code backtests in the strategy sandbox, but paper sessions, conformance
+ * and stress runs and deployments do not run it yet (their kernels drive a synchronous host; issue
+ * 31). Until they do, such a run is refused, saying so, instead of failing somewhere inside.
  */
 export function refuseStrategyCodeRun(spec: BotSpec, what: string, run: string): void {
   const code = spec.strategy?.code;
@@ -12,7 +12,7 @@ export function refuseStrategyCodeRun(spec: BotSpec, what: string, run: string):
   throw svcError(
     Code.Unimplemented,
     "strategy_code_not_runnable",
-    `${what} runs strategy code (${code.digest}); ${run} of strategy code is not available yet: the strategy sandbox is not built. Built-in families (strategy.family) run today`,
+    `${what} runs strategy code (${code.digest}); ${run} of strategy code is not available yet: only backtests run it in the strategy sandbox today. Built-in families (strategy.family) run everywhere`,
     { field: "strategy.code", digest: code.digest, capability: "strategy code sandbox" },
   );
 }

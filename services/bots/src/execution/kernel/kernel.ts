@@ -1,6 +1,6 @@
 import type { Bars } from "../../engine/bars.js";
 import type { Costs } from "../costs.js";
-import type { ExecutionEvent } from "../events.js";
+import type { ExecutionEvent, Order } from "../events.js";
 import { OrderPipeline } from "../order-pipeline.js";
 import type { PreTradeCheck } from "../pre-trade.js";
 import { RefusalCounter } from "../refusal-counter.js";
@@ -99,6 +99,9 @@ class KernelView implements PortfolioView {
   }
   get openOrders(): number {
     return this.venue.openOrders.length;
+  }
+  get working(): readonly Order[] {
+    return this.venue.openOrders;
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Bars } from "../../engine/bars.js";
 import type { Strategy } from "../../engine/strategies/strategy.js";
-import type { OrderKind, Side } from "../events.js";
+import type { Order, OrderKind, Side } from "../events.js";
 
 /**
  * The bars a host decides over: the columns of a data set, or of one chunk of it. A host reads
@@ -16,6 +16,8 @@ export interface PortfolioView {
   readonly target: number;
   /** Orders working at the venue: while any works, the kernel asks one bar at a time. */
   readonly openOrders: number;
+  /** Those orders themselves, in placement order (what a sandboxed strategy's portfolio shows). */
+  readonly working: readonly Order[];
 }
 
 /** An explicit order of a strategy: sent through the same pre-trade checks as a target's orders. */

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "kysely";
+import { MA_CROSSOVER_EXAMPLE } from "@svc/strategy-sdk/check";
+import type { RunningPlatform } from "@svc/all-in-one";
+import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
+import { createCodeBot } from "../support/strategy-code.js";
+import { eventually } from "../support/until.js";
+
+/** The SDK example with an onBar that never returns. */
+const ENDLESS = MA_CROSSOVER_EXAMPLE.replace("onBar(ctx) {", "onBar(ctx) {\n    for (;;) {}");
+
+describe("backtests of strategy code, sandboxed (real Postgres)", () => {
+  let p: RunningPlatform;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    // The sandbox's limits come from SVC_STRATEGY_* at each run: a spinning call ends in 1.5 s.
+    process.env.SVC_STRATEGY_CALL_TIMEOUT_MS = "1500";
+    process.env.SVC_STRATEGY_SLOW_CALL_MS = "100";
+    p = await startTestPlatform("postgres", { SVC_BACKTEST_WORKERS: "2" });
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await p?.close();
+    process.env = saved;
+  });
+
+  const finished = (slug: string, taskId: string) =>
+    eventually(
+      `backtest ${taskId} of ${slug} ends`,
+      async () =>
+        (await call(p.url, "GET", `/bots/${slug}/deployments`)).body.items.find(
+          (x: { task_id: string }) => x.task_id === taskId,
+        ),
+      (d) => d?.status === "success" || d?.status === "failed",
+      60_000,
+    );
+
+  it("backtests a version with code in the sandbox: it ends success with trades and a trial", async () => {
+    const bot = await createCodeBot(p.url, "Code Runs");
+    const res = await call(p.url, "POST", "/bots/code-runs/backtest", {
+      data_source: "csv:sample-btc-usd-1d",
+    });
+    expect(res.status).toBe(202);
+    const done = await finished("code-runs", res.body.task_id);
+    expect(done.result_summary.error).toBeUndefined();
+    expect(done.status).toBe("success");
+    expect(done.result_summary).toMatchObject({ data_source: "csv:sample-btc-usd-1d", bars: 1000 });
+    expect(done.result_summary.trades).toBeGreaterThan(0);
+    // The trial names the code it ran, by its source digest.
+    const trial = await sql<{
+      strategy_family: string;
+    }>`select strategy_family from bots.trial_ledger where trial_id = ${done.id}`.execute(
+      p.platform.db.db,
+    );
+    expect(trial.rows).toEqual([{ strategy_family: `code:${bot.spec.strategy.code.digest}` }]);
+  });
+
+  it("ends a strategy that spins in onBar failed with strategy_timeout, while a run beside it succeeds", async () => {
+    const hostile = await eventually(
+      "the checker takes the endless strategy",
+      () =>
+        call(p.url, "POST", "/bots", {
+          name: "Spinner",
+          kind: "trading",
+          strategy: { code: { files: [{ path: "strategy.ts", content: ENDLESS }] } },
+        }),
+      (r) => r.status !== 429,
+      60_000,
+    );
+    expect(hostile.status).toBe(201);
+    await call(p.url, "POST", "/bots", {
+      name: "Beside",
+      kind: "trading",
+      strategy: { family: "ma_crossover", parameters: { fast: 10, slow: 40 } },
+    });
+    const spin = await call(p.url, "POST", "/bots/spinner/backtest", {
+      data_source: "csv:sample-btc-usd-1d",
+    });
+    expect(spin.status).toBe(202);
+    const beside = await call(p.url, "POST", "/bots/beside/backtest", {
+      data_source: "csv:sample-btc-usd-1d",
+    });
+    expect(beside.status).toBe(202);
+    const failed = await finished("spinner", spin.body.task_id);
+    expect(failed.status).toBe("failed");
+    expect(failed.result_summary.error).toMatch(/^strategy_timeout: .*1500 ms/);
+    expect((await finished("beside", beside.body.task_id)).status).toBe("success");
+  });
+
+  it("gives the spec's strategy.parameters to the code: one out of its declared range fails the run invalid_params", async () => {
+    const created = await eventually(
+      "the checker takes the example",
+      () =>
+        call(p.url, "POST", "/bots", {
+          name: "Bad Params",
+          kind: "trading",
+          strategy: {
+            code: { files: [{ path: "strategy.ts", content: MA_CROSSOVER_EXAMPLE }] },
+            parameters: { fast: 1 },
+          },
+        }),
+      (r) => r.status !== 429,
+      60_000,
+    );
+    expect(created.status).toBe(201);
+    const res = await call(p.url, "POST", "/bots/bad-params/backtest", {
+      data_source: "csv:sample-btc-usd-1d",
+    });
+    expect(res.status).toBe(202);
+    const done = await finished("bad-params", res.body.task_id);
+    expect(done.status).toBe("failed");
+    expect(done.result_summary.error).toMatch(/^invalid_params: .*fast/);
+  });
+});
