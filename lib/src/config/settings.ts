@@ -50,7 +50,7 @@ export const SETTINGS = {
   SVC_PGLITE_TEMPLATE_DIR: {
     kind: str,
     default: "node_modules/.cache/svc-pglite-templates",
-    doc: "Where migrated PGlite templates are kept, one per set of migrations: a new embedded database (an empty SVC_DATA_DIR, or memory://) starts as a copy of one instead of running initdb and every migration; the first start after a migration changes builds it. Relative to the folder the platform starts in; off: no templates.",
+    doc: "Where migrated PGlite templates are kept, one per set of migrations: a new embedded database (an empty SVC_DATA_DIR, or memory://) starts as a copy of one instead of running initdb and every migration (or takes the spare copy a start made once ready); the first start after a migration changes builds it. Relative to the folder the platform starts in; off: no templates.",
   },
   SVC_PGLITE_SHARED_BUFFERS_MB: {
     kind: int(1, 1024),
