@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { generateBars, type Bars } from "@svc/bots/engine";
+import { barsAt as view, generateBars, type Bars } from "@svc/bots/engine";
 import {
   bundleStrategyFile,
   columnsLength,
@@ -30,18 +30,6 @@ const PARAMS = { fast: 20, slow: 100 };
 const FLAT: PortfolioView = { cash: 100_000, positions: [], openOrders: [] };
 const sizes = process.argv.slice(2).map(Number);
 if (sizes.length === 0) sizes.push(1e6, 1e7);
-
-function view(bars: Bars, start: number, end: number): Bars {
-  return {
-    length: end - start,
-    time: bars.time.subarray(start, end),
-    open: bars.open.subarray(start, end),
-    high: bars.high.subarray(start, end),
-    low: bars.low.subarray(start, end),
-    close: bars.close.subarray(start, end),
-    volume: bars.volume.subarray(start, end),
-  };
-}
 
 /** Changes of target as [bar, weight] pairs, flattened: what the three ways must agree on. */
 type Changes = number[];
