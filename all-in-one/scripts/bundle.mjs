@@ -77,6 +77,7 @@ const LOADED_FROM_NODE_MODULES = new Set([
  * `new URL("./<name>.ts", import.meta.url)`, which the bundle points at `./<name>.js`.
  */
 const WORKER_ENTRIES = {
+  "pglite-thread": join(root, "lib", "src", "db", "pglite-thread.ts"),
   "backtest-worker": join(root, "services", "bots", "src", "runtime", "backtest-worker.ts"),
   "strategy-check-worker": join(
     root,

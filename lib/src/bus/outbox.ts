@@ -10,6 +10,7 @@ import {
 import { describeEvent } from "./describe-event.js";
 import type { EventBus } from "./event-bus.js";
 import { currentTraceHeaders } from "./trace-headers.js";
+import { inBackground } from "../db/query-priority.js";
 import { outboxLag, outboxPublished } from "../telemetry/metrics.js";
 
 /** The outbox as this module reads and writes it, in whichever service schema includes it. */
@@ -214,7 +215,8 @@ export function startOutboxRelay<DB>(opts: {
       if (!stopped) await sleep(Date.now() < busyUntil ? pollMs : idlePollMs);
     }
   };
-  const looping = loop();
+  // Nobody waits on the relay: a request for the embedded database's one connection goes first.
+  const looping = inBackground(loop);
 
   return {
     flush,

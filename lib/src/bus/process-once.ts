@@ -1,5 +1,6 @@
 import { sql, type Generated, type Kysely, type Migration, type Transaction } from "kysely";
 import { isUniqueViolation } from "../db/pg-errors.js";
+import { inBackground } from "../db/query-priority.js";
 
 interface ProcessedEventsTables {
   processed_events: { consumer: string; event_id: string; processed_at: Generated<Date> };
@@ -30,18 +31,21 @@ export async function processOnce<DB>(
   fn: (trx: Transaction<DB>) => Promise<void>,
 ): Promise<boolean> {
   try {
-    return await db.transaction().execute(async (trx) => {
-      // The service's own database type does not name this module's table.
-      const inserted = await (trx as unknown as Transaction<ProcessedEventsTables>)
-        .withSchema(schema)
-        .insertInto("processed_events")
-        .values({ consumer, event_id: eventId })
-        .onConflict((oc) => oc.doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
-      await fn(trx);
-      return true;
-    });
+    // A consumer's work waits for the embedded database's one connection after requests do.
+    return await inBackground(() =>
+      db.transaction().execute(async (trx) => {
+        // The service's own database type does not name this module's table.
+        const inserted = await (trx as unknown as Transaction<ProcessedEventsTables>)
+          .withSchema(schema)
+          .insertInto("processed_events")
+          .values({ consumer, event_id: eventId })
+          .onConflict((oc) => oc.doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+        await fn(trx);
+        return true;
+      }),
+    );
   } catch (err) {
     if (isUniqueViolation(err)) return false;
     throw err;

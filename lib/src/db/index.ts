@@ -1,5 +1,6 @@
 export { openDatabase, schemaDb, type Database } from "./open-database.js";
 export { migrateSchema } from "./migrate-schema.js";
+export { inBackground, isBackground } from "./query-priority.js";
 export {
   ensureTemplate,
   refillSpare,

@@ -1,11 +1,9 @@
 import { mkdirSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
-import { PGliteDialect } from "kysely-pglite-dialect";
-import { seedDataDir, templateTarball, type PgliteTemplate } from "./pglite-template.js";
+import { openPgliteOnThread } from "./pglite-on-thread.js";
+import { seedDataDir, type PgliteTemplate } from "./pglite-template.js";
+import { PrioritisedPgliteDialect } from "./prioritised-pglite-dialect.js";
 
 /**
  * One database handle per process; every service works in its own schema of it, typed by the
@@ -23,8 +21,9 @@ export interface Database {
 
 /**
  * Postgres through a `pg` pool when `url` is set, otherwise embedded PGlite (a folder on disk, or
- * memory when `dataDir` is undefined or "memory://"). PGlite has a single connection; the dialect
- * hands it to one transaction at a time, so transactions never interleave.
+ * memory when `dataDir` is undefined or "memory://"), on a thread of its own. PGlite has a single
+ * connection; the dialect hands it to one transaction at a time, so transactions never
+ * interleave, and to a waiting request before waiting background work (query-priority.ts).
  *
  * With a `template`, a PGlite database that does not exist yet starts as a copy of it (its data
  * folder, or its tarball in memory) instead of an empty PostgreSQL cluster: no initdb, and
@@ -69,64 +68,31 @@ export async function openDatabase(opts: {
     opts.sharedBuffersMb === undefined
       ? undefined
       : [...PGlite.defaultStartParams, "-c", `shared_buffers=${opts.sharedBuffersMb}MB`];
-  // Compiled while the template's copy runs, not after it, when PGlite would start to. Should it
-  // fail (a file PGlite could not read either), PGlite reads and compiles its own as before.
   const t0 = performance.now();
-  const since = () => Math.round(performance.now() - t0);
-  let compiled: number | undefined;
   let copied: number | undefined;
-  const compiling = compilePgliteWasm().then(
-    (m) => ((compiled = since()), m),
-    () => undefined,
-  );
-  const wasm = async () => {
-    const pgliteWasmModule = await compiling;
-    return pgliteWasmModule ? { pgliteWasmModule } : {};
-  };
   let fromTemplate = false;
-  let pglite: PGlite;
-  if (inMemory) {
-    fromTemplate = opts.template !== undefined;
-    pglite = new PGlite({
-      ...(startParams ? { startParams } : {}),
-      ...(opts.template ? { loadDataDir: templateTarball(opts.template) } : {}),
-      ...(await wasm()),
-    });
-  } else {
+  if (inMemory) fromTemplate = opts.template !== undefined;
+  else {
     if (opts.template) {
       fromTemplate = await seedDataDir(opts.dataDir!, opts.template);
-      copied = since();
+      copied = Math.round(performance.now() - t0);
     }
     mkdirSync(opts.dataDir!, { recursive: true });
-    pglite = new PGlite(opts.dataDir, {
-      ...(startParams ? { startParams } : {}),
-      ...(await wasm()),
-    });
   }
-  await pglite.waitReady;
-  const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
+  // On a thread of its own: PostgreSQL as WebAssembly runs on the thread that calls it.
+  const pglite = await openPgliteOnThread({
+    ...(inMemory ? {} : { dataDir: opts.dataDir! }),
+    ...(inMemory && opts.template ? { tarball: opts.template.tarball } : {}),
+    ...(startParams ? { startParams } : {}),
+  });
+  const db = new Kysely<unknown>({ dialect: new PrioritisedPgliteDialect(pglite) });
   const openedIn = {
     ...(copied === undefined ? {} : { copied }),
-    ...(compiled === undefined ? {} : { compiled }),
-    ready: since(),
+    ...(pglite.openedIn.compiled === undefined ? {} : { compiled: pglite.openedIn.compiled }),
+    ready: Math.round(performance.now() - t0),
   };
   return { db, kind: "pglite", fromTemplate, openedIn, close: () => db.destroy() };
 }
-
-/**
- * The PostgreSQL of the installed PGlite as a compiled WebAssembly module, which PGlite takes
- * instead of reading and compiling its own copy (the same file: its package resolves here).
- */
-function compilePgliteWasm(): Promise<WebAssembly.Module> {
-  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
-  return readFile(join(dirname(entry), "pglite.wasm")).then((bytes) => webAssembly.compile(bytes));
-}
-// Node's global; the types of this project's libraries declare WebAssembly's types, not the value.
-const webAssembly = (
-  globalThis as unknown as {
-    WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> };
-  }
-).WebAssembly;
 
 /** The same database seen through one schema: every table name resolves inside it. */
 export function schemaDb<DB>(db: Kysely<unknown>, schema: string): Kysely<DB> {

@@ -255,11 +255,6 @@ function systemCopy(from: string, to: string, signal?: AbortSignal): Promise<boo
 }
 const COPY_TIMEOUT_MS = 120_000;
 
-/** The template's tarball, for `new PGlite({ loadDataDir })`. */
-export function templateTarball(template: PgliteTemplate): Blob {
-  return new Blob([readFileSync(template.tarball)]);
-}
-
 function publish(building: string, dir: string): void {
   try {
     renameSync(building, dir);

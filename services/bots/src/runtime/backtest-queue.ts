@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { inBackground } from "@svc/lib/db";
 import type { Logger } from "@svc/lib/telemetry";
 import { claimNextBacktest, requeueBacktest } from "../store/backtest-queue.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
@@ -52,7 +53,8 @@ export function backtestQueue(deps: BacktestQueueDeps): { pump(): Promise<void> 
       again = true;
       return pumping;
     }
-    pumping = drain()
+    // Claims are background work too: the request that asked for a pump does not wait on it.
+    pumping = inBackground(drain)
       .catch((err) => log.warn({ err }, "backtest queue pump failed; the next one retries"))
       .finally(() => (pumping = undefined));
     return pumping;

@@ -1,3 +1,5 @@
+import { inBackground } from "@svc/lib/db";
+
 /**
  * Runs background tasks (backtests, compliance runs) off the request path, at most `width` at
  * once: the request returns at once with a task id, and the task's computation runs on a worker
@@ -48,7 +50,8 @@ export function createTaskRunner(
       if (stopped) throw new Error("the task runner is stopping");
       let start!: () => void;
       const p = new Promise<void>((resolve) => (start = () => setImmediate(resolve)))
-        .then(task)
+        // Nobody waits on a task: a request for the embedded database's one connection goes first.
+        .then(() => inBackground(task))
         .catch((err) => onError(taskId, err))
         .finally(() => {
           running--;
