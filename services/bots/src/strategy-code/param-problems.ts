@@ -28,12 +28,12 @@ function numberOr(v: unknown): number | undefined {
   return typeof v === "number" && Number.isFinite(v) ? v : undefined;
 }
 
-/** "from 2 to 200", "at least 2", "at most 9" or "any", as the message says the range. */
+/** " from 2 to 200", " of at least 2", " of at most 9" or nothing, as the message says the range. */
 function rangeWords(min: number | undefined, max: number | undefined): string {
-  if (min !== undefined && max !== undefined) return `from ${min} to ${max}`;
-  if (min !== undefined) return `at least ${min}`;
-  if (max !== undefined) return `at most ${max}`;
-  return "any";
+  if (min !== undefined && max !== undefined) return ` from ${min} to ${max}`;
+  if (min !== undefined) return ` of at least ${min}`;
+  if (max !== undefined) return ` of at most ${max}`;
+  return "";
 }
 
 /**
@@ -83,7 +83,7 @@ export function paramProblem(
         ...(max !== undefined ? { max } : {}),
       };
       const kind = spec.type === "int" ? "an integer" : "a number";
-      const wants = `it is declared ${kind} ${rangeWords(min, max)}`;
+      const wants = `it is declared ${kind}${rangeWords(min, max)}`;
       const bad =
         typeof value !== "number" ||
         !Number.isFinite(value) ||
