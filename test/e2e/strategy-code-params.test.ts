@@ -123,4 +123,26 @@ describe("strategy code parameters are checked when a version is made (real Post
     expect(good.status).toBe(200);
     expect(good.body.current_version).toBe(2);
   });
+
+  it("makes the version when the declarations cannot be read (init throws without data); the run then fails invalid_params", async () => {
+    // An init that needs a symbol the probe does not have: the declarations stay unknown.
+    const picky = MA_CROSSOVER_EXAMPLE.replace(
+      "  lookback: 1000,",
+      '  lookback: 1000,\n  init(ctx) {\n    if (ctx.symbols[0] !== "BTC-USD") throw new Error("BTC-USD only");\n  },',
+    );
+    const res = await create("Picky Init", { fast: 1 }, picky);
+    expect(res.status, res.text).toBe(201);
+    const run = await call(p.url, "POST", "/bots/picky-init/backtest", {
+      data_source: "csv:sample-btc-usd-1d",
+    });
+    expect(run.status).toBe(202);
+    const done = await eventually(
+      "the backtest ends",
+      async () => (await call(p.url, "GET", "/bots/picky-init/deployments")).body.items[0],
+      (d) => d?.status === "success" || d?.status === "failed",
+      60_000,
+    );
+    expect(done.status).toBe("failed");
+    expect(done.result_summary.error).toMatch(/^invalid_params: .*fast: 1 is below its minimum 2/);
+  });
 });
