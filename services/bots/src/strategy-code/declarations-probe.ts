@@ -20,19 +20,14 @@ export type Declarations =
 
 export type DeclarationsProbe = (bundle: string) => Promise<Declarations>;
 
-/**
- * A probe's call may take this long at most: the declarations are read before the strategy's own
- * init runs, so a longer init only delays a request, and a run still applies the full limits.
- */
-const PROBE_CALL_MS = 2_000;
-
 /** Probes at once in one process; one more answers 429 like a busy checker (nothing is written). */
 const MAX_PROBES = 2;
 
 /**
  * Reads a strategy's parameter declarations the only safe way: its code runs in the sandbox (the
- * declarations are values its code computes, so reading the source is not enough), with the
- * run's limits but a shorter call, on no data.
+ * declarations are values its code computes, so reading the source is not enough), under the
+ * run's limits (a shorter call would time out on a loaded machine, where node's own start counts
+ * against it, and leave the parameters unchecked), on no data.
  */
 export function createDeclarationsProbe(): DeclarationsProbe {
   let running = 0;
@@ -46,13 +41,12 @@ export function createDeclarationsProbe(): DeclarationsProbe {
       );
     running++;
     try {
-      const limits = sandboxLimitsFromEnv();
       const sandbox = await startSandbox({
         bundle,
         params: {},
         symbols: ["PROBE"],
         seed: 1,
-        limits: { ...limits, callTimeoutMs: Math.min(limits.callTimeoutMs, PROBE_CALL_MS) },
+        limits: sandboxLimitsFromEnv(),
       });
       try {
         const answer = await sandbox.init();
