@@ -17,13 +17,17 @@ const ENDLESS = MA_CROSSOVER_EXAMPLE.replace("onBar(ctx) {", "onBar(ctx) {\n    
 
 describe("backtests of strategy code, sandboxed (real Postgres)", () => {
   let p: RunningPlatform;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let bot: any;
   const saved = { ...process.env };
   beforeAll(async () => {
     // The sandbox's limits come from SVC_STRATEGY_* at each run: a spinning call ends in 1.5 s.
     process.env.SVC_STRATEGY_CALL_TIMEOUT_MS = "1500";
     process.env.SVC_STRATEGY_SLOW_CALL_MS = "100";
     p = await startTestPlatform("postgres", { SVC_BACKTEST_WORKERS: "2" });
-  }, PLATFORM_START_TIMEOUT_MS);
+    // The platform's first check starts its checker's thread (seconds on a loaded machine): set-up.
+    bot = await createCodeBot(p.url, "Code Runs");
+  }, PLATFORM_START_TIMEOUT_MS + 60_000);
   afterAll(async () => {
     await p?.close();
     process.env = saved;
@@ -41,7 +45,6 @@ describe("backtests of strategy code, sandboxed (real Postgres)", () => {
     );
 
   it("backtests a version with code in the sandbox: it ends success with trades and a trial", async () => {
-    const bot = await createCodeBot(p.url, "Code Runs");
     const res = await call(p.url, "POST", "/bots/code-runs/backtest", {
       data_source: "csv:sample-btc-usd-1d",
     });
