@@ -24,7 +24,9 @@ describe("strategy code parameters are checked when a version is made (real Post
   let p: RunningPlatform;
   beforeAll(async () => {
     p = await startTestPlatform("postgres");
-  }, PLATFORM_START_TIMEOUT_MS);
+    // The platform's first check starts its checker's thread (seconds on a loaded machine): set-up.
+    await createCodeBot(p.url, "Warm Checker");
+  }, PLATFORM_START_TIMEOUT_MS + 60_000);
   afterAll(async () => p?.close());
 
   const create = (name: string, parameters: unknown, content?: string) =>
