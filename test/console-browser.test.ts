@@ -9,6 +9,8 @@ import { MFA_ACR } from "@svc/lib/auth";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "./support/test-platform.js";
 import { eventually } from "./support/until.js";
+import { createCodeBot } from "./support/strategy-code.js";
+import { MA_CROSSOVER_EXAMPLE } from "@svc/strategy-sdk/check";
 import { startOidcPlatform, testUser, type OidcPlatform } from "./support/oidc-platform.js";
 
 /**
@@ -122,6 +124,52 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
       await row.getByText("clear").waitFor();
       expect(await row.textContent()).toContain("majors");
       await checkScreen(page, "bots");
+    },
+  );
+
+  it(
+    "shows a code version's source read-only with its digest, and a failed run's strategy error with its stack",
+    { timeout: 60_000 },
+    async () => {
+      const bot = await createCodeBot(p.url, "Console Code");
+      const digest: string = bot.spec.strategy.code.digest;
+      // Version 2 throws once it has enough bars: its backtest fails strategy_error.
+      const throws = MA_CROSSOVER_EXAMPLE.replace(
+        "if (bars.length < slow) continue;",
+        'if (bars.length < slow) continue;\n      throw new RangeError("console boom");',
+      );
+      const put = await call(p.url, "PUT", "/bots/console-code", {
+        spec: {
+          ...bot.spec,
+          strategy: { code: { files: [{ path: "strategy.ts", content: throws }] } },
+        },
+      });
+      expect(put.status, put.text).toBe(200);
+      const started = await call(p.url, "POST", "/bots/console-code/backtest", {
+        data_source: "csv:sample-btc-usd-1d",
+      });
+      expect(started.status).toBe(202);
+
+      await go("/console/bots/console-code", "Console Code");
+      await page.getByRole("button", { name: "Show source of version 1" }).click();
+      const source = page.locator("section.strategy-source[data-version='1']");
+      await source.locator("code.digest", { hasText: digest }).waitFor();
+      const shown = await source.locator(".source-file pre").textContent();
+      expect(shown).toBe(MA_CROSSOVER_EXAMPLE);
+      // Read-only: the source is text, not a field anyone could edit.
+      expect(await source.locator("textarea, input, [contenteditable]").count()).toBe(0);
+      await checkScreen(page, "bot-strategy-source");
+
+      const failed = page.locator("tr[data-deployment]", { hasText: "failed" });
+      await failed
+        .locator("code.failure-code", { hasText: "strategy_error" })
+        .waitFor({ timeout: 40_000 });
+      expect(await failed.textContent()).toContain("RangeError: console boom");
+      await failed.getByText("Strategy stack").click();
+      const stack = failed.locator("details pre");
+      await stack.waitFor();
+      expect(await stack.textContent()).toMatch(/^at .*strategy\.js:\d+:\d+/);
+      await checkScreen(page, "bot-strategy-failure");
     },
   );
 

@@ -92,4 +92,35 @@ describe("svc strategy", () => {
     expect(refused.stderr).toContain("nothing was uploaded");
     expect((await call(p.url, "GET", "/bots/pushed")).body.current_version).toBe(2);
   });
+
+  it("push --param sets declared parameters, keeps the code's parameters, and shows the platform's refusal of a bad one", async () => {
+    const file = join(dir, "strategy.ts");
+    const created = await call(p.url, "POST", "/bots", {
+      name: "Params Pushed",
+      kind: "trading",
+      strategy: { family: "ma_crossover", parameters: { fast: 5, slow: 20 } },
+    });
+    expect(created.status).toBe(201);
+    const first = await svc(["strategy", "push", "params-pushed", file, "--param", "fast=12"]);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    const bot = async () => (await call(p.url, "GET", "/bots/params-pushed")).body;
+    // The family's slow is not carried over to the code: only what --param gives.
+    expect((await bot()).spec.strategy.parameters).toEqual({ fast: 12 });
+
+    const second = await svc(["strategy", "push", "params-pushed", file, "--param", "weight=0.5"]);
+    expect(second.code).toBe(0);
+    expect((await bot()).spec.strategy.parameters).toEqual({ fast: 12, weight: 0.5 });
+
+    const bad = await svc(["strategy", "push", "params-pushed", file, "--param", "slow=1001"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe(
+      "svc: 400 invalid_parameter: strategy.parameters.slow is 1001: it is declared an integer from 3 to 1000\n",
+    );
+    expect((await bot()).current_version).toBe(3);
+
+    const malformed = await svc(["strategy", "push", "params-pushed", file, "--param", "=3"]);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain("give name=value");
+  });
 });

@@ -25,6 +25,19 @@ export interface BotVersion {
   spec_hash: string;
   created_at: string;
   created_by: string;
+  /** Set when the version's strategy is code: the digest of its source. */
+  strategy_digest?: string;
+}
+
+/** GET /bots/{ref}/versions/{n}/strategy: a version's code with its digests. */
+export interface StrategySource {
+  version: number;
+  code: {
+    files: { path: string; content: string }[];
+    digest: string;
+    bundle_digest: string;
+    sdk_version: string;
+  };
 }
 
 export interface Deployment {

@@ -19,7 +19,8 @@ import {
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const commands = demoCommands(readFileSync(`${root}README.md`, "utf8"));
-const DEMO_MS = 120_000;
+// Only stops a hung demo: the same bound as the all-in-one run's (test/e2e/readme-demo.test.ts).
+const DEMO_MS = 300_000;
 
 // The README's checked demo, pasted into bash as written, against `npm run start:distributed`
 // under local auth (loopback only): every service, a runner and the gateway in processes of

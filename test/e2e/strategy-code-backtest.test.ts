@@ -6,18 +6,28 @@ import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/t
 import { createCodeBot } from "../support/strategy-code.js";
 import { eventually } from "../support/until.js";
 
+/** The SDK example with an onBar that throws once it has enough bars. */
+const THROWS = MA_CROSSOVER_EXAMPLE.replace(
+  "if (bars.length < slow) continue;",
+  'if (bars.length < slow) continue;\n      throw new RangeError("boom at bar " + bars.length);',
+);
+
 /** The SDK example with an onBar that never returns. */
 const ENDLESS = MA_CROSSOVER_EXAMPLE.replace("onBar(ctx) {", "onBar(ctx) {\n    for (;;) {}");
 
 describe("backtests of strategy code, sandboxed (real Postgres)", () => {
   let p: RunningPlatform;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let bot: any;
   const saved = { ...process.env };
   beforeAll(async () => {
     // The sandbox's limits come from SVC_STRATEGY_* at each run: a spinning call ends in 1.5 s.
     process.env.SVC_STRATEGY_CALL_TIMEOUT_MS = "1500";
     process.env.SVC_STRATEGY_SLOW_CALL_MS = "100";
     p = await startTestPlatform("postgres", { SVC_BACKTEST_WORKERS: "2" });
-  }, PLATFORM_START_TIMEOUT_MS);
+    // The platform's first check starts its checker's thread (seconds on a loaded machine): set-up.
+    bot = await createCodeBot(p.url, "Code Runs");
+  }, PLATFORM_START_TIMEOUT_MS + 60_000);
   afterAll(async () => {
     await p?.close();
     process.env = saved;
@@ -35,7 +45,6 @@ describe("backtests of strategy code, sandboxed (real Postgres)", () => {
     );
 
   it("backtests a version with code in the sandbox: it ends success with trades and a trial", async () => {
-    const bot = await createCodeBot(p.url, "Code Runs");
     const res = await call(p.url, "POST", "/bots/code-runs/backtest", {
       data_source: "csv:sample-btc-usd-1d",
     });
@@ -86,28 +95,55 @@ describe("backtests of strategy code, sandboxed (real Postgres)", () => {
     expect((await finished("beside", beside.body.task_id)).status).toBe("success");
   });
 
-  it("gives the spec's strategy.parameters to the code: one out of its declared range fails the run invalid_params", async () => {
+  it("gives the spec's strategy.parameters to the code: weight 0 holds nothing, so it trades nothing", async () => {
     const created = await eventually(
       "the checker takes the example",
       () =>
         call(p.url, "POST", "/bots", {
-          name: "Bad Params",
+          name: "Flat Params",
           kind: "trading",
           strategy: {
             code: { files: [{ path: "strategy.ts", content: MA_CROSSOVER_EXAMPLE }] },
-            parameters: { fast: 1 },
+            parameters: { weight: 0 },
           },
         }),
       (r) => r.status !== 429,
       60_000,
     );
     expect(created.status).toBe(201);
-    const res = await call(p.url, "POST", "/bots/bad-params/backtest", {
+    const res = await call(p.url, "POST", "/bots/flat-params/backtest", {
       data_source: "csv:sample-btc-usd-1d",
     });
     expect(res.status).toBe(202);
-    const done = await finished("bad-params", res.body.task_id);
+    const done = await finished("flat-params", res.body.task_id);
+    expect(done.status).toBe("success");
+    // The same code with its default weight (1) trades: see the first test.
+    expect(done.result_summary).toMatchObject({ bars: 1000, trades: 0 });
+  });
+
+  it("ends a strategy that throws failed with strategy_error, its message and its own stack frames", async () => {
+    const created = await eventually(
+      "the checker takes the throwing strategy",
+      () =>
+        call(p.url, "POST", "/bots", {
+          name: "Thrower",
+          kind: "trading",
+          strategy: { code: { files: [{ path: "strategy.ts", content: THROWS }] } },
+        }),
+      (r) => r.status !== 429,
+      60_000,
+    );
+    expect(created.status).toBe(201);
+    const res = await call(p.url, "POST", "/bots/thrower/backtest", {
+      data_source: "csv:sample-btc-usd-1d",
+    });
+    const done = await finished("thrower", res.body.task_id);
     expect(done.status).toBe("failed");
-    expect(done.result_summary.error).toMatch(/^invalid_params: .*fast/);
+    const [head, ...frames] = (done.result_summary.error as string).split("\n");
+    expect(head).toBe("strategy_error: RangeError: boom at bar 30");
+    expect(frames.length).toBeGreaterThan(0);
+    expect(frames[0]).toMatch(/^\s+at .*strategy\.js:\d+:\d+/);
+    // No path of the host's leaks into what the strategy's author reads.
+    expect(frames.join("\n")).not.toMatch(/\/work\/|node_modules|services\//);
   });
 });

@@ -80,8 +80,17 @@ export function brokenPromise(promise: string, output: string): string | undefin
   } catch (err) {
     return `its promise is not JSON: ${(err as Error).message}`;
   }
-  // The whole output as one JSON document (svc --json pretty-prints), else each line (curl).
-  const texts = [output.trim(), ...output.trim().split("\n").filter(Boolean)];
+  // The whole output as one JSON document (svc --json pretty-prints), else each line (curl), else
+  // each document of a line (curl --retry prints every attempt's body, one after the other).
+  const lines = output.trim().split("\n").filter(Boolean);
+  const texts = [
+    output.trim(),
+    ...lines,
+    ...lines.flatMap((l) => {
+      const documents = l.split(/(?<=\})(?=\{)/);
+      return documents.length > 1 ? documents : [];
+    }),
+  ];
   for (const text of texts) {
     try {
       if (contains(JSON.parse(text), expected)) return undefined;

@@ -82,34 +82,78 @@ export function registerStrategy(program: Command, io: Io): void {
     .argument("<bot>", "slug or id of the bot")
     .argument("<entry>", "the strategy's entry file")
     .argument("[files...]", "its other files, in or below the entry's folder")
-    .action(async (ref: string, entry: string, more: string[], _o: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
-      const { files, folder } = await readStrategy(entry, more);
-      const local = await checkStrategy(files);
-      if (!local.ok) {
-        if (local.input) throw new CliExit(2, local.input.message);
-        printDiagnostics(io, folder, local.diagnostics);
-        throw new CliExit(1, `${entry}: ${count(local.diagnostics.length)}; nothing was uploaded`);
-      }
-      const path = `/bots/${encodeURIComponent(ref)}`;
-      const bot = await ctx.api.get<Bot>(path);
-      const spec = { ...bot.spec, strategy: { code: { files } } };
-      let updated: Bot;
-      try {
-        updated = await putWhenCheckerFree(io, () => ctx.api.put<Bot>(path, { spec }));
-      } catch (err) {
-        const errors = (err as ApiError).details as { errors?: string[] } | undefined;
-        if (err instanceof ApiError && errors?.errors)
-          for (const line of errors.errors) io.err(`${line}\n`);
-        throw err;
-      }
-      const digest = updated.spec.strategy?.code?.digest;
-      ctx.show(updated, () =>
-        updated.current_version === bot.current_version
-          ? `${updated.slug}: unchanged, version ${updated.current_version} already runs ${digest}\n`
-          : `${updated.slug}: version ${updated.current_version}, strategy ${digest}\n`,
-      );
-    });
+    .option(
+      "--param <name=value>",
+      'set one of the strategy\'s declared parameters (repeat it); the value is JSON (12, 0.5, true, "long") or else text',
+      collectParam,
+      {},
+    )
+    .action(
+      async (
+        ref: string,
+        entry: string,
+        more: string[],
+        o: { param: Record<string, unknown> },
+        cmd: Command,
+      ) => {
+        const ctx = contextOf(cmd, io);
+        const { files, folder } = await readStrategy(entry, more);
+        const local = await checkStrategy(files);
+        if (!local.ok) {
+          if (local.input) throw new CliExit(2, local.input.message);
+          printDiagnostics(io, folder, local.diagnostics);
+          throw new CliExit(
+            1,
+            `${entry}: ${count(local.diagnostics.length)}; nothing was uploaded`,
+          );
+        }
+        const path = `/bots/${encodeURIComponent(ref)}`;
+        const bot = await ctx.api.get<Bot>(path);
+        const spec = {
+          ...bot.spec,
+          strategy: { code: { files }, parameters: { ...keptParams(bot), ...o.param } },
+        };
+        let updated: Bot;
+        try {
+          updated = await putWhenCheckerFree(io, () => ctx.api.put<Bot>(path, { spec }));
+        } catch (err) {
+          const errors = (err as ApiError).details as { errors?: string[] } | undefined;
+          if (err instanceof ApiError && errors?.errors)
+            for (const line of errors.errors) io.err(`${line}\n`);
+          throw err;
+        }
+        const digest = updated.spec.strategy?.code?.digest;
+        ctx.show(updated, () =>
+          updated.current_version === bot.current_version
+            ? `${updated.slug}: unchanged, version ${updated.current_version} already runs ${digest}\n`
+            : `${updated.slug}: version ${updated.current_version}, strategy ${digest}\n`,
+        );
+      },
+    );
+}
+
+/**
+ * The bot's parameters a push keeps: those of the code it runs (the platform holds them to the
+ * new code's declarations), never a built-in family's, which name another strategy's settings.
+ */
+function keptParams(bot: Bot): Record<string, unknown> {
+  const strategy = bot.spec.strategy as
+    { code?: unknown; parameters?: Record<string, unknown> | null } | undefined;
+  return strategy?.code ? (strategy.parameters ?? {}) : {};
+}
+
+/** One --param name=value into the map: JSON when it parses ("12", "true"), else the text. */
+function collectParam(text: string, into: Record<string, unknown>): Record<string, unknown> {
+  const at = text.indexOf("=");
+  if (at < 1) throw new CliExit(2, `--param ${text}: give name=value, for example --param fast=12`);
+  const raw = text.slice(at + 1);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    value = raw;
+  }
+  return { ...into, [text.slice(0, at)]: value };
 }
 
 /** Tries a busy platform's checker (429 strategy_check_busy, nothing written) a few times more. */

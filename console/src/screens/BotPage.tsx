@@ -4,6 +4,8 @@ import { Chart } from "../components/Chart.js";
 import { Confirm } from "../components/Confirm.js";
 import { ErrorNote } from "../components/ErrorNote.js";
 import { KillSwitchBadge } from "../components/KillSwitchBadge.js";
+import { RunFailure } from "../components/RunFailure.js";
+import { StrategySource } from "../components/StrategySource.js";
 import { enumWord, num, pct, when } from "../format.js";
 import { useLoad } from "../hooks.js";
 import type { Bot, BotEvent, BotVersion, Deployment } from "../types.js";
@@ -32,6 +34,7 @@ export function BotPage({ botRef }: { botRef: string }) {
   const backtests = items.filter((d) => d.target === "backtest");
   const paper = items.filter((d) => d.target === "paper");
   const b = bot.data;
+  const [shownSource, setShownSource] = useState<number | undefined>();
 
   return (
     <>
@@ -95,7 +98,13 @@ export function BotPage({ botRef }: { botRef: string }) {
                 </td>
                 <td>{d.version}</td>
                 <td>{when(d.created_at)}</td>
-                <td>{progressOrResult(d)}</td>
+                <td>
+                  {typeof d.result_summary?.error === "string" ? (
+                    <RunFailure error={d.result_summary.error} />
+                  ) : (
+                    progressOrResult(d)
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -118,6 +127,7 @@ export function BotPage({ botRef }: { botRef: string }) {
               <th scope="col">Spec hash</th>
               <th scope="col">Created</th>
               <th scope="col">By</th>
+              <th scope="col">Strategy</th>
             </tr>
           </thead>
           <tbody>
@@ -129,10 +139,29 @@ export function BotPage({ botRef }: { botRef: string }) {
                 </td>
                 <td>{when(v.created_at)}</td>
                 <td>{v.created_by || "—"}</td>
+                <td>
+                  {v.strategy_digest ? (
+                    <button
+                      type="button"
+                      aria-expanded={shownSource === v.version}
+                      aria-label={`${shownSource === v.version ? "Hide" : "Show"} source of version ${v.version}`}
+                      onClick={() =>
+                        setShownSource(shownSource === v.version ? undefined : v.version)
+                      }
+                    >
+                      {shownSource === v.version ? "Hide source" : "Show source"}
+                    </button>
+                  ) : (
+                    "family"
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
+        {shownSource !== undefined ? (
+          <StrategySource botRef={botRef} version={shownSource} />
+        ) : null}
       </section>
     </>
   );

@@ -31,6 +31,10 @@ import { EngineInputError, resolveStrategy } from "../engine/index.js";
 import * as repo from "../store/bots.repository.js";
 import { findStrategySource, storeStrategyCode } from "../store/strategy-code.repository.js";
 import { acceptStrategyCode, type AcceptedSpec } from "../strategy-code/accept-code.js";
+import {
+  createDeclarationsProbe,
+  type DeclarationsProbe,
+} from "../strategy-code/declarations-probe.js";
 import type { StrategyChecker } from "../strategy-code/strategy-checker.js";
 import { countComplianceRuns } from "../store/compliance-runs.repository.js";
 import { riskStateOf } from "../store/risk.repository.js";
@@ -63,11 +67,16 @@ export function createBotsHandlers(deps: {
   db: Kysely<BotsDatabase>;
   kv: KeyValueStore;
   strategyChecker: StrategyChecker;
+  declarationsProbe?: DeclarationsProbe;
 }): BotsHandlers {
   const { db } = deps;
+  const probe = deps.declarationsProbe ?? createDeclarationsProbe();
   const accept = (spec: BotSpec) =>
-    acceptStrategyCode(normalizeSpec(spec), deps.strategyChecker, (digest) =>
-      findStrategySource(db, digest),
+    acceptStrategyCode(
+      normalizeSpec(spec),
+      deps.strategyChecker,
+      (digest) => findStrategySource(db, digest),
+      probe,
     );
 
   async function mustFind(ref: string): Promise<BotRow> {

@@ -77,8 +77,9 @@ port.on("message", (msg: ToWorker) => {
               err instanceof EngineInputError
                 ? { name: err.name, message: err.message, code: err.code, field: err.field }
                 : err instanceof StrategyFailure
-                  ? // The run's recorded error names the code first: "strategy_timeout: ...".
-                    { name: err.name, message: `${err.code}: ${err.message}`, code: err.code }
+                  ? // The run's recorded error names the code first: "strategy_timeout: ...",
+                    // then the strategy's own frames, so its author finds the line.
+                    { name: err.name, message: strategyFailureText(err), code: err.code }
                   : {
                       name: (err as Error)?.name ?? "Error",
                       message: (err as Error)?.message ?? String(err),
@@ -91,3 +92,9 @@ port.on("message", (msg: ToWorker) => {
   waiting.delete(msg.ask);
   answer?.(msg);
 });
+
+/** "code: message", then the frames of the strategy's stack (its first line repeats the message). */
+function strategyFailureText(err: StrategyFailure): string {
+  const frames = (err.strategyStack ?? "").split("\n").slice(1);
+  return [`${err.code}: ${err.message}`, ...frames].join("\n");
+}

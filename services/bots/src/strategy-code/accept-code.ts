@@ -7,6 +7,8 @@ import {
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { formatDiagnostic, type CheckedStrategy, type StrategyFile } from "@svc/strategy-sdk/check";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
+import type { DeclarationsProbe } from "./declarations-probe.js";
+import { paramProblem } from "./param-problems.js";
 import type { StrategyChecker } from "./strategy-checker.js";
 
 /**
@@ -38,12 +40,15 @@ export interface AcceptedSpec {
  * A strategy is a family or code, never both (and one of them when a strategy is sent). Code is
  * type-checked and bundled here, before any transaction opens: the spec that is stored names the
  * code by its digests and its files by path only, so the version's hash locks the exact source
- * and bundle, and the source itself lives content-addressed beside it.
+ * and bundle, and the source itself lives content-addressed beside it. Its declared parameters
+ * are read in the sandbox and strategy.parameters held to them, so a bad value is a 400 now
+ * rather than a failed run later.
  */
 export async function acceptStrategyCode(
   spec: BotSpec,
   checker: StrategyChecker,
   storedSource: (digest: string) => Promise<StrategyFile[] | undefined>,
+  probe: DeclarationsProbe,
 ): Promise<AcceptedSpec> {
   const strategy = spec.strategy;
   if (!strategy) return { spec };
@@ -72,6 +77,11 @@ export async function acceptStrategyCode(
       { field: "strategy.code", errors },
     );
   }
+  await holdParamsToDeclarations(
+    result.bundle,
+    (strategy.parameters ?? {}) as Record<string, unknown>,
+    probe,
+  );
   const code = create(StrategyCodeSchema, {
     files: result.files.map((f) => create(StrategyFileSchema, { path: f.path })),
     digest: result.digest,
@@ -79,4 +89,34 @@ export async function acceptStrategyCode(
     sdkVersion: result.sdkVersion,
   });
   return { spec: { ...spec, strategy: { ...strategy, code } }, code: result };
+}
+
+/**
+ * Refuses parameters the code's declarations do not accept, and code whose own defaults break
+ * its declarations. When the declarations cannot be read (the strategy's init fails or stalls
+ * without data, or no sandbox runs here), the version is made and a run checks its parameters
+ * when it starts, failing invalid_params, as it would anyway.
+ */
+async function holdParamsToDeclarations(
+  bundle: string,
+  given: Record<string, unknown>,
+  probe: DeclarationsProbe,
+): Promise<void> {
+  const found = await probe(bundle);
+  if (!found.ok) {
+    if ("invalidDefaults" in found)
+      throw svcError(
+        Code.InvalidArgument,
+        "invalid_parameter",
+        `the strategy's declared defaults do not fit its own declarations: ${found.invalidDefaults}`,
+        { field: "strategy.code" },
+      );
+    return;
+  }
+  const problem = paramProblem(found.declared, given);
+  if (problem)
+    throw svcError(Code.InvalidArgument, "invalid_parameter", problem.message, {
+      field: problem.field,
+      ...problem.details,
+    });
 }
