@@ -121,8 +121,27 @@ describe("dev venue fault switches, as a jspurefix client sees them", () => {
     expect((await control("GET", "/faults")).body).toEqual({
       rejectNewOrders: false,
       duplicateExecutionReports: false,
+      reorderExecutionReports: false,
       delayExecutionReportsMs: 0,
       hang: false,
     });
+  });
+
+  it("swaps ExecutionReports in pairs: the fill before the order's New", async () => {
+    h = new Harness();
+    await h.start();
+    const c = await h.loggedOn();
+    await control("PUT", "/faults", { reorderExecutionReports: true });
+    c.send("D", newOrder("swapped", "buy", 1, 100));
+    h.venue.exchange.submit("maker", {
+      clOrdId: "m",
+      symbol: "TEST",
+      side: "sell",
+      kind: "limit",
+      qty: 1,
+      price: 100,
+    });
+    await heard(c, "both reports", "8", (b) => b.ClOrdID === "swapped", 2);
+    expect(reportsFor(c, "swapped").map((b) => b.ExecType)).toEqual(["F", "0"]);
   });
 });

@@ -7,6 +7,11 @@ export interface FaultSwitches {
   rejectNewOrders: boolean;
   /** Every ExecutionReport goes out twice: the same ExecID, the second with PossResend=Y. */
   duplicateExecutionReports: boolean;
+  /**
+   * ExecutionReports go out in swapped pairs: each is held until the next one has gone (or
+   * 200 ms passed), so a client hears, say, a fill before the order's New.
+   */
+  reorderExecutionReports: boolean;
   /** Every ExecutionReport goes out this many milliseconds late (order kept). */
   delayExecutionReportsMs: number;
   /** Sessions stop answering anything, heartbeats and test requests included. */
@@ -16,6 +21,7 @@ export interface FaultSwitches {
 export const noFaults = (): FaultSwitches => ({
   rejectNewOrders: false,
   duplicateExecutionReports: false,
+  reorderExecutionReports: false,
   delayExecutionReportsMs: 0,
   hang: false,
 });
@@ -31,6 +37,7 @@ export function parseFaultUpdate(input: unknown): Partial<FaultSwitches> {
     switch (key) {
       case "rejectNewOrders":
       case "duplicateExecutionReports":
+      case "reorderExecutionReports":
       case "hang":
         if (typeof value !== "boolean") throw new Error(`${key} must be true or false`);
         out[key] = value;
@@ -47,7 +54,7 @@ export function parseFaultUpdate(input: unknown): Partial<FaultSwitches> {
         break;
       default:
         throw new Error(
-          `unknown switch ${JSON.stringify(key)}; known: rejectNewOrders, duplicateExecutionReports, delayExecutionReportsMs, hang`,
+          `unknown switch ${JSON.stringify(key)}; known: rejectNewOrders, duplicateExecutionReports, reorderExecutionReports, delayExecutionReportsMs, hang`,
         );
     }
   }

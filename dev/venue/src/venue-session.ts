@@ -39,6 +39,8 @@ const digest = (s: string) => createHash("sha256").update(s).digest();
 const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
 const MAX_SYMBOLS = 100;
 const MAX_HEARTBEAT_SECONDS = 3600;
+/** How long the reorder switch holds a report waiting for the next one to overtake it. */
+const REORDER_HOLD_MS = 200;
 
 /**
  * One logged-on FIX client. Orders belong to the Username it logged on with, so a client that
@@ -50,6 +52,8 @@ export class VenueSession extends AsciiSession {
   private readonly detach: Array<() => void> = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly marketData: MarketDataSubscriptions;
+  /** A report the reorder switch holds back until the next one has gone. */
+  private held: { go: () => void; timer: NodeJS.Timeout } | null = null;
 
   constructor(
     config: IJsFixConfig,
@@ -115,6 +119,7 @@ export class VenueSession extends AsciiSession {
     for (const d of this.detach.splice(0)) d();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    this.held = null;
     this.marketData.clear();
   }
 
@@ -155,12 +160,31 @@ export class VenueSession extends AsciiSession {
       if (faults.duplicateExecutionReports)
         this.send(MsgType.ExecutionReport, { ...report, StandardHeader: { PossResend: true } });
     };
+    if (faults.reorderExecutionReports) return this.reordered(go);
     if (faults.delayExecutionReportsMs <= 0) return go();
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       go();
     }, faults.delayExecutionReportsMs);
     this.timers.add(timer);
+  }
+
+  private reordered(go: () => void): void {
+    const held = this.held;
+    if (held) {
+      clearTimeout(held.timer);
+      this.timers.delete(held.timer);
+      this.held = null;
+      go();
+      return held.go();
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.held = null;
+      go();
+    }, REORDER_HOLD_MS);
+    this.timers.add(timer);
+    this.held = { go, timer };
   }
 
   private newOrder(msg: ILooseObject): void {
