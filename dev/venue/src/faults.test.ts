@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { eventually } from "../../../test/support/until.js";
 import { Harness, USER, heard, newOrder, reportsFor } from "./test-support.js";
 
 let h: Harness;
@@ -122,6 +123,7 @@ describe("dev venue fault switches, as a jspurefix client sees them", () => {
       rejectNewOrders: false,
       duplicateExecutionReports: false,
       reorderExecutionReports: false,
+      gapSequenceNumbers: false,
       delayExecutionReportsMs: 0,
       hang: false,
     });
@@ -143,5 +145,27 @@ describe("dev venue fault switches, as a jspurefix client sees them", () => {
     });
     await heard(c, "both reports", "8", (b) => b.ClOrdID === "swapped", 2);
     expect(reportsFor(c, "swapped").map((b) => b.ExecType)).toEqual(["F", "0"]);
+  });
+
+  it("skips a sequence number before a report: the client asks for a resend, the venue gap-fills", async () => {
+    h = new Harness();
+    await h.start();
+    const c = await h.loggedOn();
+    h.venue.setFaults({ gapSequenceNumbers: true });
+    c.send("D", newOrder("gapped", "buy", 1, 10));
+    // The report past the gap is delivered at once; the missing number comes as a
+    // SequenceReset-GapFill (4) answering the client's ResendRequest.
+    expect(await heard(c, "the report", "8", (b) => b.ClOrdID === "gapped")).toMatchObject({
+      ExecType: "0",
+    });
+    await eventually(
+      "the gap fill",
+      () => c.decoded,
+      (d) => d.includes("4"),
+    );
+    h.venue.setFaults({ gapSequenceNumbers: false });
+    c.send("D", newOrder("after", "buy", 1, 10));
+    await heard(c, "the session goes on", "8", (b) => b.ClOrdID === "after");
+    expect(reportsFor(c, "gapped")).toHaveLength(1);
   });
 });

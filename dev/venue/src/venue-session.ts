@@ -156,6 +156,7 @@ export class VenueSession extends AsciiSession {
     const report = executionReport(e);
     const faults = this.venue.faults;
     const go = () => {
+      if (faults.gapSequenceNumbers) this.skipSequenceNumber();
       this.send(MsgType.ExecutionReport, report);
       if (faults.duplicateExecutionReports)
         this.send(MsgType.ExecutionReport, { ...report, StandardHeader: { PossResend: true } });
@@ -167,6 +168,11 @@ export class VenueSession extends AsciiSession {
       go();
     }, faults.delayExecutionReportsMs);
     this.timers.add(timer);
+  }
+
+  private skipSequenceNumber(): void {
+    const transmitter = this.transport?.transmitter as { msgSeqNum?: number } | undefined;
+    if (transmitter && typeof transmitter.msgSeqNum === "number") transmitter.msgSeqNum++;
   }
 
   private reordered(go: () => void): void {

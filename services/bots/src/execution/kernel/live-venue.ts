@@ -17,8 +17,11 @@ export interface LiveVenue {
   connect(): Promise<void>;
   /** Resolves once the venue acknowledged (working, filled or rejected). */
   submit(order: VenueOrderRequest): Promise<VenueOrderStatus>;
-  /** Resolves once the venue confirmed the cancel, or said the order was already done. */
-  cancel(clientId: string): Promise<VenueOrderStatus>;
+  /**
+   * Resolves once the venue confirmed the cancel, or said the order was already done; `reason`
+   * is what the `order_cancelled` record says (the kernel's own words, as with the simulated venue).
+   */
+  cancel(clientId: string, reason?: string): Promise<VenueOrderStatus>;
   /** Cancels every open order (of `symbol`); resolves with how many the venue confirmed. */
   cancelAll(symbol?: string): Promise<number>;
   /** Asks the venue (not the ledger) what became of an order; any fill it missed is booked. */
@@ -39,13 +42,7 @@ export interface LiveVenue {
  * passed) and must ask the venue before it counts on anything.
  */
 export type VenueOrderState =
-  | "pending"
-  | "working"
-  | "partially_filled"
-  | "filled"
-  | "cancelled"
-  | "rejected"
-  | "unknown";
+  "pending" | "working" | "partially_filled" | "filled" | "cancelled" | "rejected" | "unknown";
 
 export const TERMINAL_STATES: ReadonlySet<VenueOrderState> = new Set([
   "filled",

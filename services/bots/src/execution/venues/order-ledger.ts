@@ -97,6 +97,10 @@ export class OrderLedger {
     return e ? { ...e.status } : undefined;
   }
 
+  limitPrice(clientId: string): number | undefined {
+    return this.entries.get(clientId)?.request.limitPrice;
+  }
+
   has(clientId: string): boolean {
     return this.entries.has(clientId);
   }

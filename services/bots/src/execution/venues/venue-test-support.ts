@@ -30,15 +30,17 @@ export function counterparty(
   venue.exchange.submit("counterparty", { clOrdId, symbol, side, kind: "limit", qty, price });
 }
 
+type RecordData = {
+  [K in ExecutionEvent["type"]]: Extract<ExecutionEvent, { type: K }>["data"];
+};
+
 /** The kernel's records an adapter writes, as a bot's event log would keep them. */
 export class Records {
   readonly events: ExecutionEvent[] = [];
   readonly report: VenueReport = { event: (e) => this.events.push(e) };
 
-  of<T extends ExecutionEvent["type"]>(type: T): Extract<ExecutionEvent, { type: T }>["data"][] {
-    return this.events
-      .filter((e) => e.type === type)
-      .map((e) => e.data as Extract<ExecutionEvent, { type: T }>["data"]);
+  of<T extends keyof RecordData>(type: T): RecordData[T][] {
+    return this.events.filter((e) => e.type === type).map((e) => e.data as RecordData[T]);
   }
 
   filledUnits(orderId: string): number {

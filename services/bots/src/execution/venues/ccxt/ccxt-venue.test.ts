@@ -65,9 +65,17 @@ describe("the ccxt venue adapter, ccxt's binance class against the dev venue's f
     // The dev venue lists TEST; the facade calls it TEST/USD, the kernel TEST-USD or TEST.
     expect(await adapter.submit(limit("c1", "sell", 3, 100))).toMatchObject({ state: "working" });
     counterparty(venue, "b1", "buy", 1, 100);
-    await eventually("a partial fill", () => adapter.ledger.get("c1")!.filled, (f) => f === 1);
+    await eventually(
+      "a partial fill",
+      () => adapter.ledger.get("c1")!.filled,
+      (f) => f === 1,
+    );
     counterparty(venue, "b2", "buy", 2, 100);
-    await eventually("filled", () => adapter.ledger.get("c1")!.state, (s) => s === "filled");
+    await eventually(
+      "filled",
+      () => adapter.ledger.get("c1")!.state,
+      (s) => s === "filled",
+    );
     // Many polls saw the same order; the fills are booked once each.
     await new Promise((r) => setTimeout(r, 200));
     expect(records.of("order_filled").map((f) => [f.units, f.price])).toEqual([
@@ -124,7 +132,11 @@ describe("the ccxt venue adapter, ccxt's binance class against the dev venue's f
     expect(adapter.ledger.get("late")!.state).toBe("unknown");
     venue!.setFaults({ delayExecutionReportsMs: 0 });
     // The venue took the order when the delayed request reached it; the poll finds it filled.
-    await eventually("settled", () => adapter.ledger.get("late")!.state, (s) => s === "filled");
+    await eventually(
+      "settled",
+      () => adapter.ledger.get("late")!.state,
+      (s) => s === "filled",
+    );
     expect(records.filledUnits("late")).toBe(2);
     expect(records.of("order_placed")).toHaveLength(1);
   });
@@ -139,7 +151,11 @@ describe("the ccxt venue adapter, ccxt's binance class against the dev venue's f
   it("reports itself frozen when the venue hangs, and sends nothing while frozen", async () => {
     const { adapter } = await connected({ deadlineMs: 300, missedPollsToFreeze: 2 });
     venue!.setFaults({ hang: true });
-    await eventually("frozen", () => adapter.health.state, (s) => s === "frozen");
+    await eventually(
+      "frozen",
+      () => adapter.health.state,
+      (s) => s === "frozen",
+    );
     expect(adapter.health.reason).toMatch(/stopped answering: 2 polls in a row/);
     await expect(adapter.submit(limit("late", "buy", 1, 10))).rejects.toMatchObject({
       kind: "frozen",
@@ -156,7 +172,11 @@ describe("the ccxt venue adapter, ccxt's binance class against the dev venue's f
     const stop = await adapter.subscribe("TEST-USD", (t) => trades.push(t.price));
     counterparty(venue!, "s", "sell", 1, 42);
     counterparty(venue!, "b", "buy", 1, 42);
-    await eventually("a trade", () => trades, (t) => t.length === 1);
+    await eventually(
+      "a trade",
+      () => trades,
+      (t) => t.length === 1,
+    );
     await stop();
     expect(trades).toEqual([42]);
   });

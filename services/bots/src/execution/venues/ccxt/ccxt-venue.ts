@@ -157,7 +157,8 @@ export class CcxtVenue implements LiveVenue {
       throw new VenueError("unsupported", "the ccxt venue sends market and limit orders only");
     this.ledger.add(order);
     const market = this.market(order.symbol);
-    if (!market) return this.reject(order.clientId, `unknown symbol ${JSON.stringify(order.symbol)}`);
+    if (!market)
+      return this.reject(order.clientId, `unknown symbol ${JSON.stringify(order.symbol)}`);
     try {
       const placed = await this.ex.createOrder(
         market.symbol,
@@ -183,7 +184,8 @@ export class CcxtVenue implements LiveVenue {
   async cancel(clientId: string, reason = "cancel requested"): Promise<VenueOrderStatus> {
     this.mustBeConnected();
     const known = this.ledger.get(clientId);
-    if (!known) throw new VenueError("rejected", `no order ${clientId} was sent through this venue`);
+    if (!known)
+      throw new VenueError("rejected", `no order ${clientId} was sent through this venue`);
     if (TERMINAL_STATES.has(known.state)) return known;
     this.ledger.noteCancelReason(clientId, reason);
     try {
@@ -223,7 +225,8 @@ export class CcxtVenue implements LiveVenue {
   async status(clientId: string): Promise<VenueOrderStatus> {
     this.mustBeConnected();
     const known = this.ledger.get(clientId);
-    if (!known) throw new VenueError("rejected", `no order ${clientId} was sent through this venue`);
+    if (!known)
+      throw new VenueError("rejected", `no order ${clientId} was sent through this venue`);
     try {
       const o = await this.ex.fetchOrder("", this.market(known.symbol)!.symbol, {
         origClientOrderId: clientId,
@@ -260,10 +263,7 @@ export class CcxtVenue implements LiveVenue {
     }));
   }
 
-  async subscribe(
-    symbol: string,
-    onTrade: (t: VenueTrade) => void,
-  ): Promise<() => Promise<void>> {
+  async subscribe(symbol: string, onTrade: (t: VenueTrade) => void): Promise<() => Promise<void>> {
     this.mustBeConnected();
     const market = this.market(symbol);
     if (!market) throw new VenueError("rejected", `unknown symbol ${JSON.stringify(symbol)}`);
@@ -277,7 +277,12 @@ export class CcxtVenue implements LiveVenue {
         for (const t of await recent()) {
           if (stopped || !(Number(t.id) > seen)) continue;
           seen = Number(t.id);
-          onTrade({ symbol, price: t.price, units: t.amount ?? 0, time: new Date(t.timestamp ?? 0) });
+          onTrade({
+            symbol,
+            price: t.price ?? NaN,
+            units: t.amount ?? 0,
+            time: new Date(t.timestamp ?? 0),
+          });
         }
       } catch {
         // A missed poll of trades: the order poll is what judges the venue's health.
@@ -335,7 +340,8 @@ export class CcxtVenue implements LiveVenue {
           "frozen",
           `the venue stopped answering: ${this.missed} polls in a row without an answer (${venueWords(e)})`,
         );
-      if (isAuth(e)) return this.setHealth("failed", `the venue refused the keys: ${venueWords(e)}`);
+      if (isAuth(e))
+        return this.setHealth("failed", `the venue refused the keys: ${venueWords(e)}`);
     }
     if (!this.closed && this.state.state === "connected") this.schedulePoll();
   }
@@ -352,12 +358,12 @@ export class CcxtVenue implements LiveVenue {
       filled: o.filled ?? 0,
       averagePrice: o.average ?? (o.filled ? (o.cost ?? 0) / o.filled : 0),
     };
+    const market: Market | undefined = o.symbol ? this.ex.markets?.[o.symbol] : undefined;
     const fee = o.fee?.cost;
-    if (fee !== undefined && o.fee?.currency === this.ex.markets[o.symbol]?.quote) {
+    if (fee !== undefined && o.fee?.currency === market?.quote) {
       report.fee = Math.max(0, fee - (this.fees.get(id) ?? 0));
       this.fees.set(id, fee);
     }
-    const market = this.ex.markets[o.symbol];
     if (market && o.amount)
       report.order = {
         symbol: `${market.base}-${market.quote}`,

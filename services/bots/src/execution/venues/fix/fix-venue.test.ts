@@ -57,10 +57,18 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
     expect(ack.venueOrderId).toMatch(/^O/);
 
     counterparty(venue!, "c1", "buy", 1, 100);
-    await eventually("first fill", () => fix.ledger.get("o1")!.filled, (f) => f === 1);
+    await eventually(
+      "first fill",
+      () => fix.ledger.get("o1")!.filled,
+      (f) => f === 1,
+    );
     expect(fix.ledger.get("o1")!.state).toBe("partially_filled");
     counterparty(venue!, "c2", "buy", 5, 101);
-    await eventually("filled", () => fix.ledger.get("o1")!.state, (s) => s === "filled");
+    await eventually(
+      "filled",
+      () => fix.ledger.get("o1")!.state,
+      (s) => s === "filled",
+    );
 
     expect(records.events.map((e) => e.type)).toEqual([
       "order_placed",
@@ -87,7 +95,11 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
     await fix.submit(limit("c", "sell", 1, 200));
     await fix.submit(limit("d", "sell", 1, 99));
     counterparty(venue!, "hit-d", "buy", 1, 99);
-    await eventually("d filled", () => fix.ledger.get("d")!.state, (s) => s === "filled");
+    await eventually(
+      "d filled",
+      () => fix.ledger.get("d")!.state,
+      (s) => s === "filled",
+    );
 
     expect(await fix.cancel("a", "strategy: cancel")).toMatchObject({ state: "cancelled" });
     expect(await fix.cancel("d")).toMatchObject({ state: "filled", filled: 1 });
@@ -108,7 +120,11 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
     await fix.submit(limit("twice", "buy", 4, 100));
     counterparty(venue!, "t1", "sell", 1, 100);
     counterparty(venue!, "t2", "sell", 3, 100);
-    await eventually("filled", () => fix.ledger.get("twice")!.state, (s) => s === "filled");
+    await eventually(
+      "filled",
+      () => fix.ledger.get("twice")!.state,
+      (s) => s === "filled",
+    );
     await fix.status("twice"); // every duplicate heard before the status answer
     expect(records.of("order_filled").map((f) => f.units)).toEqual([1, 3]);
     expect(records.of("order_placed")).toHaveLength(1);
@@ -124,17 +140,18 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
     expect(await submitted).toMatchObject({ state: "filled", filled: 2 });
     await fix.submit(limit("after", "buy", 1, 50)); // pushes the held New out
     await fix.status("swapped");
-    expect(records.events.filter((e) => "order_id" in e.data && e.data.order_id === "swapped"))
-      .toEqual([
-        {
-          type: "order_placed",
-          data: { order_id: "swapped", side: "buy", kind: "limit", units: 2, limit_price: 100 },
-        },
-        {
-          type: "order_filled",
-          data: { order_id: "swapped", side: "buy", units: 2, price: 100, fee: 0 },
-        },
-      ]);
+    expect(
+      records.events.filter((e) => "order_id" in e.data && e.data.order_id === "swapped"),
+    ).toEqual([
+      {
+        type: "order_placed",
+        data: { order_id: "swapped", side: "buy", kind: "limit", units: 2, limit_price: 100 },
+      },
+      {
+        type: "order_filled",
+        data: { order_id: "swapped", side: "buy", units: 2, price: 100, fee: 0 },
+      },
+    ]);
     expect(fix.ledger.get("swapped")!.state).toBe("filled");
   });
 
@@ -147,8 +164,10 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
     // The venue fills the order at once but holds its reports; the session drops before they go.
     venue!.setFaults({ delayExecutionReportsMs: 1_000 });
     const lost = fix.submit(limit("mid", "buy", 2, 100));
-    await eventually("venue filled it", () => venue!.exchange.order(USER, "mid")?.status, (s) =>
-      s === "filled",
+    await eventually(
+      "venue filled it",
+      () => venue!.exchange.order(USER, "mid")?.status,
+      (s) => s === "filled",
     );
     venue!.dropSessions();
     venue!.setFaults({ delayExecutionReportsMs: 0 });
@@ -195,7 +214,9 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
 
   it("refuses wrong credentials as failed, and does not retry them", async () => {
     const { fix } = await start({ password: "wrong" });
-    await expect(fix.connect()).rejects.toThrow(/refused the logon: .*invalid Username or Password/);
+    await expect(fix.connect()).rejects.toThrow(
+      /refused the logon: .*invalid Username or Password/,
+    );
     expect(fix.health).toMatchObject({ state: "failed" });
     await expect(fix.submit(limit("x", "buy", 1, 1))).rejects.toThrow(/failed/);
   });
@@ -203,7 +224,12 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
   it("reports itself frozen when the venue hangs, and sends nothing while frozen", async () => {
     const { fix } = await connected();
     venue!.setFaults({ hang: true });
-    await eventually("frozen", () => fix.health, (h) => h.state === "frozen", 15_000);
+    await eventually(
+      "frozen",
+      () => fix.health,
+      (h) => h.state === "frozen",
+      15_000,
+    );
     expect(fix.health.reason).toMatch(/stopped answering.*peer not responding/);
     await expect(fix.submit(limit("late", "buy", 1, 10))).rejects.toMatchObject({ kind: "frozen" });
     expect(venue!.exchange.openOrders(USER)).toEqual([]);
@@ -215,7 +241,11 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
     const stop = await fix.subscribe("TEST", (t) => trades.push(t.price));
     counterparty(venue!, "t-s", "sell", 1, 42);
     counterparty(venue!, "t-b", "buy", 1, 42);
-    await eventually("a trade", () => trades, (t) => t.length === 1);
+    await eventually(
+      "a trade",
+      () => trades,
+      (t) => t.length === 1,
+    );
     expect(trades).toEqual([42]);
     await stop();
   });

@@ -148,7 +148,8 @@ export class FixVenue implements LiveVenue {
   async cancel(clientId: string, reason = "cancel requested"): Promise<VenueOrderStatus> {
     this.mustBeConnected();
     const known = this.ledger.get(clientId);
-    if (!known) throw new VenueError("rejected", `no order ${clientId} was sent through this venue`);
+    if (!known)
+      throw new VenueError("rejected", `no order ${clientId} was sent through this venue`);
     if (TERMINAL_STATES.has(known.state)) return known;
     this.ledger.noteCancelReason(clientId, reason);
     const cancelId = this.nextId(`${clientId}~x`);
@@ -250,14 +251,14 @@ export class FixVenue implements LiveVenue {
 
   balances(): Promise<VenueBalance[]> {
     return Promise.reject(
-      new VenueError("unsupported", "the fix venue does not ask for balances (no CollateralInquiry)"),
+      new VenueError(
+        "unsupported",
+        "the fix venue does not ask for balances (no CollateralInquiry)",
+      ),
     );
   }
 
-  async subscribe(
-    symbol: string,
-    onTrade: (t: VenueTrade) => void,
-  ): Promise<() => Promise<void>> {
+  async subscribe(symbol: string, onTrade: (t: VenueTrade) => void): Promise<() => Promise<void>> {
     this.mustBeConnected();
     const id = this.nextId("md");
     const snapshot = this.expect(id, `market data of ${symbol}`);
