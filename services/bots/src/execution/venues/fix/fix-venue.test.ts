@@ -155,6 +155,23 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
     expect(fix.ledger.get("swapped")!.state).toBe("filled");
   });
 
+  it("rides out a sequence gap (ResendRequest, gap fill) without losing or repeating a fill", async () => {
+    const { fix, records } = await connected();
+    venue!.setFaults({ gapSequenceNumbers: true });
+    await fix.submit(limit("gap", "buy", 2, 100));
+    counterparty(venue!, "g1", "sell", 1, 100);
+    counterparty(venue!, "g2", "sell", 1, 100);
+    await eventually(
+      "filled",
+      () => fix.ledger.get("gap")!.state,
+      (s) => s === "filled",
+    );
+    venue!.setFaults({ gapSequenceNumbers: false });
+    expect(await fix.status("gap")).toMatchObject({ state: "filled", filled: 2 });
+    expect(fix.health.state).toBe("connected");
+    expect(records.of("order_filled").map((f) => f.units)).toEqual([1, 1]);
+  });
+
   it("after a session drop mid-order, logs on again and learns the fill it missed by status request", async () => {
     const { fix, records } = await connected({ deadlineMs: 2_000 });
     const health: VenueHealth["state"][] = [];
