@@ -104,4 +104,20 @@ describe("the order ledger: venue reports folded into the kernel's records, each
     l.apply(report({ state: "working" }));
     expect(l.get("a")!.state).toBe("working");
   });
+
+  it("refuses before sending an order that would break a FIX frame or is not a real quantity", () => {
+    const { l } = ledger();
+    const bad = [
+      { clientId: "x\u000135=D", why: /order id/ },
+      { clientId: "", why: /order id/ },
+      { clientId: "y".repeat(65), why: /order id/ },
+      { clientId: "ok", symbol: "BTC\u0000", why: /symbol/ },
+      { clientId: "ok", units: Number.NaN, why: /units/ },
+      { clientId: "ok", units: Infinity, why: /units/ },
+      { clientId: "ok", units: -1, why: /units/ },
+      { clientId: "ok", limitPrice: 0, why: /limit price/ },
+    ];
+    for (const { why, ...o } of bad) expect(() => l.add({ ...order, ...o })).toThrow(why);
+    expect(l.open().map((s) => s.clientId)).toEqual(["a"]);
+  });
 });
