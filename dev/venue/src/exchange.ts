@@ -269,6 +269,17 @@ export class Exchange {
       .map((o) => ({ ...o }));
   }
 
+  /** The net quantity `account` holds per symbol: the sum of its fills, buys less sells. */
+  positions(account: string): Array<{ symbol: string; qty: number }> {
+    const net = new Map<string, number>();
+    for (const o of this.ordersOf(account))
+      net.set(
+        o.symbol,
+        round((net.get(o.symbol) ?? 0) + (o.side === "buy" ? o.cumQty : -o.cumQty)),
+      );
+    return [...net].filter(([, qty]) => qty !== 0).map(([symbol, qty]) => ({ symbol, qty }));
+  }
+
   openOrders(account: string, symbol?: string): VenueOrder[] {
     const ids = [...this.clOrdIds(account).values()];
     return ids

@@ -142,6 +142,8 @@ export class VenueSession extends AsciiSession {
         return this.massStatus(msg);
       case MsgType.MarketDataRequest:
         return this.marketDataRequest(msg);
+      case MsgType.RequestForPositions:
+        return this.positions(msg);
       default:
         this.send(MsgType.BusinessMessageReject, {
           RefSeqNum: view.getTyped(34) as number,
@@ -342,6 +344,50 @@ export class VenueSession extends AsciiSession {
         }),
       ),
     );
+  }
+
+  /**
+   * RequestForPositions (AN), type 0 (positions): an ack (AO) with the count, then a
+   * PositionReport (AP) per symbol the account holds (net of its fills; no clearing, so the
+   * settlement prices are 0 and the business date is today).
+   */
+  private positions(msg: ILooseObject): void {
+    const { exchange } = this.venue;
+    const account = this.account!;
+    const reqId = String(msg.PosReqID ?? "");
+    const symbol = (msg.Instrument as ILooseObject | undefined)?.Symbol as string | undefined;
+    const ack = (result: number, total: number, text?: string) =>
+      this.send(MsgType.RequestForPositionsAck, {
+        PosMaintRptID: exchange.nextId("P"),
+        PosReqID: reqId,
+        TotalNumPosReports: total,
+        PosReqResult: result,
+        PosReqStatus: result === 0 || result === 2 ? 0 : 2,
+        Account: account,
+        AccountType: 1,
+        ...(text ? { Text: text } : {}),
+      });
+    if (Number(msg.PosReqType) !== 0) return ack(4, 0, "PosReqType 0 (positions) only");
+    const held = exchange.positions(account).filter((p) => !symbol || p.symbol === symbol);
+    ack(held.length > 0 ? 0 : 2, held.length);
+    for (const p of held)
+      this.send(MsgType.PositionReport, {
+        PosMaintRptID: exchange.nextId("P"),
+        PosReqID: reqId,
+        PosReqType: 0,
+        TotalNumPosReports: held.length,
+        PosReqResult: 0,
+        ClearingBusinessDate: new Date(),
+        Account: account,
+        AccountType: 1,
+        Instrument: { Symbol: p.symbol },
+        SettlPrice: 0,
+        SettlPriceType: 1,
+        PriorSettlPrice: 0,
+        PositionQty: [
+          { PosType: "TQ", LongQty: Math.max(p.qty, 0), ShortQty: Math.max(-p.qty, 0) },
+        ],
+      });
   }
 
   private marketDataRequest(msg: ILooseObject): void {

@@ -81,7 +81,9 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
       { order_id: "o1", side: "sell", units: 1, price: 100, fee: 0, unfilled: 2 },
       { order_id: "o1", side: "sell", units: 2, price: 100, fee: 0 },
     ]);
-    expect(await fix.positions()).toEqual([{ symbol: "TEST", units: -3, source: "fills" }]);
+    // The venue's own positions (RequestForPositions) agree with the fills booked.
+    expect(fix.ledger.positions()).toEqual([{ symbol: "TEST", units: -3, source: "fills" }]);
+    expect(await fix.positions()).toEqual([{ symbol: "TEST", units: -3, source: "venue" }]);
     expect(fix.ledger.cash).toBe(300);
     // The venue agrees: the order is done, not open.
     expect(await fix.openOrders()).toEqual([]);
@@ -128,7 +130,8 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
     await fix.status("twice"); // every duplicate heard before the status answer
     expect(records.of("order_filled").map((f) => f.units)).toEqual([1, 3]);
     expect(records.of("order_placed")).toHaveLength(1);
-    expect(await fix.positions()).toEqual([{ symbol: "TEST", units: 4, source: "fills" }]);
+    expect(await fix.positions()).toEqual([{ symbol: "TEST", units: 4, source: "venue" }]);
+    expect(fix.ledger.position("TEST")).toBe(4);
   });
 
   it("keeps the order's story straight when ExecutionReports arrive out of order", async () => {
@@ -195,7 +198,8 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
     expect(records.of("order_filled").filter((f) => f.order_id === "mid")).toHaveLength(1);
     // The order still open at the venue came back through mass status, still working.
     expect(fix.ledger.get("open-one")!.state).toBe("working");
-    expect(await fix.positions()).toEqual([{ symbol: "TEST", units: 2, source: "fills" }]);
+    expect(fix.ledger.position("TEST")).toBe(2);
+    expect(await fix.positions()).toEqual([{ symbol: "TEST", units: 2, source: "venue" }]);
   });
 
   it("an order the venue never received is settled as rejected by the status request", async () => {
@@ -227,6 +231,7 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
       'unknown symbol "NOPE-USD"',
     ]);
     await expect(fix.subscribe("NOPE-USD", () => {})).rejects.toThrow(/unknown symbol/);
+    expect(await fix.positions()).toEqual([]); // nothing filled: the venue reports none
   });
 
   it("refuses wrong credentials as failed, and does not retry them", async () => {

@@ -41,12 +41,11 @@ export const FIX_CAPABILITIES: VenueCapabilities = {
   orderKinds: ["market", "limit"],
   massCancel: "venue",
   massStatus: true,
-  positions: "fills",
+  positions: "venue",
   balances: "none",
   marketData: "push",
   cannot: [
     "stop orders, TimeInForce and order replace (OrderCancelReplaceRequest) are not sent",
-    "positions are summed from the fills this adapter booked: RequestForPositions (AN) is not sent",
     "balances: no CollateralInquiry; balances() answers unsupported",
     "market data is trades only (MarketDataRequest entry type 2); bars are built by the caller",
     "no FIX over TLS and no persistent message store: a reconnect learns state from status requests",
@@ -57,6 +56,8 @@ interface Waiting {
   resolve: (messages: ILooseObject[]) => void;
   reject: (e: Error) => void;
   collected: ILooseObject[];
+  /** How many reports a list answer has (a positions ack says). */
+  expected?: number;
   timer: NodeJS.Timeout;
 }
 
@@ -245,8 +246,27 @@ export class FixVenue implements LiveVenue {
     return out;
   }
 
-  positions(): Promise<VenuePosition[]> {
-    return Promise.resolve(this.ledger.positions());
+  /** RequestForPositions (AN): the venue's net position per symbol, from its PositionReports. */
+  async positions(): Promise<VenuePosition[]> {
+    this.mustBeConnected();
+    const id = this.nextId("pos");
+    const answer = this.expect(id, "positions");
+    this.session!.send("AN", {
+      PosReqID: id,
+      PosReqType: 0,
+      Account: this.o.username,
+      AccountType: 1,
+      ClearingBusinessDate: new Date(),
+      TransactTime: new Date(),
+    });
+    return (await answer).map((r) => {
+      const qty = ((r.PositionQty as ILooseObject[] | undefined) ?? []).reduce(
+        (net, q) => net + Number(q.LongQty ?? 0) - Number(q.ShortQty ?? 0),
+        0,
+      );
+      const symbol = String((r.Instrument as ILooseObject | undefined)?.Symbol ?? "");
+      return { symbol, units: qty, source: "venue" as const };
+    });
   }
 
   balances(): Promise<VenueBalance[]> {
@@ -412,6 +432,10 @@ export class FixVenue implements LiveVenue {
         );
       case "X":
         return this.onTrades(body);
+      case "AO":
+        return this.onPositionsAck(body);
+      case "AP":
+        return this.onPositionReport(body);
     }
   }
 
@@ -427,6 +451,28 @@ export class FixVenue implements LiveVenue {
       if (w) return this.answer(String(reqId), body);
     }
     this.ledger.apply(ledgerReport(body, this.cancelIds));
+  }
+
+  private onPositionsAck(body: ILooseObject): void {
+    const id = String(body.PosReqID ?? "");
+    const w = this.waiting.get(id);
+    if (!w) return;
+    const result = Number(body.PosReqResult);
+    if (result !== 0 && result !== 2)
+      return this.refuse(
+        id,
+        `the venue refused the position request: ${String(body.Text ?? result)}`,
+      );
+    w.expected = Number(body.TotalNumPosReports ?? 0);
+    if (w.collected.length >= w.expected) this.answer(id, null);
+  }
+
+  private onPositionReport(body: ILooseObject): void {
+    const id = String(body.PosReqID ?? "");
+    const w = this.waiting.get(id);
+    if (!w) return;
+    w.collected.push(body);
+    if (w.expected !== undefined && w.collected.length >= w.expected) this.answer(id, null);
   }
 
   private onTrades(body: ILooseObject): void {
