@@ -114,8 +114,11 @@ class AdapterSession extends AsciiSession {
 
 export interface InitiatorHandle {
   send(msgType: string, body: ILooseObject): void;
-  /** Logs out (or, when `kill`, cuts the connection) and resolves when the session ended. */
-  stop(kill?: boolean): Promise<void>;
+  /**
+   * Logs out and waits up to `graceMs` for the venue's answer, then (or at once, without a
+   * grace) cuts the connection; resolves when the session ended.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Starts a FIX 4.4 initiator over the dictionary that ships in jspurefix (repo44). */
@@ -180,9 +183,16 @@ export async function startInitiator(
   );
   return {
     send: (t, b) => s.sendMessage(t, b),
-    async stop(kill = false) {
-      if (kill) (s as unknown as { terminate(e: Error): void }).terminate(new Error("closed"));
-      else s.done();
+    async stop(graceMs = 0) {
+      if (graceMs > 0) {
+        s.done();
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<false>((r) => (timer = setTimeout(() => r(false), graceMs)));
+        const ended = await Promise.race([end.then(() => true as const), grace]);
+        clearTimeout(timer);
+        if (ended) return;
+      }
+      (s as unknown as { terminate(e: Error): void }).terminate(new Error("closed"));
       await end;
     },
   };

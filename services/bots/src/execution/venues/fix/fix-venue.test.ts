@@ -243,8 +243,9 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
     await expect(fix.submit(limit("x", "buy", 1, 1))).rejects.toThrow(/failed/);
   });
 
-  it("reports itself frozen when the venue hangs, and sends nothing while frozen", async () => {
+  it("reports itself frozen when the venue hangs, sends nothing while frozen, and resyncs after", async () => {
     const { fix } = await connected();
+    await fix.submit(limit("resting", "buy", 1, 5));
     venue!.setFaults({ hang: true });
     await eventually(
       "frozen",
@@ -254,7 +255,14 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
     );
     expect(fix.health.reason).toMatch(/stopped answering.*peer not responding/);
     await expect(fix.submit(limit("late", "buy", 1, 10))).rejects.toMatchObject({ kind: "frozen" });
-    expect(venue!.exchange.openOrders(USER)).toEqual([]);
+    expect(venue!.exchange.openOrders(USER).map((o) => o.clOrdId)).toEqual(["resting"]);
+    // A fill while the adapter was away is learned when it logs on again.
+    counterparty(venue!, "while-away", "sell", 1, 5);
+    venue!.setFaults({ hang: false });
+    await fix.connect();
+    expect(fix.health.state).toBe("connected");
+    expect(fix.ledger.get("resting")).toMatchObject({ state: "filled", filled: 1 });
+    expect(fix.ledger.get("late")).toBeUndefined();
   });
 
   it("streams live trades from MarketDataRequest until unsubscribed", async () => {

@@ -15,6 +15,7 @@ import {
 import type { VenueReport } from "../../kernel/venue.js";
 import { OrderLedger } from "../order-ledger.js";
 import { fixSide, ledgerReport } from "./fix-reports.js";
+import { PendingRequests } from "./fix-requests.js";
 import { startInitiator, type InitiatorHandle } from "./fix-runtime.js";
 
 export interface FixVenueOptions {
@@ -52,15 +53,6 @@ export const FIX_CAPABILITIES: VenueCapabilities = {
   ],
 };
 
-interface Waiting {
-  resolve: (messages: ILooseObject[]) => void;
-  reject: (e: Error) => void;
-  collected: ILooseObject[];
-  /** How many reports a list answer has (a positions ack says). */
-  expected?: number;
-  timer: NodeJS.Timeout;
-}
-
 /**
  * The `fix` venue: a FIX 4.4 initiator on jspurefix. Orders go out as NewOrderSingle and come
  * back as ExecutionReports folded into an OrderLedger (so a report twice, late or out of order
@@ -80,7 +72,7 @@ export class FixVenue implements LiveVenue {
   private generation = 0;
   private state: VenueHealth = { state: "idle", since: new Date() };
   private readonly listeners = new Set<(h: VenueHealth) => void>();
-  private readonly waiting = new Map<string, Waiting>();
+  private readonly requests: PendingRequests;
   private readonly cancelIds = new Map<string, string>();
   private readonly trades = new Map<string, (t: VenueTrade) => void>();
   private connecting: Promise<void> | null = null;
@@ -90,6 +82,7 @@ export class FixVenue implements LiveVenue {
 
   constructor(options: FixVenueOptions) {
     this.ledger = new OrderLedger(options.report, options.startCash ?? 0);
+    this.requests = new PendingRequests(options.deadlineMs ?? 5_000);
     this.o = {
       host: "127.0.0.1",
       senderCompId: "SVC-BOT",
@@ -156,7 +149,7 @@ export class FixVenue implements LiveVenue {
     const cancelId = this.nextId(`${clientId}~x`);
     this.cancelIds.set(cancelId, clientId);
     // An OrderCancelReject answers the cancel's id; its deadline is the Canceled report's.
-    const refused = this.expect(cancelId, `cancel of ${clientId}`).then(
+    const refused = this.requests.expect(cancelId, `cancel of ${clientId}`).then(
       () => null,
       () => new Promise<null>(() => {}),
     );
@@ -178,7 +171,7 @@ export class FixVenue implements LiveVenue {
     try {
       first = await Promise.race([done, refused]);
     } finally {
-      this.forget(cancelId);
+      this.requests.forget(cancelId);
     }
     // OrderCancelReject: too late (already done) or unknown; the venue's status says which.
     return first ?? this.status(clientId);
@@ -187,7 +180,7 @@ export class FixVenue implements LiveVenue {
   async cancelAll(symbol?: string): Promise<number> {
     this.mustBeConnected();
     const id = this.nextId("mass");
-    const answer = this.expect(id, "mass cancel");
+    const answer = this.requests.expect(id, "mass cancel");
     this.session!.send("q", {
       ClOrdID: id,
       MassCancelRequestType: symbol ? "1" : "7",
@@ -214,7 +207,7 @@ export class FixVenue implements LiveVenue {
     this.mustBeConnected();
     const known = this.ledger.get(clientId);
     const id = this.nextId("st");
-    const answer = this.expect(id, `status of ${clientId}`);
+    const answer = this.requests.expect(id, `status of ${clientId}`);
     this.session!.send("H", {
       ClOrdID: clientId,
       OrdStatusReqID: id,
@@ -230,7 +223,7 @@ export class FixVenue implements LiveVenue {
   async openOrders(symbol?: string): Promise<VenueOrderStatus[]> {
     this.mustBeConnected();
     const id = this.nextId("ms");
-    const answer = this.expect(id, "mass status");
+    const answer = this.requests.expect(id, "mass status");
     this.session!.send("AF", {
       MassStatusReqID: id,
       MassStatusReqType: symbol ? 1 : 7,
@@ -250,7 +243,7 @@ export class FixVenue implements LiveVenue {
   async positions(): Promise<VenuePosition[]> {
     this.mustBeConnected();
     const id = this.nextId("pos");
-    const answer = this.expect(id, "positions");
+    const answer = this.requests.expect(id, "positions");
     this.session!.send("AN", {
       PosReqID: id,
       PosReqType: 0,
@@ -281,7 +274,7 @@ export class FixVenue implements LiveVenue {
   async subscribe(symbol: string, onTrade: (t: VenueTrade) => void): Promise<() => Promise<void>> {
     this.mustBeConnected();
     const id = this.nextId("md");
-    const snapshot = this.expect(id, `market data of ${symbol}`);
+    const snapshot = this.requests.expect(id, `market data of ${symbol}`);
     this.trades.set(id, onTrade);
     this.session!.send("V", {
       MDReqID: id,
@@ -313,8 +306,9 @@ export class FixVenue implements LiveVenue {
     const s = this.session;
     this.session = null;
     this.generation++;
-    this.failAll(new VenueError("disconnected", "the adapter closed"));
-    if (s) await s.stop(this.state.state !== "connected");
+    this.requests.failAll(new VenueError("disconnected", "the adapter closed"));
+    // A Logout when the session is up (its answer awaited no longer than a request's), else cut.
+    if (s) await s.stop(this.state.state === "connected" ? this.o.deadlineMs : 0);
     this.setHealth("closed");
   }
 
@@ -363,7 +357,7 @@ export class FixVenue implements LiveVenue {
       settle.fail(new VenueError("timeout", `no Logon answer within ${this.o.logonTimeoutMs} ms`));
       this.generation++;
       this.session = null;
-      void session.stop(true);
+      void session.stop();
       this.setHealth("frozen", "the venue did not answer the Logon");
     }, this.o.logonTimeoutMs);
     try {
@@ -388,7 +382,7 @@ export class FixVenue implements LiveVenue {
   }
 
   private lost(error: Error | null, logout: string | null): void {
-    this.failAll(new VenueError("disconnected", "the session with the venue ended"));
+    this.requests.failAll(new VenueError("disconnected", "the session with the venue ended"));
     if (this.closed) return;
     const message = error?.message ?? "";
     if (/not responding/.test(message))
@@ -420,13 +414,13 @@ export class FixVenue implements LiveVenue {
       case "8":
         return this.onExecutionReport(body);
       case "9":
-        return this.answer(String(body.ClOrdID ?? ""), body);
+        return this.requests.answer(String(body.ClOrdID ?? ""), body);
       case "r":
-        return this.answer(String(body.ClOrdID ?? ""), body);
+        return this.requests.answer(String(body.ClOrdID ?? ""), body);
       case "W":
-        return this.answer(String(body.MDReqID ?? ""), body);
+        return this.requests.answer(String(body.MDReqID ?? ""), body);
       case "Y":
-        return this.refuse(
+        return this.requests.refuse(
           String(body.MDReqID ?? ""),
           `the venue refused the market data request: ${String(body.Text ?? "")}`,
         );
@@ -441,38 +435,26 @@ export class FixVenue implements LiveVenue {
 
   private onExecutionReport(body: ILooseObject): void {
     const reqId = body.OrdStatusReqID ?? body.MassStatusReqID;
-    if (body.ExecType === "I" && reqId !== undefined) {
-      const w = this.waiting.get(String(reqId));
-      if (w && body.MassStatusReqID !== undefined) {
-        w.collected.push(body);
-        if (body.LastRptRequested === true) this.answer(String(reqId), null);
-        return;
-      }
-      if (w) return this.answer(String(reqId), body);
+    if (body.ExecType === "I" && reqId !== undefined && this.requests.has(String(reqId))) {
+      if (body.MassStatusReqID === undefined) return this.requests.answer(String(reqId), body);
+      return this.requests.collect(String(reqId), body, body.LastRptRequested === true);
     }
     this.ledger.apply(ledgerReport(body, this.cancelIds));
   }
 
   private onPositionsAck(body: ILooseObject): void {
     const id = String(body.PosReqID ?? "");
-    const w = this.waiting.get(id);
-    if (!w) return;
     const result = Number(body.PosReqResult);
     if (result !== 0 && result !== 2)
-      return this.refuse(
+      return this.requests.refuse(
         id,
         `the venue refused the position request: ${String(body.Text ?? result)}`,
       );
-    w.expected = Number(body.TotalNumPosReports ?? 0);
-    if (w.collected.length >= w.expected) this.answer(id, null);
+    this.requests.expectCount(id, Number(body.TotalNumPosReports ?? 0));
   }
 
   private onPositionReport(body: ILooseObject): void {
-    const id = String(body.PosReqID ?? "");
-    const w = this.waiting.get(id);
-    if (!w) return;
-    w.collected.push(body);
-    if (w.expected !== undefined && w.collected.length >= w.expected) this.answer(id, null);
+    this.requests.collect(String(body.PosReqID ?? ""), body, false);
   }
 
   private onTrades(body: ILooseObject): void {
@@ -486,50 +468,6 @@ export class FixVenue implements LiveVenue {
         units: Number(e.MDEntrySize),
         time: e.MDEntryTime instanceof Date ? e.MDEntryTime : new Date(),
       });
-    }
-  }
-
-  // --- requests and their answers ---
-
-  /** Waits for the answer to request `id` (a mass status: the list its last report ends). */
-  private expect(id: string, what: string): Promise<ILooseObject[]> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiting.delete(id);
-        reject(new VenueError("timeout", `${what}: no answer within ${this.o.deadlineMs} ms`));
-      }, this.o.deadlineMs);
-      this.waiting.set(id, { resolve, reject, collected: [], timer });
-    });
-  }
-
-  private answer(id: string, body: ILooseObject | null): void {
-    const w = this.waiting.get(id);
-    if (!w) return;
-    if (body) w.collected.push(body);
-    this.waiting.delete(id);
-    clearTimeout(w.timer);
-    w.resolve(w.collected);
-  }
-
-  private refuse(id: string, message: string): void {
-    const w = this.waiting.get(id);
-    if (!w) return;
-    this.waiting.delete(id);
-    clearTimeout(w.timer);
-    w.reject(new VenueError("rejected", message));
-  }
-
-  private forget(id: string): void {
-    const w = this.waiting.get(id);
-    if (w) clearTimeout(w.timer);
-    this.waiting.delete(id);
-  }
-
-  private failAll(e: Error): void {
-    for (const [id, w] of this.waiting) {
-      clearTimeout(w.timer);
-      w.reject(e);
-      this.waiting.delete(id);
     }
   }
 
