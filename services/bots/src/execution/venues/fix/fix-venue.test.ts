@@ -116,6 +116,26 @@ describe("the fix venue adapter, over real FIX sessions with the dev venue", () 
     await expect(fix.cancel("nope")).rejects.toThrow(/no order nope/);
   });
 
+  it("a mass cancel engaged while orders are in flight waits for each one's cancel", async () => {
+    const { fix, records } = await connected();
+    venue!.setFaults({ delayExecutionReportsMs: 300 });
+    const sent = [fix.submit(limit("f1", "buy", 1, 80)), fix.submit(limit("f2", "sell", 1, 120))];
+    expect(fix.ledger.open().map((s) => s.state)).toEqual(["pending", "pending"]);
+    expect(await fix.cancelAll()).toBe(2);
+    expect(fix.ledger.open()).toEqual([]);
+    await Promise.all(sent); // each acknowledged (working) before its cancel
+    expect([fix.ledger.get("f1")!.state, fix.ledger.get("f2")!.state]).toEqual([
+      "cancelled",
+      "cancelled",
+    ]);
+    expect(records.events.map((e) => e.type)).toEqual([
+      "order_placed",
+      "order_placed",
+      "order_cancelled",
+      "order_cancelled",
+    ]);
+  });
+
   it("counts each fill once when the venue sends every ExecutionReport twice", async () => {
     const { fix, records } = await connected();
     venue!.setFaults({ duplicateExecutionReports: true });

@@ -192,7 +192,9 @@ export class FixVenue implements LiveVenue {
       throw new VenueError("rejected", `mass cancel refused: ${String(report!.Text ?? "")}`);
     // The report counts; the orders' own Canceled reports confirm each (they may come later).
     const affected = Number(report!.TotalAffectedOrders ?? 0);
-    const open = this.ledger.open(symbol).filter((s) => s.state !== "pending");
+    // Orders not yet acknowledged count too: sent before the mass cancel on the same session,
+    // the venue took them first and cancelled them with the rest.
+    const open = this.ledger.open(symbol);
     await Promise.all(
       open.map((s) =>
         this.ledger
