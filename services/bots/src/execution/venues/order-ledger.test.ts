@@ -120,4 +120,21 @@ describe("the order ledger: venue reports folded into the kernel's records, each
     for (const { why, ...o } of bad) expect(() => l.add({ ...order, ...o })).toThrow(why);
     expect(l.open().map((s) => s.clientId)).toEqual(["a"]);
   });
+
+  it("refuses reports that cannot be true instead of booking them, and keeps them for a person", () => {
+    const { l, records } = ledger();
+    l.apply(report({ state: "filled", filled: 1e12, averagePrice: 10 }));
+    l.apply(report({ state: "partially_filled", filled: Number.NaN, averagePrice: 10 }));
+    l.apply(report({ state: "partially_filled", filled: 1, averagePrice: Infinity }));
+    l.apply(report({ state: "partially_filled", filled: 1, averagePrice: -5 }));
+    expect(records.events).toEqual([]);
+    expect(l.position("X")).toBe(0);
+    expect(l.cash).toBe(1_000);
+    expect(l.anomalies).toEqual([
+      "a: filled 1000000000000 of an order of 3 (an overfill)",
+      "a: a quantity or price that is not a finite number",
+      "a: a quantity or price that is not a finite number",
+      "a: a negative quantity or price",
+    ]);
+  });
 });

@@ -48,6 +48,16 @@ function invalidOrder(r: VenueOrderRequest): string | null {
   return null;
 }
 
+/** Why a report cannot be true of an order of `units`, or null. */
+function impossibleReport(r: LedgerReport, units: number): string | null {
+  const numbers = [r.filled, r.averagePrice, r.lastUnits ?? 0, r.lastPrice ?? 0, r.fee ?? 0];
+  if (!numbers.every(Number.isFinite)) return "a quantity or price that is not a finite number";
+  if (r.filled < 0 || r.averagePrice < 0) return "a negative quantity or price";
+  if (r.filled > units * (1 + 1e-9) + EPSILON)
+    return `filled ${r.filled} of an order of ${units} (an overfill)`;
+  return null;
+}
+
 /** Units below this are float noise of the venue's sums, not a fill. */
 const EPSILON = 1e-9;
 
@@ -82,6 +92,8 @@ export class OrderLedger {
   private readonly entries = new Map<string, Entry>();
   private readonly units = new Map<string, number>();
   private readonly waiters = new Set<Waiter>();
+  /** Reports refused as impossible (latest 100), for the runner to surface: see `apply`. */
+  readonly anomalies: string[] = [];
   cash: number;
 
   constructor(
@@ -180,6 +192,13 @@ export class OrderLedger {
       e = this.entries.get(r.clientId)!;
     }
     const s = e.status;
+    const impossible = impossibleReport(r, s.units);
+    if (impossible) {
+      // A venue's bug or a forged message: booking it would corrupt the position and the cash.
+      this.anomalies.push(`${r.clientId}: ${impossible}`);
+      if (this.anomalies.length > 100) this.anomalies.shift();
+      return { ...s };
+    }
     if (r.venueOrderId) s.venueOrderId = r.venueOrderId;
     const finished = TERMINAL_STATES.has(s.state);
     if (r.state !== "rejected" && !e.placed && rank[r.state] >= 1) this.placed(e);
