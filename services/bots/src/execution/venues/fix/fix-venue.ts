@@ -107,6 +107,7 @@ export class FixVenue implements LiveVenue {
 
   connect(): Promise<void> {
     if (this.closed) return Promise.reject(new VenueError("disconnected", "the adapter is closed"));
+    if (this.state.state === "connected" && this.session) return Promise.resolve();
     this.connecting ??= this.logOn().finally(() => (this.connecting = null));
     return this.connecting;
   }
@@ -378,7 +379,9 @@ export class FixVenue implements LiveVenue {
    */
   private async resync(): Promise<void> {
     const unknown = this.ledger.markUnknown();
-    await this.openOrders();
+    // An order whose state the venue does not give back stays unknown (and counts as open): a
+    // caller never takes a missing answer for "gone".
+    await this.openOrders().catch(() => undefined);
     for (const id of unknown)
       if (this.ledger.get(id)?.state === "unknown") await this.status(id).catch(() => undefined);
   }
