@@ -36,7 +36,9 @@ async function start(options: Partial<CcxtVenueOptions> & { secret?: string } = 
     exchange: binance(url, options.secret),
     report: records.report,
     pollMs: 50,
-    deadlineMs: 1_000,
+    // Generous for a loaded CI machine: only the hang test wants the freeze soon.
+    deadlineMs: 2_000,
+    missedPollsToFreeze: 20,
     ...options,
   });
   adapters.push(adapter);
@@ -123,7 +125,7 @@ describe("the ccxt venue adapter, ccxt's binance class against the dev venue's f
   });
 
   it("an order whose request timed out is unknown, then settled from the venue's answer", async () => {
-    const { adapter, records } = await connected({ missedPollsToFreeze: 100 });
+    const { adapter, records } = await connected({ deadlineMs: 1_000, missedPollsToFreeze: 100 });
     counterparty(venue!, "m", "sell", 2, 100);
     venue!.setFaults({ delayExecutionReportsMs: 1_500 });
     await expect(adapter.submit(limit("late", "buy", 2, 100))).rejects.toMatchObject({

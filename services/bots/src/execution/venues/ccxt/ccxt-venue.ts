@@ -41,6 +41,7 @@ export const CCXT_CAPABILITIES: VenueCapabilities = {
   cannot: [
     "no websocket: order updates and trades are polled (the dev venue's Binance facade serves no streams, so ccxt's watch* methods have nothing to talk to)",
     "stop orders, TimeInForce and order replace are not sent",
+    "open orders are polled per symbol the adapter has an order open on; orders placed by others on the same keys are seen at connect, by openOrders(), or by a mass cancel",
     "mass cancel is per symbol (Binance's DELETE openOrders needs one): cancelAll() without a symbol cancels the symbols with orders it knows of or the venue lists as open",
     "positions are summed from the fills this adapter booked; balances() are the venue's",
     "an order whose request timed out stays unknown until a status answer settles it; one the venue never received is settled as rejected only after twice the deadline",
@@ -319,7 +320,13 @@ export class CcxtVenue implements LiveVenue {
   private async poll(): Promise<void> {
     if (this.closed || this.state.state !== "connected") return;
     try {
-      const listed = new Set((await this.openOrders()).map((s) => s.clientId));
+      // Per symbol with an order open (an all-symbols query weighs many times more in an
+      // exchange's rate limits); with none, the venue's clock is the heartbeat.
+      const symbols = [...new Set(this.ledger.open().map((s) => s.symbol))];
+      if (symbols.length === 0) await this.ex.fetchTime();
+      const listed = new Set<string>();
+      for (const symbol of symbols)
+        for (const s of await this.openOrders(symbol)) listed.add(s.clientId);
       for (const s of this.ledger.open()) {
         if (s.state === "pending" || listed.has(s.clientId)) continue;
         const since = this.unknownSince.get(s.clientId);
