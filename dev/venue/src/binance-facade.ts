@@ -7,8 +7,8 @@ import type { FaultSwitches } from "./faults.js";
 /**
  * A small facade of Binance spot's REST API (https://developers.binance.com/docs/binance-spot-api-docs/rest-api)
  * in front of the dev venue's book, so ccxt's own binance class, its URLs pointed here, is the
- * client a test exercises: /api/v3/ping, time, exchangeInfo, depth, klines (from the venue's
- * trades), order (POST, GET, DELETE), openOrders (GET, DELETE). Signed endpoints check
+ * client a test exercises: /api/v3/ping, time, exchangeInfo, depth, trades, klines (from the
+ * venue's trades), account (balances), order (POST, GET, DELETE), openOrders (GET, DELETE). Signed endpoints check
  * X-MBX-APIKEY and the HMAC-SHA256 signature as Binance does; errors come as Binance's
  * {code, msg}, so ccxt raises its own exception classes.
  */
@@ -192,6 +192,38 @@ export async function startBinanceFacade(options: BinanceFacadeOptions): Promise
         levels.map(([p, q]) => [String(p), String(q)]);
       return { lastUpdateId: Date.now(), bids: side(d.bids), asks: side(d.asks) };
     },
+    "GET /api/v3/trades": (params) => {
+      const symbol = symbolOf(params);
+      const limit = Math.min(Math.max(Number(params.get("limit") ?? 500) || 500, 1), 1000);
+      return exchange.trades
+        .filter((t) => t.symbol === symbol)
+        .slice(-limit)
+        .map((t) => ({
+          id: t.id,
+          price: String(t.price),
+          qty: String(t.qty),
+          quoteQty: String(Math.round(t.price * t.qty * 1e8) / 1e8),
+          time: t.time.getTime(),
+          isBuyerMaker: t.aggressor === "sell",
+          isBestMatch: true,
+        }));
+    },
+    "GET /api/v3/account": (_p, req, raw) => {
+      authenticate(req, raw);
+      return {
+        makerCommission: 0,
+        takerCommission: 0,
+        buyerCommission: 0,
+        sellerCommission: 0,
+        canTrade: true,
+        canWithdraw: false,
+        canDeposit: false,
+        updateTime: Date.now(),
+        accountType: "SPOT",
+        balances: balancesOf(exchange, options.account),
+        permissions: ["SPOT"],
+      };
+    },
     "GET /api/v3/klines": (params) => {
       const symbol = symbolOf(params);
       const interval = intervals[params.get("interval") ?? ""];
@@ -351,6 +383,36 @@ export async function startBinanceFacade(options: BinanceFacadeOptions): Promise
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * An account's balances as the sum of its fills from zero: the dev venue takes no deposits and
+ * checks no credit, so what an account sold short shows as a negative balance. An open order
+ * locks what it could still spend: a buy its quote, a sell its base.
+ */
+function balancesOf(exchange: Exchange, account: string) {
+  const assets = new Map<string, { total: number; locked: number }>();
+  const asset = (name: string) => {
+    let a = assets.get(name);
+    if (!a) assets.set(name, (a = { total: 0, locked: 0 }));
+    return a;
+  };
+  for (const o of exchange.ordersOf(account)) {
+    const [base = o.symbol, quote = "USD"] = o.symbol.split(/[-/]/);
+    const sign = o.side === "buy" ? 1 : -1;
+    asset(base).total += sign * o.cumQty;
+    asset(quote).total -= sign * o.cumQty * o.avgPx;
+    if (o.status === "new" || o.status === "partially_filled") {
+      if (o.side === "sell") asset(base).locked += o.leavesQty;
+      else asset(quote).locked += o.leavesQty * (o.price ?? 0);
+    }
+  }
+  const round = (n: number) => String(Math.round(n * 1e8) / 1e8);
+  return [...assets].map(([name, a]) => ({
+    asset: name,
+    free: round(a.total - a.locked),
+    locked: round(a.locked),
+  }));
 }
 
 function sameSecret(a: string, b: string): boolean {

@@ -35,6 +35,8 @@ export interface Execution {
 }
 
 export interface Trade {
+  /** Rising from 1 per venue run (Binance's trade id). */
+  readonly id: number;
   readonly symbol: string;
   readonly price: number;
   readonly qty: number;
@@ -81,6 +83,7 @@ export class Exchange {
   /** The latest trades, oldest first, for bars (klines); bounded so a long run stays small. */
   readonly trades: Trade[] = [];
   private seq = 0;
+  private tradeSeq = 0;
   private readonly runId = Date.now().toString(36).toUpperCase();
   /** Set while a batch runs, so book listeners hear once per batch rather than once per order. */
   private changed: Set<string> | null = null;
@@ -187,7 +190,14 @@ export class Exchange {
       const price = maker.price!;
       this.fill(taker, qty, price);
       this.fill(maker, qty, price);
-      const trade = { symbol: taker.symbol, price, qty, aggressor: taker.side, time: new Date() };
+      const trade = {
+        id: ++this.tradeSeq,
+        symbol: taker.symbol,
+        price,
+        qty,
+        aggressor: taker.side,
+        time: new Date(),
+      };
       this.trades.push(trade);
       if (this.trades.length > MAX_TRADES) this.trades.splice(0, this.trades.length - MAX_TRADES);
       for (const l of this.tradeListeners) l(trade);
@@ -249,6 +259,25 @@ export class Exchange {
   orderById(account: string, orderId: string): VenueOrder | undefined {
     const order = this.orders.get(orderId);
     return order && order.account === account ? { ...order } : undefined;
+  }
+
+  /** Every order of `account` the venue still keeps, open or done (for its balances). */
+  ordersOf(account: string): VenueOrder[] {
+    return [...this.clOrdIds(account).values()]
+      .map((id) => this.orders.get(id))
+      .filter((o): o is VenueOrder => !!o)
+      .map((o) => ({ ...o }));
+  }
+
+  /** The net quantity `account` holds per symbol: the sum of its fills, buys less sells. */
+  positions(account: string): Array<{ symbol: string; qty: number }> {
+    const net = new Map<string, number>();
+    for (const o of this.ordersOf(account))
+      net.set(
+        o.symbol,
+        round((net.get(o.symbol) ?? 0) + (o.side === "buy" ? o.cumQty : -o.cumQty)),
+      );
+    return [...net].filter(([, qty]) => qty !== 0).map(([symbol, qty]) => ({ symbol, qty }));
   }
 
   openOrders(account: string, symbol?: string): VenueOrder[] {

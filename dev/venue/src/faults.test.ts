@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { eventually } from "../../../test/support/until.js";
 import { Harness, USER, heard, newOrder, reportsFor } from "./test-support.js";
 
 let h: Harness;
@@ -121,8 +122,50 @@ describe("dev venue fault switches, as a jspurefix client sees them", () => {
     expect((await control("GET", "/faults")).body).toEqual({
       rejectNewOrders: false,
       duplicateExecutionReports: false,
+      reorderExecutionReports: false,
+      gapSequenceNumbers: false,
       delayExecutionReportsMs: 0,
       hang: false,
     });
+  });
+
+  it("swaps ExecutionReports in pairs: the fill before the order's New", async () => {
+    h = new Harness();
+    await h.start();
+    const c = await h.loggedOn();
+    await control("PUT", "/faults", { reorderExecutionReports: true });
+    c.send("D", newOrder("swapped", "buy", 1, 100));
+    h.venue.exchange.submit("maker", {
+      clOrdId: "m",
+      symbol: "TEST",
+      side: "sell",
+      kind: "limit",
+      qty: 1,
+      price: 100,
+    });
+    await heard(c, "both reports", "8", (b) => b.ClOrdID === "swapped", 2);
+    expect(reportsFor(c, "swapped").map((b) => b.ExecType)).toEqual(["F", "0"]);
+  });
+
+  it("skips a sequence number before a report: the client asks for a resend, the venue gap-fills", async () => {
+    h = new Harness();
+    await h.start();
+    const c = await h.loggedOn();
+    h.venue.setFaults({ gapSequenceNumbers: true });
+    c.send("D", newOrder("gapped", "buy", 1, 10));
+    // The report past the gap is delivered at once; the missing number comes as a
+    // SequenceReset-GapFill (4) answering the client's ResendRequest.
+    expect(await heard(c, "the report", "8", (b) => b.ClOrdID === "gapped")).toMatchObject({
+      ExecType: "0",
+    });
+    await eventually(
+      "the gap fill",
+      () => c.decoded,
+      (d) => d.includes("4"),
+    );
+    h.venue.setFaults({ gapSequenceNumbers: false });
+    c.send("D", newOrder("after", "buy", 1, 10));
+    await heard(c, "the session goes on", "8", (b) => b.ClOrdID === "after");
+    expect(reportsFor(c, "gapped")).toHaveLength(1);
   });
 });

@@ -7,6 +7,17 @@ export interface FaultSwitches {
   rejectNewOrders: boolean;
   /** Every ExecutionReport goes out twice: the same ExecID, the second with PossResend=Y. */
   duplicateExecutionReports: boolean;
+  /**
+   * ExecutionReports go out in swapped pairs: each is held until the next one has gone (or
+   * 200 ms passed), so a client hears, say, a fill before the order's New.
+   */
+  reorderExecutionReports: boolean;
+  /**
+   * Every ExecutionReport goes out with a MsgSeqNum one past the due one, so the client sees a
+   * gap, sends a ResendRequest, and the venue resends what it stored (PossDupFlag=Y) and fills
+   * the missing number with a SequenceReset-GapFill.
+   */
+  gapSequenceNumbers: boolean;
   /** Every ExecutionReport goes out this many milliseconds late (order kept). */
   delayExecutionReportsMs: number;
   /** Sessions stop answering anything, heartbeats and test requests included. */
@@ -16,6 +27,8 @@ export interface FaultSwitches {
 export const noFaults = (): FaultSwitches => ({
   rejectNewOrders: false,
   duplicateExecutionReports: false,
+  reorderExecutionReports: false,
+  gapSequenceNumbers: false,
   delayExecutionReportsMs: 0,
   hang: false,
 });
@@ -31,6 +44,8 @@ export function parseFaultUpdate(input: unknown): Partial<FaultSwitches> {
     switch (key) {
       case "rejectNewOrders":
       case "duplicateExecutionReports":
+      case "reorderExecutionReports":
+      case "gapSequenceNumbers":
       case "hang":
         if (typeof value !== "boolean") throw new Error(`${key} must be true or false`);
         out[key] = value;
@@ -47,7 +62,7 @@ export function parseFaultUpdate(input: unknown): Partial<FaultSwitches> {
         break;
       default:
         throw new Error(
-          `unknown switch ${JSON.stringify(key)}; known: rejectNewOrders, duplicateExecutionReports, delayExecutionReportsMs, hang`,
+          `unknown switch ${JSON.stringify(key)}; known: rejectNewOrders, duplicateExecutionReports, reorderExecutionReports, gapSequenceNumbers, delayExecutionReportsMs, hang`,
         );
     }
   }

@@ -22,6 +22,8 @@ export interface Received {
  */
 class RecordingSession extends AsciiSession {
   readonly received: Received[] = [];
+  /** The MsgType of every message decoded, session messages included (heartbeats, resets). */
+  readonly decoded: string[] = [];
   logoutText: string | null = null;
   onReadyCalled = () => {};
   onStoppedCalled: (error: Error | null) => void = () => {};
@@ -54,6 +56,7 @@ class RecordingSession extends AsciiSession {
     return true;
   }
   protected onDecoded(msgType: string, txt: string): void {
+    this.decoded.push(msgType);
     if (msgType === "5") this.logoutText = /(?:^|\|)58=([^|]*)/.exec(txt)?.[1] ?? "";
   }
   protected onEncoded(): void {}
@@ -75,6 +78,8 @@ export interface FixClient {
   /** Resolves when the session ends: null after a clean logout, else the error it ended on. */
   readonly ended: Promise<Error | null>;
   readonly received: readonly Received[];
+  /** The MsgType of every message heard, session messages included. */
+  readonly decoded: readonly string[];
   /** The Text (58) of a Logout the venue sent, if it sent one. */
   logoutText(): string | null;
   send(msgType: string, body: ILooseObject): void;
@@ -131,6 +136,7 @@ export async function connectFixClient(options: FixClientOptions): Promise<FixCl
     ready,
     ended,
     received: s.received,
+    decoded: s.decoded,
     logoutText: () => s.logoutText,
     send: (msgType, body) => s.sendMessage(msgType, body),
     onMessage: (l) => void (listeners = [...listeners, l]),

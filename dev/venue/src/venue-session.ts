@@ -39,6 +39,8 @@ const digest = (s: string) => createHash("sha256").update(s).digest();
 const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
 const MAX_SYMBOLS = 100;
 const MAX_HEARTBEAT_SECONDS = 3600;
+/** How long the reorder switch holds a report waiting for the next one to overtake it. */
+const REORDER_HOLD_MS = 200;
 
 /**
  * One logged-on FIX client. Orders belong to the Username it logged on with, so a client that
@@ -50,6 +52,8 @@ export class VenueSession extends AsciiSession {
   private readonly detach: Array<() => void> = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly marketData: MarketDataSubscriptions;
+  /** A report the reorder switch holds back until the next one has gone. */
+  private held: { go: () => void; timer: NodeJS.Timeout } | null = null;
 
   constructor(
     config: IJsFixConfig,
@@ -115,6 +119,7 @@ export class VenueSession extends AsciiSession {
     for (const d of this.detach.splice(0)) d();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    this.held = null;
     this.marketData.clear();
   }
 
@@ -137,6 +142,8 @@ export class VenueSession extends AsciiSession {
         return this.massStatus(msg);
       case MsgType.MarketDataRequest:
         return this.marketDataRequest(msg);
+      case MsgType.RequestForPositions:
+        return this.positions(msg);
       default:
         this.send(MsgType.BusinessMessageReject, {
           RefSeqNum: view.getTyped(34) as number,
@@ -151,16 +158,41 @@ export class VenueSession extends AsciiSession {
     const report = executionReport(e);
     const faults = this.venue.faults;
     const go = () => {
+      if (faults.gapSequenceNumbers) this.skipSequenceNumber();
       this.send(MsgType.ExecutionReport, report);
       if (faults.duplicateExecutionReports)
         this.send(MsgType.ExecutionReport, { ...report, StandardHeader: { PossResend: true } });
     };
+    if (faults.reorderExecutionReports) return this.reordered(go);
     if (faults.delayExecutionReportsMs <= 0) return go();
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       go();
     }, faults.delayExecutionReportsMs);
     this.timers.add(timer);
+  }
+
+  private skipSequenceNumber(): void {
+    const transmitter = this.transport?.transmitter as { msgSeqNum?: number } | undefined;
+    if (transmitter && typeof transmitter.msgSeqNum === "number") transmitter.msgSeqNum++;
+  }
+
+  private reordered(go: () => void): void {
+    const held = this.held;
+    if (held) {
+      clearTimeout(held.timer);
+      this.timers.delete(held.timer);
+      this.held = null;
+      go();
+      return held.go();
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.held = null;
+      go();
+    }, REORDER_HOLD_MS);
+    this.timers.add(timer);
+    this.held = { go, timer };
   }
 
   private newOrder(msg: ILooseObject): void {
@@ -312,6 +344,50 @@ export class VenueSession extends AsciiSession {
         }),
       ),
     );
+  }
+
+  /**
+   * RequestForPositions (AN), type 0 (positions): an ack (AO) with the count, then a
+   * PositionReport (AP) per symbol the account holds (net of its fills; no clearing, so the
+   * settlement prices are 0 and the business date is today).
+   */
+  private positions(msg: ILooseObject): void {
+    const { exchange } = this.venue;
+    const account = this.account!;
+    const reqId = String(msg.PosReqID ?? "");
+    const symbol = (msg.Instrument as ILooseObject | undefined)?.Symbol as string | undefined;
+    const ack = (result: number, total: number, text?: string) =>
+      this.send(MsgType.RequestForPositionsAck, {
+        PosMaintRptID: exchange.nextId("P"),
+        PosReqID: reqId,
+        TotalNumPosReports: total,
+        PosReqResult: result,
+        PosReqStatus: result === 0 || result === 2 ? 0 : 2,
+        Account: account,
+        AccountType: 1,
+        ...(text ? { Text: text } : {}),
+      });
+    if (Number(msg.PosReqType) !== 0) return ack(4, 0, "PosReqType 0 (positions) only");
+    const held = exchange.positions(account).filter((p) => !symbol || p.symbol === symbol);
+    ack(held.length > 0 ? 0 : 2, held.length);
+    for (const p of held)
+      this.send(MsgType.PositionReport, {
+        PosMaintRptID: exchange.nextId("P"),
+        PosReqID: reqId,
+        PosReqType: 0,
+        TotalNumPosReports: held.length,
+        PosReqResult: 0,
+        ClearingBusinessDate: new Date(),
+        Account: account,
+        AccountType: 1,
+        Instrument: { Symbol: p.symbol },
+        SettlPrice: 0,
+        SettlPriceType: 1,
+        PriorSettlPrice: 0,
+        PositionQty: [
+          { PosType: "TQ", LongQty: Math.max(p.qty, 0), ShortQty: Math.max(-p.qty, 0) },
+        ],
+      });
   }
 
   private marketDataRequest(msg: ILooseObject): void {

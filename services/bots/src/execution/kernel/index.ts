@@ -16,3 +16,16 @@ export {
   type StrategyHost,
 } from "./strategy-host.js";
 export type { BarVenue, Venue, VenueReport } from "./venue.js";
+export {
+  TERMINAL_STATES,
+  VenueError,
+  type LiveVenue,
+  type VenueBalance,
+  type VenueCapabilities,
+  type VenueHealth,
+  type VenueOrderRequest,
+  type VenueOrderState,
+  type VenueOrderStatus,
+  type VenuePosition,
+  type VenueTrade,
+} from "./live-venue.js";

@@ -13,6 +13,10 @@ import type { BrokerReport } from "../simulated-broker.js";
  *   `VenueReport` it was built with (`fill`, then the `order_filled` and `position_changed`
  *   records), a simulated venue at the next bar's open and a real one when its execution report
  *   arrives. `cash`, `units` and `openOrders` are the venue's books as of the last fill reported.
+ *
+ * A real venue (FIX, ccxt) answers later or not at all: its adapters implement `LiveVenue`
+ * (live-venue.ts), asynchronous and with deadlines, and write the same records through the same
+ * `VenueReport`; `PipelineVenue` (venues/pipeline-venue.ts) puts one behind this interface.
  */
 export interface Venue {
   readonly symbol: string;
