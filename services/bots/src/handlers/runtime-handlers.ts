@@ -35,7 +35,6 @@ import * as repo from "../store/bots.repository.js";
 import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { assertApprovedPromotion } from "./approved-promotion.js";
-import { refuseStrategyCodeRun } from "../strategy-code/not-runnable.js";
 import { BOTS_SCHEMA } from "./bots-handlers.js";
 import { capitalFor } from "../store/allocations.repository.js";
 import {
@@ -114,12 +113,14 @@ export function createRuntimeHandlers(deps: {
         { task_id: running },
       );
     const spec = storedToSpec(bot.spec);
-    refuseStrategyCodeRun(spec, `bot "${bot.slug}"`, "a paper session");
     try {
-      resolveStrategy(
-        spec.strategy?.family ?? "",
-        spec.strategy?.parameters as Record<string, unknown> | undefined,
-      );
+      // Strategy code was checked when its version was made; its params are the sandbox's to judge
+      // (a session whose params do not fit ends failed invalid_params, as a backtest does).
+      if (!spec.strategy?.code)
+        resolveStrategy(
+          spec.strategy?.family ?? "",
+          spec.strategy?.parameters as Record<string, unknown> | undefined,
+        );
       const source = await runSource(db, spec, dataSource || defaultDataSource(spec));
       await loadBars(dataSource || defaultDataSource(spec), undefined, undefined, source.opts);
     } catch (err) {
@@ -310,12 +311,12 @@ export function createRuntimeHandlers(deps: {
           strategyDigest: storedToSpec(bot.spec).strategy?.code?.digest,
         },
       );
-      refuseStrategyCodeRun(storedToSpec(bot.spec), `bot "${bot.slug}"`, "a deployment");
       const applied = await applyBotResource(deps.kube, {
         slug: bot.slug,
         fleet: bot.fleet,
         version: bot.current_version,
         specHash: bot.spec_hash,
+        strategyDigest: storedToSpec(bot.spec).strategy?.code?.digest,
         approvedPromotion: req.approvedPromotion,
       });
       const row = await insertK8sDeployment(db, {

@@ -14,5 +14,6 @@ export {
   type KernelOrder,
   type PortfolioView,
   type StrategyHost,
+  type StrategyLogLine,
 } from "./strategy-host.js";
 export type { BarVenue, Venue, VenueReport } from "./venue.js";
