@@ -106,19 +106,25 @@ export function createComplianceRunHandlers(deps: {
         );
       const spec = storedToSpec(versionRow.spec);
       const what = `version ${versionRow.version} of bot "${bot.slug}"`;
-      refuseStrategyCodeRun(spec, what, "a conformance or stress run");
+      if (kind === "stress") refuseStrategyCodeRun(spec, what, "a stress run");
       let task: Omit<ComplianceTask, "id" | "taskId">;
       try {
-        if (!spec.strategy?.family)
+        const code = spec.strategy?.code;
+        if (!spec.strategy?.family && !code)
           throw new EngineInputError(
             "invalid_parameter",
-            `${what} has no strategy; set strategy.family in its spec before testing it`,
+            `${what} has no strategy; set strategy.family or strategy.code in its spec before testing it`,
             "strategy.family",
           );
-        const strategy = resolveStrategy(
-          spec.strategy.family,
-          spec.strategy.parameters as Record<string, unknown> | undefined,
-        );
+        // Conformance judges the order path under the bot's limits and costs with orders of its
+        // own cases, so code runs it as a family does; stress (refused above for code) drives the
+        // bot's own strategy.
+        const strategy = code
+          ? undefined
+          : resolveStrategy(
+              spec.strategy!.family,
+              spec.strategy!.parameters as Record<string, unknown> | undefined,
+            );
         const settings = engineSettingsFrom(spec.engine);
         const subject: BotUnderTest = {
           slug: bot.slug,
@@ -131,7 +137,7 @@ export function createComplianceRunHandlers(deps: {
         task = { botId: bot.id, kind, bot: subject };
         if (kind === "stress") {
           const bars = await loadBars(DEFAULT_DATA_SOURCE);
-          const newStrategy = () => strategy.family.create(strategy.params);
+          const newStrategy = () => strategy!.family.create(strategy!.params);
           task.stress = { bars, newStrategy, multiple };
         }
       } catch (err) {
