@@ -16,4 +16,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("state", "text", (c) => c.notNull())
     .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
+  // A code strategy's ctx.log lines of a backtest ([{time, level, message, fields?}], JSON text,
+  // at most the run's limit of lines) and how many past that limit it dropped.
+  await db.schema
+    .alterTable("backtest_results")
+    .addColumn("strategy_logs", "text", (c) => c.notNull().defaultTo("[]"))
+    .addColumn("strategy_logs_dropped", "bigint", (c) => c.notNull().defaultTo(0))
+    .execute();
 }

@@ -63,6 +63,9 @@ export interface BacktestResultsTable {
   symbol: string;
   trade_count: number;
   trades_truncated: ColumnType<boolean, boolean | undefined, never>;
+  /** A code strategy's log lines, JSON text: [{time (epoch ms or null), level, message, fields?}]. */
+  strategy_logs: ColumnType<string, string | undefined, never>;
+  strategy_logs_dropped: ColumnType<string, number | undefined, never>;
 }
 
 export interface BacktestTradesTable {
