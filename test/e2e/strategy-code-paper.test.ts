@@ -86,6 +86,10 @@ describe("strategy code in paper sessions, conformance runs and deployments (rea
     expect((await deployment("code-paper", taskId)).status).toBe("halted");
     const phases = await events("code-paper", "phase_changed");
     expect(phases.at(-1)!.data).toMatchObject({ phase: "Stopped" });
+    // Replay's determinism check re-runs the code in a sandbox of its own over the recorded bars.
+    const replay = await call(p.url, "POST", "/bots/code-paper/replay", { rerun_strategy: true });
+    expect(replay.status).toBe(200);
+    expect(replay.body.deterministic).toBe(true);
   }, 90_000);
 
   it("a strategy that spins ends its session failed with strategy_timeout, keeping the bars before", async () => {

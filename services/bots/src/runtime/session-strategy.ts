@@ -9,7 +9,7 @@ import {
   type SandboxHostSnapshot,
 } from "../execution/kernel/sandbox-host.js";
 import type { StrategyState } from "../runner/bot-runner.js";
-import { sandboxLimitsFromEnv, startSandbox } from "../sandbox/index.js";
+import { sandboxLimitsFromEnv, startSandbox, type SandboxSnapshot } from "../sandbox/index.js";
 import type { BotsDatabase } from "../store/bots.table.js";
 import { findVersion } from "../store/bots.repository.js";
 import { sessionStrategyState } from "../store/events.repository.js";
@@ -47,13 +47,7 @@ export async function startSessionStrategy(o: {
   /** The index of the last bar the session recorded, or undefined for a new session. */
   lastBar: number | undefined;
 }): Promise<SessionStrategy> {
-  const row = await findVersion(o.db, o.botId, o.version);
-  const bundle = row?.bundle_digest ? await findStrategyBundle(o.db, row.bundle_digest) : undefined;
-  // A version is written with its bundle in one transaction: one missing is the store's fault.
-  if (bundle === undefined)
-    throw new Error(
-      `version ${o.version} of bot ${o.botId}: the bundle of its strategy code is not stored`,
-    );
+  const bundle = await bundleOf(o.db, o.botId, o.version);
   const kept = o.lastBar === undefined ? undefined : await sessionStrategyState(o.db, o.taskId);
   let state: StrategyState | undefined;
   if (kept && kept.bar === o.lastBar) state = JSON.parse(kept.json) as StrategyState;
@@ -65,26 +59,62 @@ export async function startSessionStrategy(o: {
       "no strategy state kept as of the session's last bar; its strategy starts afresh",
     );
   const snapshot = state?.host as SandboxHostSnapshot | undefined;
-  const sandbox = await startSandbox({
+  const host = await startCodeHost({
     bundle,
-    params: (o.spec.strategy?.parameters ?? {}) as Record<string, unknown>,
-    symbols: [o.symbol],
-    seed: seedOf(o.taskId),
-    limits: sandboxLimitsFromEnv(),
+    spec: o.spec,
+    symbol: o.symbol,
+    taskId: o.taskId,
     ...(snapshot ? { restore: withBars(snapshot, o.symbol, o.bars, o.lastBar!) } : {}),
   });
-  let initialised;
-  try {
-    initialised = await sandbox.init();
-  } catch (err) {
-    sandbox.kill();
-    throw err;
-  }
-  const host = new SandboxHost(sandbox, o.symbol);
-  host.initialised(initialised);
   if (snapshot) host.restoreBooks(snapshot);
   return {
     host,
     ...(state && state.target !== null ? { resumeTarget: state.target } : {}),
   };
+}
+
+/** The bundle of a code version's strategy, from the store. */
+export async function bundleOf(
+  db: Kysely<BotsDatabase>,
+  botId: string,
+  version: number,
+): Promise<string> {
+  const row = await findVersion(db, botId, version);
+  const bundle = row?.bundle_digest ? await findStrategyBundle(db, row.bundle_digest) : undefined;
+  // A version is written with its bundle in one transaction: one missing is the store's fault.
+  if (bundle === undefined)
+    throw new Error(
+      `version ${version} of bot ${botId}: the bundle of its strategy code is not stored`,
+    );
+  return bundle;
+}
+
+/**
+ * A session's strategy code in a started sandbox (init run) as the kernel's host: seeded by its
+ * task id, so a session's re-run from its first bar (replay's determinism check) draws the same
+ * random numbers it drew.
+ */
+export async function startCodeHost(o: {
+  bundle: string;
+  spec: BotSpec;
+  symbol: string;
+  taskId: string;
+  restore?: SandboxSnapshot;
+}): Promise<SandboxHost> {
+  const sandbox = await startSandbox({
+    bundle: o.bundle,
+    params: (o.spec.strategy?.parameters ?? {}) as Record<string, unknown>,
+    symbols: [o.symbol],
+    seed: seedOf(o.taskId),
+    limits: sandboxLimitsFromEnv(),
+    ...(o.restore ? { restore: o.restore } : {}),
+  });
+  try {
+    const host = new SandboxHost(sandbox, o.symbol);
+    host.initialised(await sandbox.init());
+    return host;
+  } catch (err) {
+    sandbox.kill();
+    throw err;
+  }
 }
