@@ -112,7 +112,7 @@ describe("strategy code in paper sessions, conformance runs and deployments (rea
     });
   }, 90_000);
 
-  it("conformance runs for a code version; stress answers 501 saying what runs code", async () => {
+  it("conformance and stress run for a code version: stress drives the code at the multiple", async () => {
     const bot = await createCodeBot(p.url, "Code Conformance", as("alice"));
     const started = await call(
       p.url,
@@ -132,9 +132,21 @@ describe("strategy code in paper sessions, conformance runs and deployments (rea
     expect(done.body.status, JSON.stringify(done.body)).toBe("completed");
     expect(done.body.cases.length).toBeGreaterThan(5);
     const stress = await call(p.url, "POST", "/bots/code-conformance/stress", {}, as("alice"));
-    expect(stress.status).toBe(501);
-    expect(stress.body.error.code).toBe("strategy_code_not_runnable");
-    expect(stress.body.error.message).toContain("a stress run of strategy code");
+    expect(stress.status, JSON.stringify(stress.body)).toBe(202);
+    const stressed = await eventually(
+      "the stress run completes",
+      () => call(p.url, "GET", stress.body.results.href),
+      (r) => r.status === 200 && !["pending", "running"].includes(r.body.status),
+      60_000,
+    );
+    expect(stressed.body.status, JSON.stringify(stressed.body)).toBe("completed");
+    expect(stressed.body.stress).toMatchObject({
+      replay: "strategy",
+      peak_multiple: 2,
+      orders_lost: "0",
+      controls_held: true,
+    });
+    expect(Number(stressed.body.stress.orders_sent)).toBeGreaterThan(0);
   }, 90_000);
 
   it("deploys a code version: the Bot resource names its strategy digest, as the token does", async () => {
