@@ -154,6 +154,9 @@ export class BotRunner {
 
   set phase(phase: Phase) {
     this.ownPhase = phase;
+    // Stopped from outside (a shutdown hands the session over, a lost lease abandons it): a
+    // sandboxed strategy's call in flight is not waited for either.
+    if (phase === "Stopped") this.interrupt?.();
   }
 
   /** When the runner stopped starting bars (performance.now()), or NaN while it trades. */

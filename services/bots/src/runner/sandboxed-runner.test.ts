@@ -193,6 +193,24 @@ describe("a paper session of a sandboxed strategy (BotRunner with an async host)
     expect(s.events.at(-1)).toMatchObject({ type: "phase_changed", data: { phase: "Stopped" } });
   }, 20_000);
 
+  it("stopped from outside (a shutdown handing the session over), it does not wait for a call in flight either", async () => {
+    const spinner = `module.exports.default = { params: {}, lookback: 10, onBar(ctx) { if (ctx.bars(ctx.symbols[0]).length > 2) for (;;) {} } };`;
+    const { host, sandbox } = await hostOf(spinner, { limits: { callTimeoutMs: 60_000 } });
+    const s = session(host, 0, []);
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (s.events.some((e) => e.type === "bar_received" && e.data.index === 1)) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 5);
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    s.runner.phase = "Stopped";
+    expect(await s.runner.finished()).toBe("stopped");
+    await sandbox.exited;
+  }, 20_000);
+
   it("a strategy's failure rejects the run with its code, keeping the events of the bars before", async () => {
     const thrower = `module.exports.default = { params: {}, lookback: 10, onBar(ctx) { if (ctx.bars(ctx.symbols[0]).length > 3) throw new Error("boom"); } };`;
     const { host } = await hostOf(thrower);
