@@ -92,6 +92,47 @@ describe("strategy code in paper sessions, conformance runs and deployments (rea
     expect(replay.body.deterministic).toBe(true);
   }, 90_000);
 
+  it("a kill switch parks a code session and its release resumes it from the state kept: init again, the count goes on", async () => {
+    const taskId = await approvedSession(p, "code-park", "park-fleet", 50, {
+      strategy: code(COUNTER_STRATEGY),
+    });
+    await eventually(
+      "the session records 10 bars",
+      () => events("code-park", "bar_received"),
+      (b) => b.length >= 10,
+      30_000,
+    );
+    await call(p.url, "PUT", "/kill-switches/park-fleet", {
+      scope: "fleet",
+      target: "park-fleet",
+      mode: "cancel",
+      reason: "code drill",
+    });
+    await eventually(
+      "the session is parked",
+      () => deployment("code-park", taskId),
+      (d) => d?.status === "halted" && d.parked === true,
+      30_000,
+    );
+    const parkedAt = (await events("code-park", "bar_received")).length;
+    await call(p.url, "DELETE", "/kill-switches/park-fleet");
+    const bars = await eventually(
+      "the session runs again and records 10 more bars",
+      () => events("code-park", "bar_received"),
+      (b) => b.length >= parkedAt + 10,
+      30_000,
+    );
+    expect(bars.map((b) => b.data.index)).toEqual(bars.map((_, i) => i));
+    const logs = await events("code-park", "strategy_log");
+    expect(logs.filter((l) => l.data.message === "init").map((l) => l.data.fields!.seen)).toEqual([
+      0,
+      parkedAt,
+    ]);
+    const counted = logs.filter((l) => l.data.message === "bar").map((l) => l.data.fields!.seen);
+    expect(counted.slice(0, bars.length)).toEqual(bars.map((_, i) => i + 1));
+    await call(p.url, "POST", "/bots/code-park/halt", { reason: "end" });
+  }, 90_000);
+
   it("a strategy that spins ends its session failed with strategy_timeout, keeping the bars before", async () => {
     const taskId = await approvedSession(p, "code-spin", "code-fleet", 50, {
       strategy: code(SPINNER),
