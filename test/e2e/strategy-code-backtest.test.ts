@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { MA_CROSSOVER_EXAMPLE } from "@svc/strategy-sdk/check";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
-import { createCodeBot } from "../support/strategy-code.js";
+import { COUNTER_STRATEGY, createCodeBot } from "../support/strategy-code.js";
 import { eventually } from "../support/until.js";
 
 /** The SDK example with an onBar that throws once it has enough bars. */
@@ -62,6 +62,42 @@ describe("backtests of strategy code, sandboxed (real Postgres)", () => {
     );
     expect(trial.rows).toEqual([{ strategy_family: `code:${bot.spec.strategy.code.digest}` }]);
   });
+
+  it("keeps the strategy's ctx.log lines with the results, each at its bar's time, and counts those past the limit", async () => {
+    const created = await eventually(
+      "the checker takes the counter",
+      () =>
+        call(p.url, "POST", "/bots", {
+          name: "Logs Lines",
+          kind: "trading",
+          strategy: { code: { files: [{ path: "strategy.ts", content: COUNTER_STRATEGY }] } },
+        }),
+      (r) => r.status !== 429,
+      60_000,
+    );
+    expect(created.status).toBe(201);
+    const res = await call(p.url, "POST", "/bots/logs-lines/backtest", {
+      data_source: "csv:sample-btc-usd-1d",
+    });
+    const done = await finished("logs-lines", res.body.task_id);
+    expect(done.status).toBe("success");
+    const results = await call(p.url, "GET", `/bots/logs-lines/deployments/${done.id}/results`);
+    expect(results.status).toBe(200);
+    const logs = results.body.strategy_logs;
+    // init's line and one a bar: 1,001 lines, the run's limit (SVC_STRATEGY_LOG_LINES) is 1,000.
+    expect(logs).toHaveLength(1000);
+    expect(results.body.strategy_logs_dropped).toBe("1");
+    expect(logs[0]).toEqual({ time: null, level: "info", message: "init", fields: { seen: 0 } });
+    expect(logs[1]).toEqual({
+      time: results.body.equity[0].time,
+      level: "info",
+      message: "bar",
+      fields: { seen: 1 },
+    });
+    expect(logs[500].time).toBe(results.body.equity[499].time);
+    // The lines are the results', not the summary's.
+    expect(done.result_summary.strategy_logs).toBeUndefined();
+  }, 60_000);
 
   it("ends a strategy that spins in onBar failed with strategy_timeout, while a run beside it succeeds", async () => {
     const hostile = await eventually(

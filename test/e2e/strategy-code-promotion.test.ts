@@ -83,14 +83,22 @@ describe("a version with strategy code through the promotion gate (real Postgres
       strategy_digest: bot.spec.strategy.code.digest,
     });
 
-    // The token verifies; the run itself is what does not exist yet.
+    // The token verifies, and the session runs the code (strategy-code-paper.test.ts follows one).
     const paper = await call(p.url, "POST", "/bots/gated-code/paper/start", {
       approved_promotion: token,
+      speed: 50,
     });
-    expect(paper.status).toBe(501);
-    expect(paper.body.error.code).toBe("strategy_code_not_runnable");
-    expect(paper.body.error.message).toContain("only backtests run it");
-  });
+    expect(paper.status).toBe(202);
+    await eventually(
+      "the code's session records its orders",
+      () => call(p.url, "GET", "/bots/gated-code/state/events?type=order_placed"),
+      (r) => r.body.items?.length > 0,
+      30_000,
+    );
+    expect((await call(p.url, "POST", "/bots/gated-code/halt", { reason: "done" })).status).toBe(
+      200,
+    );
+  }, 60_000);
 
   it("refuses a token for the version's hash that names other code, or none", async () => {
     const keys = p.platform.config.promotionTokens;

@@ -33,3 +33,24 @@ export async function createCodeBot(
   if (created.status !== 201) throw new Error(`${created.status}: ${created.text}`);
   return created.body;
 }
+
+/**
+ * Counts its bars in ctx.state and logs each (init logs the count it starts from: 0, or the
+ * count restored when a session resumes); long for five bars, flat for five.
+ */
+export const COUNTER_STRATEGY = `import { defineStrategy } from "@svc/strategy-sdk";
+
+export default defineStrategy({
+  params: {},
+  init(ctx) {
+    ctx.log.info("init", { seen: Number(ctx.state.seen ?? 0) });
+  },
+  onBar(ctx) {
+    const seen = Number(ctx.state.seen ?? 0) + 1;
+    ctx.state.seen = seen;
+    ctx.log.info("bar", { seen });
+    for (const symbol of ctx.symbols)
+      ctx.target(symbol, { weight: Math.floor(seen / 5) % 2 === 0 ? 1 : 0 });
+  },
+});
+`;

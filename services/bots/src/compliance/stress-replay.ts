@@ -18,9 +18,9 @@ import { percentiles } from "./percentiles.js";
 import { StressWitness } from "./stress-witness.js";
 
 /** Order messages a replay aims at, for a p99 worth the name: laps of the data set until then. */
-const MIN_MESSAGES = 2_000;
+export const MIN_MESSAGES = 2_000;
 /** Most laps of the data set, so a bot that rarely trades still ends as a short task. */
-const MAX_LAPS = 200;
+export const MAX_LAPS = 200;
 /** Slices of a replay, between which the task reports progress and yields. */
 export const STRESS_SLICES = 10;
 
@@ -97,9 +97,9 @@ class LapHost implements StrategyHost {
 }
 
 /** Most times a replay that fell short of the demand is tried again with its clock twice as fast. */
-const MAX_SPEED_UPS = 24;
+export const MAX_SPEED_UPS = 24;
 
-interface Replayed {
+export interface Replayed {
   events: ExecutionEvent[];
   w: StressWitness;
   broker: SimulatedBroker;
@@ -222,7 +222,7 @@ function rehearse(
   return { times, counts, sent };
 }
 
-function judge(
+export function judge(
   r: Replayed & {
     bot: BotUnderTest;
     peak: Peak;

@@ -7,6 +7,7 @@ import {
   BacktestTradeSchema,
   BotsService,
   ListBacktestTradesResponseSchema,
+  StrategyLogLineSchema,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { Code, svcError } from "@svc/lib/errors";
 import * as repo from "../store/bots.repository.js";
@@ -61,6 +62,8 @@ export function createBacktestResultsHandlers(db: Kysely<BotsDatabase>): Handler
         dailyReturns: stored.daily_returns,
         tradeCount: stored.trade_count,
         tradesTruncated: stored.trades_truncated,
+        strategyLogs: strategyLogsOf(stored.strategy_logs),
+        strategyLogsDropped: BigInt(stored.strategy_logs_dropped),
       });
     },
 
@@ -131,4 +134,22 @@ function numberOfToken(token: string, deploymentId: string): number {
       { field: "page_token" },
     );
   return Number(m[2]);
+}
+
+/** The stored log lines of a code strategy's backtest, as the API shows them. */
+function strategyLogsOf(json: string) {
+  const lines = JSON.parse(json) as {
+    time: number | null;
+    level: string;
+    message: string;
+    fields?: JsonObject;
+  }[];
+  return lines.map((l) =>
+    create(StrategyLogLineSchema, {
+      ...(l.time !== null ? { time: timestampFromDate(new Date(l.time)) } : {}),
+      level: l.level,
+      message: l.message,
+      ...(l.fields ? { fields: l.fields } : {}),
+    }),
+  );
 }

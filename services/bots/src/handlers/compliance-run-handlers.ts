@@ -28,7 +28,7 @@ import * as repo from "../store/bots.repository.js";
 import { isForeignKeyViolation } from "@svc/lib/db";
 import * as runs from "../store/compliance-runs.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
-import { refuseStrategyCodeRun } from "../strategy-code/not-runnable.js";
+import { bundleOf, startCodeHost } from "../runtime/session-strategy.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { rowToComplianceRun } from "./compliance-run-mapping.js";
@@ -106,19 +106,24 @@ export function createComplianceRunHandlers(deps: {
         );
       const spec = storedToSpec(versionRow.spec);
       const what = `version ${versionRow.version} of bot "${bot.slug}"`;
-      refuseStrategyCodeRun(spec, what, "a conformance or stress run");
       let task: Omit<ComplianceTask, "id" | "taskId">;
       try {
-        if (!spec.strategy?.family)
+        const code = spec.strategy?.code;
+        if (!spec.strategy?.family && !code)
           throw new EngineInputError(
             "invalid_parameter",
-            `${what} has no strategy; set strategy.family in its spec before testing it`,
+            `${what} has no strategy; set strategy.family or strategy.code in its spec before testing it`,
             "strategy.family",
           );
-        const strategy = resolveStrategy(
-          spec.strategy.family,
-          spec.strategy.parameters as Record<string, unknown> | undefined,
-        );
+        // Conformance judges the order path under the bot's limits and costs with orders of its
+        // own cases, so code runs it as a family does; stress drives the bot's own strategy, code
+        // in a sandbox a lap.
+        const strategy = code
+          ? undefined
+          : resolveStrategy(
+              spec.strategy!.family,
+              spec.strategy!.parameters as Record<string, unknown> | undefined,
+            );
         const settings = engineSettingsFrom(spec.engine);
         const subject: BotUnderTest = {
           slug: bot.slug,
@@ -131,8 +136,16 @@ export function createComplianceRunHandlers(deps: {
         task = { botId: bot.id, kind, bot: subject };
         if (kind === "stress") {
           const bars = await loadBars(DEFAULT_DATA_SOURCE);
-          const newStrategy = () => strategy.family.create(strategy.params);
-          task.stress = { bars, newStrategy, multiple };
+          if (code) {
+            const bundle = await bundleOf(db, bot.id, versionRow.version);
+            // Seeded by the version: a stress run of the same code draws the same numbers.
+            const taskId = `stress:${versionRow.spec_hash}`;
+            const newHost = () => startCodeHost({ bundle, spec, symbol: subject.symbol, taskId });
+            task.stress = { bars, newHost, multiple };
+          } else {
+            const newStrategy = () => strategy!.family.create(strategy!.params);
+            task.stress = { bars, newStrategy, multiple };
+          }
         }
       } catch (err) {
         if (err instanceof EngineInputError) throw engineInputRefused(err);

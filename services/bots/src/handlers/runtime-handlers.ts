@@ -35,7 +35,8 @@ import * as repo from "../store/bots.repository.js";
 import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
 import { assertApprovedPromotion } from "./approved-promotion.js";
-import { refuseStrategyCodeRun } from "../strategy-code/not-runnable.js";
+import { bundleOf, startCodeHost } from "../runtime/session-strategy.js";
+import { StrategyFailure } from "../sandbox/index.js";
 import { BOTS_SCHEMA } from "./bots-handlers.js";
 import { capitalFor } from "../store/allocations.repository.js";
 import {
@@ -114,12 +115,14 @@ export function createRuntimeHandlers(deps: {
         { task_id: running },
       );
     const spec = storedToSpec(bot.spec);
-    refuseStrategyCodeRun(spec, `bot "${bot.slug}"`, "a paper session");
     try {
-      resolveStrategy(
-        spec.strategy?.family ?? "",
-        spec.strategy?.parameters as Record<string, unknown> | undefined,
-      );
+      // Strategy code was checked when its version was made; its params are the sandbox's to judge
+      // (a session whose params do not fit ends failed invalid_params, as a backtest does).
+      if (!spec.strategy?.code)
+        resolveStrategy(
+          spec.strategy?.family ?? "",
+          spec.strategy?.parameters as Record<string, unknown> | undefined,
+        );
       const source = await runSource(db, spec, dataSource || defaultDataSource(spec));
       await loadBars(dataSource || defaultDataSource(spec), undefined, undefined, source.opts);
     } catch (err) {
@@ -310,12 +313,12 @@ export function createRuntimeHandlers(deps: {
           strategyDigest: storedToSpec(bot.spec).strategy?.code?.digest,
         },
       );
-      refuseStrategyCodeRun(storedToSpec(bot.spec), `bot "${bot.slug}"`, "a deployment");
       const applied = await applyBotResource(deps.kube, {
         slug: bot.slug,
         fleet: bot.fleet,
         version: bot.current_version,
         specHash: bot.spec_hash,
+        strategyDigest: storedToSpec(bot.spec).strategy?.code?.digest,
         approvedPromotion: req.approvedPromotion,
       });
       const row = await insertK8sDeployment(db, {
@@ -363,10 +366,27 @@ async function rerun(db: Kysely<BotsDatabase>, botId: string, uptoSeq: number): 
   const version = await repo.findVersion(db, botId, Number(lastStart.data.version));
   if (!version) return false;
   const spec = storedToSpec(version.spec);
-  const { family, params } = resolveStrategy(
-    spec.strategy?.family ?? "",
-    spec.strategy?.parameters as Record<string, unknown> | undefined,
-  );
+  const taskId = String(lastStart.data.task_id);
+  const symbol = String(lastStart.data.symbol);
+  // Strategy code re-runs in a sandbox of its own, seeded as the session's was.
+  const host = spec.strategy?.code
+    ? await startCodeHost({
+        bundle: await bundleOf(db, botId, version.version),
+        spec,
+        symbol,
+        taskId,
+      }).catch((err: unknown) => {
+        if (err instanceof StrategyFailure) return undefined;
+        throw err;
+      })
+    : undefined;
+  if (spec.strategy?.code && !host) return false;
+  const builtIn = host
+    ? undefined
+    : resolveStrategy(
+        spec.strategy?.family ?? "",
+        spec.strategy?.parameters as Record<string, unknown> | undefined,
+      );
   const bars = recorded
     .filter((e) => e.type === "bar_received")
     .map((e) => e.data as Extract<RunnerEvent, { type: "bar_received" }>["data"]);
@@ -382,11 +402,11 @@ async function rerun(db: Kysely<BotsDatabase>, botId: string, uptoSeq: number): 
   const engine = spec.engine;
   const produced: RunnerEvent[] = [];
   const runner = new BotRunner({
-    symbol: String(lastStart.data.symbol),
+    symbol,
     bars: inputs,
     startIndex: 0,
     speed: 0,
-    strategy: family.create(params),
+    ...(host ? { host } : { strategy: builtIn!.family.create(builtIn!.params) }),
     costs: {
       feeBps: engine?.feeBps ?? 0,
       slippageBps: engine?.slippageBps ?? 0,
@@ -396,7 +416,7 @@ async function rerun(db: Kysely<BotsDatabase>, botId: string, uptoSeq: number): 
     broker: {
       cash: Number(lastStart.data.initial_cash),
       units: 0,
-      idPrefix: `${lastStart.data.task_id}-`,
+      idPrefix: `${taskId}-`,
     },
     // The bot's own limits judge the orders again; what the rest of a fleet held then and when a
     // person re-enabled the bot are not in these events, so a session they shaped replays apart.
@@ -406,7 +426,14 @@ async function rerun(db: Kysely<BotsDatabase>, botId: string, uptoSeq: number): 
     },
     sink: async (events) => void produced.push(...events),
   });
-  await runner.finished();
+  // A strategy that fails on the re-run did not do what was recorded (which it did not fail in).
+  if (
+    !(await runner.finished().then(
+      () => true,
+      () => false,
+    ))
+  )
+    return false;
   // Canonical JSON: the database may hand keys back in another order than they were written.
   const comparable = (e: { type: string; data: Record<string, unknown> }) =>
     e.type + canonicalJson(e.type === "bar_received" ? { ...e.data, index: undefined } : e.data);

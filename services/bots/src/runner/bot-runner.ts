@@ -2,7 +2,12 @@ import type { Bars } from "../engine/bars.js";
 import type { Strategy } from "../engine/strategies/strategy.js";
 import type { Costs } from "../execution/costs.js";
 import { orderPathDuration } from "@svc/lib/telemetry";
-import { BuiltInHost, createKernel, type ExecutionKernel } from "../execution/kernel/index.js";
+import {
+  BuiltInHost,
+  createKernel,
+  type AsyncStrategyHost,
+  type ExecutionKernel,
+} from "../execution/kernel/index.js";
 import type { PreTradeCheck } from "../execution/pre-trade.js";
 import { reduceOnlyWhile } from "../execution/reduce-only.js";
 import type { Account } from "../execution/simulated-broker.js";
@@ -18,6 +23,16 @@ import type { Phase, RunnerEvent } from "./events.js";
 
 export type HaltMode = "cancel" | "flatten" | "freeze";
 
+/** A sandboxed strategy's state after a bar, as a paper session keeps it to resume from. */
+export interface StrategyState {
+  /** The bar (index in the session's data) the state is as of. */
+  bar: number;
+  /** The target the position followed then (the order pipeline's). */
+  target: number | null;
+  /** The host's own snapshot (AsyncStrategyHost.snapshot). */
+  host: unknown;
+}
+
 export interface RunnerOptions {
   symbol: string;
   bars: Bars;
@@ -28,7 +43,14 @@ export interface RunnerOptions {
    * as the sink takes events.
    */
   speed: number;
-  strategy: Strategy;
+  /** A built-in family's strategy; or `host`, a strategy that answers asynchronously. */
+  strategy?: Strategy;
+  /**
+   * A sandboxed strategy (strategy code). A resumed one was started from its snapshot, so it does
+   * not relearn; `resumeTarget` is the target its position followed when the snapshot was taken.
+   */
+  host?: AsyncStrategyHost;
+  resumeTarget?: number;
   costs: Costs & Sizing;
   broker: Account;
   /** Pre-trade checks on every order (none by default). */
@@ -48,8 +70,11 @@ export interface RunnerOptions {
    * trades freely; asked at every bar, and each change is recorded as a reduce_only event.
    */
   reduceOnly?: () => string | undefined;
-  /** Persists a batch of events in order (bot_events); the runner waits for it. */
-  sink: (events: RunnerEvent[]) => Promise<void>;
+  /**
+   * Persists a batch of events in order (bot_events); the runner waits for it. With a host that
+   * snapshots, `strategyState` is its state after the batch's last bar, kept with the batch.
+   */
+  sink: (events: RunnerEvent[], strategyState?: StrategyState) => Promise<void>;
   /**
    * The kill-switch gate of the runner's keys (its watcher's `engagedSince`): asked before every
    * bar, so a broadcast stops the runner the moment its process hears it, before the watcher's
@@ -104,13 +129,15 @@ export class BotRunner {
         : {}),
       ...(o.checks ? { checksBefore: o.checks } : {}),
       ...(o.reduceOnly ? { checksAfter: [reduceOnlyWhile(() => this.reduceOnlyReason)] } : {}),
-      host: new BuiltInHost(o.strategy),
+      host: o.host ?? new BuiltInHost(o.strategy!),
     });
     this.guard = this.kernel.guard;
     this.index = o.startIndex;
-    // A resumed session's strategy relearns its indicators from the bars it already saw.
+    // A resumed session's built-in strategy relearns its indicators from the bars it already
+    // saw; a sandboxed one was started from its snapshot instead, and follows its target.
     if (o.startIndex > 0) {
-      this.kernel.relearn(o.bars, o.startIndex);
+      if (!o.host) this.kernel.relearn(o.bars, o.startIndex);
+      else if (o.resumeTarget !== undefined) this.kernel.pipeline.resumeAt(o.resumeTarget);
       this.lastClose = o.bars.close[o.startIndex - 1]!;
     }
     this.done = this.loop();
@@ -127,6 +154,9 @@ export class BotRunner {
 
   set phase(phase: Phase) {
     this.ownPhase = phase;
+    // Stopped from outside (a shutdown hands the session over, a lost lease abandons it): a
+    // sandboxed strategy's call in flight is not waited for either.
+    if (phase === "Stopped") this.interrupt?.();
   }
 
   /** When the runner stopped starting bars (performance.now()), or NaN while it trades. */
@@ -163,9 +193,53 @@ export class BotRunner {
 
   private async loop(): Promise<"finished" | "stopped"> {
     try {
-      return await this.bars();
+      const how = await this.bars();
+      if (how === "finished" && this.o.host) {
+        // onStop's lines are the run's too.
+        await this.kernel.stop();
+        this.stopped = true;
+        this.noteLogs(true);
+        await this.flush();
+      }
+      return how;
+    } catch (err) {
+      // A strategy that failed (its sandbox timed out, ran out of memory, threw): the bar's
+      // events so far are kept, and the session ends failed with its error.
+      this.noteLogs(true);
+      await this.flush().catch(() => undefined);
+      throw err;
     } finally {
-      await this.kernel.stop();
+      if (this.aborted) this.o.host?.abort?.();
+      else if (!this.stopped)
+        await Promise.resolve(this.kernel.stop()).catch(() => this.o.host?.abort?.());
+    }
+  }
+
+  private stopped = false;
+
+  /** Set by a halt while a sandboxed strategy's call is in flight: the loop stops waiting for it. */
+  private interrupt: (() => void) | null = null;
+  private aborted = false;
+
+  /**
+   * Asks a sandboxed strategy about bar i, unless a halt comes first: then its process is ended
+   * (the call's answer no longer matters) and undefined is answered.
+   */
+  private async askAsync(i: number): Promise<number | undefined> {
+    const asking = this.kernel.askAsync(this.o.bars, i, i + 1);
+    const halted = new Promise<undefined>((resolve) => {
+      this.interrupt = () => resolve(undefined);
+    });
+    try {
+      const d = await Promise.race([asking, halted]);
+      if (d === undefined) {
+        this.aborted = true;
+        asking.catch(() => undefined);
+        this.o.host!.abort?.();
+      }
+      return d;
+    } finally {
+      this.interrupt = null;
     }
   }
 
@@ -191,14 +265,28 @@ export class BotRunner {
       const close = bars.close[i]!;
       const reference = this.lastClose;
       this.lastClose = close;
-      const decided = kernel.ask(bars, i, i + 1) === i;
+      let decided: boolean;
+      if (!this.o.host) decided = kernel.ask(bars, i, i + 1) === i;
+      else {
+        const d = await this.askAsync(i);
+        if (d === undefined) {
+          // Halted while the strategy thought: the bar is not the strategy's yet, so a resumed
+          // session (its state as of the bar before) shows it the bar again.
+          this.pending = this.pending.filter(
+            (e) => !(e.type === "bar_received" && e.data.index === i),
+          );
+          return "stopped";
+        }
+        decided = d === i;
+        this.noteLogs(false);
+      }
       this.noteReduceOnly();
       const moving = !this.frozen && decided;
       const decidedAt = moving ? performance.now() : 0;
       if (moving) kernel.act(close, bars.time[i]!, reference);
       else kernel.drop();
       this.reportToFleet(close);
-      await this.flush();
+      await this.flush(this.o.host?.snapshot ? i : undefined);
       if (moving) orderPathDuration.observe((performance.now() - decidedAt) / 1000);
       await this.pace();
     }
@@ -247,11 +335,48 @@ export class BotRunner {
     });
   }
 
-  private async flush(): Promise<void> {
+  /** Sends the pending events; with `bar`, the strategy's state as of that bar goes with them. */
+  private async flush(bar?: number): Promise<void> {
     if (this.pending.length === 0) return;
+    const state =
+      bar === undefined
+        ? undefined
+        : {
+            bar,
+            target: Number.isNaN(this.kernel.pipeline.target) ? null : this.kernel.pipeline.target,
+            host: await this.o.host!.snapshot!(),
+          };
     const batch = this.pending;
     this.pending = [];
-    await this.o.sink(batch);
+    await this.o.sink(batch, state);
+  }
+
+  /** The dropped-lines count last recorded. */
+  private droppedRecorded = 0;
+
+  /**
+   * The strategy's new log lines as strategy_log events, with the time of the bar each was
+   * written at. The sandbox bounds a run's lines (SVC_STRATEGY_LOG_LINES, across resumes too) and
+   * counts the rest: the count is recorded when dropping starts and again at the end of the run.
+   */
+  private noteLogs(end: boolean): void {
+    const drained = this.o.host?.drainLogs?.();
+    if (!drained) return;
+    for (const line of drained.lines)
+      this.pending.push({
+        type: "strategy_log",
+        data: {
+          time: line.time,
+          level: line.level,
+          message: line.message,
+          ...(line.fields ? { fields: { ...line.fields } } : {}),
+        },
+      });
+    const dropped = drained.dropped;
+    if (dropped > this.droppedRecorded && (this.droppedRecorded === 0 || end)) {
+      this.droppedRecorded = dropped;
+      this.pending.push({ type: "strategy_log_dropped", data: { dropped } });
+    }
   }
 
   private pace(): Promise<void> {
@@ -304,6 +429,7 @@ export class BotRunner {
     this.ownPhase = "Draining";
     await Promise.resolve();
     this.wake?.();
+    this.interrupt?.();
     this.pending.push({ type: "phase_changed", data: { phase: "Draining", reason } });
     if (mode === "freeze") this.frozen = true;
     this.kernel.venue.cancelAll(`halt: ${reason}`);
@@ -313,6 +439,7 @@ export class BotRunner {
     this.phase = "Stopped";
     this.pending.push({ type: "phase_changed", data: { phase: "Stopped", reason } });
     await this.done.catch(() => undefined);
+    this.noteLogs(true);
     await this.flush();
   }
 }

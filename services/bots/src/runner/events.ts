@@ -34,7 +34,23 @@ export type RunnerEvent =
   | { type: "halted"; data: { reason: string } }
   | { type: "fail_safe"; data: { frozen: boolean; reason: string } }
   | { type: "reduce_only"; data: { on: boolean; reason: string } }
-  | { type: "risk_re_enabled"; data: { by: string; reason: string } };
+  | { type: "risk_re_enabled"; data: { by: string; reason: string } }
+  | {
+      /** A line of a sandboxed strategy's ctx.log. */
+      type: "strategy_log";
+      data: {
+        /** The time of the bar (or fill) it was written at; null in init and onStop. */
+        time: number | null;
+        level: "info" | "warn";
+        message: string;
+        fields?: Record<string, string | number | boolean>;
+      };
+    }
+  | {
+      /** The run's log lines past its limit (SVC_STRATEGY_LOG_LINES): counted, not kept. */
+      type: "strategy_log_dropped";
+      data: { dropped: number };
+    };
 
 export type Phase = "Running" | "Draining" | "Stopped";
 
@@ -60,6 +76,8 @@ export const EVENT_TYPES = [
   "risk_re_enabled",
   "reduce_only",
   "fail_safe",
+  "strategy_log",
+  "strategy_log_dropped",
   "halted",
 ] as const satisfies readonly RunnerEvent["type"][];
 

@@ -72,14 +72,11 @@ async function computeSandboxed(
     limits: code.limits,
   });
   try {
-    await sandbox.init();
+    const host = new SandboxHost(sandbox, job.symbol);
+    host.initialised(await sandbox.init());
     const risk = { limits: job.risk, startEquity: job.settings.initialCash, refused };
     const options = { ...(anyLimit(job.risk) ? { risk } : {}), symbol: job.symbol };
-    const engine = new BacktestRun(
-      { asyncHost: new SandboxHost(sandbox, job.symbol) },
-      job.settings,
-      options,
-    );
+    const engine = new BacktestRun({ asyncHost: host }, job.settings, options);
     const { dataSource, startMs, endMs, timeframe } = job.bars;
     let done = 0;
     for await (const bars of streamBars(dataSource, startMs, endMs, { datasets, timeframe })) {
@@ -94,7 +91,10 @@ async function computeSandboxed(
     if (Atomics.load(control, 0) !== 0) return undefined;
     await engine.stop();
     const metrics = engine.finish();
-    return refused.size > 0 ? { ...metrics, riskRejections: Object.fromEntries(refused) } : metrics;
+    const strategyLogs = { lines: host.logs, dropped: host.logsDropped };
+    return refused.size > 0
+      ? { ...metrics, riskRejections: Object.fromEntries(refused), strategyLogs }
+      : { ...metrics, strategyLogs };
   } finally {
     sandbox.kill();
   }

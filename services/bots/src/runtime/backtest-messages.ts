@@ -1,6 +1,7 @@
 import type { Bars, EngineSettings, RiskLimits, RunMetrics } from "../engine/index.js";
 import type { SandboxLimits } from "../sandbox/index.js";
 import type { FinishedRun } from "./backtest-record.js";
+import type { StrategyLogLine } from "../execution/kernel/index.js";
 
 /** What a backtest worker needs to build and run the engine: plain, structured-cloneable data. */
 export interface RunJob {
@@ -19,7 +20,11 @@ export interface RunJob {
   bars: { dataSource: string; startMs?: number; endMs?: number; timeframe?: string };
 }
 
-export type RunOutcome = RunMetrics & { riskRejections?: Record<string, number> };
+export type RunOutcome = RunMetrics & {
+  riskRejections?: Record<string, number>;
+  /** A code strategy's ctx.log lines (the bar's time on each) and the lines past the run's limit. */
+  strategyLogs?: { lines: StrategyLogLine[]; dropped: number };
+};
 
 /** An error of the worker's run, as it crosses the thread boundary. */
 export interface WorkerError {

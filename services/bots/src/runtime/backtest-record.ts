@@ -25,6 +25,9 @@ export interface RunRecord {
    * of one message, so the main thread appends this to the encoding of the other fields.
    */
   returnsField: Uint8Array;
+  /** A code strategy's log lines as backtest_results.strategy_logs stores them, and the dropped. */
+  strategyLogsJson?: string;
+  strategyLogsDropped?: number;
 }
 
 /** The run's summary figures (no curve, no trades) and its record. */
@@ -34,7 +37,7 @@ export interface FinishedRun {
 }
 
 export function finishedRun(outcome: RunOutcome): FinishedRun {
-  const { results, ...metrics } = outcome;
+  const { results, strategyLogs, ...metrics } = outcome;
   if (!results) throw new Error("a backtest's run ended without its results");
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   const trades = results.trades.map((t, i) => ({
@@ -66,6 +69,19 @@ export function finishedRun(outcome: RunOutcome): FinishedRun {
         TrialRecordedSchema,
         create(TrialRecordedSchema, { dailyReturns: returns }),
       ),
+      ...(strategyLogs
+        ? {
+            strategyLogsJson: JSON.stringify(
+              strategyLogs.lines.map((l) => ({
+                time: l.time,
+                level: l.level,
+                message: l.message,
+                ...(l.fields ? { fields: l.fields } : {}),
+              })),
+            ),
+            strategyLogsDropped: strategyLogs.dropped,
+          }
+        : {}),
     },
   };
 }

@@ -5,6 +5,8 @@ import type { BotUnderTest, CaseResult } from "../compliance/compliance-case.js"
 import { CONFORMANCE_SUITE } from "../compliance/conformance-suite.js";
 import { peakFromDataSet } from "../compliance/peak-from-data-set.js";
 import { STRESS_SLICES, stressReplay, type Peak } from "../compliance/stress-replay.js";
+import { stressReplayCode, type NewCodeHost } from "../compliance/stress-replay-code.js";
+import { StrategyFailure } from "../sandbox/index.js";
 import * as runs from "../store/compliance-runs.repository.js";
 import { peakMessagesPerSecond } from "../store/peak-load.repository.js";
 import type { BotsDatabase } from "../store/bots.table.js";
@@ -17,8 +19,11 @@ export interface ComplianceTask {
   botId: string;
   kind: "conformance" | "stress";
   bot: BotUnderTest;
-  /** Stress only: the data set's bars, a fresh instance of the bot's strategy, and the multiple. */
-  stress?: { bars: Bars; newStrategy: () => Strategy; multiple: number };
+  /**
+   * Stress only: the data set's bars, a fresh instance of the bot's strategy (a family's, or its
+   * code's in a sandbox of its own), and the multiple.
+   */
+  stress?: { bars: Bars; newStrategy?: () => Strategy; newHost?: NewCodeHost; multiple: number };
 }
 
 /** How many progress steps a run of `kind` has (cases, or slices of the replay). */
@@ -40,7 +45,11 @@ export function submitComplianceRun(
       if (t.kind === "conformance") await conformance(db, t);
       else await stress(db, t);
     } catch (err) {
-      await runs.failComplianceRun(db, t.id, (err as Error)?.message ?? String(err));
+      const message =
+        err instanceof StrategyFailure
+          ? `${err.code}: ${err.message}`
+          : ((err as Error)?.message ?? String(err));
+      await runs.failComplianceRun(db, t.id, message);
     }
   });
 }
@@ -57,8 +66,22 @@ async function conformance(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise
 
 async function stress(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise<void> {
   const s = t.stress!;
-  const fromData = peakFromDataSet(t.bot, s.bars, s.newStrategy());
   const recorded = await peakMessagesPerSecond(db, t.botId);
+  const slice = async (done: number) => {
+    await runs.recordComplianceProgress(db, t.id, done);
+    await yieldToEventLoop();
+  };
+  if (s.newHost) {
+    const outcome = await stressReplayCode(t.bot, s.bars, s.newHost, recorded, s.multiple, slice);
+    await runs.finishComplianceRun(db, t.id, {
+      passed: outcome.controls_held && outcome.orders_lost === 0,
+      cases: [],
+      stress: outcome,
+    });
+    return;
+  }
+  const newStrategy = s.newStrategy!;
+  const fromData = peakFromDataSet(t.bot, s.bars, newStrategy());
   const peak: Peak =
     recorded > 0
       ? { source: "paper_events", messagesPerSecond: recorded, volume: fromData.volume }
@@ -67,17 +90,10 @@ async function stress(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise<void
           messagesPerSecond: fromData.messagesPerSecond,
           volume: fromData.volume,
         };
-  const outcome = await stressReplay(
-    t.bot,
-    s.bars,
-    s.newStrategy,
-    peak,
-    s.multiple,
-    async (done) => {
-      await runs.recordComplianceProgress(db, t.id, done);
-      await yieldToEventLoop();
-    },
-  );
+  const outcome = await stressReplay(t.bot, s.bars, newStrategy, peak, s.multiple, async (done) => {
+    await runs.recordComplianceProgress(db, t.id, done);
+    await yieldToEventLoop();
+  });
   await runs.finishComplianceRun(db, t.id, {
     passed: outcome.controls_held && outcome.orders_lost === 0,
     cases: [],

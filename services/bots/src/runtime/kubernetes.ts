@@ -26,6 +26,8 @@ export async function applyBotResource(
     fleet: string | null;
     version: number;
     specHash: string;
+    /** The source digest of the version's strategy code; undefined for a built-in family. */
+    strategyDigest?: string | undefined;
     approvedPromotion: string;
   },
 ): Promise<{ uid: string; resourceVersion: string }> {
@@ -44,6 +46,7 @@ export async function applyBotResource(
         ...(bot.fleet ? { fleet: bot.fleet } : {}),
         version: bot.version,
         specHash: bot.specHash,
+        ...(bot.strategyDigest ? { strategyDigest: bot.strategyDigest } : {}),
         approvedPromotion: bot.approvedPromotion,
       },
     },

@@ -8,7 +8,7 @@ import type { LicenseGate } from "@svc/lib/license";
 import { countRunnerSessions, type Logger } from "@svc/lib/telemetry";
 import { engineSettingsFrom, loadBars, resolveStrategy } from "../engine/index.js";
 import { storedToSpec } from "../handlers/bot-mapping.js";
-import { BotRunner, type HaltMode } from "../runner/bot-runner.js";
+import { BotRunner, type HaltMode, type StrategyState } from "../runner/bot-runner.js";
 import type { RunnerEvent } from "../runner/events.js";
 import { keysFor, watchKillSwitch, type Engagement } from "../runner/kill-switch-watcher.js";
 import { haltSpan, observePropagation } from "../runner/halt-telemetry.js";
@@ -21,6 +21,8 @@ import { recordDisabled, riskStateOf } from "../store/risk.repository.js";
 import { riskLimitsOf } from "./risk-limits-of.js";
 import { runSource } from "./run-source.js";
 import { FleetBook } from "./fleet-book.js";
+import { SandboxUnavailable, StrategyFailure } from "../sandbox/index.js";
+import { startSessionStrategy, type SessionStrategy } from "./session-strategy.js";
 
 export interface NewSession {
   botId: string;
@@ -250,10 +252,13 @@ export class PaperSessions {
     const { row } = session;
     const spec = storedToSpec(session.spec);
     const request = row.request as { data_source: string; speed: number; initial_cash?: number };
-    const { family, params } = resolveStrategy(
-      spec.strategy?.family ?? "",
-      spec.strategy?.parameters as Record<string, unknown> | undefined,
-    );
+    const code = spec.strategy?.code;
+    const builtIn = code
+      ? undefined
+      : resolveStrategy(
+          spec.strategy?.family ?? "",
+          spec.strategy?.parameters as Record<string, unknown> | undefined,
+        );
     const fromSpec = engineSettingsFrom(spec.engine);
     const settings = request.initial_cash
       ? { ...fromSpec, initialCash: request.initial_cash }
@@ -264,8 +269,11 @@ export class PaperSessions {
     const seen = fresh ? [] : await taskEvents(this.deps.db, row.task_id);
     const lastBar = seen.filter((e) => e.type === "bar_received").at(-1);
     const fence = { host: this.hostId, epoch: String(row.lease_epoch) };
-    const sink = async (events: RunnerEvent[]) => {
-      await appendEvents(this.deps.db, row.bot_id, row.task_id, events, fence);
+    const sink = async (events: RunnerEvent[], strategyState?: StrategyState) => {
+      const kept = strategyState
+        ? { bar: strategyState.bar, json: JSON.stringify(strategyState) }
+        : undefined;
+      await appendEvents(this.deps.db, row.bot_id, row.task_id, events, fence, kept);
       for (const e of events)
         if (e.type === "risk_disabled")
           await recordDisabled(this.deps.db, row.bot_id, {
@@ -294,12 +302,37 @@ export class PaperSessions {
           ? []
           : [{ type: "phase_changed", data: { phase: "Running", reason: "restarted" } }],
     );
+    const lastIndex = lastBar ? Number(lastBar.data.index) : undefined;
+    let strategy: SessionStrategy | undefined;
+    if (code)
+      try {
+        strategy = await startSessionStrategy({
+          db: this.deps.db,
+          log: this.deps.log,
+          taskId: row.task_id,
+          botId: row.bot_id,
+          version: row.version,
+          spec,
+          symbol,
+          bars,
+          lastBar: lastIndex,
+        });
+      } catch (err) {
+        if (!(err instanceof StrategyFailure || err instanceof SandboxUnavailable)) throw err;
+        await this.strategyFailed(session, sink, err);
+        return;
+      }
     const runner = new BotRunner({
       symbol,
       bars,
-      startIndex: lastBar ? Number(lastBar.data.index) + 1 : 0,
+      startIndex: lastIndex !== undefined ? lastIndex + 1 : 0,
       speed: request.speed,
-      strategy: family.create(params),
+      ...(strategy
+        ? {
+            host: strategy.host,
+            ...(strategy.resumeTarget !== undefined ? { resumeTarget: strategy.resumeTarget } : {}),
+          }
+        : { strategy: builtIn!.family.create(builtIn!.params) }),
       costs: {
         feeBps: settings.feeBps,
         slippageBps: settings.slippageBps,
@@ -339,7 +372,33 @@ export class PaperSessions {
         ]);
         await this.setStatus(row.task_id, "success");
       })
+      .catch(async (err: unknown) => {
+        if (
+          (err instanceof StrategyFailure || err instanceof SandboxUnavailable) &&
+          session.runner === runner
+        )
+          return this.strategyFailed(session, sink, err);
+        throw err;
+      })
       .catch(this.failed(row.task_id, "paper session failed"));
+  }
+
+  /**
+   * The session's strategy failed (its sandbox's limits, an error it threw, bad params) or its
+   * sandbox could not start: the session ends failed, its error naming the code
+   * ("strategy_timeout: ...") as a backtest's does.
+   */
+  private async strategyFailed(
+    session: Session,
+    sink: (events: RunnerEvent[]) => Promise<void>,
+    err: StrategyFailure | SandboxUnavailable,
+  ): Promise<void> {
+    const { task_id: taskId } = session.row;
+    if (!this.sessions.has(taskId)) return;
+    const error = err instanceof StrategyFailure ? `${err.code}: ${err.message}` : err.message;
+    await this.end(taskId);
+    await sink([{ type: "phase_changed", data: { phase: "Stopped", reason: error } }]);
+    await this.setStatus(taskId, "failed", error);
   }
 
   /**

@@ -31,6 +31,12 @@ export async function insertResults(trx: Transaction<BotsDatabase>, r: NewResult
       symbol: r.symbol,
       trade_count: r.record.tradeCount,
       trades_truncated: r.record.tradesTruncated,
+      ...(r.record.strategyLogsJson !== undefined
+        ? {
+            strategy_logs: r.record.strategyLogsJson,
+            strategy_logs_dropped: r.record.strategyLogsDropped ?? 0,
+          }
+        : {}),
     })
     .execute();
   if (r.record.tradeCount === 0) return;

@@ -11,6 +11,7 @@ export interface BotsDatabase {
   strategy_sources: StrategySourcesTable;
   strategy_bundles: StrategyBundlesTable;
   bot_deployments: BotDeploymentsTable;
+  session_strategy_state: SessionStrategyStateTable;
   trial_ledger: TrialLedgerTable;
   bot_events: BotEventsTable;
   bot_checkpoints: BotCheckpointsTable;
@@ -62,6 +63,9 @@ export interface BacktestResultsTable {
   symbol: string;
   trade_count: number;
   trades_truncated: ColumnType<boolean, boolean | undefined, never>;
+  /** A code strategy's log lines, JSON text: [{time (epoch ms or null), level, message, fields?}]. */
+  strategy_logs: ColumnType<string, string | undefined, never>;
+  strategy_logs_dropped: ColumnType<string, number | undefined, never>;
 }
 
 export interface BacktestTradesTable {
@@ -193,6 +197,15 @@ export interface BotDeploymentsTable {
   started_at: ColumnType<Date | null, Date | string | undefined, Date | string>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A paper session's sandboxed strategy state as of a bar (see BotRunner's StrategyState). */
+export interface SessionStrategyStateTable {
+  task_id: string;
+  bar: number;
+  /** JSON text. */
+  state: string;
+  updated_at: ColumnType<Date, never, Date | string>;
 }
 
 export interface TrialLedgerTable {

@@ -40,6 +40,8 @@ export async function appendEvents(
   taskId: string,
   events: RunnerEvent[],
   fence?: LeaseFence,
+  /** A sandboxed strategy's state as of the batch's last bar: kept in the same transaction. */
+  strategyState?: { bar: number; json: string },
 ): Promise<void> {
   if (events.length === 0) return;
   await db.transaction().execute(async (trx) => {
@@ -84,6 +86,18 @@ export async function appendEvents(
         })),
       )
       .execute();
+    if (strategyState)
+      await trx
+        .insertInto("session_strategy_state")
+        .values({ task_id: taskId, bar: strategyState.bar, state: strategyState.json })
+        .onConflict((oc) =>
+          oc.column("task_id").doUpdateSet({
+            bar: strategyState.bar,
+            state: strategyState.json,
+            updated_at: sql`now()`,
+          }),
+        )
+        .execute();
     const last = base + events.length;
     if (Math.floor(last / CHECKPOINT_EVERY) > Math.floor(base / CHECKPOINT_EVERY))
       await writeCheckpoint(trx, botId, last);
@@ -196,4 +210,17 @@ export async function phasesOf(db: Db, botIds: readonly string[]): Promise<Map<s
     .orderBy("seq", "desc")
     .execute();
   return new Map(rows.map((r) => [r.bot_id, r.phase]));
+}
+
+/** The last strategy state a session kept with its events (its bar and JSON), if any. */
+export async function sessionStrategyState(
+  db: Db,
+  taskId: string,
+): Promise<{ bar: number; json: string } | undefined> {
+  const row = await db
+    .selectFrom("session_strategy_state")
+    .select(["bar", "state"])
+    .where("task_id", "=", taskId)
+    .executeTakeFirst();
+  return row ? { bar: row.bar, json: row.state } : undefined;
 }

@@ -1874,7 +1874,8 @@ export declare type BotEvent = Message<"svc.bots.v1.BotEvent"> & {
   /**
    * What happened: session_started, phase_changed, bar_received, order_placed, order_filled,
    * order_cancelled, order_rejected, position_changed, risk_disabled, risk_re_enabled, reduce_only,
-   * fail_safe or halted.
+   * fail_safe, strategy_log (a line of a code strategy's ctx.log: time, level, message, fields),
+   * strategy_log_dropped (its lines past the run's limit so far: dropped) or halted.
    *
    * @generated from field: string type = 2;
    */
@@ -1913,7 +1914,8 @@ export declare type BotEventJson = {
   /**
    * What happened: session_started, phase_changed, bar_received, order_placed, order_filled,
    * order_cancelled, order_rejected, position_changed, risk_disabled, risk_re_enabled, reduce_only,
-   * fail_safe or halted.
+   * fail_safe, strategy_log (a line of a code strategy's ctx.log: time, level, message, fields),
+   * strategy_log_dropped (its lines past the run's limit so far: dropped) or halted.
    *
    * @generated from field: string type = 2;
    */
@@ -5441,6 +5443,21 @@ export declare type BacktestResults = Message<"svc.bots.v1.BacktestResults"> & {
    * @generated from field: bool trades_truncated = 11;
    */
   tradesTruncated: boolean;
+
+  /**
+   * A code strategy's ctx.log lines, in the order written, each with the time of the bar it was
+   * written at; at most SVC_STRATEGY_LOG_LINES a run. Empty for a built-in family.
+   *
+   * @generated from field: repeated svc.bots.v1.StrategyLogLine strategy_logs = 12;
+   */
+  strategyLogs: StrategyLogLine[];
+
+  /**
+   * The run's log lines past that limit: counted, not kept.
+   *
+   * @generated from field: int64 strategy_logs_dropped = 13;
+   */
+  strategyLogsDropped: bigint;
 };
 
 /**
@@ -5530,6 +5547,21 @@ export declare type BacktestResultsJson = {
    * @generated from field: bool trades_truncated = 11;
    */
   tradesTruncated?: boolean;
+
+  /**
+   * A code strategy's ctx.log lines, in the order written, each with the time of the bar it was
+   * written at; at most SVC_STRATEGY_LOG_LINES a run. Empty for a built-in family.
+   *
+   * @generated from field: repeated svc.bots.v1.StrategyLogLine strategy_logs = 12;
+   */
+  strategyLogs?: StrategyLogLineJson[];
+
+  /**
+   * The run's log lines past that limit: counted, not kept.
+   *
+   * @generated from field: int64 strategy_logs_dropped = 13;
+   */
+  strategyLogsDropped?: string;
 };
 
 /**
@@ -5537,6 +5569,82 @@ export declare type BacktestResultsJson = {
  * Use `create(BacktestResultsSchema)` to create a new message.
  */
 export declare const BacktestResultsSchema: GenMessage<BacktestResults, {jsonType: BacktestResultsJson}>;
+
+/**
+ * One line of a code strategy's ctx.log.
+ *
+ * @generated from message svc.bots.v1.StrategyLogLine
+ */
+export declare type StrategyLogLine = Message<"svc.bots.v1.StrategyLogLine"> & {
+  /**
+   * The time of the bar (or fill) it was written at; unset for a line of init or onStop.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * info or warn.
+   *
+   * @generated from field: string level = 2;
+   */
+  level: string;
+
+  /**
+   * The message, cut to SVC_STRATEGY_LOG_LINE_CHARS characters.
+   *
+   * @generated from field: string message = 3;
+   */
+  message: string;
+
+  /**
+   * The line's fields (strings, numbers, booleans), if it gave any.
+   *
+   * @generated from field: google.protobuf.Struct fields = 4;
+   */
+  fields?: JsonObject | undefined;
+};
+
+/**
+ * One line of a code strategy's ctx.log.
+ *
+ * @generated from message svc.bots.v1.StrategyLogLine
+ */
+export declare type StrategyLogLineJson = {
+  /**
+   * The time of the bar (or fill) it was written at; unset for a line of init or onStop.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: TimestampJson;
+
+  /**
+   * info or warn.
+   *
+   * @generated from field: string level = 2;
+   */
+  level?: string;
+
+  /**
+   * The message, cut to SVC_STRATEGY_LOG_LINE_CHARS characters.
+   *
+   * @generated from field: string message = 3;
+   */
+  message?: string;
+
+  /**
+   * The line's fields (strings, numbers, booleans), if it gave any.
+   *
+   * @generated from field: google.protobuf.Struct fields = 4;
+   */
+  fields?: StructJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.StrategyLogLine.
+ * Use `create(StrategyLogLineSchema)` to create a new message.
+ */
+export declare const StrategyLogLineSchema: GenMessage<StrategyLogLine, {jsonType: StrategyLogLineJson}>;
 
 /**
  * Which backtest's trades to page through, and where.

@@ -14,6 +14,7 @@ export {
   type KernelOrder,
   type PortfolioView,
   type StrategyHost,
+  type StrategyLogLine,
 } from "./strategy-host.js";
 export type { BarVenue, Venue, VenueReport } from "./venue.js";
 export {

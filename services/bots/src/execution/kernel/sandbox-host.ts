@@ -6,6 +6,7 @@ import {
   type LogLine,
   type PortfolioView as SandboxPortfolio,
   type Sandbox,
+  type SandboxSnapshot,
 } from "../../sandbox/index.js";
 import type {
   AsyncStrategyHost,
@@ -14,6 +15,43 @@ import type {
   KernelFill,
   PortfolioView,
 } from "./strategy-host.js";
+
+/** What a sandboxed strategy's run needs to resume: JSON, kept with a paper session's events. */
+export interface SandboxHostSnapshot {
+  /** The sandbox's snapshot without its bars: they are the run's own, rebuilt by `withBars`. */
+  sandbox: SandboxSnapshot;
+  units: number;
+  averagePrice: number;
+  /** Bars the strategy keeps per symbol. */
+  lookback: number;
+}
+
+/**
+ * The sandbox snapshot of `snapshot` with the bars the strategy held after bar `last` of `bars`
+ * put back: its last `lookback` bars with a close (the runtime skips a bar without one), each as
+ * the runtime's row [time, open, high, low, close, volume]. Rebuilt rather than stored, so a
+ * session keeps kilobytes a bar instead of its whole lookback.
+ */
+export function withBars(
+  snapshot: SandboxHostSnapshot,
+  symbol: string,
+  bars: Bars,
+  last: number,
+): SandboxSnapshot {
+  const rows: number[][] = [];
+  for (let t = last; t >= 0 && rows.length < snapshot.lookback; t--) {
+    if (Number.isNaN(bars.close[t]!)) continue;
+    rows.push([
+      bars.time[t]!,
+      bars.open[t]!,
+      bars.high[t]!,
+      bars.low[t]!,
+      bars.close[t]!,
+      bars.volume[t]!,
+    ]);
+  }
+  return { ...snapshot.sandbox, bars: { [symbol]: rows.reverse() } };
+}
 
 /** Log lines a run keeps from its strategy (the sandbox bounds them per run as well). */
 const LOGS_KEPT = 1_000;
@@ -31,6 +69,9 @@ export class SandboxHost implements AsyncStrategyHost {
   /** The strategy's log lines, in order, up to LOGS_KEPT. */
   readonly logs: LogLine[] = [];
   logsDropped = 0;
+  private logsDrained = 0;
+  /** Bars the strategy keeps per symbol (from its init's answer). */
+  private lookback = 1;
   private fillsDue: KernelFill[] = [];
   /** The average price of the position, kept from the fills (the kernel's books have none). */
   private averagePrice = 0;
@@ -134,6 +175,42 @@ export class SandboxHost implements AsyncStrategyHost {
         "strategy_error",
         `ctx.cancel ${at}: explicit orders are not supported in backtests yet, so there is nothing to cancel`,
       );
+  }
+
+  /** The sandbox's snapshot (ctx.state, its bars, its standing targets) and the host's books. */
+  async snapshot(): Promise<SandboxHostSnapshot> {
+    const { bars: _rebuilt, ...sandbox } = await this.sandbox.snapshot();
+    return {
+      sandbox,
+      units: this.units,
+      averagePrice: this.averagePrice,
+      lookback: this.lookback,
+    };
+  }
+
+  /**
+   * The books of a resumed run (its sandbox started from `snapshot.sandbox`), so the position's
+   * average price the strategy reads is the one it read before.
+   */
+  restoreBooks(snapshot: SandboxHostSnapshot): void {
+    this.units = snapshot.units;
+    this.averagePrice = snapshot.averagePrice;
+  }
+
+  /** Keeps the log lines `init` wrote (the sandbox's init answers before the host is built). */
+  initialised(answer: { logs: readonly LogLine[]; logsDropped: number; lookback: number }): void {
+    this.lookback = answer.lookback;
+    this.keep(answer.logs, answer.logsDropped);
+  }
+
+  abort(): void {
+    this.sandbox.kill();
+  }
+
+  drainLogs(): { lines: readonly LogLine[]; dropped: number } {
+    const lines = this.logs.slice(this.logsDrained);
+    this.logsDrained = this.logs.length;
+    return { lines, dropped: this.logsDropped };
   }
 
   private keep(lines: readonly LogLine[], dropped: number): void {

@@ -88,6 +88,27 @@ export interface AsyncStrategyHost {
   ): Promise<number>;
   fills?(fills: readonly KernelFill[]): Promise<void> | void;
   stop?(): Promise<void> | void;
+  /**
+   * What the host needs to resume where it stands (a paper session keeps it with the bar's
+   * events): plain JSON, opaque to the caller, asked between calls only.
+   */
+  snapshot?(): Promise<unknown>;
+  /**
+   * Ends the host now, without onStop: a `decide` in flight rejects (a halt does not wait for a
+   * strategy's call to end). Idempotent.
+   */
+  abort?(): void;
+  /** The strategy's log lines since the last drain, and the lines its run dropped so far. */
+  drainLogs?(): { lines: readonly StrategyLogLine[]; dropped: number };
+}
+
+/** One line of a strategy's `ctx.log`, stamped with the bar it was written at. */
+export interface StrategyLogLine {
+  /** The bar's time (or the fill's, in onFill); null in init and onStop. */
+  readonly time: number | null;
+  readonly level: "info" | "warn";
+  readonly message: string;
+  readonly fields?: Readonly<Record<string, string | number | boolean>>;
 }
 
 /**

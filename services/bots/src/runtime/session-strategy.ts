@@ -1,0 +1,120 @@
+import { createHash } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { BotSpec } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import type { Logger } from "@svc/lib/telemetry";
+import type { Bars } from "../engine/bars.js";
+import {
+  SandboxHost,
+  withBars,
+  type SandboxHostSnapshot,
+} from "../execution/kernel/sandbox-host.js";
+import type { StrategyState } from "../runner/bot-runner.js";
+import { sandboxLimitsFromEnv, startSandbox, type SandboxSnapshot } from "../sandbox/index.js";
+import type { BotsDatabase } from "../store/bots.table.js";
+import { findVersion } from "../store/bots.repository.js";
+import { sessionStrategyState } from "../store/events.repository.js";
+import { findStrategyBundle } from "../store/strategy-code.repository.js";
+
+/** A paper session's sandboxed strategy, started or resumed. */
+export interface SessionStrategy {
+  host: SandboxHost;
+  /** The target the position followed at the state resumed from (undefined: a new run). */
+  resumeTarget?: number;
+}
+
+/** The seed of a session's Math.random: its task id's, so a session is the same run wherever. */
+function seedOf(taskId: string): number {
+  return createHash("sha256").update(taskId).digest().readUInt32LE(0);
+}
+
+/**
+ * Starts a code version's strategy for a paper session in the sandbox, under the limits of
+ * SVC_STRATEGY_*. A session that ran before resumes its strategy from the state it kept with
+ * its last bar's events (`lastBar`): ctx.state, its lookback, its standing targets, its seeded
+ * random numbers, and `init` runs again (the SDK's contract). Rejects with StrategyFailure when
+ * the strategy cannot start (bad params, init threw or timed out).
+ */
+export async function startSessionStrategy(o: {
+  db: Kysely<BotsDatabase>;
+  log: Logger;
+  taskId: string;
+  botId: string;
+  version: number;
+  spec: BotSpec;
+  symbol: string;
+  /** The session's bars (a resumed strategy's lookback is rebuilt from them). */
+  bars: Bars;
+  /** The index of the last bar the session recorded, or undefined for a new session. */
+  lastBar: number | undefined;
+}): Promise<SessionStrategy> {
+  const bundle = await bundleOf(o.db, o.botId, o.version);
+  const kept = o.lastBar === undefined ? undefined : await sessionStrategyState(o.db, o.taskId);
+  let state: StrategyState | undefined;
+  if (kept && kept.bar === o.lastBar) state = JSON.parse(kept.json) as StrategyState;
+  else if (o.lastBar !== undefined)
+    // Every bar's events are appended with the state as of that bar, so this is a session
+    // recorded before strategy state was kept: its strategy starts afresh from the next bar.
+    o.log.warn(
+      { task_id: o.taskId, last_bar: o.lastBar, state_bar: kept?.bar ?? null },
+      "no strategy state kept as of the session's last bar; its strategy starts afresh",
+    );
+  const snapshot = state?.host as SandboxHostSnapshot | undefined;
+  const host = await startCodeHost({
+    bundle,
+    spec: o.spec,
+    symbol: o.symbol,
+    taskId: o.taskId,
+    ...(snapshot ? { restore: withBars(snapshot, o.symbol, o.bars, o.lastBar!) } : {}),
+  });
+  if (snapshot) host.restoreBooks(snapshot);
+  return {
+    host,
+    ...(state && state.target !== null ? { resumeTarget: state.target } : {}),
+  };
+}
+
+/** The bundle of a code version's strategy, from the store. */
+export async function bundleOf(
+  db: Kysely<BotsDatabase>,
+  botId: string,
+  version: number,
+): Promise<string> {
+  const row = await findVersion(db, botId, version);
+  const bundle = row?.bundle_digest ? await findStrategyBundle(db, row.bundle_digest) : undefined;
+  // A version is written with its bundle in one transaction: one missing is the store's fault.
+  if (bundle === undefined)
+    throw new Error(
+      `version ${version} of bot ${botId}: the bundle of its strategy code is not stored`,
+    );
+  return bundle;
+}
+
+/**
+ * A session's strategy code in a started sandbox (init run) as the kernel's host: seeded by its
+ * task id, so a session's re-run from its first bar (replay's determinism check) draws the same
+ * random numbers it drew.
+ */
+export async function startCodeHost(o: {
+  bundle: string;
+  spec: BotSpec;
+  symbol: string;
+  taskId: string;
+  restore?: SandboxSnapshot;
+}): Promise<SandboxHost> {
+  const sandbox = await startSandbox({
+    bundle: o.bundle,
+    params: (o.spec.strategy?.parameters ?? {}) as Record<string, unknown>,
+    symbols: [o.symbol],
+    seed: seedOf(o.taskId),
+    limits: sandboxLimitsFromEnv(),
+    ...(o.restore ? { restore: o.restore } : {}),
+  });
+  try {
+    const host = new SandboxHost(sandbox, o.symbol);
+    host.initialised(await sandbox.init());
+    return host;
+  } catch (err) {
+    sandbox.kill();
+    throw err;
+  }
+}
