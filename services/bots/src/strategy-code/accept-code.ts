@@ -2,11 +2,13 @@ import { create } from "@bufbuild/protobuf";
 import {
   StrategyCodeSchema,
   StrategyFileSchema,
+  StrategyLanguage,
   type BotSpec,
   type StrategyCode,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { formatDiagnostic, type CheckedStrategy, type StrategyFile } from "@svc/strategy-sdk/check";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
+import { checkPythonStrategy } from "./python-check.js";
 import type { StrategyChecker } from "./strategy-checker.js";
 
 /**
@@ -61,7 +63,9 @@ export async function acceptStrategyCode(
     return { spec };
   }
   const files = await sourceOf(strategy.code, storedSource);
-  const result = await checker.check(files);
+  // TypeScript is stored as the unset default, so naming it changes no spec_hash.
+  const python = strategy.code.language === StrategyLanguage.PYTHON;
+  const result = python ? await checkPythonStrategy(files) : await checker.check(files);
   if (!result.ok) {
     if (result.input) throw invalidField(result.input.field, result.input.message);
     const errors = result.diagnostics.map(formatDiagnostic);
@@ -77,6 +81,7 @@ export async function acceptStrategyCode(
     digest: result.digest,
     bundleDigest: result.bundleDigest,
     sdkVersion: result.sdkVersion,
+    ...(python ? { language: StrategyLanguage.PYTHON } : {}),
   });
   return { spec: { ...spec, strategy: { ...strategy, code } }, code: result };
 }

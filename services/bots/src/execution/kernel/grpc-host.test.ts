@@ -1,12 +1,22 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Bars } from "../../engine/bars.js";
 import { BacktestRun } from "../../engine/event-engine.js";
 import { generateBars } from "../../engine/synthetic-source.js";
 import { blocksOf } from "../../sandbox/fixtures/drive.js";
-import { bundleStrategyFile, startSandbox, type Sandbox } from "../../sandbox/index.js";
-import type { GrpcStrategyHost } from "./grpc-host.js";
+import {
+  bundleStrategyFile,
+  DEFAULT_SANDBOX_LIMITS,
+  startSandbox,
+  type Sandbox,
+} from "../../sandbox/index.js";
+import { SYSTEM_PYTHON } from "../../sandbox/python/isolation.js";
+import { PYTHON_SDK, pythonStubs } from "../../sandbox/python/stubs.js";
+import { GrpcStrategyHost } from "./grpc-host.js";
 import { startPythonHost } from "./python-host.js";
 import type { AsyncStrategyHost } from "./strategy-host.js";
 import { SandboxHost } from "./sandbox-host.js";
@@ -165,5 +175,50 @@ def init(ctx):
       code: "strategy_error",
       message: expect.stringMatching(/SyntaxError.*|line 2/),
     });
+  });
+});
+
+describe("a strategy service the host did not start (the runner pod's sidecar)", () => {
+  it("is driven over its socket as the sandboxed one is, to the same result", async () => {
+    // The example pod's strategy, served as its container's entry serves it (PYTHONPATH of the
+    // image: the stubs and the SDK), outside any sandbox: Kubernetes is the boundary there.
+    const manifest = fs.readFileSync(
+      fileURLToPath(
+        new URL("../../../../../deploy/k8s/examples/runner-python-strategy.yaml", import.meta.url),
+      ),
+      "utf8",
+    );
+    const source = /strategy\.py: \|\n((?: {4}.*\n|\n)+)/
+      .exec(manifest)![1]!
+      .replace(/^ {4}/gm, "");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-sidecar-"));
+    fs.writeFileSync(path.join(dir, "strategy.py"), source);
+    const socketPath = path.join(dir, "strategy.sock");
+    const stubs = await pythonStubs(SYSTEM_PYTHON);
+    const sidecar = spawn(
+      SYSTEM_PYTHON,
+      ["-B", "-m", "svc_strategy.serve", socketPath, path.join(dir, "strategy.py")],
+      {
+        env: { PYTHONPATH: `${stubs}:${path.dirname(PYTHON_SDK)}` },
+        stdio: "ignore",
+      },
+    );
+    try {
+      const host = new GrpcStrategyHost({
+        socketPath,
+        symbol: SYMBOL,
+        limits: DEFAULT_SANDBOX_LIMITS,
+      });
+      hosts.push(host);
+      await host.init({ params: { fast: 5 } });
+      const chunks = [generateBars({ seed: 9, count: 5_000 })];
+      const viaSidecar = await backtest(host, chunks);
+      const viaSandbox = await backtest(await python(source, { fast: 5 }), chunks);
+      expect(viaSidecar.trades).toBeGreaterThan(10);
+      expect(viaSidecar).toEqual(viaSandbox);
+    } finally {
+      sidecar.kill("SIGKILL");
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
