@@ -45,7 +45,8 @@ def strategy_stack(error, filename):
     """The strategy's own frames only (no runtime path), most recent last."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
     lines = [f'  File "{f.filename}", line {f.lineno}, in {f.name}' for f in frames[-STACK_FRAMES:]]
-    return "\n".join(lines + [f"{type(error).__name__}: {error}"])
+    said = str(error)
+    return "\n".join(lines + [f"{type(error).__name__}: {said}" if said else type(error).__name__])
 
 
 class Servicer(pb_grpc.StrategyServiceServicer):
@@ -60,7 +61,9 @@ class Servicer(pb_grpc.StrategyServiceServicer):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         stack = strategy_stack(error, self.filename)
         context.set_trailing_metadata((("strategy-stack-bin", stack.encode("utf-8")),))
-        context.abort(grpc.StatusCode.UNKNOWN, f"{type(error).__name__}: {error}")
+        said = str(error)
+        message = f"{type(error).__name__}: {said}" if said else type(error).__name__
+        context.abort(grpc.StatusCode.UNKNOWN, message)
 
     def logs(self):
         out = []

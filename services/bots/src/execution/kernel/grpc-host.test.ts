@@ -122,6 +122,24 @@ describe("a hostile Python strategy is contained", () => {
     expect(host.failure?.code).toBe("strategy_timeout");
   });
 
+  it("an allocation bomb ends the run strategy_memory at the address-space limit", async () => {
+    const host = await python(
+      hostile("hoard = [bytearray(64 * 1024 * 1024) for _ in range(1000)]"),
+    );
+    await expect(backtest(host, bars())).rejects.toMatchObject({
+      code: "strategy_memory",
+      message: expect.stringContaining(`${DEFAULT_SANDBOX_LIMITS.addressSpaceMb} MiB`),
+    });
+  });
+
+  it("sys.exit inside on_bar is the strategy's error, not a silent end", async () => {
+    const host = await python(hostile("sys.exit(0)", "import sys"));
+    await expect(backtest(host, bars())).rejects.toMatchObject({
+      code: "strategy_error",
+      message: "SystemExit: 0",
+    });
+  });
+
   it("a process that exits ends the run strategy_error saying how", async () => {
     const host = await python(hostile("os._exit(3)", "import os"));
     await expect(backtest(host, bars())).rejects.toMatchObject({

@@ -42,7 +42,12 @@ const EXIT_WAIT_MS = 1_000;
 
 export type GrpcHostLimits = Pick<
   SandboxLimits,
-  "callTimeoutMs" | "maxAnswerBytes" | "logLines" | "logLineChars" | "runCpuSeconds"
+  | "callTimeoutMs"
+  | "maxAnswerBytes"
+  | "logLines"
+  | "logLineChars"
+  | "runCpuSeconds"
+  | "addressSpaceMb"
 >;
 
 export interface GrpcHostOptions {
@@ -318,21 +323,16 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
         "strategy_timeout",
         `the strategy's call ran over its limit of ${limits.callTimeoutMs} ms and was stopped`,
       );
+    if (error.code === Code.InvalidArgument)
+      return new StrategyFailure("invalid_params", error.rawMessage);
+    // The trailer says the strategy's own code raised (the runtime sends it with its frames).
     const stack = error.metadata.get("strategy-stack-bin");
     if (stack !== null) {
       const text = new TextDecoder().decode(decodeBinaryHeader(stack));
-      if (error.code === Code.InvalidArgument)
-        return new StrategyFailure("invalid_params", error.rawMessage);
-      if (/^MemoryError\b/.test(error.rawMessage))
-        return new StrategyFailure(
-          "strategy_memory",
-          `the strategy ran out of memory (limit ${"address space"} of the run)`,
-          text,
-        );
+      if (/^MemoryError\b/.test(error.rawMessage) || /^MemoryError\b/m.test(text))
+        return this.outOfMemory(text);
       return new StrategyFailure("strategy_error", error.rawMessage, text);
     }
-    if (error.code === Code.InvalidArgument)
-      return new StrategyFailure("invalid_params", error.rawMessage);
     if (error.code === Code.ResourceExhausted)
       return new StrategyFailure(
         "strategy_error",
@@ -358,6 +358,8 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
         `the run used its ${this.options.limits.runCpuSeconds} s of CPU and was stopped`,
       );
     const tail = process?.stderrTail() ?? "";
+    if (exit && /MemoryError|Cannot allocate memory|std::bad_alloc/.test(tail))
+      return this.outOfMemory();
     if (exit)
       return new StrategyFailure(
         "strategy_error",
@@ -366,6 +368,14 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
     return new StrategyFailure(
       "strategy_error",
       `the strategy service failed the call (${error ? `${Code[error.code]}: ${error.rawMessage}` : "no answer"})`,
+    );
+  }
+
+  private outOfMemory(stack?: string): StrategyFailure {
+    return new StrategyFailure(
+      "strategy_memory",
+      `the strategy ran out of memory (limit ${this.options.limits.addressSpaceMb} MiB of address space)`,
+      stack,
     );
   }
 
