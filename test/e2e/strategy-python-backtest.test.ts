@@ -16,21 +16,25 @@ const PARAMS = { fast: 5, slow: 20, allow_short: true };
 
 describe("a version carrying a Python strategy (real Postgres)", () => {
   let p: RunningPlatform;
+  const saved = { ...process.env };
   beforeAll(async () => {
+    // The sandbox's limits come from SVC_STRATEGY_* at each run: a spinning call ends in 1.5 s.
+    process.env.SVC_STRATEGY_CALL_TIMEOUT_MS = "1500";
     p = await startTestPlatform("postgres", { SVC_BACKTEST_WORKERS: "2" });
   }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {
     await p?.close();
+    process.env = saved;
   });
 
-  const createBot = (name: string, code: object) =>
+  const createBot = (name: string, code: object, parameters: object = PARAMS) =>
     eventually(
       `the checker takes ${name}`,
       () =>
         call(p.url, "POST", "/bots", {
           name,
           kind: "trading",
-          strategy: { code, parameters: PARAMS },
+          strategy: { code, parameters },
         }),
       (r) => r.status !== 429,
       60_000,
@@ -84,6 +88,36 @@ describe("a version carrying a Python strategy (real Postgres)", () => {
     expect(pythonMetrics).toEqual(typeScriptMetrics);
     // Two checks (the TypeScript checker's thread starts on the first) and two sandboxed runs.
   }, 90_000);
+
+  it("ends a Python strategy that hangs failed with strategy_timeout, and one that dies with strategy_error", async () => {
+    const hang = await createBot(
+      "Py Hang",
+      {
+        language: "python",
+        files: [
+          { path: "strategy.py", content: "def on_bar(ctx):\n    while True:\n        pass\n" },
+        ],
+      },
+      {},
+    );
+    expect(hang.status).toBe(201);
+    const dies = await createBot(
+      "Py Dies",
+      {
+        language: "python",
+        files: [
+          { path: "strategy.py", content: "import os\n\ndef on_bar(ctx):\n    os._exit(7)\n" },
+        ],
+      },
+      {},
+    );
+    expect(dies.status).toBe(201);
+    const [hung, died] = await Promise.all([backtest("py-hang"), backtest("py-dies")]);
+    expect(hung.status).toBe("failed");
+    expect(hung.result_summary.error).toMatch(/^strategy_timeout: .*1500 ms/);
+    expect(died.status).toBe("failed");
+    expect(died.result_summary.error).toMatch(/^strategy_error: .*exit code 7/);
+  });
 
   it("refuses a file that does not compile with 400 naming the line, and makes no version", async () => {
     const broken = await createBot("Py Broken", {
