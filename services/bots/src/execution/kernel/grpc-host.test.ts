@@ -120,6 +120,7 @@ describe("a hostile Python strategy is contained", () => {
       message: expect.stringContaining("1500 ms"),
     });
     expect(host.failure?.code).toBe("strategy_timeout");
+    await expect(host.exited).resolves.toMatchObject({ signal: "SIGKILL" });
   });
 
   it("an allocation bomb ends the run strategy_memory at the address-space limit", async () => {

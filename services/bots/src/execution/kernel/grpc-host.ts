@@ -207,6 +207,11 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
     }
   }
 
+  /** How the service's process ended, once it has; undefined for a service this host did not start. */
+  get exited(): StrategyProcess["exited"] | undefined {
+    return this.options.process?.exited;
+  }
+
   /** Closes the connection and ends the service's process, if this host started it. */
   close(): void {
     this.sessions.abort();

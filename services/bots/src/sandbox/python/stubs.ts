@@ -34,9 +34,14 @@ export function pythonStubs(python: string): Promise<string> {
 async function generate(python: string): Promise<string> {
   const proto = fs.readFileSync(STRATEGY_PROTO);
   const digest = createHash("sha256").update(proto).digest("hex").slice(0, 16);
-  const out = path.join(os.tmpdir(), `svc-strategy-py-${digest}`);
-  if (fs.existsSync(path.join(out, "svc", "strategy", "v1", "strategy_pb2_grpc.py"))) return out;
-  const scratch = fs.mkdtempSync(`${out}.tmp-`);
+  const shared = path.join(os.tmpdir(), `svc-strategy-py-${digest}`);
+  if (fs.existsSync(path.join(shared, "svc", "strategy", "v1", "strategy_pb2_grpc.py"))) {
+    if (ours(shared)) return shared;
+  }
+  // A folder of that name someone else made (the temporary folder is shared) is not trusted: the
+  // stubs run beside every strategy; this process then generates its own.
+  const out = fs.existsSync(shared) ? fs.mkdtempSync(`${shared}.own-`) : shared;
+  const scratch = fs.mkdtempSync(`${shared}.tmp-`);
   try {
     const { stdout } = await run(
       python,
@@ -61,10 +66,12 @@ async function generate(python: string): Promise<string> {
     );
     // Two processes generating at once: the first rename wins, the second finds the folder there.
     try {
+      if (out !== shared) fs.rmSync(out, { recursive: true, force: true });
       fs.renameSync(scratch, out);
     } catch {
       fs.rmSync(scratch, { recursive: true, force: true });
     }
+    if (!ours(out)) throw new Error(`${out} is not this user's own folder`);
     return out;
   } catch (error) {
     fs.rmSync(scratch, { recursive: true, force: true });
@@ -72,4 +79,10 @@ async function generate(python: string): Promise<string> {
       `the Python strategy stubs could not be generated (install Debian's python3-grpc-tools): ${(error as Error).message}`,
     );
   }
+}
+
+/** The folder is this process's user's, and no one else may write to it. */
+function ours(dir: string): boolean {
+  const stat = fs.lstatSync(dir);
+  return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
 }
