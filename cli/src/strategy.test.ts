@@ -123,4 +123,24 @@ describe("svc strategy", () => {
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toContain("give name=value");
   });
+
+  it("push uploads a Python file as a Python strategy; one that does not compile uploads nothing", async () => {
+    const file = join(dir, "strategy.py");
+    await writeFile(file, "def on_bar(ctx):\n    ctx.target(ctx.symbols[0], weight=1)\n");
+    const pushed = await svc(["strategy", "push", "pushed", file]);
+    expect(pushed.stderr).toBe("");
+    expect(pushed.stdout).toMatch(/^pushed: version 3, strategy sha256:[0-9a-f]{64}\n$/);
+    const bot = await call(p.url, "GET", "/bots/pushed");
+    expect(bot.body.spec.strategy.code).toMatchObject({
+      language: "python",
+      files: [{ path: "strategy.py" }],
+    });
+
+    const broken = join(dir, "broken.py");
+    await writeFile(broken, "def on_bar(ctx):\n    ctx.target(\n");
+    const refused = await svc(["strategy", "push", "pushed", broken]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^broken\.py:2:\d+ SyntaxError: /m);
+    expect((await call(p.url, "GET", "/bots/pushed")).body.current_version).toBe(3);
+  });
 });

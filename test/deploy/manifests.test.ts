@@ -46,7 +46,7 @@ const renders: Record<string, Manifest[]> = {
   "overlays/staging": render("overlays/staging"),
   crds,
 };
-const examples = ["killswitch-fleet.yaml", "bot.yaml"].flatMap((f) =>
+const examples = ["killswitch-fleet.yaml", "bot.yaml", "runner-python-strategy.yaml"].flatMap((f) =>
   readManifests(join(K8S, "examples", f)),
 );
 

@@ -80,7 +80,7 @@ export function registerStrategy(program: Command, io: Io): void {
       "check the strategy here, then upload it as the bot's next version (its strategy becomes this code)",
     )
     .argument("<bot>", "slug or id of the bot")
-    .argument("<entry>", "the strategy's entry file")
+    .argument("<entry>", "the strategy's entry file (.ts, or one .py file: a Python strategy)")
     .argument("[files...]", "its other files, in or below the entry's folder")
     .option(
       "--param <name=value>",
@@ -98,8 +98,15 @@ export function registerStrategy(program: Command, io: Io): void {
       ) => {
         const ctx = contextOf(cmd, io);
         const { files, folder } = await readStrategy(entry, more);
-        const local = await checkStrategy(files);
-        if (!local.ok) {
+        // A Python strategy (one .py file) is checked by the platform only: it compiles it.
+        const python = entry.endsWith(".py");
+        if (python && more.length > 0)
+          throw new CliExit(
+            2,
+            `a Python strategy is one file; ${entry} came with ${more.length} more`,
+          );
+        const local = python ? undefined : await checkStrategy(files);
+        if (local && !local.ok) {
           if (local.input) throw new CliExit(2, local.input.message);
           printDiagnostics(io, folder, local.diagnostics);
           throw new CliExit(
@@ -111,7 +118,10 @@ export function registerStrategy(program: Command, io: Io): void {
         const bot = await ctx.api.get<Bot>(path);
         const spec = {
           ...bot.spec,
-          strategy: { code: { files }, parameters: { ...keptParams(bot), ...o.param } },
+          strategy: {
+            code: python ? { language: "python", files } : { files },
+            parameters: { ...keptParams(bot), ...o.param },
+          },
         };
         let updated: Bot;
         try {

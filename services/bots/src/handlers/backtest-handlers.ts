@@ -7,6 +7,7 @@ import {
   BotsService,
   type BotSpec,
   ListBotDeploymentsResponseSchema,
+  StrategyLanguage,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { enqueueEvent } from "@svc/lib/bus";
@@ -86,7 +87,12 @@ const QUEUE_FULL_RETRY_AFTER_S = 5;
  */
 type RunStrategy =
   | { name: string; params: Record<string, unknown>; family: ResolvedFamily; code?: undefined }
-  | { name: string; params: Record<string, unknown>; family?: undefined; code: { bundle: string } };
+  | {
+      name: string;
+      params: Record<string, unknown>;
+      family?: undefined;
+      code: { bundle: string; language?: "python" };
+    };
 type ResolvedFamily = ReturnType<typeof resolveStrategy>["family"];
 
 /** A checked backtest, ready to run: everything comes from its deployment row and bot version. */
@@ -247,7 +253,9 @@ async function runStrategy(
     // A version is written with its bundle in one transaction: one missing is the store's fault.
     if (bundle === undefined)
       throw new Error(`${what}: the bundle of its strategy code (${bundleDigest}) is not stored`);
-    return { name: `code:${code.digest}`, params: parameters, code: { bundle } };
+    const language =
+      code.language === StrategyLanguage.PYTHON ? { language: "python" as const } : {};
+    return { name: `code:${code.digest}`, params: parameters, code: { bundle, ...language } };
   }
   if (!spec.strategy?.family)
     throw new EngineInputError(
@@ -340,7 +348,7 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<FinishedRun | und
       family: run.strategy.name,
       params: run.strategy.params,
       ...(run.strategy.code
-        ? { code: { bundle: run.strategy.code.bundle, limits: sandboxLimitsFromEnv() } }
+        ? { code: { ...run.strategy.code, limits: sandboxLimitsFromEnv() } }
         : {}),
       settings: run.settings,
       risk: run.risk,

@@ -7,7 +7,9 @@ import {
   vectorisedRun,
   type DatasetSource,
 } from "../engine/index.js";
+import { startPythonHost } from "../execution/kernel/python-host.js";
 import { SandboxHost } from "../execution/kernel/sandbox-host.js";
+import type { AsyncStrategyHost } from "../execution/kernel/strategy-host.js";
 import { startSandbox } from "../sandbox/index.js";
 import type { RunJob, RunOutcome } from "./backtest-messages.js";
 
@@ -63,7 +65,7 @@ async function computeSandboxed(
   control: Int32Array,
   datasets: DatasetSource,
 ): Promise<RunOutcome | undefined> {
-  const refused = new Map<string, number>();
+  if (code.language === "python") return computePython(job, code, control, datasets);
   const sandbox = await startSandbox({
     bundle: code.bundle,
     params: job.params ?? {},
@@ -74,28 +76,68 @@ async function computeSandboxed(
   try {
     const host = new SandboxHost(sandbox, job.symbol);
     host.initialised(await sandbox.init());
-    const risk = { limits: job.risk, startEquity: job.settings.initialCash, refused };
-    const options = { ...(anyLimit(job.risk) ? { risk } : {}), symbol: job.symbol };
-    const engine = new BacktestRun({ asyncHost: host }, job.settings, options);
-    const { dataSource, startMs, endMs, timeframe } = job.bars;
-    let done = 0;
-    for await (const bars of streamBars(dataSource, startMs, endMs, { datasets, timeframe })) {
-      for (let from = 0; from < bars.length; from += SLICE) {
-        if (Atomics.load(control, 0) !== 0) return undefined;
-        const to = Math.min(from + SLICE, bars.length);
-        await engine.feedAsync(barsAt(bars, from, to));
-        done += to - from;
-        Atomics.store(control, 1, done);
-      }
-    }
-    if (Atomics.load(control, 0) !== 0) return undefined;
-    await engine.stop();
-    const metrics = engine.finish();
-    const strategyLogs = { lines: host.logs, dropped: host.logsDropped };
-    return refused.size > 0
-      ? { ...metrics, riskRejections: Object.fromEntries(refused), strategyLogs }
-      : { ...metrics, strategyLogs };
+    return await runOnHost(job, host, control, datasets, () => ({
+      lines: host.logs,
+      dropped: host.logsDropped,
+    }));
   } finally {
     sandbox.kill();
   }
+}
+
+/**
+ * A version's Python strategy: its gRPC server runs in the sandbox (GrpcStrategyHost over a Unix
+ * socket), on the same books and the same bar loop as a TypeScript strategy's run.
+ */
+async function computePython(
+  job: RunJob,
+  code: NonNullable<RunJob["code"]>,
+  control: Int32Array,
+  datasets: DatasetSource,
+): Promise<RunOutcome | undefined> {
+  const host = await startPythonHost({
+    source: code.bundle,
+    symbol: job.symbol,
+    params: job.params ?? {},
+    seed: job.id,
+    limits: code.limits,
+  });
+  try {
+    return await runOnHost(job, host, control, datasets);
+  } finally {
+    host.close();
+  }
+}
+
+/** The bar loop of a run whose strategy answers asynchronously (a sandbox, a gRPC service). */
+async function runOnHost(
+  job: RunJob,
+  host: AsyncStrategyHost,
+  control: Int32Array,
+  datasets: DatasetSource,
+  /** The strategy's log lines, kept with the results (a host that keeps them). */
+  logs?: () => NonNullable<RunOutcome["strategyLogs"]>,
+): Promise<RunOutcome | undefined> {
+  const refused = new Map<string, number>();
+  const risk = { limits: job.risk, startEquity: job.settings.initialCash, refused };
+  const options = { ...(anyLimit(job.risk) ? { risk } : {}), symbol: job.symbol };
+  const engine = new BacktestRun({ asyncHost: host }, job.settings, options);
+  const { dataSource, startMs, endMs, timeframe } = job.bars;
+  let done = 0;
+  for await (const bars of streamBars(dataSource, startMs, endMs, { datasets, timeframe })) {
+    for (let from = 0; from < bars.length; from += SLICE) {
+      if (Atomics.load(control, 0) !== 0) return undefined;
+      const to = Math.min(from + SLICE, bars.length);
+      await engine.feedAsync(barsAt(bars, from, to));
+      done += to - from;
+      Atomics.store(control, 1, done);
+    }
+  }
+  if (Atomics.load(control, 0) !== 0) return undefined;
+  await engine.stop();
+  const metrics = engine.finish();
+  const kept = logs ? { strategyLogs: logs() } : {};
+  return refused.size > 0
+    ? { ...metrics, riskRejections: Object.fromEntries(refused), ...kept }
+    : { ...metrics, ...kept };
 }

@@ -11,9 +11,10 @@ export interface RunJob {
   params: Record<string, unknown> | undefined;
   /**
    * The version's strategy code, when it has code instead of a family: its bundle runs in the
-   * sandbox with `params` (then `family` only names it) under `limits`.
+   * sandbox with `params` (then `family` only names it) under `limits`; a Python strategy's
+   * bundle is its source, served over gRPC from the sandbox.
    */
-  code?: { bundle: string; limits: SandboxLimits };
+  code?: { bundle: string; limits: SandboxLimits; language?: "python" };
   settings: EngineSettings;
   risk: RiskLimits;
   symbol: string;

@@ -2,6 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import {
   StrategyCodeSchema,
   StrategyFileSchema,
+  StrategyLanguage,
   type BotSpec,
   type StrategyCode,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
@@ -9,6 +10,7 @@ import { formatDiagnostic, type CheckedStrategy, type StrategyFile } from "@svc/
 import { Code, invalidField, svcError } from "@svc/lib/errors";
 import type { DeclarationsProbe } from "./declarations-probe.js";
 import { paramProblem } from "./param-problems.js";
+import { checkPythonStrategy } from "./python-check.js";
 import type { StrategyChecker } from "./strategy-checker.js";
 
 /**
@@ -66,7 +68,9 @@ export async function acceptStrategyCode(
     return { spec };
   }
   const files = await sourceOf(strategy.code, storedSource);
-  const result = await checker.check(files);
+  // TypeScript is stored as the unset default, so naming it changes no spec_hash.
+  const python = strategy.code.language === StrategyLanguage.PYTHON;
+  const result = python ? await checkPythonStrategy(files) : await checker.check(files);
   if (!result.ok) {
     if (result.input) throw invalidField(result.input.field, result.input.message);
     const errors = result.diagnostics.map(formatDiagnostic);
@@ -77,16 +81,20 @@ export async function acceptStrategyCode(
       { field: "strategy.code", errors },
     );
   }
-  await holdParamsToDeclarations(
-    result.bundle,
-    (strategy.parameters ?? {}) as Record<string, unknown>,
-    probe,
-  );
+  // Python declarations are read by the Python SDK when a run starts (invalid_params then): the
+  // probe loads TypeScript bundles only.
+  if (!python)
+    await holdParamsToDeclarations(
+      result.bundle,
+      (strategy.parameters ?? {}) as Record<string, unknown>,
+      probe,
+    );
   const code = create(StrategyCodeSchema, {
     files: result.files.map((f) => create(StrategyFileSchema, { path: f.path })),
     digest: result.digest,
     bundleDigest: result.bundleDigest,
     sdkVersion: result.sdkVersion,
+    ...(python ? { language: StrategyLanguage.PYTHON } : {}),
   });
   return { spec: { ...spec, strategy: { ...strategy, code } }, code: result };
 }

@@ -103,9 +103,9 @@ export declare type StrategyRef = Message<"svc.bots.v1.StrategyRef"> & {
   parameters?: JsonObject | undefined;
 
   /**
-   * The strategy's own TypeScript, written on the strategy SDK (@svc/strategy-sdk). Not with
-   * family. Type-checked and bundled when the version is made; an error is a 400 listing each as
-   * file:line:column and no version is made.
+   * The strategy's own TypeScript, written on the strategy SDK (@svc/strategy-sdk), or one Python
+   * file (code.language). Not with family. Checked (and TypeScript bundled) when the version is
+   * made; an error is a 400 listing each as file:line:column and no version is made.
    *
    * @generated from field: svc.bots.v1.StrategyCode code = 3;
    */
@@ -136,9 +136,9 @@ export declare type StrategyRefJson = {
   parameters?: StructJson;
 
   /**
-   * The strategy's own TypeScript, written on the strategy SDK (@svc/strategy-sdk). Not with
-   * family. Type-checked and bundled when the version is made; an error is a 400 listing each as
-   * file:line:column and no version is made.
+   * The strategy's own TypeScript, written on the strategy SDK (@svc/strategy-sdk), or one Python
+   * file (code.language). Not with family. Checked (and TypeScript bundled) when the version is
+   * made; an error is a 400 listing each as file:line:column and no version is made.
    *
    * @generated from field: svc.bots.v1.StrategyCode code = 3;
    */
@@ -192,6 +192,13 @@ export declare type StrategyCode = Message<"svc.bots.v1.StrategyCode"> & {
    * @generated from field: string sdk_version = 4;
    */
   sdkVersion: string;
+
+  /**
+   * The language of the files; unset is TypeScript. Part of the stored spec, so of spec_hash.
+   *
+   * @generated from field: svc.bots.v1.StrategyLanguage language = 5;
+   */
+  language: StrategyLanguage;
 };
 
 /**
@@ -235,6 +242,13 @@ export declare type StrategyCodeJson = {
    * @generated from field: string sdk_version = 4;
    */
   sdkVersion?: string;
+
+  /**
+   * The language of the files; unset is TypeScript. Part of the stored spec, so of spec_hash.
+   *
+   * @generated from field: svc.bots.v1.StrategyLanguage language = 5;
+   */
+  language?: StrategyLanguageJson;
 };
 
 /**
@@ -250,8 +264,9 @@ export declare const StrategyCodeSchema: GenMessage<StrategyCode, {jsonType: Str
  */
 export declare type StrategyFile = Message<"svc.bots.v1.StrategyFile"> & {
   /**
-   * A relative path ending in .ts: letters, digits, '.', '_', '-' and '/' between segments, no
-   * '..' segment, no leading '/'; for example strategy.ts or lib/signals.ts.
+   * A relative path ending in .ts (.py for a Python strategy): letters, digits, '.', '_', '-' and
+   * '/' between segments, no '..' segment, no leading '/'; for example strategy.ts or
+   * lib/signals.ts.
    *
    * @generated from field: string path = 1;
    */
@@ -273,8 +288,9 @@ export declare type StrategyFile = Message<"svc.bots.v1.StrategyFile"> & {
  */
 export declare type StrategyFileJson = {
   /**
-   * A relative path ending in .ts: letters, digits, '.', '_', '-' and '/' between segments, no
-   * '..' segment, no leading '/'; for example strategy.ts or lib/signals.ts.
+   * A relative path ending in .ts (.py for a Python strategy): letters, digits, '.', '_', '-' and
+   * '/' between segments, no '..' segment, no leading '/'; for example strategy.ts or
+   * lib/signals.ts.
    *
    * @generated from field: string path = 1;
    */
@@ -7757,6 +7773,48 @@ export declare type DeploymentStatusJson = "DEPLOYMENT_STATUS_UNSPECIFIED" | "DE
  * Describes the enum svc.bots.v1.DeploymentStatus.
  */
 export declare const DeploymentStatusSchema: GenEnum<DeploymentStatus, DeploymentStatusJson>;
+
+/**
+ * What a strategy's code is written in.
+ *
+ * @generated from enum svc.bots.v1.StrategyLanguage
+ */
+export enum StrategyLanguage {
+  /**
+   * TypeScript on @svc/strategy-sdk (the default).
+   *
+   * @generated from enum value: STRATEGY_LANGUAGE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * TypeScript on @svc/strategy-sdk.
+   *
+   * @generated from enum value: STRATEGY_LANGUAGE_TYPESCRIPT = 1;
+   */
+  TYPESCRIPT = 1,
+
+  /**
+   * One Python file on the Python SDK (sdk/strategy-python), served over gRPC
+   * (svc.strategy.v1.StrategyService) from the sandbox: its path ends in .py; it is
+   * syntax-checked when the version is made (an error is a 400 with its line) and stored as sent.
+   *
+   * @generated from enum value: STRATEGY_LANGUAGE_PYTHON = 2;
+   */
+  PYTHON = 2,
+}
+
+/**
+ * What a strategy's code is written in.
+ *
+ * @generated from enum svc.bots.v1.StrategyLanguage
+ */
+export declare type StrategyLanguageJson = "STRATEGY_LANGUAGE_UNSPECIFIED" | "STRATEGY_LANGUAGE_TYPESCRIPT" | "STRATEGY_LANGUAGE_PYTHON";
+
+/**
+ * Describes the enum svc.bots.v1.StrategyLanguage.
+ */
+export declare const StrategyLanguageSchema: GenEnum<StrategyLanguage, StrategyLanguageJson>;
 
 /**
  * RTS 6 tests the bots service runs through its one order path (OrderPipeline, RiskGuard,

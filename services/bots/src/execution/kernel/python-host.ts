@@ -1,0 +1,34 @@
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "../../sandbox/index.js";
+import { startPythonStrategy } from "../../sandbox/python/process.js";
+import { GrpcStrategyHost, type GrpcInit } from "./grpc-host.js";
+
+export interface PythonHostOptions extends GrpcInit {
+  /** The strategy file's Python source (on the Python SDK, sdk/strategy-python). */
+  source: string;
+  /** The symbol the kernel trades. */
+  symbol: string;
+  limits?: Partial<SandboxLimits>;
+}
+
+/**
+ * A Python strategy as the kernel's host: its gRPC server started in the sandbox, connected over
+ * its socket, and initialised (params resolved, init run). A failure on the way ends the process
+ * and rejects with StrategyFailure.
+ */
+export async function startPythonHost(options: PythonHostOptions): Promise<GrpcStrategyHost> {
+  const limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+  const process = await startPythonStrategy(options.source, limits);
+  const host = new GrpcStrategyHost({
+    socketPath: process.socketPath,
+    symbol: options.symbol,
+    limits,
+    process,
+  });
+  try {
+    await host.init(options);
+  } catch (error) {
+    host.close();
+    throw error;
+  }
+  return host;
+}
