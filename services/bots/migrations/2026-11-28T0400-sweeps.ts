@@ -45,6 +45,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .where(sql.ref("sweep_id"), "is not", null)
     .execute();
   // One out-of-sample run per fold, however many processes advance the sweep at once.
-  await sql`create unique index bot_deployments_sweep_oos_unique on bot_deployments (sweep_id, sweep_fold)
-    where sweep_id is not null and sweep_index is null`.execute(db);
+  await db.schema
+    .createIndex("bot_deployments_sweep_oos_unique")
+    .on("bot_deployments")
+    .columns(["sweep_id", "sweep_fold"])
+    .unique()
+    .where(sql.ref("sweep_id"), "is not", null)
+    .where(sql.ref("sweep_index"), "is", null)
+    .execute();
 }

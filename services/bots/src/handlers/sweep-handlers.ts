@@ -36,7 +36,12 @@ import {
   type SweepRun,
 } from "../store/sweeps.repository.js";
 import { versionParams } from "../sweeps/declared-params.js";
-import { foldWindows, planSweep, SweepInputError, type SweepParameterInput } from "../sweeps/sweep-plan.js";
+import {
+  foldWindows,
+  planSweep,
+  SweepInputError,
+  type SweepParameterInput,
+} from "../sweeps/sweep-plan.js";
 import {
   bestRun,
   metricOf,
@@ -86,9 +91,14 @@ export function createSweepHandlers(deps: SweepDeps): Handlers {
   const sweepOf = async (botId: string, id: string) => {
     const sweep = UUID.test(id) ? await findSweep(db, botId, id) : undefined;
     if (!sweep)
-      throw svcError(Code.NotFound, "sweep_not_found", `the bot has no sweep ${JSON.stringify(id)}`, {
-        sweep_id: id,
-      });
+      throw svcError(
+        Code.NotFound,
+        "sweep_not_found",
+        `the bot has no sweep ${JSON.stringify(id)}`,
+        {
+          sweep_id: id,
+        },
+      );
     return sweep;
   };
   return {
@@ -143,20 +153,46 @@ export function createSweepHandlers(deps: SweepDeps): Handlers {
             ? `SVC_SWEEP_MAX_COMBINATIONS ${deps.maxRuns} runs over ${foldCount} walk-forward folds, each with its out-of-sample run`
             : "SVC_SWEEP_MAX_COMBINATIONS",
         });
-        const combination = (params: object, index: number, fold: number, s?: string, e?: string) => ({
-          request: { data_source: stored.data_source, start: s ?? stored.start, end: e ?? stored.end, params },
+        const combination = (
+          params: object,
+          index: number,
+          fold: number,
+          s?: string,
+          e?: string,
+        ) => ({
+          request: {
+            data_source: stored.data_source,
+            start: s ?? stored.start,
+            end: e ?? stored.end,
+            params,
+          },
           barsTotal,
           index,
           fold,
         });
         if (foldCount) {
-          const windows = foldWindows(startMs!, endMs!, foldCount, stored.walk_forward.in_sample_segments);
+          const windows = foldWindows(
+            startMs!,
+            endMs!,
+            foldCount,
+            stored.walk_forward.in_sample_segments,
+          );
           const iso = (ms: number) => new Date(ms).toISOString();
-          folds = windows.map((w) => ({ is_start: iso(w.isStart), is_end: iso(w.isEnd), oos_end: iso(w.oosEnd) }));
+          folds = windows.map((w) => ({
+            is_start: iso(w.isStart),
+            is_end: iso(w.isEnd),
+            oos_end: iso(w.oosEnd),
+          }));
           runs = folds.flatMap((w, f) =>
             plan.combinations.map((p, i) => ({
               ...combination(p, i, f + 1, w.is_start, w.is_end),
-              barsTotal: Math.max(1, Math.round((barsTotal * (Date.parse(w.is_end) - Date.parse(w.is_start))) / (endMs! - startMs!))),
+              barsTotal: Math.max(
+                1,
+                Math.round(
+                  (barsTotal * (Date.parse(w.is_end) - Date.parse(w.is_start))) /
+                    (endMs! - startMs!),
+                ),
+              ),
             })),
           );
         } else runs = plan.combinations.map((p, i) => combination(p, i, 0));
@@ -309,7 +345,9 @@ function storedRequest(req: CreateSweepRequest, version: number, fallback: strin
     bars_total: 0,
     walk_forward: {
       folds,
-      in_sample_segments: folds ? req.walkForward?.inSampleSegments || DEFAULT_IN_SAMPLE_SEGMENTS : 0,
+      in_sample_segments: folds
+        ? req.walkForward?.inSampleSegments || DEFAULT_IN_SAMPLE_SEGMENTS
+        : 0,
     },
   };
 }
@@ -396,7 +434,9 @@ async function present(
     const fold = i + 1;
     const inSample = rows.filter((r) => r.fold === fold && r.index !== null);
     const oos = rows.find((r) => r.fold === fold && r.index === null);
-    const settled = !inSample.some((r) => (LIVE_BACKTEST_STATES as readonly string[]).includes(r.status));
+    const settled = !inSample.some((r) =>
+      (LIVE_BACKTEST_STATES as readonly string[]).includes(r.status),
+    );
     const best = settled ? bestRun(inSample, metric) : undefined;
     const status = !settled
       ? "waiting_in_sample"
@@ -417,7 +457,8 @@ async function present(
         outOfSampleEnd: timestampFromDate(new Date(w.oos_end)),
         ...(best
           ? {
-              chosenParameters: ((best.row.request as { params?: JsonObject }).params ?? {}) as JsonObject,
+              chosenParameters: ((best.row.request as { params?: JsonObject }).params ??
+                {}) as JsonObject,
               inSampleMetric: metricOf(best, metric)!,
             }
           : {}),

@@ -31,8 +31,7 @@ export interface NewSweep {
 }
 
 export type SweepCreated =
-  | { sweep: SweepRow; created: boolean }
-  | { full: true; queued: number; runs: number };
+  { sweep: SweepRow; created: boolean } | { full: true; queued: number; runs: number };
 
 /**
  * Records a sweep and queues all its backtests in one transaction, under the queue's lock, so

@@ -100,7 +100,7 @@ export function planSweep(input: SweepPlanInput): SweepPlan {
 
   if (input.mode === "grid") {
     const size = axes.reduce((n, a) => n * a.count, 1);
-    if (size > input.maxCombinations) throw tooLarge(size, input, "the grid");
+    if (size > input.maxCombinations) throw tooLarge(size, input, "the grid has");
     return keepValid(product(axes), input);
   }
   if (!(input.samples >= 1))
@@ -170,7 +170,8 @@ function axisOf(
     );
   const whole = decl.type === "int";
   const step = p.step ?? (whole ? 1 : undefined);
-  const pick = (u: number) => (whole ? min + Math.floor(u * (max - min + 1)) : min + u * (max - min));
+  const pick = (u: number) =>
+    whole ? min + Math.floor(u * (max - min + 1)) : min + u * (max - min);
   if (step === undefined) {
     if (input.mode === "grid")
       throw new SweepInputError(

@@ -50,8 +50,7 @@ export function sortRuns<R extends RunFigures>(runs: R[], metric: string, ascend
   return [...runs].sort((a, b) => {
     const x = metricOf(a, metric);
     const y = metricOf(b, metric);
-    if (x === undefined || y === undefined)
-      return x === y ? order(a, b) : x === undefined ? 1 : -1;
+    if (x === undefined || y === undefined) return x === y ? order(a, b) : x === undefined ? 1 : -1;
     return (ascending ? x - y : y - x) || order(a, b);
   });
 }
