@@ -144,10 +144,10 @@ describe("a sweep whose process dies (real Postgres)", () => {
     );
     expect(trials.map((t) => t.trial_id).sort()).toEqual(done.map((r) => r.id).sort());
     expect(trials.every((t) => t.n === 1)).toBe(true);
-    const [{ n: announced }] = await q<{ n: number }>(
+    const announced = await q<{ n: number }>(
       "select count(*)::int as n from bots.outbox where subject = 'svc.bots.trial_recorded'",
     );
-    expect(announced).toBe(COMBINATIONS);
+    expect(announced[0]!.n).toBe(COMBINATIONS);
     const sweep = await call(
       platforms[0]!.url,
       "GET",
