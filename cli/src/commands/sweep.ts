@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
-import { contextOf, type Ctx } from "../context.js";
+import { contextOf } from "../context.js";
 import { CliExit, type Io } from "../io.js";
 import { fields, number, percent, table, when } from "../output.js";
 import type { Items } from "../wire.js";
