@@ -24,6 +24,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .addUniqueConstraint("sweeps_bot_request_key_unique", ["bot_id", "request_key"])
     .execute();
+  // The walk-forward advance, after every run that settles, looks only at sweeps still advancing.
+  await db.schema
+    .createIndex("sweeps_advancing_idx")
+    .on("sweeps")
+    .column("created_at")
+    .where(
+      sql<boolean>`advanced_at is null and cancelled_at is null and jsonb_array_length(folds) > 0`,
+    )
+    .execute();
   await db.schema
     .createIndex("sweeps_bot_created_idx")
     .on("sweeps")

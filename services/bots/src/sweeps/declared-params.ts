@@ -2,7 +2,12 @@ import type { Kysely } from "kysely";
 import type { BotSpec } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { Code, svcError } from "@svc/lib/errors";
 import { resolveStrategy, STRATEGY_FAMILIES } from "../engine/index.js";
-import { sandboxLimitsFromEnv, startSandbox, StrategyFailure } from "../sandbox/index.js";
+import {
+  SandboxUnavailable,
+  sandboxLimitsFromEnv,
+  startSandbox,
+  StrategyFailure,
+} from "../sandbox/index.js";
 import type { BotsDatabase } from "../store/bots.table.js";
 import { findStrategyBundle } from "../store/strategy-code.repository.js";
 import { SweepInputError, type DeclaredParam, type SweepValue } from "./sweep-plan.js";
@@ -63,6 +68,14 @@ async function codeParams(
     symbols: [symbol],
     seed: 1,
     limits: sandboxLimitsFromEnv(),
+  }).catch((err: unknown) => {
+    if (err instanceof SandboxUnavailable)
+      throw svcError(
+        Code.Unavailable,
+        "strategy_code_not_runnable",
+        `the strategy sandbox cannot start on this host (${err.message}); a sweep of strategy code reads its parameters there. Nothing was recorded`,
+      );
+    throw err;
   });
   try {
     const { declared, params } = await sandbox.init();
