@@ -79,7 +79,12 @@ describe("parameter sweeps (real Postgres)", () => {
     expect(res.status).toBe(200);
     return res.body as {
       trial_count: number;
-      items: Array<{ trial_id: string; parameters: Record<string, unknown>; sharpe: number }>;
+      items: Array<{
+        trial_id: string;
+        parameters: Record<string, unknown>;
+        sharpe: number;
+        sweep_id?: string;
+      }>;
     };
   };
 
@@ -128,6 +133,7 @@ describe("parameter sweeps (real Postgres)", () => {
       const t = byId.get(r.deployment_id)!;
       expect(t.parameters).toEqual({ ...r.parameters });
       expect(t.sharpe).toBeCloseTo(r.metrics!.sharpe!, 6);
+      expect(t.sweep_id).toBe(created.id);
     }
     // Different parameters give different runs: the sweep did not run the version's eight times.
     expect(new Set(sharpes.map((s) => s.toFixed(8))).size).toBeGreaterThan(1);

@@ -239,6 +239,7 @@ export const comments = Object.freeze({
   "svc.bots.v1.Trial.sharpe": "Annualised Sharpe ratio of the trial's daily returns.",
   "svc.bots.v1.Trial.observations": "How many daily returns the trial has.",
   "svc.bots.v1.Trial.recorded_at": "When the backtest succeeded and the trial was recorded.",
+  "svc.bots.v1.Trial.sweep_id": "The sweep the trial was a combination of (GET /bots/{bot_ref}/sweeps/{sweep_id}); empty for a\nbacktest of the version with its own parameters.",
   "svc.bots.v1.ListBotTrialsResponse": "The bot's TrialLedger, oldest first.",
   "svc.bots.v1.ListBotTrialsResponse.items": "The trials, oldest first.",
   "svc.bots.v1.ListBotTrialsResponse.trial_count": "N: how many trials the ledger holds for the bot.",

@@ -3362,6 +3362,14 @@ export declare type Trial = Message<"svc.bots.v1.Trial"> & {
    * @generated from field: google.protobuf.Timestamp recorded_at = 9;
    */
   recordedAt?: Timestamp | undefined;
+
+  /**
+   * The sweep the trial was a combination of (GET /bots/{bot_ref}/sweeps/{sweep_id}); empty for a
+   * backtest of the version with its own parameters.
+   *
+   * @generated from field: string sweep_id = 10;
+   */
+  sweepId: string;
 };
 
 /**
@@ -3433,6 +3441,14 @@ export declare type TrialJson = {
    * @generated from field: google.protobuf.Timestamp recorded_at = 9;
    */
   recordedAt?: TimestampJson;
+
+  /**
+   * The sweep the trial was a combination of (GET /bots/{bot_ref}/sweeps/{sweep_id}); empty for a
+   * backtest of the version with its own parameters.
+   *
+   * @generated from field: string sweep_id = 10;
+   */
+  sweepId?: string;
 };
 
 /**
