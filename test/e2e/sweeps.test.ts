@@ -173,6 +173,15 @@ describe("parameter sweeps (real Postgres)", () => {
       walk_forward: { folds: 2 },
     });
     expect(wfNoRange.status).toBe(400);
+    const wfShort = await post({
+      parameters: [{ name: "fast", values: [3] }],
+      walk_forward: { folds: 10, in_sample_segments: 10 },
+      ...range(100),
+    });
+    expect(wfShort.status).toBe(400);
+    expect(wfShort.body.error.message).toContain(
+      "the range holds 100 bars: too few to cut into 20 segments",
+    );
     const badSort = await call(
       p.url,
       "GET",

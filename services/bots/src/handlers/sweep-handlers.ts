@@ -72,6 +72,8 @@ export interface SweepDeps {
 
 const QUEUE_FULL_RETRY_AFTER_S = 5;
 const DEFAULT_IN_SAMPLE_SEGMENTS = 3;
+/** A walk-forward segment shorter than this cannot hold a backtest worth the name. */
+const MIN_BARS_PER_SEGMENT = 20;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -170,6 +172,13 @@ export function createSweepHandlers(deps: SweepDeps): Handlers {
           index,
           fold,
         });
+        const segments = foldCount + stored.walk_forward.in_sample_segments;
+        if (foldCount && barsTotal < MIN_BARS_PER_SEGMENT * segments)
+          throw new SweepInputError(
+            "invalid_parameter",
+            `the range holds ${barsTotal} bars: too few to cut into ${segments} segments (${foldCount} folds after ${stored.walk_forward.in_sample_segments} in-sample segments) of at least ${MIN_BARS_PER_SEGMENT} bars; widen the range or take fewer folds`,
+            "walk_forward.folds",
+          );
         if (foldCount) {
           const windows = foldWindows(
             startMs!,
