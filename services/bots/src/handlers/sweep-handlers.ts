@@ -36,12 +36,8 @@ import {
   type SweepRun,
 } from "../store/sweeps.repository.js";
 import { versionParams } from "../sweeps/declared-params.js";
-import {
-  foldWindows,
-  planSweep,
-  SweepInputError,
-  type SweepParameterInput,
-} from "../sweeps/sweep-plan.js";
+import { planSweep, SweepInputError, type SweepParameterInput } from "../sweeps/sweep-plan.js";
+import { layOutRuns } from "../sweeps/sweep-runs.js";
 import {
   bestRun,
   metricOf,
@@ -72,8 +68,6 @@ export interface SweepDeps {
 
 const QUEUE_FULL_RETRY_AFTER_S = 5;
 const DEFAULT_IN_SAMPLE_SEGMENTS = 3;
-/** A walk-forward segment shorter than this cannot hold a backtest worth the name. */
-const MIN_BARS_PER_SEGMENT = 20;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -155,56 +149,17 @@ export function createSweepHandlers(deps: SweepDeps): Handlers {
             ? `SVC_SWEEP_MAX_COMBINATIONS ${deps.maxRuns} runs over ${foldCount} walk-forward folds, each with its out-of-sample run`
             : "SVC_SWEEP_MAX_COMBINATIONS",
         });
-        const combination = (
-          params: object,
-          index: number,
-          fold: number,
-          s?: string,
-          e?: string,
-        ) => ({
-          request: {
-            data_source: stored.data_source,
-            start: s ?? stored.start,
-            end: e ?? stored.end,
-            params,
-          },
+        ({ runs, folds } = layOutRuns({
+          combinations: plan.combinations,
+          dataSource: stored.data_source,
+          start: stored.start,
+          end: stored.end,
           barsTotal,
-          index,
-          fold,
-        });
-        const segments = foldCount + stored.walk_forward.in_sample_segments;
-        if (foldCount && barsTotal < MIN_BARS_PER_SEGMENT * segments)
-          throw new SweepInputError(
-            "invalid_parameter",
-            `the range holds ${barsTotal} bars: too few to cut into ${segments} segments (${foldCount} folds after ${stored.walk_forward.in_sample_segments} in-sample segments) of at least ${MIN_BARS_PER_SEGMENT} bars; widen the range or take fewer folds`,
-            "walk_forward.folds",
-          );
-        if (foldCount) {
-          const windows = foldWindows(
-            startMs!,
-            endMs!,
-            foldCount,
-            stored.walk_forward.in_sample_segments,
-          );
-          const iso = (ms: number) => new Date(ms).toISOString();
-          folds = windows.map((w) => ({
-            is_start: iso(w.isStart),
-            is_end: iso(w.isEnd),
-            oos_end: iso(w.oosEnd),
-          }));
-          runs = folds.flatMap((w, f) =>
-            plan.combinations.map((p, i) => ({
-              ...combination(p, i, f + 1, w.is_start, w.is_end),
-              barsTotal: Math.max(
-                1,
-                Math.round(
-                  (barsTotal * (Date.parse(w.is_end) - Date.parse(w.is_start))) /
-                    (endMs! - startMs!),
-                ),
-              ),
-            })),
-          );
-        } else runs = plan.combinations.map((p, i) => combination(p, i, 0));
+          walkForward: {
+            folds: foldCount,
+            inSampleSegments: stored.walk_forward.in_sample_segments,
+          },
+        }));
       } catch (err) {
         if (err instanceof SweepInputError)
           throw svcError(Code.InvalidArgument, err.code, err.message, {
