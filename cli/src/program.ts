@@ -10,6 +10,7 @@ import { registerKillSwitch } from "./commands/kill-switch.js";
 import { registerPaper } from "./commands/paper.js";
 import { registerPromotion } from "./commands/promotion.js";
 import { registerStrategy } from "./commands/strategy.js";
+import { registerSweep } from "./commands/sweep.js";
 import { defaultUrl } from "./context.js";
 import { CliExit, type Io } from "./io.js";
 
@@ -36,6 +37,7 @@ export function buildProgram(io: Io): Command {
   registerBots(program, io);
   registerStrategy(program, io);
   registerBacktest(program, io);
+  registerSweep(program, io);
   registerPromotion(program, io);
   registerPaper(program, io);
   registerKillSwitch(program, io);

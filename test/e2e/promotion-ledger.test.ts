@@ -65,7 +65,7 @@ describe("the trial-ledger gate", () => {
     const res = await submit("ledger-1", 3);
     const gate = res.body.gates.find((g: { name: string }) => g.name === "trial_ledger");
     expect(gate.detail).toMatch(
-      /^N 2 \(from the ledger\); DSR [\d.]+ (>=|<) 0.95; PBO [\d.]+ (<=|>) 0.5$/,
+      /^N 2 \(from the ledger\); DSR [\d.]+ (>=|<) 0.95; PBO [\d.]+ (<=|>) 0.5 \(CSCV over 2 trials on csv:sample-btc-usd-1d\)$/,
     );
     expect(res.body.status).toBe(gate.passed ? "pending" : "denied");
   });

@@ -10,6 +10,7 @@ import { enumWord, num, pct, when } from "../format.js";
 import { useLoad } from "../hooks.js";
 import type { Bot, BotEvent, BotVersion, Deployment } from "../types.js";
 import { BacktestResults } from "./BacktestResults.js";
+import { SweepPanel } from "./SweepPanel.js";
 
 /** The token an approval in this tab handed out, offered to the paper-session form. */
 export const tokenKey = (ref: string) => `svc.console.approved.${ref}`;
@@ -74,6 +75,8 @@ export function BotPage({ botRef }: { botRef: string }) {
       </section>
 
       {paper.length > 0 ? <Live botRef={r} /> : null}
+
+      <SweepPanel botRef={r} />
 
       <section aria-labelledby="dep-h">
         <h2 id="dep-h">Deployments</h2>

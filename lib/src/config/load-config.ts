@@ -58,6 +58,8 @@ export interface Config {
   flags: {
     promotionLabEvidenceEnforce: boolean;
     trialLedgerNEnforce: boolean;
+    /** Fewest trials of a bot before its promotion is gated on the ledger (SVC_TRIAL_LEDGER_MIN_TRIALS). */
+    trialLedgerMinTrials: number;
     /** Promotion kinds whose submitter may waive the human approval (never an agent). */
     skipHumanKinds: string[];
     approvalExpiryEnforcementEnabled: boolean;
@@ -70,7 +72,13 @@ export interface Config {
   drillBoundsS: { draining: number; stoppedHighFrequency: number; stopped: number };
   runnerLeaseS: number;
   /** Backtests (and compliance runs) run at once by one process, and accepted ones that may wait. */
-  backtests: { workers: number; queueMax: number; workerMemoryMb: number };
+  backtests: {
+    workers: number;
+    queueMax: number;
+    workerMemoryMb: number;
+    /** Most backtests of one sweep (SVC_SWEEP_MAX_COMBINATIONS). */
+    sweepMaxRuns: number;
+  };
   /** Milliseconds between two sweeps of overdue promotion requests (SVC_PROMOTION_SWEEP_INTERVAL_MS). */
   promotionSweepIntervalMs: number;
   /** Deadlines of the calls to each store, in milliseconds. */
@@ -265,6 +273,7 @@ function assemble(r: Raw): Config {
     flags: {
       promotionLabEvidenceEnforce: b("SVC_PROMOTION_LAB_EVIDENCE_ENFORCE"),
       trialLedgerNEnforce: b("SVC_TRIAL_LEDGER_N_ENFORCE"),
+      trialLedgerMinTrials: i("SVC_TRIAL_LEDGER_MIN_TRIALS"),
       skipHumanKinds: (s("SVC_PROMOTION_SKIP_HUMAN_KINDS") ?? "")
         .split(",")
         .map((k) => k.trim())
@@ -285,6 +294,7 @@ function assemble(r: Raw): Config {
       workers: i("SVC_BACKTEST_WORKERS"),
       queueMax: i("SVC_BACKTEST_QUEUE_MAX"),
       workerMemoryMb: i("SVC_BACKTEST_WORKER_MEMORY_MB"),
+      sweepMaxRuns: i("SVC_SWEEP_MAX_COMBINATIONS"),
     },
     promotionSweepIntervalMs: i("SVC_PROMOTION_SWEEP_INTERVAL_MS"),
     timeouts: {

@@ -248,6 +248,11 @@ export const SETTINGS = {
     default: "false",
     doc: "Trial count N for DSR/PBO comes from the TrialLedger, never from the request.",
   },
+  SVC_TRIAL_LEDGER_MIN_TRIALS: {
+    kind: int(2, 1_000_000),
+    default: "2",
+    doc: "With SVC_TRIAL_LEDGER_N_ENFORCE, the fewest trials the TrialLedger must hold for the bot before a promotion request of one of its versions is even gated: fewer is refused 412 too_few_trials (nothing recorded), naming the count and this minimum.",
+  },
   SVC_APPROVAL_EXPIRY_ENFORCEMENT_ENABLED: {
     kind: bool,
     default: "false",
@@ -367,6 +372,11 @@ export const SETTINGS = {
     kind: int(64, 65_536),
     default: "1024",
     doc: "Heap (old generation, MiB) of each backtest worker thread: a run that needs more ends failed with an out-of-memory error, and only that run; the process and the other runs go on.",
+  },
+  SVC_SWEEP_MAX_COMBINATIONS: {
+    kind: int(1, 1_000_000),
+    default: "1000",
+    doc: "Most backtests one parameter sweep may run (its combinations, times its walk-forward folds, plus one out-of-sample run per fold); past it POST /bots/{ref}/sweeps answers 400 sweep_too_large naming the size and this bound.",
   },
   SVC_BACKTEST_QUEUE_MAX: {
     kind: int(1, 1_000_000),

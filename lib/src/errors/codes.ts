@@ -94,6 +94,12 @@ export const ERROR_CODES = [
   "strategy_code_not_runnable",
   // Backtests and compliance runs: the queue of accepted work is full (SVC_BACKTEST_QUEUE_MAX)
   "backtest_queue_full",
+  // Parameter sweeps: too many combinations, an unknown sweep, a request key used for another
+  // request; and a promotion whose bot has too few trials in the TrialLedger for its gate
+  "sweep_too_large",
+  "sweep_not_found",
+  "request_key_reused",
+  "too_few_trials",
   // A dependency could not answer
   "jwks_unreachable",
   "idp_unreachable",

@@ -24,6 +24,7 @@ import * as backtestQueueIndex from "./2026-11-27T2100-backtest-queue-index.js";
 import * as backtestServedIndex from "./2026-11-28T0000-backtest-served-index.js";
 import * as strategyCode from "./2026-11-28T0100-strategy-code.js";
 import * as sessionStrategyState from "./2026-11-28T0200-session-strategy-state.js";
+import * as sweeps from "./2026-11-28T0400-sweeps.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T0000-backtest-served-index": backtestServedIndex,
   "2026-11-28T0100-strategy-code": strategyCode,
   "2026-11-28T0200-session-strategy-state": sessionStrategyState,
+  "2026-11-28T0400-sweeps": sweeps,
 };

@@ -22,6 +22,8 @@ import { createRuntimeHandlers } from "./handlers/runtime-handlers.js";
 import { createRiskHandlers } from "./handlers/risk-handlers.js";
 import { createRunningPaperHandlers } from "./handlers/running-paper-handlers.js";
 import { createTrialHandlers } from "./handlers/trial-handlers.js";
+import { createSweepHandlers } from "./handlers/sweep-handlers.js";
+import { advanceWalkForwards } from "./sweeps/walk-forward.js";
 import { createBacktestResultsHandlers } from "./handlers/backtest-results-handlers.js";
 import { createDatasetHandlers } from "./handlers/dataset-handlers.js";
 import { createComplianceRunHandlers } from "./handlers/compliance-run-handlers.js";
@@ -90,6 +92,22 @@ export async function createBotsModule(
     queueMax: platform.config.backtests.queueMax,
     pump: queue.pump,
   });
+  const sweeps = createSweepHandlers({
+    db,
+    tasks,
+    queueMax: platform.config.backtests.queueMax,
+    maxRuns: platform.config.backtests.sweepMaxRuns,
+    pump: queue.pump,
+  });
+  // A walk-forward fold whose in-sample runs all ended gets its out-of-sample run queued: looked
+  // at whenever a run settles here and on every recovery pass (a process that died meanwhile).
+  const advanceThenPump = async () => {
+    await advanceWalkForwards(db).catch((err) =>
+      platform.log.warn({ err }, "walk-forward advance failed; the next pass retries"),
+    );
+    await queue.pump();
+  };
+  tasks.onSettled(() => void advanceThenPump());
   // Backtests left pending or running by a process that died go back in the queue (see backtest-recovery).
   const recovery = backtestRecovery({
     db,
@@ -97,7 +115,7 @@ export async function createBotsModule(
     hostId,
     log: platform.log,
     leaseSeconds: platform.config.runnerLeaseS,
-    pump: queue.pump,
+    pump: advanceThenPump,
   });
   const sessions = new PaperSessions({
     db,
@@ -185,6 +203,7 @@ export async function createBotsModule(
           ...runtime,
           ...riskRoutes,
           ...trials,
+          ...sweeps,
           ...backtestResults,
           ...datasets,
           ...complianceRuns,

@@ -6,6 +6,7 @@ import * as token from "./2026-11-23T1300-approved-promotion-token.js";
 import * as listPagingIndexes from "./2026-11-25T1505-list-paging-indexes.js";
 import * as submitterInternalUser from "./2026-11-27T2100-submitter-internal-user.js";
 import * as strategyDigest from "./2026-11-28T0100-strategy-digest.js";
+import * as trialSweeps from "./2026-11-28T0400-trial-sweeps.js";
 
 /** Every migration of the promotion schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-25T1505-list-paging-indexes": listPagingIndexes,
   "2026-11-27T2100-submitter-internal-user": submitterInternalUser,
   "2026-11-28T0100-strategy-digest": strategyDigest,
+  "2026-11-28T0400-trial-sweeps": trialSweeps,
 };

@@ -52,6 +52,7 @@ export async function createPromotionModule(
       ...DEFAULT_GATE_POLICY,
       labEvidenceEnforce: flags.promotionLabEvidenceEnforce,
       trialLedgerEnforce: flags.trialLedgerNEnforce,
+      minTrials: flags.trialLedgerMinTrials,
     },
     approvalTtlSeconds: flags.approvalExpiryEnforcementEnabled
       ? flags.approvalTtlSeconds

@@ -113,6 +113,8 @@ interface Run {
   barsTotal: number;
   /** The symbol traded, named in its trades. */
   symbol: string;
+  /** A sweep's run: its sweep, announced with its trial. */
+  sweepId?: string;
 }
 
 /**
@@ -288,7 +290,10 @@ export async function runClaimedBacktest(deps: BacktestDeps, row: DeploymentRow)
     data_source?: string;
     start?: string | null;
     end?: string | null;
+    /** A sweep's combination: the whole parameters it runs instead of the version's. */
+    params?: JsonObject;
   };
+  if (request.params && spec.strategy) spec.strategy.parameters = request.params;
   const dataSource = request.data_source || defaultDataSource(spec);
   const date = (iso: string | null | undefined) => (iso ? new Date(iso) : null);
   let run: Run;
@@ -309,6 +314,7 @@ export async function runClaimedBacktest(deps: BacktestDeps, row: DeploymentRow)
       botId: row.bot_id,
       version: row.version,
       specHash: versionRow.spec_hash,
+      sweepId: row.sweep_id ?? undefined,
       ...inputs,
       settings: engineSettingsFrom(spec.engine),
       dataSource,
@@ -479,6 +485,7 @@ async function recordAndAnnounceTrial(
     parametersJson: JSON.stringify(params),
     dataSource: run.dataSource,
     sharpe: metrics.sharpe,
+    sweepId: run.sweepId ?? "",
   });
   // The daily returns were encoded on the worker (backtest-record.ts): appended, they merge in.
   const head = toBinary(TrialRecordedSchema, ev);

@@ -43,6 +43,7 @@ export function createTrialHandlers(
             sharpe: r.sharpe,
             observations: r.daily_returns.length,
             recordedAt: timestampFromDate(new Date(r.recorded_at)),
+            sweepId: r.sweep_id ?? "",
           }),
         ),
       });

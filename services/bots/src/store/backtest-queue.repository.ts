@@ -14,7 +14,7 @@ const DEPLOYMENTS = sql.table("bots.bot_deployments");
  */
 
 /** One lock for everyone who adds to the queue, so that its bound holds under a burst. */
-const QUEUE_LOCK = 0x62747175; // "btqu"
+export const QUEUE_LOCK = 0x62747175; // "btqu"
 
 export type Enqueued = { row: DeploymentRow; position: number } | { full: true; queued: number };
 
@@ -53,7 +53,7 @@ export function enqueueBacktest(
   });
 }
 
-async function countQueued(db: Db): Promise<number> {
+export async function countQueued(db: Db): Promise<number> {
   const { n } = await db
     .selectFrom("bot_deployments")
     .select((eb) => eb.fn.countAll<string>().as("n"))

@@ -13,6 +13,7 @@ export interface BotsDatabase {
   bot_deployments: BotDeploymentsTable;
   session_strategy_state: SessionStrategyStateTable;
   trial_ledger: TrialLedgerTable;
+  sweeps: SweepsTable;
   bot_events: BotEventsTable;
   bot_checkpoints: BotCheckpointsTable;
   live_artifacts: LiveArtifactsTable;
@@ -197,6 +198,25 @@ export interface BotDeploymentsTable {
   started_at: ColumnType<Date | null, Date | string | undefined, Date | string>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** A sweep's backtest: its sweep, combination (null: a fold's out-of-sample run) and fold (0: none). */
+  sweep_id: ColumnType<string | null, string | null | undefined, never>;
+  sweep_index: ColumnType<number | null, number | null | undefined, never>;
+  sweep_fold: ColumnType<number | null, number | null | undefined, never>;
+}
+
+/** A parameter sweep (sweeps/): its checked plan; its runs are rows of bot_deployments. */
+export interface SweepsTable {
+  id: string;
+  bot_id: string;
+  version: number;
+  request_key: string;
+  request: ColumnType<Record<string, unknown>, string, never>;
+  combinations: ColumnType<Array<Record<string, unknown>>, string, never>;
+  skipped: number;
+  folds: ColumnType<Array<{ is_start: string; is_end: string; oos_end: string }>, string, never>;
+  cancelled_at: ColumnType<Date | null, never, Date>;
+  advanced_at: ColumnType<Date | null, never, Date>;
+  created_at: ColumnType<Date, never, never>;
 }
 
 /** A paper session's sandboxed strategy state as of a bar (see BotRunner's StrategyState). */

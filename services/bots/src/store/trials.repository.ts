@@ -29,15 +29,18 @@ export function listTrials(
   page: { limit: number; after?: readonly string[] },
 ) {
   let q = db
-    .selectFrom("trial_ledger")
-    .selectAll()
-    .select((eb) => timestampKey(eb.ref("recorded_at")).as("recorded_key"))
-    .where("bot_id", "=", botId);
+    .selectFrom("trial_ledger as t")
+    // A trial's id is its backtest's: the backtest says which sweep it was part of, if any.
+    .leftJoin("bot_deployments as d", "d.id", "t.trial_id")
+    .selectAll("t")
+    .select("d.sweep_id")
+    .select((eb) => timestampKey(eb.ref("t.recorded_at")).as("recorded_key"))
+    .where("t.bot_id", "=", botId);
   if (page.after)
     q = q.where((eb) =>
-      keysetAfter([eb.ref("recorded_at"), eb.ref("trial_id")], page.after!, TRIAL_KEYS, "asc"),
+      keysetAfter([eb.ref("t.recorded_at"), eb.ref("t.trial_id")], page.after!, TRIAL_KEYS, "asc"),
     );
-  return q.orderBy("recorded_at").orderBy("trial_id").limit(page.limit).execute();
+  return q.orderBy("t.recorded_at").orderBy("t.trial_id").limit(page.limit).execute();
 }
 
 /** N: how many trials the ledger holds for the bot (every page reports the whole count). */

@@ -63,6 +63,8 @@ export function consumeBotsEvents(deps: {
             spec_hash: e.specHash,
             strategy_family: e.strategyFamily,
             daily_returns: e.dailyReturns,
+            data_source: e.dataSource,
+            sweep_id: e.sweepId,
           });
           return;
         }

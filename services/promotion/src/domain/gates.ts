@@ -25,7 +25,14 @@ export interface GateInput {
   policy: GatePolicy;
   requiresHumanApproval: boolean;
   /** The TrialLedger's trials of the artifact's bot (every version), oldest first. */
-  ledger?: Array<{ specHash: string; dailyReturns: number[] }>;
+  ledger?: Array<{
+    specHash: string;
+    dailyReturns: number[];
+    /** '' when unknown (projected before it was kept). */
+    dataSource?: string;
+    /** The sweep it was a combination of; '' or absent for a backtest of the version as it is. */
+    sweepId?: string;
+  }>;
   /** An allocation's targets, each with the bots it funds and how many backtests each has in the ledger. */
   allocationLedger?: Array<{ target: string; bots: Array<{ slug: string; trials: number }> }>;
 }
@@ -36,6 +43,8 @@ export interface GatePolicy {
   trialLedgerEnforce: boolean;
   minDeflatedSharpe: number;
   maxProbabilityOfOverfitting: number;
+  /** The fewest trials of the bot the trial-ledger gate judges (SVC_TRIAL_LEDGER_MIN_TRIALS). */
+  minTrials: number;
 }
 
 export const DEFAULT_GATE_POLICY: GatePolicy = {
@@ -43,6 +52,7 @@ export const DEFAULT_GATE_POLICY: GatePolicy = {
   trialLedgerEnforce: false,
   minDeflatedSharpe: 0.95,
   maxProbabilityOfOverfitting: 0.5,
+  minTrials: 2,
 };
 
 /**
@@ -128,8 +138,10 @@ function labEvidenceGate(i: GateInput): GateOutcomeRow {
 
 /**
  * N, DSR and PBO recomputed from the TrialLedger, never taken from the request: N is the number
- * of backtests of the bot, the selected trial is the latest backtest of the artifact's version,
- * PBO runs CSCV over the trials of the same length (same data).
+ * of backtests of the bot (every sweep combination counts), the selected trial is the latest
+ * backtest of the artifact's version with its own parameters (a sweep's trials ran others), and
+ * PBO runs CSCV over the matrix of the trials on the same bars as the selected one (same data
+ * source, same number of daily returns): a sweep over those bars is that matrix.
  */
 function trialLedgerGate(i: GateInput): GateOutcomeRow {
   const fail = (detail: string): GateOutcomeRow => ({
@@ -139,21 +151,35 @@ function trialLedgerGate(i: GateInput): GateOutcomeRow {
   });
   const trials = i.ledger ?? [];
   if (!i.artifact) return allocationLedgerGate(i.allocationLedger ?? []);
-  const selected = [...trials].reverse().find((t) => t.specHash === i.artifact!.versionHash);
+  const ofVersion = trials.filter((t) => t.specHash === i.artifact!.versionHash);
+  const selected = ofVersion.findLast((t) => !t.sweepId);
   if (!selected)
-    return fail(`the TrialLedger has no backtest of version ${i.artifact.version}; run one first`);
-  if (trials.length < 2)
-    return fail(`the TrialLedger has ${trials.length} trial of this bot; DSR needs at least 2`);
+    return fail(
+      ofVersion.length > 0
+        ? `the TrialLedger has only sweep runs of version ${i.artifact.version} (other parameters than its own); backtest the version itself`
+        : `the TrialLedger has no backtest of version ${i.artifact.version}; run one first`,
+    );
+  const minimum = Math.max(2, i.policy.minTrials);
+  if (trials.length < minimum)
+    return fail(
+      `the TrialLedger has ${trials.length} trials of this bot; the gate needs at least ${minimum}`,
+    );
   let dsr: number;
   let pbo: number | undefined;
+  let matrix = 0;
   try {
     dsr = deflatedSharpeFromTrials(
       selected.dailyReturns,
       trials.map((t) => t.dailyReturns),
     ).dsr;
     const aligned = trials
-      .filter((t) => t.dailyReturns.length === selected.dailyReturns.length)
+      .filter(
+        (t) =>
+          t.dailyReturns.length === selected.dailyReturns.length &&
+          (t.dataSource ?? "") === (selected.dataSource ?? ""),
+      )
       .map((t) => t.dailyReturns);
+    matrix = aligned.length;
     const t = selected.dailyReturns.length;
     const blocks = Math.min(16, Math.floor(t / 2 / 2) * 2);
     if (aligned.length >= 2 && blocks >= 2)
@@ -167,7 +193,7 @@ function trialLedgerGate(i: GateInput): GateOutcomeRow {
   return {
     name: "trial_ledger",
     passed: dsrOk && pboOk && pbo !== undefined,
-    detail: `N ${trials.length} (from the ledger); DSR ${round(dsr)} ${dsrOk ? ">=" : "<"} ${i.policy.minDeflatedSharpe}; ${pbo === undefined ? "PBO needs at least 2 trials on the same data" : `PBO ${round(pbo)} ${pboOk ? "<=" : ">"} ${i.policy.maxProbabilityOfOverfitting}`}`,
+    detail: `N ${trials.length} (from the ledger); DSR ${round(dsr)} ${dsrOk ? ">=" : "<"} ${i.policy.minDeflatedSharpe}; ${pbo === undefined ? "PBO needs at least 2 trials on the same data" : `PBO ${round(pbo)} ${pboOk ? "<=" : ">"} ${i.policy.maxProbabilityOfOverfitting} (CSCV over ${matrix} trials on ${selected.dataSource || "the same bars"})`}`,
   };
 }
 

@@ -452,6 +452,15 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
         ? repo.allocationLedger(db, allocationTargets)
         : undefined,
     ]);
+    // Too few trials to judge: refused before anything is recorded, so the submitter can run
+    // the sweep (or the backtests) the gate needs and send the same request again.
+    if (ledger && known && ledger.length < deps.policy.minTrials)
+      throw svcError(
+        Code.FailedPrecondition,
+        "too_few_trials",
+        `the TrialLedger holds ${ledger.length} trial${ledger.length === 1 ? "" : "s"} of bot ${known.slug}; the trial_ledger gate needs at least ${deps.policy.minTrials} (SVC_TRIAL_LEDGER_MIN_TRIALS) to deflate its Sharpe ratio and estimate overfitting: run a sweep (POST /bots/${known.slug}/sweeps) or more backtests, then send this request again`,
+        { trials: ledger.length, minimum: deps.policy.minTrials, bot_ref: known.slug },
+      );
     const review = humanReview(
       kind,
       req.requiresHumanApproval,

@@ -298,18 +298,30 @@ export function findBotOfVersion(
 }
 
 /** The TrialLedger's trials of one bot (every version), oldest first. */
-export async function trialsOfBot(
-  db: Db,
-  botId: string,
-): Promise<Array<{ specHash: string; dailyReturns: number[] }>> {
+/** One trial of the ledger as the gates read it. */
+export interface LedgerTrial {
+  specHash: string;
+  dailyReturns: number[];
+  /** '' when projected before it was kept. */
+  dataSource: string;
+  /** The sweep it was a combination of; '' for a backtest of its version as it is. */
+  sweepId: string;
+}
+
+export async function trialsOfBot(db: Db, botId: string): Promise<LedgerTrial[]> {
   const rows = await db
     .selectFrom("trials")
-    .select(["spec_hash", "daily_returns"])
+    .select(["spec_hash", "daily_returns", "data_source", "sweep_id"])
     .where("bot_id", "=", botId)
     .orderBy("recorded_at")
     .orderBy("trial_id")
     .execute();
-  return rows.map((t) => ({ specHash: t.spec_hash, dailyReturns: t.daily_returns }));
+  return rows.map((t) => ({
+    specHash: t.spec_hash,
+    dailyReturns: t.daily_returns,
+    dataSource: t.data_source,
+    sweepId: t.sweep_id,
+  }));
 }
 
 /** Keeps the ApprovedPromotion token signed at approval; reads return it as stored. */
@@ -344,6 +356,8 @@ export async function insertTrial(
     spec_hash: string;
     strategy_family: string;
     daily_returns: number[];
+    data_source: string;
+    sweep_id: string;
   },
 ): Promise<void> {
   await trx

@@ -55,6 +55,10 @@ export interface PromotionDatabase {
     strategy_family: string;
     daily_returns: Json<number[]>;
     recorded_at: Timestamp;
+    /** csv:<data set> or synthetic:<seed>; '' for a trial projected before it was kept. */
+    data_source: ColumnType<string, string | undefined, never>;
+    /** The sweep the trial was a combination of; '' for a backtest of the version as it is. */
+    sweep_id: ColumnType<string, string | undefined, never>;
   };
   known_bot_versions: {
     bot_id: string;

@@ -6,7 +6,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
-import type { StructJson, Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
+import type { StructJson, Timestamp, TimestampJson, Value, ValueJson } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file svc/bots/v1/bots.proto.
@@ -3380,6 +3380,14 @@ export declare type Trial = Message<"svc.bots.v1.Trial"> & {
    * @generated from field: google.protobuf.Timestamp recorded_at = 9;
    */
   recordedAt?: Timestamp | undefined;
+
+  /**
+   * The sweep the trial was a combination of (GET /bots/{bot_ref}/sweeps/{sweep_id}); empty for a
+   * backtest of the version with its own parameters.
+   *
+   * @generated from field: string sweep_id = 10;
+   */
+  sweepId: string;
 };
 
 /**
@@ -3451,6 +3459,14 @@ export declare type TrialJson = {
    * @generated from field: google.protobuf.Timestamp recorded_at = 9;
    */
   recordedAt?: TimestampJson;
+
+  /**
+   * The sweep the trial was a combination of (GET /bots/{bot_ref}/sweeps/{sweep_id}); empty for a
+   * backtest of the version with its own parameters.
+   *
+   * @generated from field: string sweep_id = 10;
+   */
+  sweepId?: string;
 };
 
 /**
@@ -7593,6 +7609,1202 @@ export declare type GetComplianceRunRequestJson = {
 export declare const GetComplianceRunRequestSchema: GenMessage<GetComplianceRunRequest, {jsonType: GetComplianceRunRequestJson}>;
 
 /**
+ * One parameter a sweep varies; the others keep the version's value.
+ *
+ * @generated from message svc.bots.v1.SweepParameter
+ */
+export declare type SweepParameter = Message<"svc.bots.v1.SweepParameter"> & {
+  /**
+   * A parameter the version's strategy declares.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The values to try (numbers, true/false or, for an enum, strings), each within the declaration.
+   *
+   * @generated from field: repeated google.protobuf.Value values = 2;
+   */
+  values: Value[];
+
+  /**
+   * Instead of values, a range: the lowest value tried (inclusive).
+   *
+   * @generated from field: optional double min = 3;
+   */
+  min?: number | undefined;
+
+  /**
+   * The highest value tried (inclusive).
+   *
+   * @generated from field: optional double max = 4;
+   */
+  max?: number | undefined;
+
+  /**
+   * A grid's step from min to max; random search draws anywhere in [min, max] (whole numbers for
+   * an int) and ignores it.
+   *
+   * @generated from field: optional double step = 5;
+   */
+  step?: number | undefined;
+};
+
+/**
+ * One parameter a sweep varies; the others keep the version's value.
+ *
+ * @generated from message svc.bots.v1.SweepParameter
+ */
+export declare type SweepParameterJson = {
+  /**
+   * A parameter the version's strategy declares.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * The values to try (numbers, true/false or, for an enum, strings), each within the declaration.
+   *
+   * @generated from field: repeated google.protobuf.Value values = 2;
+   */
+  values?: ValueJson[];
+
+  /**
+   * Instead of values, a range: the lowest value tried (inclusive).
+   *
+   * @generated from field: optional double min = 3;
+   */
+  min?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The highest value tried (inclusive).
+   *
+   * @generated from field: optional double max = 4;
+   */
+  max?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * A grid's step from min to max; random search draws anywhere in [min, max] (whole numbers for
+   * an int) and ignores it.
+   *
+   * @generated from field: optional double step = 5;
+   */
+  step?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message svc.bots.v1.SweepParameter.
+ * Use `create(SweepParameterSchema)` to create a new message.
+ */
+export declare const SweepParameterSchema: GenMessage<SweepParameter, {jsonType: SweepParameterJson}>;
+
+/**
+ * Walk-forward analysis: the range is cut into in_sample_segments + folds equal segments; fold i
+ * sweeps the grid over segments i .. i + in_sample_segments - 1 (in-sample), picks the
+ * combination with the best `metric` there, and backtests it alone on the next segment
+ * (out-of-sample). Every in-sample run and every out-of-sample run is a trial.
+ *
+ * @generated from message svc.bots.v1.WalkForward
+ */
+export declare type WalkForward = Message<"svc.bots.v1.WalkForward"> & {
+  /**
+   * How many folds (out-of-sample segments), 1 to 20; 0 (unset) means no walk-forward.
+   *
+   * @generated from field: int32 folds = 1;
+   */
+  folds: number;
+
+  /**
+   * Segments in each in-sample window, 1 to 20; 0 (unset) means 3.
+   *
+   * @generated from field: int32 in_sample_segments = 2;
+   */
+  inSampleSegments: number;
+};
+
+/**
+ * Walk-forward analysis: the range is cut into in_sample_segments + folds equal segments; fold i
+ * sweeps the grid over segments i .. i + in_sample_segments - 1 (in-sample), picks the
+ * combination with the best `metric` there, and backtests it alone on the next segment
+ * (out-of-sample). Every in-sample run and every out-of-sample run is a trial.
+ *
+ * @generated from message svc.bots.v1.WalkForward
+ */
+export declare type WalkForwardJson = {
+  /**
+   * How many folds (out-of-sample segments), 1 to 20; 0 (unset) means no walk-forward.
+   *
+   * @generated from field: int32 folds = 1;
+   */
+  folds?: number;
+
+  /**
+   * Segments in each in-sample window, 1 to 20; 0 (unset) means 3.
+   *
+   * @generated from field: int32 in_sample_segments = 2;
+   */
+  inSampleSegments?: number;
+};
+
+/**
+ * Describes the message svc.bots.v1.WalkForward.
+ * Use `create(WalkForwardSchema)` to create a new message.
+ */
+export declare const WalkForwardSchema: GenMessage<WalkForward, {jsonType: WalkForwardJson}>;
+
+/**
+ * @generated from message svc.bots.v1.CreateSweepRequest
+ */
+export declare type CreateSweepRequest = Message<"svc.bots.v1.CreateSweepRequest"> & {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * Defaults to the current version.
+   *
+   * @generated from field: int32 version = 2;
+   */
+  version: number;
+
+  /**
+   * Names this sweep for retries: the same key on the same bot answers the same sweep.
+   *
+   * @generated from field: string request_key = 3;
+   */
+  requestKey: string;
+
+  /**
+   * grid (the default) or random.
+   *
+   * @generated from field: svc.bots.v1.SweepMode mode = 4;
+   */
+  mode: SweepMode;
+
+  /**
+   * The parameters varied, at least one, each named once.
+   *
+   * @generated from field: repeated svc.bots.v1.SweepParameter parameters = 5;
+   */
+  parameters: SweepParameter[];
+
+  /**
+   * Random search: how many combinations to draw (distinct ones; fewer when the space is smaller).
+   *
+   * @generated from field: int32 samples = 6;
+   */
+  samples: number;
+
+  /**
+   * Random search: the seed of the draw.
+   *
+   * @generated from field: uint32 seed = 7;
+   */
+  seed: number;
+
+  /**
+   * csv:<data set name> or synthetic:<seed>, as for a backtest.
+   *
+   * @generated from field: string data_source = 8;
+   */
+  dataSource: string;
+
+  /**
+   * First bar time of the range, inclusive, as for a backtest; walk-forward needs it.
+   *
+   * @generated from field: google.protobuf.Timestamp start = 9;
+   */
+  start?: Timestamp | undefined;
+
+  /**
+   * End of the range, exclusive; walk-forward needs it.
+   *
+   * @generated from field: google.protobuf.Timestamp end = 10;
+   */
+  end?: Timestamp | undefined;
+
+  /**
+   * Walk-forward analysis instead of one sweep over the whole range.
+   *
+   * @generated from field: svc.bots.v1.WalkForward walk_forward = 11;
+   */
+  walkForward?: WalkForward | undefined;
+
+  /**
+   * The metric that picks a walk-forward fold's winner: sharpe (the default), sortino,
+   * total_return, max_drawdown (smallest wins), win_rate.
+   *
+   * @generated from field: string metric = 12;
+   */
+  metric: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.CreateSweepRequest
+ */
+export declare type CreateSweepRequestJson = {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * Defaults to the current version.
+   *
+   * @generated from field: int32 version = 2;
+   */
+  version?: number;
+
+  /**
+   * Names this sweep for retries: the same key on the same bot answers the same sweep.
+   *
+   * @generated from field: string request_key = 3;
+   */
+  requestKey?: string;
+
+  /**
+   * grid (the default) or random.
+   *
+   * @generated from field: svc.bots.v1.SweepMode mode = 4;
+   */
+  mode?: SweepModeJson;
+
+  /**
+   * The parameters varied, at least one, each named once.
+   *
+   * @generated from field: repeated svc.bots.v1.SweepParameter parameters = 5;
+   */
+  parameters?: SweepParameterJson[];
+
+  /**
+   * Random search: how many combinations to draw (distinct ones; fewer when the space is smaller).
+   *
+   * @generated from field: int32 samples = 6;
+   */
+  samples?: number;
+
+  /**
+   * Random search: the seed of the draw.
+   *
+   * @generated from field: uint32 seed = 7;
+   */
+  seed?: number;
+
+  /**
+   * csv:<data set name> or synthetic:<seed>, as for a backtest.
+   *
+   * @generated from field: string data_source = 8;
+   */
+  dataSource?: string;
+
+  /**
+   * First bar time of the range, inclusive, as for a backtest; walk-forward needs it.
+   *
+   * @generated from field: google.protobuf.Timestamp start = 9;
+   */
+  start?: TimestampJson;
+
+  /**
+   * End of the range, exclusive; walk-forward needs it.
+   *
+   * @generated from field: google.protobuf.Timestamp end = 10;
+   */
+  end?: TimestampJson;
+
+  /**
+   * Walk-forward analysis instead of one sweep over the whole range.
+   *
+   * @generated from field: svc.bots.v1.WalkForward walk_forward = 11;
+   */
+  walkForward?: WalkForwardJson;
+
+  /**
+   * The metric that picks a walk-forward fold's winner: sharpe (the default), sortino,
+   * total_return, max_drawdown (smallest wins), win_rate.
+   *
+   * @generated from field: string metric = 12;
+   */
+  metric?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.CreateSweepRequest.
+ * Use `create(CreateSweepRequestSchema)` to create a new message.
+ */
+export declare const CreateSweepRequestSchema: GenMessage<CreateSweepRequest, {jsonType: CreateSweepRequestJson}>;
+
+/**
+ * @generated from message svc.bots.v1.ListSweepsRequest
+ */
+export declare type ListSweepsRequest = Message<"svc.bots.v1.ListSweepsRequest"> & {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * Most sweeps per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * next_page_token of the previous page of the same bot; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.ListSweepsRequest
+ */
+export declare type ListSweepsRequestJson = {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * Most sweeps per page, 1 to 1000; 0 (unset) means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit?: number;
+
+  /**
+   * next_page_token of the previous page of the same bot; unset for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ListSweepsRequest.
+ * Use `create(ListSweepsRequestSchema)` to create a new message.
+ */
+export declare const ListSweepsRequestSchema: GenMessage<ListSweepsRequest, {jsonType: ListSweepsRequestJson}>;
+
+/**
+ * @generated from message svc.bots.v1.ListSweepsResponse
+ */
+export declare type ListSweepsResponse = Message<"svc.bots.v1.ListSweepsResponse"> & {
+  /**
+   * The sweeps, newest first, without results.
+   *
+   * @generated from field: repeated svc.bots.v1.Sweep items = 1;
+   */
+  items: Sweep[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.ListSweepsResponse
+ */
+export declare type ListSweepsResponseJson = {
+  /**
+   * The sweeps, newest first, without results.
+   *
+   * @generated from field: repeated svc.bots.v1.Sweep items = 1;
+   */
+  items?: SweepJson[];
+
+  /**
+   * Pass as page_token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.ListSweepsResponse.
+ * Use `create(ListSweepsResponseSchema)` to create a new message.
+ */
+export declare const ListSweepsResponseSchema: GenMessage<ListSweepsResponse, {jsonType: ListSweepsResponseJson}>;
+
+/**
+ * @generated from message svc.bots.v1.GetSweepRequest
+ */
+export declare type GetSweepRequest = Message<"svc.bots.v1.GetSweepRequest"> & {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * The sweep's id (Sweep.id).
+   *
+   * @generated from field: string sweep_id = 2;
+   */
+  sweepId: string;
+
+  /**
+   * The metric the results are sorted by: sharpe (the default), sortino, total_return, pnl,
+   * max_drawdown, win_rate, trades or exposure.
+   *
+   * @generated from field: string sort_by = 3;
+   */
+  sortBy: string;
+
+  /**
+   * Smallest first; unset: largest first. Runs without figures (not finished, failed) come last.
+   *
+   * @generated from field: bool ascending = 4;
+   */
+  ascending: boolean;
+};
+
+/**
+ * @generated from message svc.bots.v1.GetSweepRequest
+ */
+export declare type GetSweepRequestJson = {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * The sweep's id (Sweep.id).
+   *
+   * @generated from field: string sweep_id = 2;
+   */
+  sweepId?: string;
+
+  /**
+   * The metric the results are sorted by: sharpe (the default), sortino, total_return, pnl,
+   * max_drawdown, win_rate, trades or exposure.
+   *
+   * @generated from field: string sort_by = 3;
+   */
+  sortBy?: string;
+
+  /**
+   * Smallest first; unset: largest first. Runs without figures (not finished, failed) come last.
+   *
+   * @generated from field: bool ascending = 4;
+   */
+  ascending?: boolean;
+};
+
+/**
+ * Describes the message svc.bots.v1.GetSweepRequest.
+ * Use `create(GetSweepRequestSchema)` to create a new message.
+ */
+export declare const GetSweepRequestSchema: GenMessage<GetSweepRequest, {jsonType: GetSweepRequestJson}>;
+
+/**
+ * @generated from message svc.bots.v1.CancelSweepRequest
+ */
+export declare type CancelSweepRequest = Message<"svc.bots.v1.CancelSweepRequest"> & {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * The sweep's id (Sweep.id).
+   *
+   * @generated from field: string sweep_id = 2;
+   */
+  sweepId: string;
+};
+
+/**
+ * @generated from message svc.bots.v1.CancelSweepRequest
+ */
+export declare type CancelSweepRequestJson = {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * The sweep's id (Sweep.id).
+   *
+   * @generated from field: string sweep_id = 2;
+   */
+  sweepId?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.CancelSweepRequest.
+ * Use `create(CancelSweepRequestSchema)` to create a new message.
+ */
+export declare const CancelSweepRequestSchema: GenMessage<CancelSweepRequest, {jsonType: CancelSweepRequestJson}>;
+
+/**
+ * A parameter sweep of a bot version and how far it is.
+ *
+ * @generated from message svc.bots.v1.Sweep
+ */
+export declare type Sweep = Message<"svc.bots.v1.Sweep"> & {
+  /**
+   * The sweep's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The request_key it was created with.
+   *
+   * @generated from field: string request_key = 2;
+   */
+  requestKey: string;
+
+  /**
+   * The bot version swept.
+   *
+   * @generated from field: int32 version = 3;
+   */
+  version: number;
+
+  /**
+   * grid or random.
+   *
+   * @generated from field: svc.bots.v1.SweepMode mode = 4;
+   */
+  mode: SweepMode;
+
+  /**
+   * The bars: csv:<data set> or synthetic:<seed>.
+   *
+   * @generated from field: string data_source = 5;
+   */
+  dataSource: string;
+
+  /**
+   * Distinct combinations run (per fold with walk-forward).
+   *
+   * @generated from field: int32 combinations = 6;
+   */
+  combinations: number;
+
+  /**
+   * Combinations left out because they break a rule between parameters (as slow > fast).
+   *
+   * @generated from field: int32 skipped = 7;
+   */
+  skipped: number;
+
+  /**
+   * Backtests of the sweep in all: combinations (times folds), plus one out-of-sample run per
+   * fold with walk-forward.
+   *
+   * @generated from field: int32 runs_total = 8;
+   */
+  runsTotal: number;
+
+  /**
+   * Backtests waiting or running.
+   *
+   * @generated from field: int32 runs_pending = 9;
+   */
+  runsPending: number;
+
+  /**
+   * Backtests that succeeded (each a trial in the TrialLedger).
+   *
+   * @generated from field: int32 runs_succeeded = 10;
+   */
+  runsSucceeded: number;
+
+  /**
+   * Backtests that failed or were halted.
+   *
+   * @generated from field: int32 runs_failed = 11;
+   */
+  runsFailed: number;
+
+  /**
+   * running, done or cancelled.
+   *
+   * @generated from field: string status = 12;
+   */
+  status: string;
+
+  /**
+   * When it was created.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 13;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * The results table, one row per backtest, sorted as asked (GetSweep only).
+   *
+   * @generated from field: repeated svc.bots.v1.SweepResult results = 14;
+   */
+  results: SweepResult[];
+
+  /**
+   * Walk-forward: one entry per fold (GetSweep only).
+   *
+   * @generated from field: repeated svc.bots.v1.WalkForwardFold folds = 15;
+   */
+  folds: WalkForwardFold[];
+
+  /**
+   * Walk-forward: the out-of-sample runs chained (GetSweep only; unset without walk-forward).
+   *
+   * @generated from field: svc.bots.v1.WalkForwardSummary walk_forward = 16;
+   */
+  walkForward?: WalkForwardSummary | undefined;
+
+  /**
+   * The parameters varied, as requested.
+   *
+   * @generated from field: repeated svc.bots.v1.SweepParameter parameters = 17;
+   */
+  parameters: SweepParameter[];
+
+  /**
+   * The metric that picks walk-forward winners.
+   *
+   * @generated from field: string metric = 18;
+   */
+  metric: string;
+};
+
+/**
+ * A parameter sweep of a bot version and how far it is.
+ *
+ * @generated from message svc.bots.v1.Sweep
+ */
+export declare type SweepJson = {
+  /**
+   * The sweep's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id?: string;
+
+  /**
+   * The request_key it was created with.
+   *
+   * @generated from field: string request_key = 2;
+   */
+  requestKey?: string;
+
+  /**
+   * The bot version swept.
+   *
+   * @generated from field: int32 version = 3;
+   */
+  version?: number;
+
+  /**
+   * grid or random.
+   *
+   * @generated from field: svc.bots.v1.SweepMode mode = 4;
+   */
+  mode?: SweepModeJson;
+
+  /**
+   * The bars: csv:<data set> or synthetic:<seed>.
+   *
+   * @generated from field: string data_source = 5;
+   */
+  dataSource?: string;
+
+  /**
+   * Distinct combinations run (per fold with walk-forward).
+   *
+   * @generated from field: int32 combinations = 6;
+   */
+  combinations?: number;
+
+  /**
+   * Combinations left out because they break a rule between parameters (as slow > fast).
+   *
+   * @generated from field: int32 skipped = 7;
+   */
+  skipped?: number;
+
+  /**
+   * Backtests of the sweep in all: combinations (times folds), plus one out-of-sample run per
+   * fold with walk-forward.
+   *
+   * @generated from field: int32 runs_total = 8;
+   */
+  runsTotal?: number;
+
+  /**
+   * Backtests waiting or running.
+   *
+   * @generated from field: int32 runs_pending = 9;
+   */
+  runsPending?: number;
+
+  /**
+   * Backtests that succeeded (each a trial in the TrialLedger).
+   *
+   * @generated from field: int32 runs_succeeded = 10;
+   */
+  runsSucceeded?: number;
+
+  /**
+   * Backtests that failed or were halted.
+   *
+   * @generated from field: int32 runs_failed = 11;
+   */
+  runsFailed?: number;
+
+  /**
+   * running, done or cancelled.
+   *
+   * @generated from field: string status = 12;
+   */
+  status?: string;
+
+  /**
+   * When it was created.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 13;
+   */
+  createdAt?: TimestampJson;
+
+  /**
+   * The results table, one row per backtest, sorted as asked (GetSweep only).
+   *
+   * @generated from field: repeated svc.bots.v1.SweepResult results = 14;
+   */
+  results?: SweepResultJson[];
+
+  /**
+   * Walk-forward: one entry per fold (GetSweep only).
+   *
+   * @generated from field: repeated svc.bots.v1.WalkForwardFold folds = 15;
+   */
+  folds?: WalkForwardFoldJson[];
+
+  /**
+   * Walk-forward: the out-of-sample runs chained (GetSweep only; unset without walk-forward).
+   *
+   * @generated from field: svc.bots.v1.WalkForwardSummary walk_forward = 16;
+   */
+  walkForward?: WalkForwardSummaryJson;
+
+  /**
+   * The parameters varied, as requested.
+   *
+   * @generated from field: repeated svc.bots.v1.SweepParameter parameters = 17;
+   */
+  parameters?: SweepParameterJson[];
+
+  /**
+   * The metric that picks walk-forward winners.
+   *
+   * @generated from field: string metric = 18;
+   */
+  metric?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.Sweep.
+ * Use `create(SweepSchema)` to create a new message.
+ */
+export declare const SweepSchema: GenMessage<Sweep, {jsonType: SweepJson}>;
+
+/**
+ * One backtest of a sweep.
+ *
+ * @generated from message svc.bots.v1.SweepResult
+ */
+export declare type SweepResult = Message<"svc.bots.v1.SweepResult"> & {
+  /**
+   * The combination's number in the sweep (from 0); the same in every fold.
+   *
+   * @generated from field: int32 index = 1;
+   */
+  index: number;
+
+  /**
+   * The parameters run: the version's, with the combination's values over them.
+   *
+   * @generated from field: google.protobuf.Struct parameters = 2;
+   */
+  parameters?: JsonObject | undefined;
+
+  /**
+   * The backtest (BotDeployment.id; its trial has the same id).
+   *
+   * @generated from field: string deployment_id = 3;
+   */
+  deploymentId: string;
+
+  /**
+   * pending, running, success, failed or halted.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * Walk-forward: the fold (from 1); 0 without walk-forward.
+   *
+   * @generated from field: int32 fold = 5;
+   */
+  fold: number;
+
+  /**
+   * True for a fold's out-of-sample run.
+   *
+   * @generated from field: bool out_of_sample = 6;
+   */
+  outOfSample: boolean;
+
+  /**
+   * A successful run's figures (as BotDeployment.result_summary); unset otherwise.
+   *
+   * @generated from field: google.protobuf.Struct metrics = 7;
+   */
+  metrics?: JsonObject | undefined;
+
+  /**
+   * Why a run failed or was halted.
+   *
+   * @generated from field: string error = 8;
+   */
+  error: string;
+};
+
+/**
+ * One backtest of a sweep.
+ *
+ * @generated from message svc.bots.v1.SweepResult
+ */
+export declare type SweepResultJson = {
+  /**
+   * The combination's number in the sweep (from 0); the same in every fold.
+   *
+   * @generated from field: int32 index = 1;
+   */
+  index?: number;
+
+  /**
+   * The parameters run: the version's, with the combination's values over them.
+   *
+   * @generated from field: google.protobuf.Struct parameters = 2;
+   */
+  parameters?: StructJson;
+
+  /**
+   * The backtest (BotDeployment.id; its trial has the same id).
+   *
+   * @generated from field: string deployment_id = 3;
+   */
+  deploymentId?: string;
+
+  /**
+   * pending, running, success, failed or halted.
+   *
+   * @generated from field: string status = 4;
+   */
+  status?: string;
+
+  /**
+   * Walk-forward: the fold (from 1); 0 without walk-forward.
+   *
+   * @generated from field: int32 fold = 5;
+   */
+  fold?: number;
+
+  /**
+   * True for a fold's out-of-sample run.
+   *
+   * @generated from field: bool out_of_sample = 6;
+   */
+  outOfSample?: boolean;
+
+  /**
+   * A successful run's figures (as BotDeployment.result_summary); unset otherwise.
+   *
+   * @generated from field: google.protobuf.Struct metrics = 7;
+   */
+  metrics?: StructJson;
+
+  /**
+   * Why a run failed or was halted.
+   *
+   * @generated from field: string error = 8;
+   */
+  error?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.SweepResult.
+ * Use `create(SweepResultSchema)` to create a new message.
+ */
+export declare const SweepResultSchema: GenMessage<SweepResult, {jsonType: SweepResultJson}>;
+
+/**
+ * One walk-forward fold.
+ *
+ * @generated from message svc.bots.v1.WalkForwardFold
+ */
+export declare type WalkForwardFold = Message<"svc.bots.v1.WalkForwardFold"> & {
+  /**
+   * The fold's number, from 1.
+   *
+   * @generated from field: int32 fold = 1;
+   */
+  fold: number;
+
+  /**
+   * The in-sample window's first bar time (inclusive).
+   *
+   * @generated from field: google.protobuf.Timestamp in_sample_start = 2;
+   */
+  inSampleStart?: Timestamp | undefined;
+
+  /**
+   * The in-sample window's end (exclusive), the out-of-sample window's start.
+   *
+   * @generated from field: google.protobuf.Timestamp in_sample_end = 3;
+   */
+  inSampleEnd?: Timestamp | undefined;
+
+  /**
+   * The out-of-sample window's end (exclusive).
+   *
+   * @generated from field: google.protobuf.Timestamp out_of_sample_end = 4;
+   */
+  outOfSampleEnd?: Timestamp | undefined;
+
+  /**
+   * The in-sample winner's parameters; unset until every in-sample run ended.
+   *
+   * @generated from field: google.protobuf.Struct chosen_parameters = 5;
+   */
+  chosenParameters?: JsonObject | undefined;
+
+  /**
+   * The winner's in-sample metric.
+   *
+   * @generated from field: double in_sample_metric = 6;
+   */
+  inSampleMetric: number;
+
+  /**
+   * The out-of-sample backtest (BotDeployment.id); empty until it is queued.
+   *
+   * @generated from field: string out_of_sample_deployment_id = 7;
+   */
+  outOfSampleDeploymentId: string;
+
+  /**
+   * waiting_in_sample, out_of_sample_pending, done, no_in_sample_success, failed.
+   *
+   * @generated from field: string status = 8;
+   */
+  status: string;
+
+  /**
+   * The out-of-sample run's figures once it succeeded.
+   *
+   * @generated from field: google.protobuf.Struct out_of_sample_metrics = 9;
+   */
+  outOfSampleMetrics?: JsonObject | undefined;
+};
+
+/**
+ * One walk-forward fold.
+ *
+ * @generated from message svc.bots.v1.WalkForwardFold
+ */
+export declare type WalkForwardFoldJson = {
+  /**
+   * The fold's number, from 1.
+   *
+   * @generated from field: int32 fold = 1;
+   */
+  fold?: number;
+
+  /**
+   * The in-sample window's first bar time (inclusive).
+   *
+   * @generated from field: google.protobuf.Timestamp in_sample_start = 2;
+   */
+  inSampleStart?: TimestampJson;
+
+  /**
+   * The in-sample window's end (exclusive), the out-of-sample window's start.
+   *
+   * @generated from field: google.protobuf.Timestamp in_sample_end = 3;
+   */
+  inSampleEnd?: TimestampJson;
+
+  /**
+   * The out-of-sample window's end (exclusive).
+   *
+   * @generated from field: google.protobuf.Timestamp out_of_sample_end = 4;
+   */
+  outOfSampleEnd?: TimestampJson;
+
+  /**
+   * The in-sample winner's parameters; unset until every in-sample run ended.
+   *
+   * @generated from field: google.protobuf.Struct chosen_parameters = 5;
+   */
+  chosenParameters?: StructJson;
+
+  /**
+   * The winner's in-sample metric.
+   *
+   * @generated from field: double in_sample_metric = 6;
+   */
+  inSampleMetric?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The out-of-sample backtest (BotDeployment.id); empty until it is queued.
+   *
+   * @generated from field: string out_of_sample_deployment_id = 7;
+   */
+  outOfSampleDeploymentId?: string;
+
+  /**
+   * waiting_in_sample, out_of_sample_pending, done, no_in_sample_success, failed.
+   *
+   * @generated from field: string status = 8;
+   */
+  status?: string;
+
+  /**
+   * The out-of-sample run's figures once it succeeded.
+   *
+   * @generated from field: google.protobuf.Struct out_of_sample_metrics = 9;
+   */
+  outOfSampleMetrics?: StructJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.WalkForwardFold.
+ * Use `create(WalkForwardFoldSchema)` to create a new message.
+ */
+export declare const WalkForwardFoldSchema: GenMessage<WalkForwardFold, {jsonType: WalkForwardFoldJson}>;
+
+/**
+ * The out-of-sample runs of a walk-forward, chained.
+ *
+ * @generated from message svc.bots.v1.WalkForwardSummary
+ */
+export declare type WalkForwardSummary = Message<"svc.bots.v1.WalkForwardSummary"> & {
+  /**
+   * Folds whose out-of-sample run succeeded.
+   *
+   * @generated from field: int32 folds_done = 1;
+   */
+  foldsDone: number;
+
+  /**
+   * The out-of-sample total returns compounded over those folds.
+   *
+   * @generated from field: double out_of_sample_return = 2;
+   */
+  outOfSampleReturn: number;
+
+  /**
+   * The mean of their out-of-sample metric.
+   *
+   * @generated from field: double mean_out_of_sample_metric = 3;
+   */
+  meanOutOfSampleMetric: number;
+
+  /**
+   * The mean of the winners' in-sample metric over the same folds.
+   *
+   * @generated from field: double mean_in_sample_metric = 4;
+   */
+  meanInSampleMetric: number;
+
+  /**
+   * mean_out_of_sample_metric / mean_in_sample_metric (walk-forward efficiency); 0 when the
+   * in-sample mean is 0.
+   *
+   * @generated from field: double efficiency = 5;
+   */
+  efficiency: number;
+};
+
+/**
+ * The out-of-sample runs of a walk-forward, chained.
+ *
+ * @generated from message svc.bots.v1.WalkForwardSummary
+ */
+export declare type WalkForwardSummaryJson = {
+  /**
+   * Folds whose out-of-sample run succeeded.
+   *
+   * @generated from field: int32 folds_done = 1;
+   */
+  foldsDone?: number;
+
+  /**
+   * The out-of-sample total returns compounded over those folds.
+   *
+   * @generated from field: double out_of_sample_return = 2;
+   */
+  outOfSampleReturn?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The mean of their out-of-sample metric.
+   *
+   * @generated from field: double mean_out_of_sample_metric = 3;
+   */
+  meanOutOfSampleMetric?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The mean of the winners' in-sample metric over the same folds.
+   *
+   * @generated from field: double mean_in_sample_metric = 4;
+   */
+  meanInSampleMetric?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * mean_out_of_sample_metric / mean_in_sample_metric (walk-forward efficiency); 0 when the
+   * in-sample mean is 0.
+   *
+   * @generated from field: double efficiency = 5;
+   */
+  efficiency?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message svc.bots.v1.WalkForwardSummary.
+ * Use `create(WalkForwardSummarySchema)` to create a new message.
+ */
+export declare const WalkForwardSummarySchema: GenMessage<WalkForwardSummary, {jsonType: WalkForwardSummaryJson}>;
+
+/**
  * What a bot is: a trading strategy or a research assistant.
  *
  * @generated from enum svc.bots.v1.BotKind
@@ -7897,6 +9109,45 @@ export declare type ComplianceRunStatusJson = "COMPLIANCE_RUN_STATUS_UNSPECIFIED
  * Describes the enum svc.bots.v1.ComplianceRunStatus.
  */
 export declare const ComplianceRunStatusSchema: GenEnum<ComplianceRunStatus, ComplianceRunStatusJson>;
+
+/**
+ * How a sweep picks its combinations.
+ *
+ * @generated from enum svc.bots.v1.SweepMode
+ */
+export enum SweepMode {
+  /**
+   * @generated from enum value: SWEEP_MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every combination of the parameters' values (the product).
+   *
+   * @generated from enum value: SWEEP_MODE_GRID = 1;
+   */
+  GRID = 1,
+
+  /**
+   * `samples` combinations drawn from the parameters' values or ranges with `seed`: the same
+   * seed draws the same combinations.
+   *
+   * @generated from enum value: SWEEP_MODE_RANDOM = 2;
+   */
+  RANDOM = 2,
+}
+
+/**
+ * How a sweep picks its combinations.
+ *
+ * @generated from enum svc.bots.v1.SweepMode
+ */
+export declare type SweepModeJson = "SWEEP_MODE_UNSPECIFIED" | "SWEEP_MODE_GRID" | "SWEEP_MODE_RANDOM";
+
+/**
+ * Describes the enum svc.bots.v1.SweepMode.
+ */
+export declare const SweepModeSchema: GenEnum<SweepMode, SweepModeJson>;
 
 /**
  * @generated from service svc.bots.v1.BotsService
@@ -8309,6 +9560,56 @@ export declare const BotsService: GenService<{
     methodKind: "unary";
     input: typeof GetComplianceRunRequestSchema;
     output: typeof ComplianceRunSchema;
+  },
+  /**
+   * Starts a parameter sweep of a bot version: a grid, or a seeded random search, over the
+   * declared parameters of its strategy, each combination a backtest through the backtest queue
+   * (any process's workers take them) recorded as a trial in the TrialLedger; with walk_forward,
+   * rolled in-sample sweeps each followed by an out-of-sample backtest of their winner. 202 with
+   * the sweep; the same request_key answers the same sweep (200-equivalent: nothing new queued).
+   * 400 naming the parameter for an undeclared one or a value outside its declaration; 400
+   * sweep_too_large naming the size and the bound (SVC_SWEEP_MAX_COMBINATIONS); 409
+   * request_key_reused for the same key with another request; 429 backtest_queue_full when the
+   * queue cannot take every run; 404 bot_not_found or version_not_found; 412 bot_archived.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.CreateSweep
+   */
+  createSweep: {
+    methodKind: "unary";
+    input: typeof CreateSweepRequestSchema;
+    output: typeof SweepSchema;
+  },
+  /**
+   * The bot's sweeps, newest first, with their progress (no results table).
+   *
+   * @generated from rpc svc.bots.v1.BotsService.ListSweeps
+   */
+  listSweeps: {
+    methodKind: "unary";
+    input: typeof ListSweepsRequestSchema;
+    output: typeof ListSweepsResponseSchema;
+  },
+  /**
+   * One sweep: its progress, its results table sorted by a metric, and its walk-forward folds.
+   * 404 sweep_not_found; 400 for an unknown sort_by.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.GetSweep
+   */
+  getSweep: {
+    methodKind: "unary";
+    input: typeof GetSweepRequestSchema;
+    output: typeof SweepSchema;
+  },
+  /**
+   * Cancels a sweep: its backtests not yet finished end halted (a running one stops at its next
+   * slice and records no trial); finished ones keep their trials. 404 sweep_not_found.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.CancelSweep
+   */
+  cancelSweep: {
+    methodKind: "unary";
+    input: typeof CancelSweepRequestSchema;
+    output: typeof SweepSchema;
   },
 }>;
 

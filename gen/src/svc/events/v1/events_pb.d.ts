@@ -588,6 +588,14 @@ export declare type TrialRecorded = Message<"svc.events.v1.TrialRecorded"> & {
    * @generated from field: double sharpe = 9;
    */
   sharpe: number;
+
+  /**
+   * The sweep the backtest belongs to (its parameters are a combination of the sweep, not the
+   * version's own); empty for a backtest of the version as it is.
+   *
+   * @generated from field: string sweep_id = 10;
+   */
+  sweepId: string;
 };
 
 /**
@@ -641,6 +649,14 @@ export declare type TrialRecordedJson = {
    * @generated from field: double sharpe = 9;
    */
   sharpe?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The sweep the backtest belongs to (its parameters are a combination of the sweep, not the
+   * version's own); empty for a backtest of the version as it is.
+   *
+   * @generated from field: string sweep_id = 10;
+   */
+  sweepId?: string;
 };
 
 /**
