@@ -7,7 +7,12 @@ import { freshMfaClaims, startTestIdp, userClaims, type TestIdp } from "@svc/lib
 import { createInProcessTransport, internalInterceptors } from "@svc/lib/server";
 import { createLogger } from "@svc/lib/telemetry";
 import { grantMembership } from "../support/memberships.js";
-import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
+import {
+  call,
+  createTestDatabase,
+  PLATFORM_START_TIMEOUT_MS,
+  startTestPlatform,
+} from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
 
 const SCOPES = ["read:credentials", "write:credentials", "read:audit", "admin:platform"];
@@ -22,6 +27,15 @@ const SECRETS = {
 const fixSecret = (password: string) => ({
   broker_fix: { sender_comp_id: "SVC", target_comp_id: "DEVVENUE", username: "desk", password },
 });
+
+/** A client of the identity service as `service` calls it in one process. */
+const runnerOf = (p: RunningPlatform, service: string) =>
+  createClient(
+    CredentialService,
+    createInProcessTransport(p.modules.find((m) => m.name === "identity")!.routes, {
+      interceptors: internalInterceptors(p.platform.log, service),
+    }),
+  );
 
 /** Log lines of the platform, kept to search for secrets. */
 function capturedLog() {
@@ -53,13 +67,7 @@ describe("the credentials vault through the gateway", () => {
     answers.push(res.text);
     return res;
   };
-  const runnerAs = (service: string) =>
-    createClient(
-      CredentialService,
-      createInProcessTransport(p.modules.find((m) => m.name === "identity")!.routes, {
-        interceptors: internalInterceptors(p.platform.log, service),
-      }),
-    );
+  const runnerAs = (service: string) => runnerOf(p, service);
 
   beforeAll(async () => {
     idp = await startTestIdp();
@@ -250,4 +258,104 @@ describe("the credentials vault without a key-encryption key", () => {
     expect(res.body.error.message).toMatch(/SVC_VAULT_KEK is not set/);
     expect(logs.lines.join("\n")).toMatch(/the credentials vault is off: SVC_VAULT_KEK is not set/);
   });
+});
+
+describe("rotating the key-encryption key", () => {
+  let idp: TestIdp;
+  let database: { url: string; drop(): Promise<void> };
+  const oldKek = randomBytes(32).toString("base64");
+  const newKek = randomBytes(32).toString("base64");
+  const identityWith = async (env: Record<string, string>) => {
+    const p = await startTestPlatform("postgres", {
+      SVC_DATABASE_URL: database.url,
+      SVC_AUTH_PROVIDER: "oidc",
+      SVC_AUTH_OIDC_ISSUER: idp.issuer,
+      SVC_AUTH_OIDC_AUDIENCE: idp.audience,
+      ...env,
+    });
+    await grantMembership(p, "user|ops");
+    return p;
+  };
+  beforeAll(async () => {
+    idp = await startTestIdp();
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+    await idp?.stop();
+  });
+
+  it(
+    "keeps old credentials readable with the previous key, and a rewrap moves them to the new one",
+    async () => {
+      const mfa = async () => as(await idp.sign(freshMfaClaims("user|ops", SCOPES)));
+      const before = await identityWith({ SVC_VAULT_KEK: oldKek });
+      try {
+        const made = await call(
+          before.url,
+          "POST",
+          "/credentials",
+          { name: "venue-fix", fleet: "desk", secret: fixSecret("kept-across-keys") },
+          await mfa(),
+        );
+        expect(made.status, made.text).toBe(201);
+      } finally {
+        await before.close();
+      }
+
+      const rotating = await identityWith({
+        SVC_VAULT_KEK: newKek,
+        SVC_VAULT_PREVIOUS_KEK: oldKek,
+      });
+      try {
+        const read = await runnerOf(rotating, "bots").resolveCredential({
+          name: "venue-fix",
+          bot: "b1",
+          fleet: "desk",
+        });
+        expect(read.secret?.secret.value).toMatchObject({ password: "kept-across-keys" });
+        const stale = await call(
+          rotating.url,
+          "POST",
+          "/admin/credentials/rewrap",
+          {},
+          as(await idp.sign(userClaims("user|ops", SCOPES))),
+        );
+        expect(stale.status).toBe(401);
+        const rewrap = await call(
+          rotating.url,
+          "POST",
+          "/admin/credentials/rewrap",
+          {},
+          await mfa(),
+        );
+        expect(rewrap.status, rewrap.text).toBe(200);
+        expect(rewrap.body).toMatchObject({ rewrapped: 1 });
+        const again = await call(
+          rotating.url,
+          "POST",
+          "/admin/credentials/rewrap",
+          {},
+          await mfa(),
+        );
+        expect(again.body).toMatchObject({ current: 1 });
+        expect(again.body.rewrapped ?? 0).toBe(0);
+      } finally {
+        await rotating.close();
+      }
+
+      const after = await identityWith({ SVC_VAULT_KEK: newKek });
+      try {
+        const read = await runnerOf(after, "bots").resolveCredential({
+          name: "venue-fix",
+          bot: "b1",
+          fleet: "desk",
+        });
+        expect(read.secret?.secret.value).toMatchObject({ password: "kept-across-keys" });
+      } finally {
+        await after.close();
+      }
+    },
+    3 * PLATFORM_START_TIMEOUT_MS,
+  );
 });
