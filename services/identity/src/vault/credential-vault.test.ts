@@ -11,12 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CredentialSecretSchema,
   CredentialService,
+  ResolveCredentialRequestSchema,
   type CredentialSecret,
 } from "@svc/gen/svc/identity/v1/identity_pb.js";
-import { principalKey, servicePrincipal, type Principal } from "@svc/lib/auth";
+import { localPrincipal, principalKey, servicePrincipal, type Principal } from "@svc/lib/auth";
 import { migrateSchema, openDatabase, schemaDb, type Database } from "@svc/lib/db";
 import { migrations } from "../../migrations/index.js";
 import type { IdentityDatabase } from "../store/identity.table.js";
+import { createCredentialHandlers } from "../handlers/credential-handlers.js";
 import { createCredentialVault } from "./credential-vault.js";
 import { kekRingFrom } from "./kek.js";
 
@@ -232,6 +234,28 @@ describe("the credentials vault on Postgres", () => {
     expect(
       passwordOf((await onlyNew.resolve("kek-rot", { bot: "z", fleet: "" }, asRunner())).secret),
     ).toBe("kept-across");
+  });
+
+  it("delivers to no caller but the bots service, even under local auth, where every loopback caller passes the interceptors", async () => {
+    const vault = createCredentialVault(db, kekRingFrom({ kek: key() }));
+    await vault.create(
+      { name: "local-fix", fleet: "", bot: "l", secret: fix("local-pass") },
+      asPerson(),
+    );
+    const handlers = createCredentialHandlers(vault, {
+      provider: "local",
+      stepUpMaxAgeSeconds: 180,
+      clockToleranceSeconds: 60,
+    });
+    const request = create(ResolveCredentialRequestSchema, { name: "local-fix", bot: "l" });
+    for (const caller of [localPrincipal(new Headers()), servicePrincipal("promotion"), person])
+      await expect(
+        Promise.resolve(handlers.resolveCredential(request, ctxOf(caller))),
+      ).rejects.toMatchObject({
+        rawMessage: expect.stringMatching(/its callers are bots/),
+      });
+    const read = await handlers.resolveCredential(request, asRunner());
+    expect(read.secret).toMatchObject({ secret: { value: { password: "local-pass" } } });
   });
 
   it("answers 503 vault_unavailable for every call when no key-encryption key is set", async () => {
