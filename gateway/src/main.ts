@@ -8,6 +8,7 @@ import { KillSwitchService } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import { ComplianceService } from "@svc/gen/svc/compliance/v1/compliance_pb.js";
 import {
   AuditService,
+  CredentialService,
   IdentityService,
   LicenseService,
   McpService,
@@ -31,7 +32,14 @@ const owners = {
   promotion: [PromotionService],
   killswitch: [KillSwitchService],
   compliance: [ComplianceService],
-  identity: [IdentityService, LicenseService, TenancyService, McpService, AuditService],
+  identity: [
+    IdentityService,
+    LicenseService,
+    TenancyService,
+    McpService,
+    AuditService,
+    CredentialService,
+  ],
 } as const;
 const missing = Object.keys(owners).filter(
   (name) => !config.serviceUrls[name as keyof typeof owners],

@@ -46,6 +46,8 @@ const ADMIN_PERMISSIONS = [
   "read:audit",
   "issue:license",
   "admin:license",
+  "read:credentials",
+  "write:credentials",
 ];
 
 /**

@@ -38,6 +38,8 @@ export interface Config {
   agentBroker: { clientId?: string; clientSecret?: string; delegationTtlSeconds: number };
   login: { clientId: string; clientSecret?: string; stateKey?: string; publicUrl?: string };
   licenseLease: { privateKeyPem?: string; privateKeyPath?: string; retiredPublicKeysPem?: string };
+  /** The credentials vault's key-encryption keys (SVC_VAULT_*). */
+  vault: { kek?: string; previousKek?: string };
   /** The audit trail's checkpoints (SVC_AUDIT_CHECKPOINT_*). */
   auditCheckpoints: {
     privateKeyPem?: string;
@@ -253,6 +255,7 @@ function assemble(r: Raw): Config {
       privateKeyPath: s("SVC_AUTH_LICENSE_LEASE_PRIVATE_KEY_PATH"),
       retiredPublicKeysPem: s("SVC_AUTH_LICENSE_LEASE_RETIRED_PUBLIC_KEYS_PEM"),
     },
+    vault: { kek: s("SVC_VAULT_KEK"), previousKek: s("SVC_VAULT_PREVIOUS_KEK") },
     auditCheckpoints: {
       privateKeyPem: s("SVC_AUDIT_CHECKPOINT_PRIVATE_KEY_PEM"),
       trustedPublicKeysPem: s("SVC_AUDIT_CHECKPOINT_TRUSTED_PUBLIC_KEYS_PEM"),

@@ -214,6 +214,17 @@ export const SETTINGS = {
     doc: "Earlier lease-signing public keys after a rotation (SPKI PEM blocks, concatenated): each stays served at /auth/license/public-key until every lease it signed has left its grace period.",
   },
 
+  SVC_VAULT_KEK: {
+    kind: str,
+    doc: "The credentials vault's key-encryption key: base64 of 32 random bytes (openssl rand -base64 32), from the environment or a secrets platform, never the database; identity service only. It wraps each credential's data key. Unset: the credential routes answer 503 vault_unavailable (the start-up log says so).",
+    secret: true,
+  },
+  SVC_VAULT_PREVIOUS_KEK: {
+    kind: str,
+    doc: "The vault's key-encryption key before a rotation: credentials it wrapped still open, and POST /admin/credentials/rewrap wraps them with SVC_VAULT_KEK (docs/identity.md, Credentials).",
+    secret: true,
+  },
+
   SVC_AUDIT_CHECKPOINT_PRIVATE_KEY_PEM: {
     kind: str,
     doc: "Ed25519 private key (PKCS#8 PEM) that signs the audit trail's checkpoints; identity service only, never the lease key. Unset: a key made at start, which anchors nothing across a restart (the start-up log says so).",

@@ -3,6 +3,7 @@ import { BotsService, ControlPlaneService } from "@svc/gen/svc/bots/v1/bots_pb.j
 import { ComplianceService } from "@svc/gen/svc/compliance/v1/compliance_pb.js";
 import {
   AuditService,
+  CredentialService,
   IdentityService,
   LicenseService,
   McpService,
@@ -21,6 +22,7 @@ const methods = [
   McpService,
   TenancyService,
   AuditService,
+  CredentialService,
   KillSwitchService,
   PromotionService,
 ].flatMap((s) => s.methods);

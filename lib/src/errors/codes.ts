@@ -71,6 +71,13 @@ export const ERROR_CODES = [
   "org_not_found",
   "mapping_exists",
   "mapping_not_found",
+  // Credentials vault
+  "vault_unavailable",
+  "credential_exists",
+  "credential_not_found",
+  "credential_kind_mismatch",
+  "credential_out_of_scope",
+  "credential_undecryptable",
   // MCP
   "mcp_tool_not_found",
   "mcp_tool_unavailable",

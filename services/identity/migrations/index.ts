@@ -3,6 +3,7 @@ import * as licenseRegistry from "./2026-11-23T1200-license-registry.js";
 import * as securityAuditEvents from "./2026-11-24T0400-security-audit-events.js";
 import * as tenancy from "./2026-11-24T0500-tenancy.js";
 import * as auditAppendOnly from "./2026-11-27T2100-audit-append-only.js";
+import * as credentialVault from "./2026-11-28T0800-credential-vault.js";
 
 /** Every migration of the identity schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0400-security-audit-events": securityAuditEvents,
   "2026-11-24T0500-tenancy": tenancy,
   "2026-11-27T2100-audit-append-only": auditAppendOnly,
+  "2026-11-28T0800-credential-vault": credentialVault,
 };

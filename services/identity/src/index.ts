@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import {
   AuditService,
+  CredentialService,
   IdentityService,
   LicenseService,
   McpService,
@@ -26,6 +27,9 @@ import { createBrowserLogin } from "./login/browser-login.js";
 import { createLeaseRegistry } from "./licensing/lease-registry.js";
 import { loadSigningKeys } from "./licensing/signing-keys.js";
 import type { IdentityDatabase } from "./store/identity.table.js";
+import { createCredentialHandlers } from "./handlers/credential-handlers.js";
+import { createCredentialVault } from "./vault/credential-vault.js";
+import { kekRingFrom } from "./vault/kek.js";
 
 /** A member is remembered 30 s; a non-member 2 s, so a person just synced gets in at once. */
 const MEMBER_CACHE_MS = 30_000;
@@ -86,6 +90,18 @@ export async function createIdentityModule(
     log: platform.log,
   });
   const tenancy = createTenancyHandlers(db);
+  const kekRing = kekRingFrom(platform.config.vault);
+  if (kekRing.on)
+    platform.log.info(
+      { kek_id: kekRing.active.id, previous_kek_id: kekRing.previous?.id },
+      "the credentials vault is on: secrets are sealed under the active key-encryption key",
+    );
+  else
+    platform.log.warn(
+      { why: kekRing.why },
+      `the credentials vault is off: ${kekRing.why}; the credential routes answer 503 vault_unavailable`,
+    );
+  const vault = createCredentialVault(db, kekRing);
   const { auth, login: loginSettings } = platform.config;
   const login = createLoginHandlers(
     createBrowserLogin({
@@ -113,7 +129,14 @@ export async function createIdentityModule(
   let auditTrail: BusSubscription | undefined;
   return {
     name: "identity",
-    services: [IdentityService, LicenseService, TenancyService, McpService, AuditService],
+    services: [
+      IdentityService,
+      LicenseService,
+      TenancyService,
+      McpService,
+      AuditService,
+      CredentialService,
+    ],
     routes(router) {
       router.service(
         IdentityService,
@@ -128,6 +151,7 @@ export async function createIdentityModule(
         completeService(LicenseService, createLicenseHandlers(registry)),
       );
       router.service(TenancyService, completeService(TenancyService, tenancy.tenancy));
+      router.service(CredentialService, createCredentialHandlers(vault, platform.config.auth));
       router.service(
         McpService,
         completeService(

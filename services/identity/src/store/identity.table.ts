@@ -9,6 +9,23 @@ type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
 /** The identity schema, as far as licensing and the audit trail need it. */
 export interface IdentityDatabase {
+  /** The credentials vault: secrets only as envelopes (docs/identity.md, Credentials). */
+  credentials: {
+    id: string;
+    name: string;
+    kind: string;
+    fleet: string;
+    bot: string;
+    version: number;
+    kek_id: string;
+    wrapped_key: Buffer;
+    ciphertext: Buffer;
+    fingerprint: string;
+    created_by: string;
+    created_at: Timestamp;
+    rotated_by: string;
+    rotated_at: Timestamp;
+  };
   users: {
     id: string;
     subject: string;
@@ -122,3 +139,5 @@ export type LeaseRow = Selectable<IdentityDatabase["license_leases"]>;
 export type MembershipRow = Selectable<IdentityDatabase["memberships"]>;
 export type GroupMappingRow = Selectable<IdentityDatabase["idp_group_mappings"]>;
 export type SecurityAuditRow = Selectable<IdentityDatabase["security_audit_events"]>;
+
+export type CredentialRow = Selectable<IdentityDatabase["credentials"]>;

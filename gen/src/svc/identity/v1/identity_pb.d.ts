@@ -2949,6 +2949,927 @@ export declare type VerifyAuditTrailResponseJson = {
 export declare const VerifyAuditTrailResponseSchema: GenMessage<VerifyAuditTrailResponse, {jsonType: VerifyAuditTrailResponseJson}>;
 
 /**
+ * A FIX logon. Every field is kept encrypted.
+ *
+ * @generated from message svc.identity.v1.BrokerFixSecret
+ */
+export declare type BrokerFixSecret = Message<"svc.identity.v1.BrokerFixSecret"> & {
+  /**
+   * SenderCompID (tag 49).
+   *
+   * @generated from field: string sender_comp_id = 1;
+   */
+  senderCompId: string;
+
+  /**
+   * TargetCompID (tag 56).
+   *
+   * @generated from field: string target_comp_id = 2;
+   */
+  targetCompId: string;
+
+  /**
+   * Username (tag 553).
+   *
+   * @generated from field: string username = 3;
+   */
+  username: string;
+
+  /**
+   * Password (tag 554).
+   *
+   * @generated from field: string password = 4;
+   */
+  password: string;
+};
+
+/**
+ * A FIX logon. Every field is kept encrypted.
+ *
+ * @generated from message svc.identity.v1.BrokerFixSecret
+ */
+export declare type BrokerFixSecretJson = {
+  /**
+   * SenderCompID (tag 49).
+   *
+   * @generated from field: string sender_comp_id = 1;
+   */
+  senderCompId?: string;
+
+  /**
+   * TargetCompID (tag 56).
+   *
+   * @generated from field: string target_comp_id = 2;
+   */
+  targetCompId?: string;
+
+  /**
+   * Username (tag 553).
+   *
+   * @generated from field: string username = 3;
+   */
+  username?: string;
+
+  /**
+   * Password (tag 554).
+   *
+   * @generated from field: string password = 4;
+   */
+  password?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.BrokerFixSecret.
+ * Use `create(BrokerFixSecretSchema)` to create a new message.
+ */
+export declare const BrokerFixSecretSchema: GenMessage<BrokerFixSecret, {jsonType: BrokerFixSecretJson}>;
+
+/**
+ * An exchange API key. Every field is kept encrypted.
+ *
+ * @generated from message svc.identity.v1.ExchangeApiSecret
+ */
+export declare type ExchangeApiSecret = Message<"svc.identity.v1.ExchangeApiSecret"> & {
+  /**
+   * The API key.
+   *
+   * @generated from field: string api_key = 1;
+   */
+  apiKey: string;
+
+  /**
+   * The API secret (or private key).
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+
+  /**
+   * The passphrase some exchanges add; empty: none.
+   *
+   * @generated from field: string passphrase = 3;
+   */
+  passphrase: string;
+};
+
+/**
+ * An exchange API key. Every field is kept encrypted.
+ *
+ * @generated from message svc.identity.v1.ExchangeApiSecret
+ */
+export declare type ExchangeApiSecretJson = {
+  /**
+   * The API key.
+   *
+   * @generated from field: string api_key = 1;
+   */
+  apiKey?: string;
+
+  /**
+   * The API secret (or private key).
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret?: string;
+
+  /**
+   * The passphrase some exchanges add; empty: none.
+   *
+   * @generated from field: string passphrase = 3;
+   */
+  passphrase?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.ExchangeApiSecret.
+ * Use `create(ExchangeApiSecretSchema)` to create a new message.
+ */
+export declare const ExchangeApiSecretSchema: GenMessage<ExchangeApiSecret, {jsonType: ExchangeApiSecretJson}>;
+
+/**
+ * A model provider's API key. Every field is kept encrypted.
+ *
+ * @generated from message svc.identity.v1.ModelApiKeySecret
+ */
+export declare type ModelApiKeySecret = Message<"svc.identity.v1.ModelApiKeySecret"> & {
+  /**
+   * The key.
+   *
+   * @generated from field: string api_key = 1;
+   */
+  apiKey: string;
+};
+
+/**
+ * A model provider's API key. Every field is kept encrypted.
+ *
+ * @generated from message svc.identity.v1.ModelApiKeySecret
+ */
+export declare type ModelApiKeySecretJson = {
+  /**
+   * The key.
+   *
+   * @generated from field: string api_key = 1;
+   */
+  apiKey?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.ModelApiKeySecret.
+ * Use `create(ModelApiKeySecretSchema)` to create a new message.
+ */
+export declare const ModelApiKeySecretSchema: GenMessage<ModelApiKeySecret, {jsonType: ModelApiKeySecretJson}>;
+
+/**
+ * A data vendor's OAuth client. Every field is kept encrypted.
+ *
+ * @generated from message svc.identity.v1.OAuthClientSecret
+ */
+export declare type OAuthClientSecret = Message<"svc.identity.v1.OAuthClientSecret"> & {
+  /**
+   * The vendor's token endpoint.
+   *
+   * @generated from field: string token_url = 1;
+   */
+  tokenUrl: string;
+
+  /**
+   * The client id.
+   *
+   * @generated from field: string client_id = 2;
+   */
+  clientId: string;
+
+  /**
+   * The client secret.
+   *
+   * @generated from field: string client_secret = 3;
+   */
+  clientSecret: string;
+
+  /**
+   * Scopes to ask for, space separated; empty: the vendor's default.
+   *
+   * @generated from field: string scope = 4;
+   */
+  scope: string;
+};
+
+/**
+ * A data vendor's OAuth client. Every field is kept encrypted.
+ *
+ * @generated from message svc.identity.v1.OAuthClientSecret
+ */
+export declare type OAuthClientSecretJson = {
+  /**
+   * The vendor's token endpoint.
+   *
+   * @generated from field: string token_url = 1;
+   */
+  tokenUrl?: string;
+
+  /**
+   * The client id.
+   *
+   * @generated from field: string client_id = 2;
+   */
+  clientId?: string;
+
+  /**
+   * The client secret.
+   *
+   * @generated from field: string client_secret = 3;
+   */
+  clientSecret?: string;
+
+  /**
+   * Scopes to ask for, space separated; empty: the vendor's default.
+   *
+   * @generated from field: string scope = 4;
+   */
+  scope?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.OAuthClientSecret.
+ * Use `create(OAuthClientSecretSchema)` to create a new message.
+ */
+export declare const OAuthClientSecretSchema: GenMessage<OAuthClientSecret, {jsonType: OAuthClientSecretJson}>;
+
+/**
+ * A credential's secret: exactly one kind. Written, never read back through a person's route.
+ *
+ * @generated from message svc.identity.v1.CredentialSecret
+ */
+export declare type CredentialSecret = Message<"svc.identity.v1.CredentialSecret"> & {
+  /**
+   * @generated from oneof svc.identity.v1.CredentialSecret.secret
+   */
+  secret: {
+    /**
+     * broker_fix.
+     *
+     * @generated from field: svc.identity.v1.BrokerFixSecret broker_fix = 1;
+     */
+    value: BrokerFixSecret;
+    case: "brokerFix";
+  } | {
+    /**
+     * exchange_api.
+     *
+     * @generated from field: svc.identity.v1.ExchangeApiSecret exchange_api = 2;
+     */
+    value: ExchangeApiSecret;
+    case: "exchangeApi";
+  } | {
+    /**
+     * model_api_key.
+     *
+     * @generated from field: svc.identity.v1.ModelApiKeySecret model_api_key = 3;
+     */
+    value: ModelApiKeySecret;
+    case: "modelApiKey";
+  } | {
+    /**
+     * oauth_client.
+     *
+     * @generated from field: svc.identity.v1.OAuthClientSecret oauth_client = 4;
+     */
+    value: OAuthClientSecret;
+    case: "oauthClient";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * A credential's secret: exactly one kind. Written, never read back through a person's route.
+ *
+ * @generated from message svc.identity.v1.CredentialSecret
+ */
+export declare type CredentialSecretJson = {
+  /**
+   * broker_fix.
+   *
+   * @generated from field: svc.identity.v1.BrokerFixSecret broker_fix = 1;
+   */
+  brokerFix?: BrokerFixSecretJson;
+
+  /**
+   * exchange_api.
+   *
+   * @generated from field: svc.identity.v1.ExchangeApiSecret exchange_api = 2;
+   */
+  exchangeApi?: ExchangeApiSecretJson;
+
+  /**
+   * model_api_key.
+   *
+   * @generated from field: svc.identity.v1.ModelApiKeySecret model_api_key = 3;
+   */
+  modelApiKey?: ModelApiKeySecretJson;
+
+  /**
+   * oauth_client.
+   *
+   * @generated from field: svc.identity.v1.OAuthClientSecret oauth_client = 4;
+   */
+  oauthClient?: OAuthClientSecretJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.CredentialSecret.
+ * Use `create(CredentialSecretSchema)` to create a new message.
+ */
+export declare const CredentialSecretSchema: GenMessage<CredentialSecret, {jsonType: CredentialSecretJson}>;
+
+/**
+ * What the vault says about a credential: never its secret.
+ *
+ * @generated from message svc.identity.v1.CredentialMetadata
+ */
+export declare type CredentialMetadata = Message<"svc.identity.v1.CredentialMetadata"> & {
+  /**
+   * The credential's name: lower-case ASCII letters, digits, ".", "_" and "-".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * What it holds.
+   *
+   * @generated from field: svc.identity.v1.CredentialKind kind = 2;
+   */
+  kind: CredentialKind;
+
+  /**
+   * The fleet whose bots' runners may read it; empty: not fleet-scoped.
+   *
+   * @generated from field: string fleet = 3;
+   */
+  fleet: string;
+
+  /**
+   * The bot whose runner may read it; empty: not bot-scoped.
+   *
+   * @generated from field: string bot = 4;
+   */
+  bot: string;
+
+  /**
+   * Grows by one with every rotation, from 1.
+   *
+   * @generated from field: int64 version = 5;
+   */
+  version: bigint;
+
+  /**
+   * HMAC-SHA256 of the secret under a key derived from the vault's key-encryption key, first 16
+   * bytes, hex: tells two secrets apart without being a hash of the secret anyone can test
+   * guesses against.
+   *
+   * @generated from field: string fingerprint = 6;
+   */
+  fingerprint: string;
+
+  /**
+   * When it was created.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When its secret was last written (created_at until the first rotation).
+   *
+   * @generated from field: google.protobuf.Timestamp rotated_at = 8;
+   */
+  rotatedAt?: Timestamp | undefined;
+
+  /**
+   * Who created it.
+   *
+   * @generated from field: string created_by = 9;
+   */
+  createdBy: string;
+
+  /**
+   * Who wrote its secret last.
+   *
+   * @generated from field: string rotated_by = 10;
+   */
+  rotatedBy: string;
+};
+
+/**
+ * What the vault says about a credential: never its secret.
+ *
+ * @generated from message svc.identity.v1.CredentialMetadata
+ */
+export declare type CredentialMetadataJson = {
+  /**
+   * The credential's name: lower-case ASCII letters, digits, ".", "_" and "-".
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * What it holds.
+   *
+   * @generated from field: svc.identity.v1.CredentialKind kind = 2;
+   */
+  kind?: CredentialKindJson;
+
+  /**
+   * The fleet whose bots' runners may read it; empty: not fleet-scoped.
+   *
+   * @generated from field: string fleet = 3;
+   */
+  fleet?: string;
+
+  /**
+   * The bot whose runner may read it; empty: not bot-scoped.
+   *
+   * @generated from field: string bot = 4;
+   */
+  bot?: string;
+
+  /**
+   * Grows by one with every rotation, from 1.
+   *
+   * @generated from field: int64 version = 5;
+   */
+  version?: string;
+
+  /**
+   * HMAC-SHA256 of the secret under a key derived from the vault's key-encryption key, first 16
+   * bytes, hex: tells two secrets apart without being a hash of the secret anyone can test
+   * guesses against.
+   *
+   * @generated from field: string fingerprint = 6;
+   */
+  fingerprint?: string;
+
+  /**
+   * When it was created.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: TimestampJson;
+
+  /**
+   * When its secret was last written (created_at until the first rotation).
+   *
+   * @generated from field: google.protobuf.Timestamp rotated_at = 8;
+   */
+  rotatedAt?: TimestampJson;
+
+  /**
+   * Who created it.
+   *
+   * @generated from field: string created_by = 9;
+   */
+  createdBy?: string;
+
+  /**
+   * Who wrote its secret last.
+   *
+   * @generated from field: string rotated_by = 10;
+   */
+  rotatedBy?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.CredentialMetadata.
+ * Use `create(CredentialMetadataSchema)` to create a new message.
+ */
+export declare const CredentialMetadataSchema: GenMessage<CredentialMetadata, {jsonType: CredentialMetadataJson}>;
+
+/**
+ * @generated from message svc.identity.v1.CreateCredentialRequest
+ */
+export declare type CreateCredentialRequest = Message<"svc.identity.v1.CreateCredentialRequest"> & {
+  /**
+   * The name: lower-case ASCII only, so a look-alike of another name cannot be made.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Only this fleet's bots' runners may read it.
+   *
+   * @generated from field: string fleet = 2;
+   */
+  fleet: string;
+
+  /**
+   * Only this bot's runner may read it.
+   *
+   * @generated from field: string bot = 3;
+   */
+  bot: string;
+
+  /**
+   * The secret; its kind is the credential's kind for good.
+   *
+   * @generated from field: svc.identity.v1.CredentialSecret secret = 4;
+   */
+  secret?: CredentialSecret | undefined;
+};
+
+/**
+ * @generated from message svc.identity.v1.CreateCredentialRequest
+ */
+export declare type CreateCredentialRequestJson = {
+  /**
+   * The name: lower-case ASCII only, so a look-alike of another name cannot be made.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * Only this fleet's bots' runners may read it.
+   *
+   * @generated from field: string fleet = 2;
+   */
+  fleet?: string;
+
+  /**
+   * Only this bot's runner may read it.
+   *
+   * @generated from field: string bot = 3;
+   */
+  bot?: string;
+
+  /**
+   * The secret; its kind is the credential's kind for good.
+   *
+   * @generated from field: svc.identity.v1.CredentialSecret secret = 4;
+   */
+  secret?: CredentialSecretJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.CreateCredentialRequest.
+ * Use `create(CreateCredentialRequestSchema)` to create a new message.
+ */
+export declare const CreateCredentialRequestSchema: GenMessage<CreateCredentialRequest, {jsonType: CreateCredentialRequestJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListCredentialsRequest
+ */
+export declare type ListCredentialsRequest = Message<"svc.identity.v1.ListCredentialsRequest"> & {
+};
+
+/**
+ * @generated from message svc.identity.v1.ListCredentialsRequest
+ */
+export declare type ListCredentialsRequestJson = {
+};
+
+/**
+ * Describes the message svc.identity.v1.ListCredentialsRequest.
+ * Use `create(ListCredentialsRequestSchema)` to create a new message.
+ */
+export declare const ListCredentialsRequestSchema: GenMessage<ListCredentialsRequest, {jsonType: ListCredentialsRequestJson}>;
+
+/**
+ * Every credential of the vault, by name.
+ *
+ * @generated from message svc.identity.v1.ListCredentialsResponse
+ */
+export declare type ListCredentialsResponse = Message<"svc.identity.v1.ListCredentialsResponse"> & {
+  /**
+   * Metadata only.
+   *
+   * @generated from field: repeated svc.identity.v1.CredentialMetadata items = 1;
+   */
+  items: CredentialMetadata[];
+};
+
+/**
+ * Every credential of the vault, by name.
+ *
+ * @generated from message svc.identity.v1.ListCredentialsResponse
+ */
+export declare type ListCredentialsResponseJson = {
+  /**
+   * Metadata only.
+   *
+   * @generated from field: repeated svc.identity.v1.CredentialMetadata items = 1;
+   */
+  items?: CredentialMetadataJson[];
+};
+
+/**
+ * Describes the message svc.identity.v1.ListCredentialsResponse.
+ * Use `create(ListCredentialsResponseSchema)` to create a new message.
+ */
+export declare const ListCredentialsResponseSchema: GenMessage<ListCredentialsResponse, {jsonType: ListCredentialsResponseJson}>;
+
+/**
+ * @generated from message svc.identity.v1.RotateCredentialRequest
+ */
+export declare type RotateCredentialRequest = Message<"svc.identity.v1.RotateCredentialRequest"> & {
+  /**
+   * The credential's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The new secret, of the credential's kind.
+   *
+   * @generated from field: svc.identity.v1.CredentialSecret secret = 2;
+   */
+  secret?: CredentialSecret | undefined;
+};
+
+/**
+ * @generated from message svc.identity.v1.RotateCredentialRequest
+ */
+export declare type RotateCredentialRequestJson = {
+  /**
+   * The credential's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * The new secret, of the credential's kind.
+   *
+   * @generated from field: svc.identity.v1.CredentialSecret secret = 2;
+   */
+  secret?: CredentialSecretJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.RotateCredentialRequest.
+ * Use `create(RotateCredentialRequestSchema)` to create a new message.
+ */
+export declare const RotateCredentialRequestSchema: GenMessage<RotateCredentialRequest, {jsonType: RotateCredentialRequestJson}>;
+
+/**
+ * @generated from message svc.identity.v1.DeleteCredentialRequest
+ */
+export declare type DeleteCredentialRequest = Message<"svc.identity.v1.DeleteCredentialRequest"> & {
+  /**
+   * The credential's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.DeleteCredentialRequest
+ */
+export declare type DeleteCredentialRequestJson = {
+  /**
+   * The credential's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.DeleteCredentialRequest.
+ * Use `create(DeleteCredentialRequestSchema)` to create a new message.
+ */
+export declare const DeleteCredentialRequestSchema: GenMessage<DeleteCredentialRequest, {jsonType: DeleteCredentialRequestJson}>;
+
+/**
+ * The credential deleted.
+ *
+ * @generated from message svc.identity.v1.DeleteCredentialResponse
+ */
+export declare type DeleteCredentialResponse = Message<"svc.identity.v1.DeleteCredentialResponse"> & {
+  /**
+   * Always true: an unknown name answers 404 instead.
+   *
+   * @generated from field: bool deleted = 1;
+   */
+  deleted: boolean;
+};
+
+/**
+ * The credential deleted.
+ *
+ * @generated from message svc.identity.v1.DeleteCredentialResponse
+ */
+export declare type DeleteCredentialResponseJson = {
+  /**
+   * Always true: an unknown name answers 404 instead.
+   *
+   * @generated from field: bool deleted = 1;
+   */
+  deleted?: boolean;
+};
+
+/**
+ * Describes the message svc.identity.v1.DeleteCredentialResponse.
+ * Use `create(DeleteCredentialResponseSchema)` to create a new message.
+ */
+export declare const DeleteCredentialResponseSchema: GenMessage<DeleteCredentialResponse, {jsonType: DeleteCredentialResponseJson}>;
+
+/**
+ * @generated from message svc.identity.v1.RewrapCredentialsRequest
+ */
+export declare type RewrapCredentialsRequest = Message<"svc.identity.v1.RewrapCredentialsRequest"> & {
+};
+
+/**
+ * @generated from message svc.identity.v1.RewrapCredentialsRequest
+ */
+export declare type RewrapCredentialsRequestJson = {
+};
+
+/**
+ * Describes the message svc.identity.v1.RewrapCredentialsRequest.
+ * Use `create(RewrapCredentialsRequestSchema)` to create a new message.
+ */
+export declare const RewrapCredentialsRequestSchema: GenMessage<RewrapCredentialsRequest, {jsonType: RewrapCredentialsRequestJson}>;
+
+/**
+ * What a rewrap did.
+ *
+ * @generated from message svc.identity.v1.RewrapCredentialsResponse
+ */
+export declare type RewrapCredentialsResponse = Message<"svc.identity.v1.RewrapCredentialsResponse"> & {
+  /**
+   * Credentials whose data key was wrapped by the previous key-encryption key and now is by the
+   * active one.
+   *
+   * @generated from field: int32 rewrapped = 1;
+   */
+  rewrapped: number;
+
+  /**
+   * Credentials already under the active key.
+   *
+   * @generated from field: int32 current = 2;
+   */
+  current: number;
+
+  /**
+   * The active key-encryption key's id.
+   *
+   * @generated from field: string kek_id = 3;
+   */
+  kekId: string;
+};
+
+/**
+ * What a rewrap did.
+ *
+ * @generated from message svc.identity.v1.RewrapCredentialsResponse
+ */
+export declare type RewrapCredentialsResponseJson = {
+  /**
+   * Credentials whose data key was wrapped by the previous key-encryption key and now is by the
+   * active one.
+   *
+   * @generated from field: int32 rewrapped = 1;
+   */
+  rewrapped?: number;
+
+  /**
+   * Credentials already under the active key.
+   *
+   * @generated from field: int32 current = 2;
+   */
+  current?: number;
+
+  /**
+   * The active key-encryption key's id.
+   *
+   * @generated from field: string kek_id = 3;
+   */
+  kekId?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.RewrapCredentialsResponse.
+ * Use `create(RewrapCredentialsResponseSchema)` to create a new message.
+ */
+export declare const RewrapCredentialsResponseSchema: GenMessage<RewrapCredentialsResponse, {jsonType: RewrapCredentialsResponseJson}>;
+
+/**
+ * A runner asks for the credential its bot's deployment names.
+ *
+ * @generated from message svc.identity.v1.ResolveCredentialRequest
+ */
+export declare type ResolveCredentialRequest = Message<"svc.identity.v1.ResolveCredentialRequest"> & {
+  /**
+   * The credential's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The bot the runner runs.
+   *
+   * @generated from field: string bot = 2;
+   */
+  bot: string;
+
+  /**
+   * That bot's fleet, as its current spec names it; empty: none.
+   *
+   * @generated from field: string fleet = 3;
+   */
+  fleet: string;
+};
+
+/**
+ * A runner asks for the credential its bot's deployment names.
+ *
+ * @generated from message svc.identity.v1.ResolveCredentialRequest
+ */
+export declare type ResolveCredentialRequestJson = {
+  /**
+   * The credential's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * The bot the runner runs.
+   *
+   * @generated from field: string bot = 2;
+   */
+  bot?: string;
+
+  /**
+   * That bot's fleet, as its current spec names it; empty: none.
+   *
+   * @generated from field: string fleet = 3;
+   */
+  fleet?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.ResolveCredentialRequest.
+ * Use `create(ResolveCredentialRequestSchema)` to create a new message.
+ */
+export declare const ResolveCredentialRequestSchema: GenMessage<ResolveCredentialRequest, {jsonType: ResolveCredentialRequestJson}>;
+
+/**
+ * The secret, for the runner only.
+ *
+ * @generated from message svc.identity.v1.ResolveCredentialResponse
+ */
+export declare type ResolveCredentialResponse = Message<"svc.identity.v1.ResolveCredentialResponse"> & {
+  /**
+   * What the vault says about it.
+   *
+   * @generated from field: svc.identity.v1.CredentialMetadata metadata = 1;
+   */
+  metadata?: CredentialMetadata | undefined;
+
+  /**
+   * The secret, decrypted.
+   *
+   * @generated from field: svc.identity.v1.CredentialSecret secret = 2;
+   */
+  secret?: CredentialSecret | undefined;
+};
+
+/**
+ * The secret, for the runner only.
+ *
+ * @generated from message svc.identity.v1.ResolveCredentialResponse
+ */
+export declare type ResolveCredentialResponseJson = {
+  /**
+   * What the vault says about it.
+   *
+   * @generated from field: svc.identity.v1.CredentialMetadata metadata = 1;
+   */
+  metadata?: CredentialMetadataJson;
+
+  /**
+   * The secret, decrypted.
+   *
+   * @generated from field: svc.identity.v1.CredentialSecret secret = 2;
+   */
+  secret?: CredentialSecretJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.ResolveCredentialResponse.
+ * Use `create(ResolveCredentialResponseSchema)` to create a new message.
+ */
+export declare const ResolveCredentialResponseSchema: GenMessage<ResolveCredentialResponse, {jsonType: ResolveCredentialResponseJson}>;
+
+/**
  * The kind of identity-provider connection a person signs in through; a group mapping and a
  * group sync name one.
  *
@@ -3013,6 +3934,58 @@ export declare type ConnectionKindJson = "CONNECTION_KIND_UNSPECIFIED" | "CONNEC
  * Describes the enum svc.identity.v1.ConnectionKind.
  */
 export declare const ConnectionKindSchema: GenEnum<ConnectionKind, ConnectionKindJson>;
+
+/**
+ * What a vault credential holds; its secret's fields follow from it.
+ *
+ * @generated from enum svc.identity.v1.CredentialKind
+ */
+export enum CredentialKind {
+  /**
+   * @generated from enum value: CREDENTIAL_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A FIX session's logon (a broker or a venue's FIX gateway).
+   *
+   * @generated from enum value: CREDENTIAL_KIND_BROKER_FIX = 1;
+   */
+  BROKER_FIX = 1,
+
+  /**
+   * An exchange's API key (ccxt venues).
+   *
+   * @generated from enum value: CREDENTIAL_KIND_EXCHANGE_API = 2;
+   */
+  EXCHANGE_API = 2,
+
+  /**
+   * A model provider's key for research chat (bring your own key).
+   *
+   * @generated from enum value: CREDENTIAL_KIND_MODEL_API_KEY = 3;
+   */
+  MODEL_API_KEY = 3,
+
+  /**
+   * A data vendor's OAuth client (client credentials grant).
+   *
+   * @generated from enum value: CREDENTIAL_KIND_OAUTH_CLIENT = 4;
+   */
+  OAUTH_CLIENT = 4,
+}
+
+/**
+ * What a vault credential holds; its secret's fields follow from it.
+ *
+ * @generated from enum svc.identity.v1.CredentialKind
+ */
+export declare type CredentialKindJson = "CREDENTIAL_KIND_UNSPECIFIED" | "CREDENTIAL_KIND_BROKER_FIX" | "CREDENTIAL_KIND_EXCHANGE_API" | "CREDENTIAL_KIND_MODEL_API_KEY" | "CREDENTIAL_KIND_OAUTH_CLIENT";
+
+/**
+ * Describes the enum svc.identity.v1.CredentialKind.
+ */
+export declare const CredentialKindSchema: GenEnum<CredentialKind, CredentialKindJson>;
 
 /**
  * Login sync hooks, the caller's identity and the browser sign-in.
@@ -3254,6 +4227,87 @@ export declare const AuditService: GenService<{
     methodKind: "unary";
     input: typeof VerifyAuditTrailRequestSchema;
     output: typeof VerifyAuditTrailResponseSchema;
+  },
+}>;
+
+/**
+ * The credentials vault: broker logons, exchange API keys, BYOK model keys and data vendors'
+ * OAuth clients, encrypted at rest under a key-encryption key from the environment
+ * (SVC_VAULT_KEK). No person's route returns a secret; only a bot's runner reads one.
+ *
+ * @generated from service svc.identity.v1.CredentialService
+ */
+export declare const CredentialService: GenService<{
+  /**
+   * Stores a new credential (audited identity.credential.created). 409 credential_exists for a
+   * name in use; a broker credential (broker_fix, exchange_api) needs step-up MFA (401
+   * insufficient_user_authentication); 503 vault_unavailable without SVC_VAULT_KEK.
+   *
+   * @generated from rpc svc.identity.v1.CredentialService.CreateCredential
+   */
+  createCredential: {
+    methodKind: "unary";
+    input: typeof CreateCredentialRequestSchema;
+    output: typeof CredentialMetadataSchema;
+  },
+  /**
+   * Every credential's metadata; never a secret.
+   *
+   * @generated from rpc svc.identity.v1.CredentialService.ListCredentials
+   */
+  listCredentials: {
+    methodKind: "unary";
+    input: typeof ListCredentialsRequestSchema;
+    output: typeof ListCredentialsResponseSchema;
+  },
+  /**
+   * Replaces a credential's secret with a new one of the same kind (audited
+   * identity.credential.rotated); the next runner read gets it. A broker credential needs step-up
+   * MFA. 404 credential_not_found; 400 credential_kind_mismatch.
+   *
+   * @generated from rpc svc.identity.v1.CredentialService.RotateCredential
+   */
+  rotateCredential: {
+    methodKind: "unary";
+    input: typeof RotateCredentialRequestSchema;
+    output: typeof CredentialMetadataSchema;
+  },
+  /**
+   * Deletes a credential (audited identity.credential.deleted); step-up MFA for every kind.
+   * 404 credential_not_found.
+   *
+   * @generated from rpc svc.identity.v1.CredentialService.DeleteCredential
+   */
+  deleteCredential: {
+    methodKind: "unary";
+    input: typeof DeleteCredentialRequestSchema;
+    output: typeof DeleteCredentialResponseSchema;
+  },
+  /**
+   * After a key-encryption key rotation (SVC_VAULT_KEK new, SVC_VAULT_PREVIOUS_KEK the old one):
+   * wraps every data key the previous key wrapped with the active one (audited
+   * identity.credential.rewrapped). Idempotent.
+   *
+   * @generated from rpc svc.identity.v1.CredentialService.RewrapCredentials
+   */
+  rewrapCredentials: {
+    methodKind: "unary";
+    input: typeof RewrapCredentialsRequestSchema;
+    output: typeof RewrapCredentialsResponseSchema;
+  },
+  /**
+   * A bot's runner reads the credential its deployment names, as the bots service: only when the
+   * credential's scope covers the bot (its bot or its fleet); 403 credential_out_of_scope
+   * otherwise, 403 caller_not_allowed for any caller but the bots service (audited
+   * identity.credential.delivered). data_loss credential_undecryptable when the stored ciphertext
+   * does not open (tampered, or under a key-encryption key this process does not hold), audited.
+   *
+   * @generated from rpc svc.identity.v1.CredentialService.ResolveCredential
+   */
+  resolveCredential: {
+    methodKind: "unary";
+    input: typeof ResolveCredentialRequestSchema;
+    output: typeof ResolveCredentialResponseSchema;
   },
 }>;
 
