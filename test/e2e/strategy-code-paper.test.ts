@@ -154,21 +154,6 @@ describe("strategy code in paper sessions, conformance runs and deployments (rea
     });
   }, 90_000);
 
-  it("a session whose parameters do not fit the code's declarations ends failed invalid_params", async () => {
-    const taskId = await approvedSession(p, "code-bad-params", "code-fleet", 50, {
-      strategy: { ...code(MA_CROSSOVER_EXAMPLE), parameters: { fast: 1 } },
-    });
-    const done = await eventually(
-      "the session ends",
-      () => deployment("code-bad-params", taskId),
-      (d) => d?.status !== "running",
-      30_000,
-    );
-    expect(done.status).toBe("failed");
-    expect(done.result_summary.error).toMatch(/^invalid_params: .*fast/);
-    expect(await events("code-bad-params", "bar_received")).toEqual([]);
-  }, 90_000);
-
   it("conformance and stress run for a code version: stress drives the code at the multiple", async () => {
     const bot = await createCodeBot(p.url, "Code Conformance", as("alice"));
     const started = await call(
