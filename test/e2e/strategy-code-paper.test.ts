@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { MA_CROSSOVER_EXAMPLE } from "@svc/strategy-sdk/check";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { approvedSession, as } from "../support/paper.js";
 import { startMockKubeApi } from "../support/mock-kube-api.js";
