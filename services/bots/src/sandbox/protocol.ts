@@ -18,6 +18,8 @@ export const enum Kind {
   Snapshot = 4,
   /** host -> child, empty: run onStop, answer, and exit. */
   Stop = 5,
+  /** host -> child, JSON ResumeMeta: the portfolio a strategy waiting at a bar asked for. */
+  Resume = 6,
   /** child -> host, JSON: the runtime's answer ({ ok } or { fail }). */
   Answer = 0x81,
 }

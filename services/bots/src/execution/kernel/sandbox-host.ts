@@ -37,6 +37,12 @@ export class SandboxHost implements AsyncStrategyHost {
   private units = 0;
   private blockOf: Bars | undefined;
   private block: readonly Bars[] = [];
+  /** Decisions the sandbox answered ahead of the kernel, from `at` on, in bar order. */
+  private queue: Decision[] = [];
+  private at = 0;
+  /** The next bar the strategy runs (or, `waiting`, the bar whose call waits for the portfolio). */
+  private next = 0;
+  private waiting = false;
 
   constructor(
     private readonly sandbox: Sandbox,
@@ -58,38 +64,75 @@ export class SandboxHost implements AsyncStrategyHost {
     }
   }
 
+  /**
+   * The kernel's protocol (StrategyHost) over the sandbox's: the sandbox runs on to `ahead` (the
+   * end of what the kernel will ask of this block), past decisions, and its decisions wait here
+   * for the kernel to reach them; a call costs a round trip only when the strategy has run out
+   * of answered bars, or waits at a bar where it read the portfolio (then it gets the
+   * portfolio the kernel shows at that bar). Between `from` and the strategy's next bar nothing
+   * was decided, so no fill happened there (with orders working, `to` is `from + 1` and the
+   * queue answers), and the portfolio the kernel shows at `from` is the one at that bar.
+   */
   async decide(
     block: BarBlock,
     from: number,
     to: number,
     view: PortfolioView,
     out: DecisionSink,
+    ahead: number = to,
   ): Promise<number> {
     if (this.blockOf !== block) {
+      if (this.at < this.queue.length || this.waiting)
+        throw new Error(
+          "the kernel moved to a new block before it reached the strategy's decisions",
+        );
       this.blockOf = block;
       this.block = [block];
+      this.next = from;
     }
-    // Fills came at this bar's open.
-    const time = block.time[from]!;
-    const fills: FillView[] = this.fillsDue.map((f) => ({
-      orderId: f.orderId,
-      symbol: this.symbol,
-      side: f.side,
-      units: f.units,
-      price: f.price,
-      fee: f.fee,
-      time,
-    }));
-    this.fillsDue = [];
-    const answer = await this.sandbox.decide(this.block, from, to, this.portfolio(view), fills);
+    for (;;) {
+      const d = this.queue[this.at];
+      if (d !== undefined) {
+        if (d.bar >= to) return to;
+        this.at++;
+        this.write(d, out);
+        return d.bar;
+      }
+      if (this.next >= to) return to;
+      await this.ask(from, to, Math.max(ahead, to), view);
+    }
+  }
+
+  /** A round trip: the strategy runs on from its next bar (or its waiting call resumes). */
+  private async ask(from: number, to: number, end: number, view: PortfolioView): Promise<void> {
+    const portfolio = this.portfolio(view);
+    let answer;
+    if (this.waiting) answer = await this.sandbox.resume(portfolio, to);
+    else {
+      // Fills came at this bar's open.
+      const time = this.block[0]!.time[from]!;
+      const fills: FillView[] = this.fillsDue.map((f) => ({
+        orderId: f.orderId,
+        symbol: this.symbol,
+        side: f.side,
+        units: f.units,
+        price: f.price,
+        fee: f.fee,
+        time,
+      }));
+      this.fillsDue = [];
+      answer = await this.sandbox.decide(this.block, this.next, end, portfolio, fills, to);
+    }
     this.keep(answer.logs, answer.logsDropped);
-    const decision = answer.decisions[0];
-    if (!decision) return to;
-    this.write(decision, out);
-    return answer.stoppedAfter;
+    this.queue = answer.decisions;
+    this.at = 0;
+    this.waiting = answer.waitingAt !== undefined;
+    this.next = this.waiting ? answer.waitingAt! : answer.stoppedAfter + 1;
   }
 
   async stop(): Promise<void> {
+    // A strategy waiting at a bar the kernel never reached (the run ended first) gets no onStop.
+    if (this.waiting) return this.sandbox.kill();
     const answer = await this.sandbox.stop();
     this.keep(answer.logs, answer.logsDropped);
   }

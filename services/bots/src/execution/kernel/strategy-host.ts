@@ -77,7 +77,14 @@ export interface StrategyHost {
   stop?(): void;
 }
 
-/** The same protocol answered asynchronously: a sandboxed strategy behind a pipe. */
+/**
+ * The same protocol answered asynchronously: a sandboxed strategy behind a pipe. `ahead` (at
+ * least `to`) is how far the kernel will go on asking over this block in this run, one decision
+ * at a time: a host may run its strategy on to there now and keep its decisions for the calls
+ * to come, as long as what the strategy reads is what it would read bar by bar (SandboxHost).
+ * A kernel that steps one bar at a time (a paper session) gives no `ahead`: no bar past `to`
+ * is the host's to see yet.
+ */
 export interface AsyncStrategyHost {
   decide(
     block: BarBlock,
@@ -85,6 +92,7 @@ export interface AsyncStrategyHost {
     to: number,
     view: PortfolioView,
     out: DecisionSink,
+    ahead?: number,
   ): Promise<number>;
   fills?(fills: readonly KernelFill[]): Promise<void> | void;
   stop?(): Promise<void> | void;

@@ -54,6 +54,21 @@ function reply(json: string): void {
   writeFully(Buffer.concat([head, body]));
 }
 
+/**
+ * A strategy that read the portfolio ahead of the host waits here, inside its call: the partial
+ * answer goes out and the host's Resume comes back. Anything else means the host gave up on the
+ * run (it stops or kills it): the process ends, the strategy's call never returns.
+ */
+function exchange(answer: string): string {
+  reply(String(answer));
+  const head = new Uint8Array(FRAME_HEADER_BYTES);
+  if (!readFully(head)) process.exit(0);
+  const length = new DataView(head.buffer).getUint32(0, true);
+  const payload = new Uint8Array(length);
+  if (!readFully(payload) || head[4] !== Kind.Resume) process.exit(0);
+  return Buffer.from(payload).toString("utf8");
+}
+
 function fail(message: string): string {
   return JSON.stringify({ fail: { code: "strategy_error", message } });
 }
@@ -90,7 +105,7 @@ function load(request: InitRequest): { realm?: Realm; answer: string } {
   runtimeFactory(runtimeModule, runtimeModule.exports, ...values);
   const realm = runtimeModule.exports.realm;
   const config = JSON.stringify(request.config);
-  realm.setup(config);
+  realm.setup(config, exchange);
   // After setup: the names the strategy binds are those left, with the values setup put there.
   const strategyNames = globalNames(context);
   let factory: Parameters<Realm["load"]>[0];

@@ -11,6 +11,11 @@ import { describeFailure, SeededRandom, StrategyRuntime } from "./runtime.js";
 
 let runtime: StrategyRuntime | undefined;
 let random: SeededRandom | undefined;
+/**
+ * The bootstrap's synchronous answer-and-wait (strings in, strings out), held here where no
+ * strategy code can reach it: it is a function of node's realm.
+ */
+let exchange: ((answer: string) => string) | undefined;
 
 function answer(run: () => unknown): string {
   try {
@@ -89,7 +94,11 @@ type Factory = (
 
 export const realm = {
   /** Takes away and freezes; the bootstrap calls it once, before compiling the strategy. */
-  setup(configJson: string): void {
+  setup(configJson: string, hostExchange?: (answer: string) => string): void {
+    if (hostExchange) {
+      const outer = hostExchange;
+      exchange = (answer: string) => String(outer(String(answer)));
+    }
     harden((JSON.parse(configJson) as RuntimeConfig).seed);
   },
   /** Runs the strategy bundle's module code, then resolves params and runs init (or restores). */
@@ -108,6 +117,7 @@ export const realm = {
         definition,
         config,
         random ?? SeededRandom.fromSeed(config.seed),
+        exchange,
       );
       return runtime.init();
     });
