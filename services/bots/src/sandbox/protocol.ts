@@ -58,14 +58,22 @@ export function blockPayload(meta: unknown, columns: Float64Array): Uint8Array {
   return out;
 }
 
-/** Splits a Block payload (whose buffer starts 8-byte aligned) into its meta and columns. */
+/**
+ * Splits a Block payload into its meta and columns: a view of the payload's bytes when they are
+ * 8-byte aligned (the columns then live as long as the payload's buffer is not reused).
+ */
 export function parseBlockPayload(payload: Uint8Array): { meta: string; columns: Float64Array } {
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   const jsonLength = view.getUint32(0, true);
   const meta = new TextDecoder().decode(payload.subarray(4, 4 + jsonLength));
   const offset = Math.ceil((4 + jsonLength) / 8) * 8;
   const bytes = payload.byteLength - offset;
-  // Copied into a fresh aligned buffer: the payload's own offset need not be a multiple of 8.
+  if ((payload.byteOffset + offset) % 8 === 0)
+    return {
+      meta,
+      columns: new Float64Array(payload.buffer, payload.byteOffset + offset, bytes / 8),
+    };
+  // Copied into a fresh aligned buffer: the payload's own offset is not a multiple of 8.
   const columns = new Float64Array(bytes / 8);
   new Uint8Array(columns.buffer).set(payload.subarray(offset));
   return { meta, columns };

@@ -125,13 +125,21 @@ function load(request: InitRequest): { realm?: Realm; answer: string } {
 
 function main(): void {
   const head = new Uint8Array(FRAME_HEADER_BYTES);
+  let blockBuffer = new ArrayBuffer(0);
   let realm: Realm | undefined;
   for (;;) {
     if (!readFully(head)) break;
     const length = new DataView(head.buffer).getUint32(0, true);
     const kind = head[4] as Kind;
-    // A fresh buffer per frame: it starts 8-byte aligned, as parseBlockPayload's columns need.
-    const payload = new Uint8Array(length);
+    // A Block's bytes go to one buffer kept from block to block (the columns are read in place,
+    // a view: a block of 65,536 bars is 3 MiB, and a fresh one per block kept the collector
+    // busy); the runtime holds a block's columns only until the next Block replaces them. Any
+    // other frame gets a fresh buffer.
+    let payload: Uint8Array;
+    if (kind === Kind.Block) {
+      if (blockBuffer.byteLength < length) blockBuffer = new ArrayBuffer(length);
+      payload = new Uint8Array(blockBuffer, 0, length);
+    } else payload = new Uint8Array(length);
     if (!readFully(payload)) break;
     let out: unknown;
     if (kind === Kind.Init) {

@@ -82,8 +82,27 @@ function freezeAll(root: object): void {
       else stack.push(d.get, d.set);
     }
     stack.push(Reflect.getPrototypeOf(o));
-    if (o !== globalThis) Object.freeze(o);
+    if (o !== globalThis) freeze(o);
   }
+}
+
+/**
+ * Object.freeze, key by key: every own property made read-only and fixed, then no new ones.
+ * The result is the same (Object.isFrozen holds), but V8's Object.freeze of Object.prototype and
+ * the typed arrays' prototypes switched off its fast path for typed arrays in this realm: the
+ * runtime's and the strategy's typed-array work ran at half speed. Done this way, it does not.
+ */
+function freeze(o: object): void {
+  for (const key of Reflect.ownKeys(o)) {
+    const d = Reflect.getOwnPropertyDescriptor(o, key)!;
+    Reflect.defineProperty(
+      o,
+      key,
+      "value" in d ? { writable: false, configurable: false } : { configurable: false },
+    );
+  }
+  Object.preventExtensions(o);
+  if (!Object.isFrozen(o)) throw new TypeError("the strategy realm could not freeze an intrinsic");
 }
 
 type Factory = (

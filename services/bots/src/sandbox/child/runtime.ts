@@ -293,6 +293,8 @@ export class StrategyRuntime {
   readonly params: Record<string, number | boolean | string>;
   readonly lookback: number;
   private readonly series: Series[];
+  /** The universe's first symbol's series: most strategies trade one, and ask for it by name each bar. */
+  private readonly first: Series;
   private readonly bySymbol = new Map<string, Series>();
   private readonly universe: ReadonlySet<string>;
   private readonly standing = new Map<string, Target>();
@@ -347,7 +349,9 @@ export class StrategyRuntime {
         `lookback must be an integer from 1 to ${MAX_LOOKBACK}, not ${lookback}`,
       );
     this.lookback = lookback;
+    if (config.symbols.length === 0) throw new RangeError("a strategy needs at least one symbol");
     this.series = config.symbols.map((s) => new Series(s, lookback));
+    this.first = this.series[0]!;
     for (const s of this.series) this.bySymbol.set(s.symbol, s);
     this.universe = new Set(config.symbols);
     this.ctx = this.makeContext();
@@ -392,7 +396,7 @@ export class StrategyRuntime {
       params: this.params,
       symbols,
       bars(symbol: string): BarSeries {
-        const s = self.bySymbol.get(symbol);
+        const s = symbol === self.first.symbol ? self.first : self.bySymbol.get(symbol);
         if (!s)
           throw new RangeError(
             `bars(${String(symbol)}): not in the universe (${symbols.join(", ")})`,
@@ -410,7 +414,7 @@ export class StrategyRuntime {
         self.state = value;
       },
       target(symbol: string, target: Target): void {
-        if (!self.universe.has(symbol))
+        if (symbol !== self.first.symbol && !self.universe.has(symbol))
           throw new RangeError(`target(${String(symbol)}): not in the universe`);
         const standing = self.standing.get(symbol);
         // Most bars repeat the standing weight: that answer needs no object.
