@@ -218,7 +218,11 @@ export class ExecutionKernel {
     if (d.cancels.length > 0) for (const id of d.cancels) this.venue.cancel(id, STRATEGY_CANCEL);
     if (d.hasTarget) this.pipeline.decide(d.weight, close, time, reference);
     if (d.orders.length > 0)
-      for (const order of d.orders) this.pipeline.send(order, close, time, reference);
+      for (const order of d.orders) {
+        const placed = this.pipeline.send(order, close, time, reference);
+        if (order.ref !== undefined)
+          (this.host as AsyncStrategyHost | undefined)?.placed?.(order.ref, placed?.id);
+      }
     d.clear();
   }
 

@@ -5,12 +5,9 @@ import { BacktestRun, runBacktest } from "../../engine/event-engine.js";
 import { resolveStrategy } from "../../engine/strategies/registry.js";
 import { generateBars } from "../../engine/synthetic-source.js";
 import { blocksOf } from "../../sandbox/fixtures/drive.js";
-import {
-  bundleStrategyFile,
-  startSandbox,
-  StrategyFailure,
-  type Sandbox,
-} from "../../sandbox/index.js";
+import { bundleStrategyFile, startSandbox, type Sandbox } from "../../sandbox/index.js";
+import type { ExecutionEvent } from "../events.js";
+import { riskLimitsFrom } from "../risk-controls/limits.js";
 import { SandboxHost } from "./sandbox-host.js";
 import type { AsyncStrategyHost, BarBlock, DecisionSink, PortfolioView } from "./strategy-host.js";
 
@@ -27,6 +24,11 @@ async function sandboxed(bundle: string, params: Record<string, unknown>) {
   started.push(sandbox);
   await sandbox.init();
   return new SandboxHost(sandbox, "BTC-USD");
+}
+
+/** The strategy's log lines, message and fields flat. */
+function linesOf(host: SandboxHost): Record<string, string | number | boolean | undefined>[] {
+  return host.logs.map((l) => ({ message: l.message, ...l.fields }));
 }
 
 /** Counts the sandbox's round trips (a decide or a resume each). */
@@ -52,6 +54,9 @@ class BarByBar implements AsyncStrategyHost {
   }
   stop() {
     return this.inner.stop();
+  }
+  placed(ref: string, id: string | undefined) {
+    this.inner.placed(ref, id);
   }
 }
 
@@ -118,25 +123,86 @@ describe("a sandboxed strategy through the execution kernel", () => {
       expect(count.trips).toBeGreaterThan(decisions / 4);
     });
 
-  it("fails the run with strategy_error naming a target in units, instead of ignoring it", async () => {
-    const bundle = `module.exports = { default: { onBar(ctx) { ctx.target(ctx.symbols[0], { units: 3 }); } } };`;
+  it("runs explicit orders (market, limit, stop), cancels and units targets through the kernel, the strategy seeing its own order ids", async () => {
+    const bars = generateBars({ seed: 3, count: 4_000 });
+    const chunks = blocksOf(bars, 1_500).map((b) => b[0]!);
+    const bundle = await bundleStrategyFile(fixture("orders.strategy.ts"));
     const host = await sandboxed(bundle, {});
-    const run = runSandboxed(host, [generateBars({ seed: 1, count: 100 })]);
-    await expect(run).rejects.toThrow(StrategyFailure);
-    await expect(run).rejects.toMatchObject({
-      code: "strategy_error",
-      message: expect.stringContaining("targets in units are not supported yet"),
+    const events: ExecutionEvent[] = [];
+    const run = new BacktestRun({ asyncHost: host }, settings, {
+      symbol: "BTC-USD",
+      onEvent: (e) => events.push(e),
     });
+    for (const chunk of chunks) await run.feedAsync(chunk);
+    await run.stop();
+    const metrics = run.finish();
+    const lines = linesOf(host);
+    const placed = new Map(
+      lines.filter((l) => l.message === "placed").map((l) => [l.id as string, l.type as string]),
+    );
+    const filled = lines.filter((l) => l.message === "fill");
+    // Every fill names an order the strategy placed, by the id it got, or a target's order.
+    for (const f of filled)
+      expect(placed.has(f.id as string) || String(f.id).startsWith("target:"), String(f.id)).toBe(
+        true,
+      );
+    const filledTypes = new Set(filled.map((f) => placed.get(f.id as string) ?? "target"));
+    expect([...filledTypes].sort()).toEqual(["limit", "market", "stop", "target"]);
+    // A cancelled order never fills after its cancel; some were cancelled before filling.
+    let cancelledOpen = 0;
+    for (const [i, l] of lines.entries()) {
+      if (l.message !== "cancel") continue;
+      const before = lines.slice(0, i).some((x) => x.message === "fill" && x.id === l.id);
+      const after = lines.slice(i + 1).some((x) => x.message === "fill" && x.id === l.id);
+      expect(after, String(l.id)).toBe(false);
+      if (!before) cancelledOpen++;
+    }
+    expect(cancelledOpen).toBeGreaterThan(3);
+    expect(events.filter((e) => e.type === "order_cancelled").length).toBeGreaterThanOrEqual(
+      cancelledOpen,
+    );
+    // Its open orders are listed by its own ids.
+    const open = lines.filter((l) => l.message === "open" && l.ids !== "");
+    expect(open.length).toBeGreaterThan(3);
+    for (const o of open)
+      for (const id of String(o.ids).split(","))
+        expect(placed.has(id) || id.startsWith("target:"), id).toBe(true);
+    // Stop orders reach the venue as stops.
+    expect(
+      events.some(
+        (e) => e.type === "order_placed" && e.data.kind === "stop" && e.data.stop_price! > 0,
+      ),
+    ).toBe(true);
+    expect(metrics.trades).toBeGreaterThan(10);
+    // Ahead of the kernel or bar by bar, the same run.
+    const again = await runSandboxed(new BarByBar(await sandboxed(bundle, {})), chunks);
+    expect(again).toEqual(metrics);
   });
 
-  it("fails the run with strategy_error naming a stop order", async () => {
-    const bundle = `module.exports = { default: { onBar(ctx) { ctx.order({ symbol: ctx.symbols[0], side: "buy", units: 1, type: "stop", stopPrice: 1 }); } } };`;
+  it("sends explicit orders through the risk controls: an order over max_order_units is refused, and the strategy never hears of a fill for it", async () => {
+    const bars = generateBars({ seed: 3, count: 1_000 });
+    const bundle = await bundleStrategyFile(fixture("orders.strategy.ts"));
     const host = await sandboxed(bundle, {});
-    await expect(runSandboxed(host, [generateBars({ seed: 1, count: 100 })])).rejects.toMatchObject(
-      {
-        code: "strategy_error",
-        message: expect.stringContaining("stop orders are not supported"),
-      },
+    const refused = new Map<string, number>();
+    const limits = { ...riskLimitsFrom(), maxOrderUnits: 1.5 };
+    const run = new BacktestRun({ asyncHost: host }, settings, {
+      symbol: "BTC-USD",
+      risk: { limits, startEquity: settings.initialCash, refused },
+    });
+    await run.feedAsync(bars);
+    await run.stop();
+    run.finish();
+    const lines = linesOf(host);
+    const limitsPlaced = lines.filter((l) => l.message === "placed" && l.type === "limit");
+    expect(limitsPlaced.length).toBeGreaterThan(10);
+    // The 2-unit limit orders are all refused; the 1-unit stop and market orders go through.
+    expect([...refused.values()].reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(
+      limitsPlaced.length,
+    );
+    const filledIds = new Set(lines.filter((l) => l.message === "fill").map((l) => l.id));
+    for (const l of limitsPlaced) expect(filledIds.has(l.id)).toBe(false);
+    expect(lines.some((l) => l.message === "fill" && !String(l.id).startsWith("target:"))).toBe(
+      true,
     );
   });
 });

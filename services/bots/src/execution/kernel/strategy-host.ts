@@ -24,9 +24,14 @@ export interface PortfolioView {
 export interface KernelOrder {
   side: Side;
   units: number;
-  kind: OrderKind | "stop";
+  kind: OrderKind;
   limitPrice?: number;
   stopPrice?: number;
+  /**
+   * The strategy's own name for the order (a sandboxed strategy's `ctx.order` id): the kernel
+   * tells the host the venue's id it got (`placed`), so the host can map one to the other.
+   */
+  ref?: string;
 }
 
 /** A fill as a host hears of it (signed units: a sell is negative). */
@@ -96,6 +101,11 @@ export interface AsyncStrategyHost {
   ): Promise<number>;
   fills?(fills: readonly KernelFill[]): Promise<void> | void;
   stop?(): Promise<void> | void;
+  /**
+   * An explicit order with a `ref` was acted on: `orderId` is the venue's id, undefined when the
+   * order was refused (a check, or bad units or price). Called at the close it was sent at.
+   */
+  placed?(ref: string, orderId: string | undefined): void;
 }
 
 /**
