@@ -464,6 +464,13 @@ class SandboxProcess implements Sandbox {
   }
 
   snapshot(): Promise<SandboxSnapshot> {
+    // Mid-call, its state is half a bar's: a snapshot is taken between bars only.
+    if (this.held?.waiting)
+      return Promise.reject(
+        new RangeError(
+          `the strategy waits for the portfolio at bar ${this.held.next}: resume it first`,
+        ),
+      );
     return this.request<SandboxSnapshot>(frame(Kind.Snapshot, new Uint8Array(0)));
   }
 
