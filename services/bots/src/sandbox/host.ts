@@ -6,8 +6,7 @@ import { childSources } from "./build.js";
 import { checkLimits, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
 import { spawnIsolated } from "./isolation.js";
 import {
-  blockPayload,
-  columnsLength,
+  blockFrame,
   frame,
   FRAME_HEADER_BYTES,
   jsonFrame,
@@ -408,20 +407,17 @@ class SandboxProcess implements Sandbox {
       return this.track(this.request<DecideAnswer>(jsonFrame(Kind.Continue, meta)));
     }
     const rows = to - from;
-    const columns = new Float64Array(columnsLength(rows, symbols));
-    columns.set(block[0]!.time.subarray(from, to), 0);
-    let at = rows;
+    const columns = [block[0]!.time.subarray(from, to)];
     for (const field of ["open", "high", "low", "close", "volume"] as const) {
       for (const bars of block) {
         if (bars.length !== length)
           return Promise.reject(new RangeError("the block's symbols differ in length"));
-        columns.set(bars[field].subarray(from, to), at);
-        at += rows;
+        columns.push(bars[field].subarray(from, to));
       }
     }
     this.held = { block, base: from, rows, next: from, waiting: false };
     const meta: BlockMeta = { base: from, rows, from, to, ...base };
-    return this.track(this.request<DecideAnswer>(frame(Kind.Block, blockPayload(meta, columns))));
+    return this.track(this.request<DecideAnswer>(blockFrame(meta, columns)));
   }
 
   resume(portfolio: PortfolioView, horizon: number): Promise<DecideAnswer> {
