@@ -5,13 +5,7 @@ import type { Bars } from "../engine/bars.js";
 import { childSources } from "./build.js";
 import { checkLimits, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
 import { spawnIsolated } from "./isolation.js";
-import {
-  blockFrame,
-  frame,
-  FRAME_HEADER_BYTES,
-  jsonFrame,
-  Kind,
-} from "./protocol.js";
+import { blockFrame, frame, FRAME_HEADER_BYTES, jsonFrame, Kind } from "./protocol.js";
 import type {
   BlockMeta,
   DecideAnswer,
