@@ -364,7 +364,7 @@ function report() {
 
   it("has no host file, environment, network, other process or way out, and leaves nothing behind", async () => {
     process.env.SVC_DATABASE_URL ??= "postgres://secret@127.0.0.1:5432/platform";
-    const child = spawnIsolated(probe, { heapMb: 64, addressSpaceMb: 1_536, cpuSeconds: 30 });
+    const child = spawnIsolated(probe, { heapMb: 64, addressSpaceMb: 2_048, cpuSeconds: 30 });
     let text = "";
     child.stdout!.on("data", (d: Buffer) => (text += d.toString()));
     child.stdin!.end(String(process.pid));
