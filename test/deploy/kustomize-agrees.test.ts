@@ -21,7 +21,7 @@ const kubectl = (() => {
 })();
 
 describe.skipIf(!kubectl)("the renderer and kubectl kustomize", () => {
-  for (const dir of ["base", "overlays/production", "overlays/staging", "crds"])
+  for (const dir of ["base", "overlays/production", "overlays/staging", "crds", "cluster"])
     it(`render deploy/k8s/${dir} to the same objects`, () => {
       const path = join(ROOT, "deploy/k8s", dir);
       const real = parseAllDocuments(

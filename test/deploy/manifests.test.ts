@@ -40,11 +40,13 @@ ajv.addFormat("date-time", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\
 
 const render = (dir: string) => renderKustomization(join(K8S, dir));
 const crds = render("crds");
+const cluster = render("cluster");
 const renders: Record<string, Manifest[]> = {
   base: render("base"),
   "overlays/production": render("overlays/production"),
   "overlays/staging": render("overlays/staging"),
   crds,
+  cluster,
 };
 const examples = ["killswitch-fleet.yaml", "bot.yaml", "runner-python-strategy.yaml"].flatMap((f) =>
   readManifests(join(K8S, "examples", f)),
@@ -311,6 +313,15 @@ describe("deploy/k8s manifests", () => {
       });
     }
     expect(spec(find(staging, "Cluster", "svc-pg")).instances).toBe(1);
+  });
+
+  it("the pods that run strategy code (bots) run under gVisor's RuntimeClass, which the cluster objects define", () => {
+    expect(cluster.map(id)).toEqual(["RuntimeClass/gvisor"]);
+    expect(cluster[0]).toMatchObject({ apiVersion: "node.k8s.io/v1", handler: "runsc" });
+    for (const dir of ["base", "overlays/production", "overlays/staging"]) {
+      const bots = find(renders[dir]!, "Deployment", "bots");
+      expect(spec(bots).template.spec.runtimeClassName, dir).toBe("gvisor");
+    }
   });
 
   it("the CRDs: a schema for spec and status, the status subresource, and kubectl columns", () => {

@@ -12,6 +12,27 @@ const THROWS = MA_CROSSOVER_EXAMPLE.replace(
   'if (bars.length < slow) continue;\n      throw new RangeError("boom at bar " + bars.length);',
 );
 
+/** Explicit orders: a limit buy under the close (cancelled unfilled after 5 bars), a stop sell, a market buy, a units target. */
+const ORDERS_STRATEGY = `import { defineStrategy } from "@svc/strategy-sdk";
+
+let n = 0;
+let limit: string | undefined;
+
+export default defineStrategy({
+  params: {},
+  onBar(ctx) {
+    const symbol = ctx.symbols[0]!;
+    const close = ctx.bars(symbol).latest.close;
+    n++;
+    if (n % 10 === 1) limit = ctx.order({ symbol, side: "buy", units: 0.5, type: "limit", limitPrice: close * 0.99 });
+    if (n % 10 === 6 && limit) ctx.cancel(limit);
+    if (n % 10 === 7) ctx.order({ symbol, side: "sell", units: 0.2, type: "stop", stopPrice: close * 0.98 });
+    if (n % 10 === 8) ctx.order({ symbol, side: "buy", units: 0.1, type: "market" });
+    if (n % 20 === 9) ctx.target(symbol, { units: n % 40 === 9 ? 1 : 0 });
+  },
+});
+`;
+
 /** The SDK example with an onBar that never returns. */
 const ENDLESS = MA_CROSSOVER_EXAMPLE.replace("onBar(ctx) {", "onBar(ctx) {\n    for (;;) {}");
 
@@ -129,6 +150,30 @@ describe("backtests of strategy code, sandboxed (real Postgres)", () => {
     expect(failed.status).toBe("failed");
     expect(failed.result_summary.error).toMatch(/^strategy_timeout: .*1500 ms/);
     expect((await finished("beside", beside.body.task_id)).status).toBe("success");
+  });
+
+  it("backtests code that trades with explicit orders (limit, stop, market, cancel) and a units target: it ends success with trades", async () => {
+    const created = await eventually(
+      "the checker takes the strategy",
+      () =>
+        call(p.url, "POST", "/bots", {
+          name: "Order Maker",
+          kind: "trading",
+          strategy: { code: { files: [{ path: "strategy.ts", content: ORDERS_STRATEGY }] } },
+        }),
+      (r) => r.status !== 429,
+      60_000,
+    );
+    expect(created.status).toBe(201);
+    const res = await call(p.url, "POST", "/bots/order-maker/backtest", {
+      data_source: "csv:sample-btc-usd-1d",
+    });
+    expect(res.status).toBe(202);
+    const done = await finished("order-maker", res.body.task_id);
+    expect(done.result_summary.error).toBeUndefined();
+    expect(done.status).toBe("success");
+    expect(done.result_summary.trades).toBeGreaterThan(5);
+    expect(done.result_summary.exposure).toBeGreaterThan(0);
   });
 
   it("gives the spec's strategy.parameters to the code: weight 0 holds nothing, so it trades nothing", async () => {

@@ -379,6 +379,46 @@ export const SETTINGS = {
     default: "2",
     doc: "Backtests and compliance runs one bots process runs at once; the others wait their turn in the queue, in order and fairly between bots.",
   },
+  SVC_STRATEGY_MEMORY_MB: {
+    kind: int(16, 65_536),
+    default: "256",
+    doc: "Heap (MiB) of a strategy's sandboxed process (V8's old space): a strategy that needs more ends its run failed with strategy_memory.",
+  },
+  SVC_STRATEGY_ADDRESS_SPACE_MB: {
+    kind: int(1_296, 1_048_576),
+    default: "2048",
+    doc: "Address space (MiB, RLIMIT_AS) of a strategy's sandboxed process: bounds array buffers beside the heap; node reserves about 1,280 MiB at start, so it must exceed SVC_STRATEGY_MEMORY_MB by that much.",
+  },
+  SVC_STRATEGY_CALL_TIMEOUT_MS: {
+    kind: int(1, 3_600_000),
+    default: "10000",
+    doc: "Wall-clock time (ms) of one call into a strategy (init, a block of bars, a snapshot, onStop): past it the run ends failed with strategy_timeout.",
+  },
+  SVC_STRATEGY_SLOW_CALL_MS: {
+    kind: int(1, 3_600_000),
+    default: "250",
+    doc: "A strategy call running longer than this (ms) has its process reniced to 19 for the rest of the run, so a spinning strategy yields the CPU to other runs until its call's limit ends it.",
+  },
+  SVC_STRATEGY_RUN_CPU_SECONDS: {
+    kind: int(1, 604_800),
+    default: "3600",
+    doc: "CPU seconds (RLIMIT_CPU) of a strategy's whole run: past them the run ends failed with strategy_timeout.",
+  },
+  SVC_STRATEGY_LOG_LINES: {
+    kind: int(1, 1_000_000),
+    default: "1000",
+    doc: "Log lines a run keeps from its strategy (ctx.log); lines past it are counted, not kept.",
+  },
+  SVC_STRATEGY_LOG_LINE_CHARS: {
+    kind: int(1, 100_000),
+    default: "1000",
+    doc: "Characters kept of one strategy log line's message (and of each field's string value).",
+  },
+  SVC_STRATEGY_MAX_ANSWER_BYTES: {
+    kind: int(1_024, 1_073_741_824),
+    default: "16777216",
+    doc: "Largest answer (bytes) the platform reads from a strategy's sandboxed process in one call: past it the run ends failed with strategy_error.",
+  },
   SVC_BACKTEST_WORKER_MEMORY_MB: {
     kind: int(64, 65_536),
     default: "1024",

@@ -152,7 +152,7 @@ export class BacktestRun {
     for (let t = 0, n = b.length; t < n;) {
       this.openIfSent(b, t);
       const end = kernel.horizon(t, n);
-      const decided = await kernel.askAsync(b, t, end);
+      const decided = await kernel.askAsync(b, t, end, n);
       if (!Number.isInteger(decided) || decided < t || decided > end)
         throw new Error(`strategy host answered bar ${decided} when asked for bars [${t}, ${end})`);
       if (decided === end) {

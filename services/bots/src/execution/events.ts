@@ -12,6 +12,7 @@ export type ExecutionEvent =
         kind: OrderKind;
         units: number;
         limit_price?: number;
+        stop_price?: number;
       };
     }
   | {
@@ -51,7 +52,8 @@ export type ExecutionEvent =
   | { type: "position_changed"; data: { symbol: string; units: number } };
 
 export type Side = "buy" | "sell";
-export type OrderKind = "market" | "limit";
+/** A stop order becomes a market order once a bar trades at or through its stop price. */
+export type OrderKind = "market" | "limit" | "stop";
 
 /** An order the broker holds until a bar fills it or it is cancelled. */
 export interface Order {
@@ -60,4 +62,5 @@ export interface Order {
   kind: OrderKind;
   units: number;
   limitPrice?: number;
+  stopPrice?: number;
 }

@@ -1,4 +1,4 @@
-import type { ExecutionEvent } from "./events.js";
+import type { ExecutionEvent, Order } from "./events.js";
 import {
   firstRefusal,
   noteAccepted,
@@ -93,11 +93,11 @@ export class OrderPipeline {
   }
 
   /**
-   * At a bar's close: an explicit order of a strategy, through the same pre-trade checks as a
-   * target's orders. The simulated venue fills market and limit orders; a stop order, or units
-   * that are not a positive number, is refused with a record saying so.
+   * At a bar's close: an explicit order of a strategy (market, limit or stop), through the same
+   * pre-trade checks as a target's orders; answers the order placed, or undefined when it was
+   * refused (units or a price that are not a positive number, or a check), with a record saying so.
    */
-  send(order: KernelOrder, close: number, time = NaN, reference = NaN): void {
+  send(order: KernelOrder, close: number, time = NaN, reference = NaN): Order | undefined {
     const broker = this.broker;
     const position = broker.units;
     const intent: OrderIntent = {
@@ -105,17 +105,19 @@ export class OrderPipeline {
       units: order.units,
       closes: position !== 0 && (order.side === "buy" ? -position : position) === order.units,
     };
-    const refuse = (check: string, reason: string) =>
+    const refuse = (check: string, reason: string) => {
       this.emit?.({
         type: "order_rejected",
         data: { side: order.side, units: order.units, check, reason },
       });
+      return undefined;
+    };
     if (!(order.units > 0) || !Number.isFinite(order.units))
       return refuse("order", `units must be a positive number, not ${order.units}`);
-    if (order.kind === "stop")
-      return refuse("venue", "stop orders are not supported by the simulated venue");
-    if (order.kind === "limit" && !(order.limitPrice! > 0))
+    if (order.kind === "limit" && !(order.limitPrice! > 0 && Number.isFinite(order.limitPrice)))
       return refuse("order", `a limit order needs a positive limit price, not ${order.limitPrice}`);
+    if (order.kind === "stop" && !(order.stopPrice! > 0 && Number.isFinite(order.stopPrice)))
+      return refuse("order", `a stop order needs a positive stop price, not ${order.stopPrice}`);
     if (this.checks.length > 0) {
       const context: PreTradeContext = {
         symbol: broker.symbol,
@@ -133,10 +135,15 @@ export class OrderPipeline {
           type: "order_rejected",
           data: { side: order.side, units: order.units, ...refusal },
         });
-        return;
+        return undefined;
       }
       noteAccepted(this.checks, intent, context);
     }
-    broker.submit(order.side, order.units, order.kind, order.limitPrice);
+    return broker.submit(
+      order.side,
+      order.units,
+      order.kind,
+      order.kind === "stop" ? order.stopPrice : order.limitPrice,
+    );
   }
 }

@@ -71,13 +71,13 @@ export class SimulatedBroker implements BarVenue {
     return this.working;
   }
 
-  submit(side: Side, units: number, kind: OrderKind = "market", limitPrice?: number): Order {
-    const order = new PlacedOrder(this.prefix, this.nextId++, side, kind, units, limitPrice);
+  submit(side: Side, units: number, kind: OrderKind = "market", price?: number): Order {
+    const order = new PlacedOrder(this.prefix, this.nextId++, side, kind, units, price);
     keepOrder(order);
     this.working.push(order);
     if (this.report.event) {
       const placed: OrderPlaced = { order_id: order.id, side, kind, units };
-      if (limitPrice !== undefined) placed.limit_price = limitPrice;
+      if (price !== undefined) placed[kind === "stop" ? "stop_price" : "limit_price"] = price;
       this.report.event({ type: "order_placed", data: placed });
     }
     return order;
@@ -175,6 +175,22 @@ function fillPrice(
   slippageBps: number,
 ): number {
   if (order.kind === "market") return slipped(order.side, open, slippageBps);
+  if (order.kind === "stop") {
+    // Triggered at the open when the bar opens through the stop, else when its range reaches it;
+    // then it is a market order: slipped against the trader from the price it triggered at.
+    const stop = order.stopPrice!;
+    if (order.side === "buy")
+      return open >= stop
+        ? slipped("buy", open, slippageBps)
+        : high >= stop
+          ? slipped("buy", stop, slippageBps)
+          : NaN;
+    return open <= stop
+      ? slipped("sell", open, slippageBps)
+      : low <= stop
+        ? slipped("sell", stop, slippageBps)
+        : NaN;
+  }
   const limit = order.limitPrice!;
   if (order.side === "buy") return low <= limit ? Math.min(open, limit) : NaN;
   return high >= limit ? Math.max(open, limit) : NaN;
@@ -189,8 +205,15 @@ class PlacedOrder implements Order {
     readonly kind: OrderKind,
     /** What is left to fill: a limit order the bar's volume filled in part keeps working. */
     public units: number,
-    readonly limitPrice: number | undefined,
+    /** The limit order's limit or the stop order's stop. */
+    private readonly price: number | undefined,
   ) {}
+  get limitPrice(): number | undefined {
+    return this.kind === "limit" ? this.price : undefined;
+  }
+  get stopPrice(): number | undefined {
+    return this.kind === "stop" ? this.price : undefined;
+  }
   get id(): string {
     return `${this.prefix}o${this.seq}`;
   }

@@ -15,6 +15,11 @@ import type { RunJob, RunOutcome } from "./backtest-messages.js";
 
 /** Bars fed between two looks at the stop flag: a halt waits at most this many bars. */
 const SLICE = 4_096;
+/**
+ * A code run's slice: each is a block sent to the sandbox, a round trip at least, so a slice is
+ * as large as a halt can wait for (a few milliseconds of a sandboxed strategy's bars).
+ */
+export const CODE_SLICE = 65_536;
 
 /**
  * One backtest's computation, as a worker thread runs it (backtest-worker.ts): the engine built
@@ -125,9 +130,9 @@ async function runOnHost(
   const { dataSource, startMs, endMs, timeframe } = job.bars;
   let done = 0;
   for await (const bars of streamBars(dataSource, startMs, endMs, { datasets, timeframe })) {
-    for (let from = 0; from < bars.length; from += SLICE) {
+    for (let from = 0; from < bars.length; from += CODE_SLICE) {
       if (Atomics.load(control, 0) !== 0) return undefined;
-      const to = Math.min(from + SLICE, bars.length);
+      const to = Math.min(from + CODE_SLICE, bars.length);
       await engine.feedAsync(barsAt(bars, from, to));
       done += to - from;
       Atomics.store(control, 1, done);

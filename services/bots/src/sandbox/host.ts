@@ -5,14 +5,7 @@ import type { Bars } from "../engine/bars.js";
 import { childSources } from "./build.js";
 import { checkLimits, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
 import { spawnIsolated } from "./isolation.js";
-import {
-  blockPayload,
-  columnsLength,
-  frame,
-  FRAME_HEADER_BYTES,
-  jsonFrame,
-  Kind,
-} from "./protocol.js";
+import { blockFrame, frame, FRAME_HEADER_BYTES, jsonFrame, Kind } from "./protocol.js";
 import type {
   BlockMeta,
   DecideAnswer,
@@ -20,6 +13,7 @@ import type {
   InitAnswer,
   InitRequest,
   PortfolioView,
+  ResumeMeta,
   RuntimeAnswer,
   SandboxSnapshot,
   StopAnswer,
@@ -86,7 +80,15 @@ export interface Sandbox {
     to: number,
     portfolio: PortfolioView,
     fills?: readonly FillView[],
+    horizon?: number,
   ): Promise<DecideAnswer>;
+  /**
+   * Given `horizon` (in from+1..to) to `decide`, the strategy runs on past its decisions: the
+   * portfolio and fills hold for bars before `horizon` unless it decides, and where it reads the
+   * portfolio past that, it answers `waitingAt` and waits, mid-call, for the portfolio as of
+   * that bar's open: `resume` sends it, with the horizon from that bar on.
+   */
+  resume(portfolio: PortfolioView, horizon: number): Promise<DecideAnswer>;
   /** The run's state, to resume it with `restore` (ctx.state must be JSON, or this fails). */
   snapshot(): Promise<SandboxSnapshot>;
   /** Runs onStop and ends the process. */
@@ -168,8 +170,12 @@ class SandboxProcess implements Sandbox {
   private killedByHost = false;
   private stopping = false;
   private ended = false;
-  /** The block the child holds, its rows, and the bar it expects next (bars go in order). */
-  private held: { block: SandboxBlock; base: number; rows: number; next: number } | undefined;
+  /**
+   * The block the child holds, its rows, and the bar it expects next (bars go in order); when
+   * `waiting`, the bar whose call waits for the portfolio.
+   */
+  private held:
+    { block: SandboxBlock; base: number; rows: number; next: number; waiting: boolean } | undefined;
   private initialised = false;
 
   constructor(
@@ -358,6 +364,7 @@ class SandboxProcess implements Sandbox {
     to: number,
     portfolio: PortfolioView,
     fills: readonly FillView[] = [],
+    horizon?: number,
   ): Promise<DecideAnswer> {
     const symbols = this.options.symbols.length;
     if (block.length !== symbols)
@@ -369,8 +376,20 @@ class SandboxProcess implements Sandbox {
       return Promise.reject(
         new RangeError(`bars ${from}..${to} are not within the block's ${length}`),
       );
+    if (horizon !== undefined && (!Number.isInteger(horizon) || horizon <= from || horizon > to))
+      return Promise.reject(
+        new RangeError(`horizon ${horizon} is not within bars ${from + 1}..${to}`),
+      );
     const held = this.held;
-    const base = { portfolio, fills: [...fills] };
+    if (held?.waiting)
+      return Promise.reject(
+        new RangeError(`the strategy waits for the portfolio at bar ${held.next}: resume it`),
+      );
+    const base = {
+      portfolio,
+      fills: [...fills],
+      ...(horizon !== undefined ? { sure: horizon } : {}),
+    };
     if (held && sameBlock(held.block, block) && from >= held.base && to <= held.base + held.rows) {
       if (from !== held.next)
         return Promise.reject(
@@ -382,29 +401,66 @@ class SandboxProcess implements Sandbox {
       return this.track(this.request<DecideAnswer>(jsonFrame(Kind.Continue, meta)));
     }
     const rows = to - from;
-    const columns = new Float64Array(columnsLength(rows, symbols));
-    columns.set(block[0]!.time.subarray(from, to), 0);
-    let at = rows;
+    const columns = [block[0]!.time.subarray(from, to)];
     for (const field of ["open", "high", "low", "close", "volume"] as const) {
       for (const bars of block) {
         if (bars.length !== length)
           return Promise.reject(new RangeError("the block's symbols differ in length"));
-        columns.set(bars[field].subarray(from, to), at);
-        at += rows;
+        columns.push(bars[field].subarray(from, to));
       }
     }
-    this.held = { block, base: from, rows, next: from };
+    this.held = { block, base: from, rows, next: from, waiting: false };
     const meta: BlockMeta = { base: from, rows, from, to, ...base };
-    return this.track(this.request<DecideAnswer>(frame(Kind.Block, blockPayload(meta, columns))));
+    return this.track(this.request<DecideAnswer>(blockFrame(meta, columns)));
   }
 
+  resume(portfolio: PortfolioView, horizon: number): Promise<DecideAnswer> {
+    const held = this.held;
+    if (!held?.waiting) return Promise.reject(new RangeError("the strategy is not waiting"));
+    if (!Number.isInteger(horizon) || horizon <= held.next || horizon > held.base + held.rows)
+      return Promise.reject(
+        new RangeError(`horizon ${horizon} is not past the waiting bar ${held.next}`),
+      );
+    const meta: ResumeMeta = { portfolio, sure: horizon };
+    return this.track(this.request<DecideAnswer>(jsonFrame(Kind.Resume, meta)));
+  }
+
+  /**
+   * Keeps where the child is, from its answer, after checking the answer against it: the child
+   * runs a strategy nobody trusts, and the bars it names place orders.
+   */
   private async track(answer: Promise<DecideAnswer>): Promise<DecideAnswer> {
     const a = await answer;
-    if (this.held) this.held.next = a.stoppedAfter + 1;
+    const held = this.held!;
+    const waiting = a.waitingAt !== undefined;
+    const next = waiting ? a.waitingAt! : a.stoppedAfter + 1;
+    let last = held.next - 1;
+    let valid =
+      Number.isInteger(next) &&
+      next >= held.next &&
+      next <= held.base + held.rows &&
+      a.stoppedAfter === next - 1;
+    for (const d of a.decisions) {
+      valid &&= Number.isInteger(d.bar) && d.bar > last && d.bar < next;
+      last = d.bar;
+    }
+    if (!valid) {
+      this.fail(new StrategyFailure("strategy_error", "the sandbox answered bars out of order"));
+      throw this.failure!;
+    }
+    held.next = next;
+    held.waiting = waiting;
     return a;
   }
 
   snapshot(): Promise<SandboxSnapshot> {
+    // Mid-call, its state is half a bar's: a snapshot is taken between bars only.
+    if (this.held?.waiting)
+      return Promise.reject(
+        new RangeError(
+          `the strategy waits for the portfolio at bar ${this.held.next}: resume it first`,
+        ),
+      );
     return this.request<SandboxSnapshot>(frame(Kind.Snapshot, new Uint8Array(0)));
   }
 

@@ -1,12 +1,15 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { noNewProcessesFilter } from "./no-new-processes.js";
 
 /** Where the child's files sit inside the sandbox (an empty tmpfs otherwise, mounted read-only). */
 export const SANDBOX_NODE = "/sandbox/node";
 export const SANDBOX_BOOTSTRAP = "/sandbox/bootstrap.cjs";
 /** The child's fd from which bwrap copies the bootstrap script into the sandbox. */
 export const BOOTSTRAP_FD = 3;
+/** The child's fd from which bwrap reads the seccomp filter that keeps it one process. */
+export const SECCOMP_FD = 4;
 
 export function findOnPath(program: string): string | undefined {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(":")) {
@@ -62,7 +65,8 @@ export interface ProcessLimits {
 
 /**
  * The command that runs the child: prlimit sets the run's rlimits, bubblewrap gives it new
- * namespaces of every kind (no network, no other process, no host file system: an empty
+ * namespaces of every kind and a seccomp filter that keeps it one process (no network, no
+ * other process, no host file system: an empty
  * read-only tmpfs holding only the node binary, its libraries and the bootstrap), no
  * environment, uid nobody and no capabilities; node runs without code generation from strings
  * or addons, with its heap capped (the realm takes WebAssembly away: node 24 has no
@@ -99,6 +103,9 @@ export function sandboxCommand(limits: ProcessLimits): { file: string; args: str
       "--clearenv",
       "--cap-drop",
       "ALL",
+      // One process: no fork, vfork or clone of a process (no-new-processes.ts).
+      "--seccomp",
+      String(SECCOMP_FD),
       "--tmpfs",
       "/",
       "--ro-bind",
@@ -128,12 +135,16 @@ export function sandboxCommand(limits: ProcessLimits): { file: string; args: str
  */
 export function spawnIsolated(bootstrap: string, limits: ProcessLimits): ChildProcess {
   const command = sandboxCommand(limits);
+  const filter = noNewProcessesFilter();
   const child = spawn(command.file, command.args, {
-    stdio: ["pipe", "pipe", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
     env: {},
   });
   const pipe = child.stdio[BOOTSTRAP_FD] as NodeJS.WritableStream;
   pipe.on("error", () => undefined);
   pipe.end(bootstrap);
+  const seccomp = child.stdio[SECCOMP_FD] as NodeJS.WritableStream;
+  seccomp.on("error", () => undefined);
+  seccomp.end(filter);
   return child;
 }

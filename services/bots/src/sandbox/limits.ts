@@ -1,3 +1,5 @@
+import { SETTINGS, type SettingName } from "@svc/lib/config";
+
 /** A run's limits; every one acts (see isolation.ts and host.ts), and breaking one fails the run. */
 export interface SandboxLimits {
   /** V8 heap of the strategy's process, MiB (node's --max-old-space-size): past it, strategy_memory. */
@@ -25,18 +27,7 @@ export interface SandboxLimits {
   maxAnswerBytes: number;
 }
 
-export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({
-  memoryMb: 256,
-  addressSpaceMb: 2048,
-  callTimeoutMs: 10_000,
-  slowCallMs: 250,
-  runCpuSeconds: 3_600,
-  logLines: 1_000,
-  logLineChars: 1_000,
-  maxAnswerBytes: 16 * 1024 * 1024,
-});
-
-const ENV: Record<keyof SandboxLimits, string> = {
+const ENV = {
   memoryMb: "SVC_STRATEGY_MEMORY_MB",
   addressSpaceMb: "SVC_STRATEGY_ADDRESS_SPACE_MB",
   callTimeoutMs: "SVC_STRATEGY_CALL_TIMEOUT_MS",
@@ -45,17 +36,35 @@ const ENV: Record<keyof SandboxLimits, string> = {
   logLines: "SVC_STRATEGY_LOG_LINES",
   logLineChars: "SVC_STRATEGY_LOG_LINE_CHARS",
   maxAnswerBytes: "SVC_STRATEGY_MAX_ANSWER_BYTES",
-};
+} as const satisfies Record<keyof SandboxLimits, SettingName>;
+
+const KEYS = Object.keys(ENV) as (keyof SandboxLimits)[];
+
+/** The range a setting's declaration (lib/src/config/settings.ts) allows. */
+function range(key: keyof SandboxLimits): { min: number; max: number } {
+  const kind = SETTINGS[ENV[key]].kind;
+  return kind.type === "int" ? kind : { min: 1, max: Number.MAX_SAFE_INTEGER };
+}
+
+/** The declared defaults of the SVC_STRATEGY_* settings. */
+export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze(
+  Object.fromEntries(
+    KEYS.map((key) => [key, Number(SETTINGS[ENV[key]].default)]),
+  ) as unknown as SandboxLimits,
+);
 
 /** The limits from the environment (SVC_STRATEGY_*), defaults for what is unset; a bad value throws. */
 export function sandboxLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxLimits {
   const out = { ...DEFAULT_SANDBOX_LIMITS };
-  for (const key of Object.keys(ENV) as (keyof SandboxLimits)[]) {
+  for (const key of KEYS) {
     const raw = env[ENV[key]];
     if (raw === undefined || raw === "") continue;
     const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value < 1)
-      throw new Error(`${ENV[key]}=${JSON.stringify(raw)}: give a whole number above 0`);
+    const { min, max } = range(key);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max)
+      throw new Error(
+        `${ENV[key]}=${JSON.stringify(raw)}: give a whole number from ${min} to ${max}`,
+      );
     out[key] = value;
   }
   return out;

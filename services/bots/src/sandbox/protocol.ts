@@ -18,6 +18,8 @@ export const enum Kind {
   Snapshot = 4,
   /** host -> child, empty: run onStop, answer, and exit. */
   Stop = 5,
+  /** host -> child, JSON ResumeMeta: the portfolio a strategy waiting at a bar asked for. */
+  Resume = 6,
   /** child -> host, JSON: the runtime's answer ({ ok } or { fail }). */
   Answer = 0x81,
 }
@@ -56,14 +58,47 @@ export function blockPayload(meta: unknown, columns: Float64Array): Uint8Array {
   return out;
 }
 
-/** Splits a Block payload (whose buffer starts 8-byte aligned) into its meta and columns. */
+/**
+ * A whole Block frame in one buffer, the columns copied once from where they lie (each a
+ * Float64Array in the order `columnsLength` counts): the same bytes as
+ * `frame(Kind.Block, blockPayload(meta, concatenated columns))`, without the two copies between.
+ */
+export function blockFrame(meta: unknown, columns: readonly Float64Array[]): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify(meta));
+  const offset = Math.ceil((4 + json.byteLength) / 8) * 8;
+  let bytes = 0;
+  for (const c of columns) bytes += c.byteLength;
+  const payload = offset + bytes;
+  const out = new Uint8Array(FRAME_HEADER_BYTES + payload);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, payload, true);
+  out[4] = Kind.Block;
+  view.setUint32(FRAME_HEADER_BYTES, json.byteLength, true);
+  out.set(json, FRAME_HEADER_BYTES + 4);
+  let at = FRAME_HEADER_BYTES + offset;
+  for (const c of columns) {
+    out.set(new Uint8Array(c.buffer, c.byteOffset, c.byteLength), at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Splits a Block payload into its meta and columns: a view of the payload's bytes when they are
+ * 8-byte aligned (the columns then live as long as the payload's buffer is not reused).
+ */
 export function parseBlockPayload(payload: Uint8Array): { meta: string; columns: Float64Array } {
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   const jsonLength = view.getUint32(0, true);
   const meta = new TextDecoder().decode(payload.subarray(4, 4 + jsonLength));
   const offset = Math.ceil((4 + jsonLength) / 8) * 8;
   const bytes = payload.byteLength - offset;
-  // Copied into a fresh aligned buffer: the payload's own offset need not be a multiple of 8.
+  if ((payload.byteOffset + offset) % 8 === 0)
+    return {
+      meta,
+      columns: new Float64Array(payload.buffer, payload.byteOffset + offset, bytes / 8),
+    };
+  // Copied into a fresh aligned buffer: the payload's own offset is not a multiple of 8.
   const columns = new Float64Array(bytes / 8);
   new Uint8Array(columns.buffer).set(payload.subarray(offset));
   return { meta, columns };

@@ -205,7 +205,7 @@ describe("strategy sandbox", () => {
       .catch((e: unknown) => e)) as StrategyFailure;
     expect(failure.message).toContain("limit of 800 ms");
     expect(() => sandboxLimitsFromEnv({ SVC_STRATEGY_MEMORY_MB: "lots" })).toThrow(
-      'SVC_STRATEGY_MEMORY_MB="lots": give a whole number above 0',
+      'SVC_STRATEGY_MEMORY_MB="lots": give a whole number from 16 to 65536',
     );
   });
 

@@ -74,6 +74,19 @@ export interface DecideAnswer {
   logs: LogLine[];
   /** Lines past the run's limit so far (counted, not kept). */
   logsDropped: number;
+  /**
+   * Set when the strategy, running ahead (BlockMeta.sure), read the portfolio at this bar: it
+   * waits in that bar's call for the portfolio as of the bar's open (`Sandbox.resume`). The
+   * decisions answered are all before it, and `stoppedAfter` is the bar before it.
+   */
+  waitingAt?: number;
+}
+
+/** The host's reply to a strategy waiting at a bar: the portfolio at its open and how far it holds. */
+export interface ResumeMeta {
+  portfolio: PortfolioView;
+  /** As BlockMeta.sure, from the waiting bar on. */
+  sure: number;
 }
 
 export interface StopAnswer {
@@ -114,4 +127,11 @@ export interface BlockMeta {
   to: number;
   portfolio: PortfolioView;
   fills: FillView[];
+  /**
+   * When set, the strategy runs on past its decisions up to `to`: `portfolio` and `fills` hold
+   * for bars from..sure-1 as long as it decides nothing (the kernel's horizon), and where it
+   * reads the portfolio past that, it waits for the host (DecideAnswer.waitingAt). Unset, it
+   * answers after its first decision.
+   */
+  sure?: number;
 }

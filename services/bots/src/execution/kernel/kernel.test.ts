@@ -99,7 +99,7 @@ describe("the execution kernel", () => {
     expect(calls).toBeLessThan(bars.length / 10);
   });
 
-  it("sends a host's explicit orders through the risk controls, fills a limit order when the bar reaches it, refuses a stop order, and tells the host of its fills", () => {
+  it("sends a host's explicit orders through the risk controls, fills a limit order when the bar reaches it, triggers a stop order the bar trades through, and tells the host of its fills", () => {
     const fills: KernelFill[] = [];
     const price = bars.close[0]!;
     const host: StrategyHost = {
@@ -107,6 +107,9 @@ describe("the execution kernel", () => {
         if (from === 0) {
           out.order({ side: "buy", units: 1_000, kind: "market" }); // over max_order_units
           out.order({ side: "buy", units: 2, kind: "limit", limitPrice: price * 2 });
+          // A sell stop above the market: the next bar opens through it, a market sell there.
+          out.order({ side: "sell", units: 1, kind: "stop", stopPrice: price * 2 });
+          // One under the market that these bars never reach keeps working.
           out.order({ side: "sell", units: 1, kind: "stop", stopPrice: price / 2 });
           return 0;
         }
@@ -119,10 +122,21 @@ describe("the execution kernel", () => {
     });
     kernel.run(bars, 0, 3);
     const rejected = events.filter((e) => e.type === "order_rejected").map((e) => e.data.check);
-    expect(rejected).toEqual(["max_order_units", "venue"]);
-    expect(kernel.venue.units).toBe(2);
+    expect(rejected).toEqual(["max_order_units"]);
+    expect(kernel.venue.units).toBe(1);
     expect(fills).toEqual([
       expect.objectContaining({ side: "buy", units: 2, price: bars.open[1], orderId: "o1" }),
+      expect.objectContaining({ side: "sell", units: 1, orderId: "o2" }),
+    ]);
+    // Slipped against the seller from the open it triggered at.
+    expect(fills[1]!.price).toBeLessThan(bars.open[1]!);
+    expect(kernel.venue.openOrders).toEqual([
+      expect.objectContaining({ id: "o3", kind: "stop", stopPrice: price / 2 }),
+    ]);
+    expect(events.filter((e) => e.type === "order_placed").map((e) => e.data.stop_price)).toEqual([
+      undefined,
+      price * 2,
+      price / 2,
     ]);
   });
 

@@ -184,15 +184,20 @@ export class ExecutionKernel {
     return host.decide(bars, from, to, this.view, this.decision);
   }
 
-  /** `ask` of an asynchronous host (a sandbox answering over a pipe). */
-  async askAsync(bars: Bars, from: number, to: number): Promise<number> {
-    const host = this.host!;
+  /**
+   * `ask` of an asynchronous host (a sandbox answering over a pipe); `ahead`: the end of the bars
+   * this run will ask for (see AsyncStrategyHost).
+   */
+  async askAsync(bars: Bars, from: number, to: number, ahead?: number): Promise<number> {
+    const host = this.host as AsyncStrategyHost;
     if (this.fillsDue.length > 0 && host.fills) {
       const fills = this.fillsDue;
       this.fillsDue = [];
       await host.fills(fills);
     }
-    return host.decide(bars, from, to, this.view, this.decision);
+    return ahead === undefined
+      ? host.decide(bars, from, to, this.view, this.decision)
+      : host.decide(bars, from, to, this.view, this.decision, ahead);
   }
 
   /**
@@ -213,7 +218,11 @@ export class ExecutionKernel {
     if (d.cancels.length > 0) for (const id of d.cancels) this.venue.cancel(id, STRATEGY_CANCEL);
     if (d.hasTarget) this.pipeline.decide(d.weight, close, time, reference);
     if (d.orders.length > 0)
-      for (const order of d.orders) this.pipeline.send(order, close, time, reference);
+      for (const order of d.orders) {
+        const placed = this.pipeline.send(order, close, time, reference);
+        if (order.ref !== undefined)
+          (this.host as AsyncStrategyHost | undefined)?.placed?.(order.ref, placed?.id);
+      }
     d.clear();
   }
 
@@ -262,7 +271,7 @@ export class ExecutionKernel {
     for (let t = from; t < to;) {
       this.open(bars, t);
       const end = this.horizon(t, to);
-      const d = decided(await this.askAsync(bars, t, end), t, end);
+      const d = decided(await this.askAsync(bars, t, end, to), t, end);
       if (d === end) {
         t = end;
         continue;

@@ -1,6 +1,5 @@
 import type { Bars } from "../../engine/bars.js";
 import {
-  StrategyFailure,
   type Decision,
   type FillView,
   type LogLine,
@@ -58,12 +57,11 @@ const LOGS_KEPT = 1_000;
 
 /**
  * A sandboxed strategy as the kernel's host: the kernel's view and fills become the sandbox's
- * portfolio and fills, and the one decision the sandbox stops at becomes the kernel's. The
- * kernel trades one symbol, so the strategy's universe is that symbol.
- *
- * What the kernel cannot do yet fails the run with strategy_error naming it, never ignored: a
- * target in units, a stop order, and explicit orders and cancels (their ids would have to be the
- * venue's for onFill and cancel to mean what the strategy meant).
+ * portfolio and fills, and the sandbox's decisions become the kernel's. The kernel trades one
+ * symbol, so the strategy's universe is that symbol. Explicit orders (market, limit, stop) and
+ * cancels go through the kernel's order path and its risk controls; the strategy knows its
+ * orders by the ids `ctx.order` gave it (in its open orders, its fills and `ctx.cancel`), mapped
+ * to the venue's as the kernel places them; a target's own orders show as `target:<venue id>`.
  */
 export class SandboxHost implements AsyncStrategyHost {
   /** The strategy's log lines, in order, up to LOGS_KEPT. */
@@ -78,6 +76,15 @@ export class SandboxHost implements AsyncStrategyHost {
   private units = 0;
   private blockOf: Bars | undefined;
   private block: readonly Bars[] = [];
+  /** Decisions the sandbox answered ahead of the kernel, from `at` on, in bar order. */
+  private queue: Decision[] = [];
+  private at = 0;
+  /** The next bar the strategy runs (or, `waiting`, the bar whose call waits for the portfolio). */
+  private next = 0;
+  private waiting = false;
+  /** The strategy's order ids and the venue's, both ways (deterministic: the kernel's ids are). */
+  private readonly venueIds = new Map<string, string>();
+  private readonly strategyIds = new Map<string, string>();
 
   constructor(
     private readonly sandbox: Sandbox,
@@ -99,38 +106,75 @@ export class SandboxHost implements AsyncStrategyHost {
     }
   }
 
+  /**
+   * The kernel's protocol (StrategyHost) over the sandbox's: the sandbox runs on to `ahead` (the
+   * end of what the kernel will ask of this block), past decisions, and its decisions wait here
+   * for the kernel to reach them; a call costs a round trip only when the strategy has run out
+   * of answered bars, or waits at a bar where it read the portfolio (then it gets the
+   * portfolio the kernel shows at that bar). Between `from` and the strategy's next bar nothing
+   * was decided, so no fill happened there (with orders working, `to` is `from + 1` and the
+   * queue answers), and the portfolio the kernel shows at `from` is the one at that bar.
+   */
   async decide(
     block: BarBlock,
     from: number,
     to: number,
     view: PortfolioView,
     out: DecisionSink,
+    ahead: number = to,
   ): Promise<number> {
     if (this.blockOf !== block) {
+      if (this.at < this.queue.length || this.waiting)
+        throw new Error(
+          "the kernel moved to a new block before it reached the strategy's decisions",
+        );
       this.blockOf = block;
       this.block = [block];
+      this.next = from;
     }
-    // Fills came at this bar's open.
-    const time = block.time[from]!;
-    const fills: FillView[] = this.fillsDue.map((f) => ({
-      orderId: f.orderId,
-      symbol: this.symbol,
-      side: f.side,
-      units: f.units,
-      price: f.price,
-      fee: f.fee,
-      time,
-    }));
-    this.fillsDue = [];
-    const answer = await this.sandbox.decide(this.block, from, to, this.portfolio(view), fills);
+    for (;;) {
+      const d = this.queue[this.at];
+      if (d !== undefined) {
+        if (d.bar >= to) return to;
+        this.at++;
+        this.write(d, out, view);
+        return d.bar;
+      }
+      if (this.next >= to) return to;
+      await this.ask(from, to, Math.max(ahead, to), view);
+    }
+  }
+
+  /** A round trip: the strategy runs on from its next bar (or its waiting call resumes). */
+  private async ask(from: number, to: number, end: number, view: PortfolioView): Promise<void> {
+    const portfolio = this.portfolio(view);
+    let answer;
+    if (this.waiting) answer = await this.sandbox.resume(portfolio, to);
+    else {
+      // Fills came at this bar's open.
+      const time = this.block[0]!.time[from]!;
+      const fills: FillView[] = this.fillsDue.map((f) => ({
+        orderId: this.strategyId(f.orderId),
+        symbol: this.symbol,
+        side: f.side,
+        units: f.units,
+        price: f.price,
+        fee: f.fee,
+        time,
+      }));
+      this.fillsDue = [];
+      answer = await this.sandbox.decide(this.block, this.next, end, portfolio, fills, to);
+    }
     this.keep(answer.logs, answer.logsDropped);
-    const decision = answer.decisions[0];
-    if (!decision) return to;
-    this.write(decision, out);
-    return answer.stoppedAfter;
+    this.queue = answer.decisions;
+    this.at = 0;
+    this.waiting = answer.waitingAt !== undefined;
+    this.next = this.waiting ? answer.waitingAt! : answer.stoppedAfter + 1;
   }
 
   async stop(): Promise<void> {
+    // A strategy waiting at a bar the kernel never reached (the run ended first) gets no onStop.
+    if (this.waiting) return this.sandbox.kill();
     const answer = await this.sandbox.stop();
     this.keep(answer.logs, answer.logsDropped);
   }
@@ -143,38 +187,57 @@ export class SandboxHost implements AsyncStrategyHost {
           ? []
           : [{ symbol: this.symbol, units: view.units, averagePrice: this.averagePrice }],
       openOrders: view.working.map((o) => ({
-        id: o.id,
+        id: this.strategyId(o.id),
         symbol: this.symbol,
         side: o.side,
         type: o.kind,
         units: o.units,
         ...(o.limitPrice !== undefined ? { limitPrice: o.limitPrice } : {}),
+        ...(o.stopPrice !== undefined ? { stopPrice: o.stopPrice } : {}),
       })),
     };
   }
 
-  private write(d: Decision, out: DecisionSink): void {
-    const at = `at bar time ${new Date(d.time).toISOString()}`;
+  /**
+   * One decision, as the kernel takes it: cancels (by the venue's id of the strategy's order), a
+   * weight target, a units target as the market order that brings the position there, then the
+   * explicit orders, each named by the strategy's id (`ref`) so `placed` can map it.
+   */
+  private write(d: Decision, out: DecisionSink, view: PortfolioView): void {
+    for (const id of d.cancels) {
+      const venueId = this.venueIds.get(id);
+      // An order refused, filled or cancelled already, or never made: nothing to cancel.
+      if (venueId !== undefined && view.working.some((o) => o.id === venueId)) out.cancel(venueId);
+    }
     for (const { target } of d.targets) {
-      if ("units" in target)
-        throw new StrategyFailure(
-          "strategy_error",
-          `ctx.target(${this.symbol}, { units: ${target.units} }) ${at}: targets in units are not supported yet; give { weight } (a signed fraction of equity)`,
-        );
-      out.target(target.weight);
+      if ("weight" in target) {
+        out.target(target.weight);
+        continue;
+      }
+      const delta = target.units - view.units;
+      if (delta !== 0)
+        out.order({ side: delta > 0 ? "buy" : "sell", units: Math.abs(delta), kind: "market" });
     }
     for (const order of d.orders)
-      throw new StrategyFailure(
-        "strategy_error",
-        order.type === "stop"
-          ? `ctx.order(stop) ${at}: stop orders are not supported by the simulated venue`
-          : `ctx.order(${order.type}) ${at}: explicit orders are not supported in backtests yet; use ctx.target`,
-      );
-    if (d.cancels.length > 0)
-      throw new StrategyFailure(
-        "strategy_error",
-        `ctx.cancel ${at}: explicit orders are not supported in backtests yet, so there is nothing to cancel`,
-      );
+      out.order({
+        side: order.side,
+        units: order.units,
+        kind: order.type,
+        ...(order.type === "limit" ? { limitPrice: order.limitPrice } : {}),
+        ...(order.type === "stop" ? { stopPrice: order.stopPrice } : {}),
+        ref: order.id,
+      });
+  }
+
+  placed(ref: string, orderId: string | undefined): void {
+    if (orderId === undefined) return;
+    this.venueIds.set(ref, orderId);
+    this.strategyIds.set(orderId, ref);
+  }
+
+  /** The id a strategy knows an order by: its own, or `target:` and the venue's for a target's. */
+  private strategyId(venueId: string): string {
+    return this.strategyIds.get(venueId) ?? `target:${venueId}`;
   }
 
   /** The sandbox's snapshot (ctx.state, its bars, its standing targets) and the host's books. */

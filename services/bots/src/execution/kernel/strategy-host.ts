@@ -24,9 +24,14 @@ export interface PortfolioView {
 export interface KernelOrder {
   side: Side;
   units: number;
-  kind: OrderKind | "stop";
+  kind: OrderKind;
   limitPrice?: number;
   stopPrice?: number;
+  /**
+   * The strategy's own name for the order (a sandboxed strategy's `ctx.order` id): the kernel
+   * tells the host the venue's id it got (`placed`), so the host can map one to the other.
+   */
+  ref?: string;
 }
 
 /** A fill as a host hears of it (signed units: a sell is negative). */
@@ -77,7 +82,14 @@ export interface StrategyHost {
   stop?(): void;
 }
 
-/** The same protocol answered asynchronously: a sandboxed strategy behind a pipe. */
+/**
+ * The same protocol answered asynchronously: a sandboxed strategy behind a pipe. `ahead` (at
+ * least `to`) is how far the kernel will go on asking over this block in this run, one decision
+ * at a time: a host may run its strategy on to there now and keep its decisions for the calls
+ * to come, as long as what the strategy reads is what it would read bar by bar (SandboxHost).
+ * A kernel that steps one bar at a time (a paper session) gives no `ahead`: no bar past `to`
+ * is the host's to see yet.
+ */
 export interface AsyncStrategyHost {
   decide(
     block: BarBlock,
@@ -85,6 +97,7 @@ export interface AsyncStrategyHost {
     to: number,
     view: PortfolioView,
     out: DecisionSink,
+    ahead?: number,
   ): Promise<number>;
   fills?(fills: readonly KernelFill[]): Promise<void> | void;
   stop?(): Promise<void> | void;
@@ -100,6 +113,11 @@ export interface AsyncStrategyHost {
   abort?(): void;
   /** The strategy's log lines since the last drain, and the lines its run dropped so far. */
   drainLogs?(): { lines: readonly StrategyLogLine[]; dropped: number };
+  /**
+   * An explicit order with a `ref` was acted on: `orderId` is the venue's id, undefined when the
+   * order was refused (a check, or bad units or price). Called at the close it was sent at.
+   */
+  placed?(ref: string, orderId: string | undefined): void;
 }
 
 /** One line of a strategy's `ctx.log`, stamped with the bar it was written at. */

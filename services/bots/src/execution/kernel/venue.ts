@@ -24,7 +24,8 @@ export interface Venue {
   readonly units: number;
   /** Orders submitted and neither filled nor cancelled yet, in submission order. */
   readonly openOrders: readonly Order[];
-  submit(side: Side, units: number, kind?: OrderKind, limitPrice?: number): Order;
+  /** `price` is a limit order's limit price or a stop order's stop price. */
+  submit(side: Side, units: number, kind?: OrderKind, price?: number): Order;
   cancel(orderId: string, reason: string): void;
   cancelAll(reason: string): void;
 }

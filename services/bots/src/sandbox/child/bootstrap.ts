@@ -54,6 +54,21 @@ function reply(json: string): void {
   writeFully(Buffer.concat([head, body]));
 }
 
+/**
+ * A strategy that read the portfolio ahead of the host waits here, inside its call: the partial
+ * answer goes out and the host's Resume comes back. Anything else means the host gave up on the
+ * run (it stops or kills it): the process ends, the strategy's call never returns.
+ */
+function exchange(answer: string): string {
+  reply(String(answer));
+  const head = new Uint8Array(FRAME_HEADER_BYTES);
+  if (!readFully(head)) process.exit(0);
+  const length = new DataView(head.buffer).getUint32(0, true);
+  const payload = new Uint8Array(length);
+  if (!readFully(payload) || head[4] !== Kind.Resume) process.exit(0);
+  return Buffer.from(payload).toString("utf8");
+}
+
 function fail(message: string): string {
   return JSON.stringify({ fail: { code: "strategy_error", message } });
 }
@@ -90,7 +105,7 @@ function load(request: InitRequest): { realm?: Realm; answer: string } {
   runtimeFactory(runtimeModule, runtimeModule.exports, ...values);
   const realm = runtimeModule.exports.realm;
   const config = JSON.stringify(request.config);
-  realm.setup(config);
+  realm.setup(config, exchange);
   // After setup: the names the strategy binds are those left, with the values setup put there.
   const strategyNames = globalNames(context);
   let factory: Parameters<Realm["load"]>[0];
@@ -110,13 +125,21 @@ function load(request: InitRequest): { realm?: Realm; answer: string } {
 
 function main(): void {
   const head = new Uint8Array(FRAME_HEADER_BYTES);
+  let blockBuffer = new ArrayBuffer(0);
   let realm: Realm | undefined;
   for (;;) {
     if (!readFully(head)) break;
     const length = new DataView(head.buffer).getUint32(0, true);
     const kind = head[4] as Kind;
-    // A fresh buffer per frame: it starts 8-byte aligned, as parseBlockPayload's columns need.
-    const payload = new Uint8Array(length);
+    // A Block's bytes go to one buffer kept from block to block (the columns are read in place,
+    // a view: a block of 65,536 bars is 3 MiB, and a fresh one per block kept the collector
+    // busy); the runtime holds a block's columns only until the next Block replaces them. Any
+    // other frame gets a fresh buffer.
+    let payload: Uint8Array;
+    if (kind === Kind.Block) {
+      if (blockBuffer.byteLength < length) blockBuffer = new ArrayBuffer(length);
+      payload = new Uint8Array(blockBuffer, 0, length);
+    } else payload = new Uint8Array(length);
     if (!readFully(payload)) break;
     let out: unknown;
     if (kind === Kind.Init) {

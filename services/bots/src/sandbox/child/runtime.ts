@@ -27,6 +27,7 @@ import type {
   InitAnswer,
   LogLine,
   PortfolioView,
+  ResumeMeta,
   RuntimeAnswer,
   RuntimeConfig,
   SandboxSnapshot,
@@ -89,14 +90,16 @@ class Series implements BarSeries {
   at(ago: number): Bar | undefined {
     if (!Number.isInteger(ago) || ago < 0 || ago >= this.length) return undefined;
     const i = this.slot(ago);
-    return Object.freeze({
+    // A fresh object each call, the strategy's own: freezing it (a runtime call per bar, a third
+    // of a bar's cost) would protect nothing the runtime or another run reads.
+    return {
       time: this.time[i]!,
       open: this.open[i]!,
       high: this.high[i]!,
       low: this.low[i]!,
       close: this.close[i]!,
       volume: this.volume[i]!,
-    });
+    };
   }
   closes(n: number): Float64Array {
     const k = Math.max(0, Math.min(Math.floor(n) || 0, this.length));
@@ -290,6 +293,8 @@ export class StrategyRuntime {
   readonly params: Record<string, number | boolean | string>;
   readonly lookback: number;
   private readonly series: Series[];
+  /** The universe's first symbol's series: most strategies trade one, and ask for it by name each bar. */
+  private readonly first: Series;
   private readonly bySymbol = new Map<string, Series>();
   private readonly universe: ReadonlySet<string>;
   private readonly standing = new Map<string, Target>();
@@ -298,8 +303,9 @@ export class StrategyRuntime {
   private portfolioView: PortfolioView = { cash: 0, positions: [], openOrders: [] };
   private time = NaN;
   private bar = -1;
-  // What the strategy asks for during the current bar.
-  private targets: { symbol: string; target: Target }[] = [];
+  // What the strategy asks for during the current bar: the targets that changed, in the order
+  // they last changed (one per symbol), orders and cancels.
+  private changed: { symbol: string; target: Target }[] = [];
   private orders: (OrderRequest & { id: string })[] = [];
   private cancels: string[] = [];
   private logs: LogLine[] = [];
@@ -307,11 +313,23 @@ export class StrategyRuntime {
   private logsDropped = 0;
   private held: { base: number; rows: number; columns: Float64Array } | undefined;
   private readonly ctx: Context<Record<string, ParamSpec>>;
+  /** The decisions of the current call, not yet answered. */
+  private decisions: Decision[] = [];
+  /**
+   * The portfolio the host sent holds for the bars before this one (block index): past it, or
+   * once the strategy decided in this call, only the host knows it (see `hostState`).
+   */
+  private sure = 0;
 
+  /**
+   * `exchange` (the child's, absent in-process) answers the host with a partial answer and
+   * returns its reply: how a strategy reading the portfolio past `sure` waits for it.
+   */
   constructor(
     private readonly definition: AnyDefinition,
     private readonly config: RuntimeConfig,
     readonly random: SeededRandom,
+    private readonly exchange?: (answer: string) => string,
   ) {
     if (
       typeof definition !== "object" ||
@@ -331,7 +349,9 @@ export class StrategyRuntime {
         `lookback must be an integer from 1 to ${MAX_LOOKBACK}, not ${lookback}`,
       );
     this.lookback = lookback;
+    if (config.symbols.length === 0) throw new RangeError("a strategy needs at least one symbol");
     this.series = config.symbols.map((s) => new Series(s, lookback));
+    this.first = this.series[0]!;
     for (const s of this.series) this.bySymbol.set(s.symbol, s);
     this.universe = new Set(config.symbols);
     this.ctx = this.makeContext();
@@ -350,32 +370,33 @@ export class StrategyRuntime {
     const logger: Logger = Object.freeze({ info: log("info"), warn: log("warn") });
     const portfolio: Portfolio = Object.freeze({
       get cash() {
-        return self.portfolioView.cash;
+        return self.hostState().cash;
       },
       get equity() {
-        let e = self.portfolioView.cash;
-        for (const p of self.portfolioView.positions) {
+        const view = self.hostState();
+        let e = view.cash;
+        for (const p of view.positions) {
           const c = self.bySymbol.get(p.symbol)?.lastClose() ?? NaN;
           e += p.units * (Number.isNaN(c) ? p.averagePrice : c);
         }
         return e;
       },
       position(symbol: string): Position {
-        const p = self.portfolioView.positions.find((x) => x.symbol === symbol);
+        const p = self.hostState().positions.find((x) => x.symbol === symbol);
         return Object.freeze(p ? { ...p } : { symbol, units: 0, averagePrice: 0 });
       },
       get positions() {
-        return Object.freeze(self.portfolioView.positions.map((p) => Object.freeze({ ...p })));
+        return Object.freeze(self.hostState().positions.map((p) => Object.freeze({ ...p })));
       },
       get openOrders() {
-        return Object.freeze(self.portfolioView.openOrders.map((o) => Object.freeze({ ...o })));
+        return Object.freeze(self.hostState().openOrders.map((o) => Object.freeze({ ...o })));
       },
     });
     return Object.freeze({
       params: this.params,
       symbols,
       bars(symbol: string): BarSeries {
-        const s = self.bySymbol.get(symbol);
+        const s = symbol === self.first.symbol ? self.first : self.bySymbol.get(symbol);
         if (!s)
           throw new RangeError(
             `bars(${String(symbol)}): not in the universe (${symbols.join(", ")})`,
@@ -393,9 +414,26 @@ export class StrategyRuntime {
         self.state = value;
       },
       target(symbol: string, target: Target): void {
-        if (!self.universe.has(symbol))
+        if (symbol !== self.first.symbol && !self.universe.has(symbol))
           throw new RangeError(`target(${String(symbol)}): not in the universe`);
-        self.targets.push({ symbol, target: checkTarget(symbol, target) });
+        const standing = self.standing.get(symbol);
+        // Most bars repeat the standing weight: that answer needs no object.
+        if (
+          standing !== undefined &&
+          "weight" in standing &&
+          typeof target === "object" &&
+          target !== null &&
+          (target as { weight?: unknown }).weight === standing.weight &&
+          !("units" in target)
+        )
+          return;
+        const checked = checkTarget(symbol, target);
+        if (sameTarget(standing, checked)) return;
+        self.standing.set(symbol, checked);
+        const changed = self.changed;
+        const i = changed.findIndex((c) => c.symbol === symbol);
+        if (i >= 0) changed.splice(i, 1);
+        changed.push({ symbol, target: checked });
       },
       order(request: OrderRequest): string {
         const order = checkOrder(request, self.universe);
@@ -436,9 +474,13 @@ export class StrategyRuntime {
     return logs;
   }
 
-  private call(fn: ((...a: never[]) => unknown) | undefined, ...args: unknown[]): void {
+  private call(fn: ((...a: never[]) => unknown) | undefined, arg?: unknown): void {
     if (typeof fn !== "function") return;
-    const result = (fn as (...a: unknown[]) => unknown).apply(this.definition, args);
+    // One argument past the context at most (onFill's fill): no rest array per bar.
+    const result =
+      arg === undefined
+        ? (fn as (c: unknown) => unknown).call(this.definition, this.ctx)
+        : (fn as (c: unknown, a: unknown) => unknown).call(this.definition, this.ctx, arg);
     if (
       result !== undefined &&
       result !== null &&
@@ -449,33 +491,62 @@ export class StrategyRuntime {
       );
   }
 
-  /** Collects what the current bar asked for; true when something changed (the block stops there). */
-  private collect(bar: number, into: Decision[]): boolean {
-    const changed: { symbol: string; target: Target }[] = [];
-    for (const t of this.targets) {
-      if (sameTarget(this.standing.get(t.symbol), t.target)) continue;
-      this.standing.set(t.symbol, t.target);
-      const i = changed.findIndex((c) => c.symbol === t.symbol);
-      if (i >= 0) changed.splice(i, 1);
-      changed.push(t);
-    }
-    this.targets = [];
+  /** Collects what the current bar asked for; true when something changed (a decision). */
+  private collect(bar: number): boolean {
+    const changed = this.changed;
     if (changed.length === 0 && this.orders.length === 0 && this.cancels.length === 0) return false;
-    into.push({
+    this.decisions.push({
       bar,
       time: this.time,
       targets: changed,
       orders: this.orders,
       cancels: this.cancels,
     });
+    this.changed = [];
     this.orders = [];
     this.cancels = [];
     return true;
   }
 
+  /**
+   * The portfolio, as the host's order path holds it at the current bar. Within `sure` it is the
+   * one the host sent. Past it (the strategy ran ahead of the kernel: after a decision of this
+   * call, or past the bars the kernel could vouch for), the runtime answers the host with the
+   * decisions so far and waits, in the middle of the strategy's call, for the portfolio as of
+   * this bar's open: the host replies once its kernel has acted on those decisions and reached
+   * this bar. The strategy reads what a bar-by-bar run would have shown it, to the bit.
+   */
+  private hostState(): PortfolioView {
+    if (this.bar < this.sure) return this.portfolioView;
+    if (!this.exchange)
+      throw new RuntimeFault(
+        "strategy_error",
+        "the strategy read the portfolio ahead of the host, and no host is there to ask",
+      );
+    const partial: DecideAnswer = {
+      stoppedAfter: this.bar - 1,
+      waitingAt: this.bar,
+      decisions: this.decisions,
+      logs: this.takeLogs(),
+      logsDropped: this.logsDropped,
+    };
+    this.decisions = [];
+    const reply = JSON.parse(this.exchange(JSON.stringify({ ok: partial }))) as ResumeMeta;
+    const held = this.held!;
+    if (
+      !Number.isInteger(reply.sure) ||
+      reply.sure <= this.bar ||
+      reply.sure > held.base + held.rows
+    )
+      throw new RuntimeFault("strategy_error", "the host resumed the sandbox with bad bounds");
+    this.portfolioView = reply.portfolio;
+    this.sure = reply.sure;
+    return this.portfolioView;
+  }
+
   init(): InitAnswer {
     this.bar = -1;
-    this.call(this.definition.init, this.ctx);
+    this.call(this.definition.init);
     // init sets targets or orders only as a first answer; they go with the first bar's decision.
     return {
       params: { ...this.params },
@@ -489,7 +560,12 @@ export class StrategyRuntime {
     };
   }
 
-  /** Takes a block's rows (the host's columns, see protocol.ts) and runs bars meta.from..meta.to-1. */
+  /**
+   * Takes a block's rows (the host's columns, see protocol.ts) and runs bars meta.from..meta.to-1:
+   * up to the first decision, or, given `meta.sure`, on past decisions (see `hostState`) while
+   * no fill can reach the strategy unasked: a strategy with `onFill` stops before a bar whose
+   * open may fill (at or past `sure`).
+   */
   decide(meta: BlockMeta, columns: Float64Array | undefined): DecideAnswer {
     if (columns) {
       if (columns.length !== columnsLength(meta.rows, this.series.length))
@@ -499,17 +575,23 @@ export class StrategyRuntime {
     const held = this.held;
     if (!held || meta.from < held.base || meta.to > held.base + held.rows || meta.from > meta.to)
       throw new RuntimeFault("strategy_error", "the host asked for bars the sandbox does not hold");
+    const ahead = meta.sure !== undefined;
+    if (ahead && (!Number.isInteger(meta.sure) || meta.sure! <= meta.from || meta.sure! > meta.to))
+      throw new RuntimeFault("strategy_error", "the host asked with bad bounds");
     this.portfolioView = meta.portfolio;
-    const decisions: Decision[] = [];
+    this.sure = ahead ? meta.sure! : meta.to;
+    this.decisions = [];
     const { rows, columns: c } = held;
     const nSym = this.series.length;
+    const listens = typeof this.definition.onFill === "function";
     this.bar = meta.from - 1;
     for (const fill of meta.fills) {
       this.time = fill.time;
-      this.call(this.definition.onFill, this.ctx, Object.freeze({ ...fill }) as Fill);
+      this.call(this.definition.onFill, Object.freeze({ ...fill }) as Fill);
     }
     let stoppedAfter = meta.from - 1;
     for (let i = meta.from; i < meta.to; i++) {
+      if (i >= this.sure && listens) break;
       const r = i - held.base;
       const t = c[r]!;
       for (let s = 0; s < nSym; s++) {
@@ -526,18 +608,27 @@ export class StrategyRuntime {
       }
       this.time = t;
       this.bar = i;
-      this.call(this.definition.onBar, this.ctx);
+      this.call(this.definition.onBar);
       stoppedAfter = i;
-      if (this.collect(i, decisions)) break;
+      if (this.collect(i)) {
+        if (!ahead) break;
+        // The kernel acts at this close: from the next bar on, the portfolio is the host's to tell.
+        if (this.sure > i + 1) this.sure = i + 1;
+      }
     }
+    const decisions = this.decisions;
+    this.decisions = [];
     return { stoppedAfter, decisions, logs: this.takeLogs(), logsDropped: this.logsDropped };
   }
 
   stop(): StopAnswer {
     this.bar = -1;
-    this.call(this.definition.onStop, this.ctx);
-    const decisions: Decision[] = [];
-    this.collect(-1, decisions);
+    this.sure = 0;
+    this.decisions = [];
+    this.call(this.definition.onStop);
+    this.collect(-1);
+    const decisions = this.decisions;
+    this.decisions = [];
     return { decisions, logs: this.takeLogs(), logsDropped: this.logsDropped };
   }
 
