@@ -344,7 +344,7 @@ export class BotRunner {
         : {
             bar,
             target: Number.isNaN(this.kernel.pipeline.target) ? null : this.kernel.pipeline.target,
-            host: await this.o.host!.snapshot!(),
+            host: await this.o.host!.snapshot!(this.kernel.venue.openOrders.map((o) => o.id)),
           };
     const batch = this.pending;
     this.pending = [];

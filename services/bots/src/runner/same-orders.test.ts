@@ -6,7 +6,7 @@ import { generateBars } from "../engine/synthetic-source.js";
 import type { ExecutionEvent } from "../execution/events.js";
 import { BotRunner } from "./bot-runner.js";
 import type { RunnerEvent, StoredEvent } from "./events.js";
-import { foldEvents, snapshotOf } from "./state.js";
+import { foldEvents, snapshotOf, workingOrders } from "./state.js";
 
 // Daily synthetic bars gap at the open, so sizing at the close and filling at the open differ.
 const bars = generateBars({ seed: 5, count: 1_500 });
@@ -56,12 +56,7 @@ async function paper(over: Bars, startIndex: number, from: RunnerEvent[]): Promi
       units: state.positions["BTC-USD"] ?? 0,
       idPrefix: "paper-1-",
       nextOrderId: from.filter((e) => e.type === "order_placed").length + 1,
-      openOrders: Object.entries(state.openOrders).map(([id, o]) => ({
-        id,
-        side: o.side as "buy" | "sell",
-        kind: "market" as const,
-        units: o.units,
-      })),
+      openOrders: workingOrders(state.openOrders),
     },
     sink: async (batch) => void events.push(...batch),
   });

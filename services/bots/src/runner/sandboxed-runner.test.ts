@@ -8,7 +8,7 @@ import {
 import { startSandbox, type Sandbox, type SandboxLimits } from "../sandbox/index.js";
 import { BotRunner, type StrategyState } from "./bot-runner.js";
 import type { RunnerEvent } from "./events.js";
-import { foldEvents } from "./state.js";
+import { foldEvents, workingOrders } from "./state.js";
 
 const SYMBOL = "BTC-USD";
 const bars = generateBars({ seed: 11, count: 300 });
@@ -93,6 +93,8 @@ function session(host: SandboxHost, startIndex: number, before: RunnerEvent[], t
       units: folded.positions[SYMBOL] ?? 0,
       idPrefix: "paper-1-",
       nextOrderId: before.filter((e) => e.type === "order_placed").length + 1,
+      // An order placed at the last committed bar fills at the next bar's open, resumed or not.
+      openOrders: workingOrders(folded.openOrders),
     },
     sink: async (batch, s) => {
       events.push(...batch);
@@ -166,6 +168,49 @@ describe("a paper session of a sandboxed strategy (BotRunner with an async host)
     });
     expect(logs(rest.events).at(-1)).toMatchObject({ message: "bar", fields: { seen: 300 } });
     expect(trading([...before, ...rest.events])).toEqual(trading(whole.events));
+  });
+
+  it("resumed with a limit order working, knows the order by the id it gave it and cancels it", async () => {
+    // A limit buy far under the price at its third bar (it never fills), kept in ctx.state;
+    // every bar it logs the ids of its open orders, and it cancels the order at its 60th bar.
+    const resting = `module.exports.default = {
+      params: {},
+      onBar(ctx) {
+        const s = ctx.symbols[0];
+        ctx.state.n = (ctx.state.n ?? 0) + 1;
+        if (ctx.state.n === 3)
+          ctx.state.id = ctx.order({ symbol: s, side: "buy", units: 1, type: "limit", limitPrice: 1 });
+        if (ctx.state.n === 60) ctx.cancel(ctx.state.id);
+        ctx.log.info("open", { ids: ctx.portfolio.openOrders.map((o) => o.id).join(","), mine: ctx.state.id ?? "" });
+      },
+    };`;
+    const first = await hostOf(resting);
+    const part = session(first.host, 0, []);
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if ((part.state()?.bar ?? -1) >= 20) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 1);
+    });
+    first.sandbox.kill();
+    await part.runner.finished().catch(() => undefined);
+    const state = part.state()!;
+    const before = part.committed();
+
+    const { host } = await hostOf(resting, { resume: { state } });
+    const rest = session(host, state.bar + 1, before);
+    await rest.runner.finished();
+    const lines = logs(rest.events).filter((l) => l.message === "open");
+    // Its own id, as before the crash: not the venue's, nor a target's.
+    expect(lines[0]!.fields).toEqual({
+      ids: lines[0]!.fields!.mine,
+      mine: expect.stringMatching(/./),
+    });
+    const cancelled = rest.events.filter((e) => e.type === "order_cancelled");
+    expect(cancelled).toHaveLength(1);
+    expect(lines.at(-1)!.fields!.ids).toBe("");
   });
 
   it("a halt bites while the strategy's call is in flight: it does not wait for the call's limit", async () => {

@@ -1,3 +1,4 @@
+import type { Order, OrderKind, Side } from "../execution/events.js";
 import type { Phase, StoredEvent } from "./events.js";
 
 /** The state of a bot folded from its events: what the snapshot and replay show. */
@@ -12,7 +13,17 @@ export interface BotState {
   fees: number;
   fills: number;
   bars: number;
-  openOrders: Record<string, { side: string; units: number }>;
+  /** Orders placed and not yet filled or cancelled: what a resumed session's venue still works. */
+  openOrders: Record<string, OpenOrder>;
+}
+
+/** A working order as its events tell it: a limit order the bar's volume filled in part keeps its rest. */
+export interface OpenOrder {
+  side: string;
+  kind: string;
+  units: number;
+  limitPrice?: number;
+  stopPrice?: number;
 }
 
 export function emptyState(): BotState {
@@ -56,14 +67,24 @@ export function applyEvent(s: BotState, e: StoredEvent): BotState {
       next.bars++;
       break;
     case "order_placed":
-      next.openOrders[d.order_id] = { side: d.side, units: d.units };
+      next.openOrders[d.order_id] = {
+        side: d.side,
+        // Events written before orders had kinds were market orders.
+        kind: d.kind ?? "market",
+        units: d.units,
+        ...(typeof d.limit_price === "number" ? { limitPrice: d.limit_price } : {}),
+        ...(typeof d.stop_price === "number" ? { stopPrice: d.stop_price } : {}),
+      };
       break;
     case "order_filled": {
       const sign = d.side === "buy" ? 1 : -1;
       next.cash -= sign * (d.units as number) * (d.price as number) + (d.fee as number);
       next.fees += d.fee as number;
       next.fills++;
-      delete next.openOrders[d.order_id];
+      const open = next.openOrders[d.order_id];
+      if (open && typeof d.unfilled === "number" && d.unfilled > 0)
+        next.openOrders[d.order_id] = { ...open, units: d.unfilled };
+      else delete next.openOrders[d.order_id];
       break;
     }
     case "order_cancelled":
@@ -111,4 +132,19 @@ export function snapshotOf(s: BotState): {
       open_orders: Object.keys(s.openOrders).length,
     },
   };
+}
+
+/**
+ * The orders a resumed session's venue still works, in placement order: an order placed at the
+ * last bar before a crash fills at the next bar's open of the session that takes over.
+ */
+export function workingOrders(open: BotState["openOrders"]): Order[] {
+  return Object.entries(open).map(([id, o]) => ({
+    id,
+    side: o.side as Side,
+    kind: o.kind as OrderKind,
+    units: o.units,
+    ...(o.limitPrice !== undefined ? { limitPrice: o.limitPrice } : {}),
+    ...(o.stopPrice !== undefined ? { stopPrice: o.stopPrice } : {}),
+  }));
 }

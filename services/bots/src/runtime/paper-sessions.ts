@@ -12,6 +12,7 @@ import { BotRunner, type HaltMode, type StrategyState } from "../runner/bot-runn
 import type { RunnerEvent } from "../runner/events.js";
 import { keysFor, watchKillSwitch, type Engagement } from "../runner/kill-switch-watcher.js";
 import { haltSpan, observePropagation } from "../runner/halt-telemetry.js";
+import { workingOrders } from "../runner/state.js";
 import { isLiveSession } from "../domain/deployment-status.js";
 import { appendEvents, LeaseLost, stateAsOf, taskEvents } from "../store/events.repository.js";
 import { findBot, findVersion } from "../store/bots.repository.js";
@@ -345,12 +346,7 @@ export class PaperSessions {
         // Order ids are unique per bot: the task's prefix and its own running count.
         idPrefix: `${row.task_id}-`,
         nextOrderId: seen.filter((e) => e.type === "order_placed").length + 1,
-        openOrders: Object.entries(state.openOrders).map(([id, o]) => ({
-          id,
-          side: o.side as "buy" | "sell",
-          kind: "market",
-          units: o.units,
-        })),
+        openOrders: workingOrders(state.openOrders),
       },
       reduceOnly: () => this.reduceOnlyReason(),
       risk,

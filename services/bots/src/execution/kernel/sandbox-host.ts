@@ -23,6 +23,11 @@ export interface SandboxHostSnapshot {
   averagePrice: number;
   /** Bars the strategy keeps per symbol. */
   lookback: number;
+  /**
+   * The strategy's ids of its orders still working, with the venue's ([strategy id, venue id]):
+   * a resumed strategy cancels them and sees their fills by the ids it gave them.
+   */
+  orderRefs?: [string, string][];
 }
 
 /**
@@ -241,23 +246,31 @@ export class SandboxHost implements AsyncStrategyHost {
   }
 
   /** The sandbox's snapshot (ctx.state, its bars, its standing targets) and the host's books. */
-  async snapshot(): Promise<SandboxHostSnapshot> {
+  async snapshot(working: readonly string[] = []): Promise<SandboxHostSnapshot> {
     const { bars: _rebuilt, ...sandbox } = await this.sandbox.snapshot();
+    const orderRefs: [string, string][] = [];
+    for (const venueId of working) {
+      const ref = this.strategyIds.get(venueId);
+      if (ref !== undefined) orderRefs.push([ref, venueId]);
+    }
     return {
       sandbox,
       units: this.units,
       averagePrice: this.averagePrice,
       lookback: this.lookback,
+      ...(orderRefs.length > 0 ? { orderRefs } : {}),
     };
   }
 
   /**
    * The books of a resumed run (its sandbox started from `snapshot.sandbox`), so the position's
-   * average price the strategy reads is the one it read before.
+   * average price the strategy reads is the one it read before, and its working orders keep the
+   * ids it knows them by.
    */
   restoreBooks(snapshot: SandboxHostSnapshot): void {
     this.units = snapshot.units;
     this.averagePrice = snapshot.averagePrice;
+    for (const [ref, venueId] of snapshot.orderRefs ?? []) this.placed(ref, venueId);
   }
 
   /** Keeps the log lines `init` wrote (the sandbox's init answers before the host is built). */

@@ -103,9 +103,10 @@ export interface AsyncStrategyHost {
   stop?(): Promise<void> | void;
   /**
    * What the host needs to resume where it stands (a paper session keeps it with the bar's
-   * events): plain JSON, opaque to the caller, asked between calls only.
+   * events): plain JSON, opaque to the caller, asked between calls only. `working`: the ids of
+   * the orders working at the venue then, which a resumed session's venue works on.
    */
-  snapshot?(): Promise<unknown>;
+  snapshot?(working: readonly string[]): Promise<unknown>;
   /**
    * Ends the host now, without onStop: a `decide` in flight rejects (a halt does not wait for a
    * strategy's call to end). Idempotent.
