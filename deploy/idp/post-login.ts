@@ -1,4 +1,4 @@
-import { connectionKindOf } from "./connection-kind.js";
+import { connectionKindOf, connectionKindRules } from "./connection-kind.js";
 import { externalGroups, type LoginUser } from "./external-groups.js";
 
 /** The acr value of the OpenID PAPE multi-factor policy, the spec's MFA acr. */
@@ -24,6 +24,8 @@ export interface PostLoginEvent {
     M2M_AUDIENCE: string;
     CLAIMS_NAMESPACE: string;
     ROLE_CLAIM_ATTRIBUTE?: string;
+    /** The connection-kind rules, JSON (connection-kind.ts); the shipped rules without it. */
+    CONNECTION_KINDS?: string;
   };
 }
 
@@ -51,7 +53,7 @@ export interface HookDeps {
  *    (amr names mfa or otp), or when the provider's risk confidence is high; the browser is
  *    never remembered; a medium risk is left to the caller's request;
  * 2. a machine token (client credentials), cached 50 minutes;
- * 3. group sync, only for a SAML or OIDC connection and only when groups remain;
+ * 3. group sync, only for a connection the connection-kind rules name and only when groups remain;
  * 4. the sync route's claims, set under the claims namespace, only the non-empty ones.
  * It fails open: any failure is logged and the login proceeds (the platform provisions lazily at
  * the first API call).
@@ -85,7 +87,10 @@ export async function onExecutePostLogin(
           return (await res.json()) as Record<string, unknown>;
         });
 
-    const kind = connectionKindOf(event.connection);
+    const kind = connectionKindOf(
+      event.connection,
+      connectionKindRules(event.secrets.CONNECTION_KINDS),
+    );
     const groups = externalGroups(event.user, event.secrets.ROLE_CLAIM_ATTRIBUTE);
     if (kind && groups.length > 0)
       await call("/_internal/idp/sync-groups", {
