@@ -55,6 +55,11 @@ describe("license enforcement", () => {
     await gate.refresh();
     return res.body;
   };
+  const readSource = () =>
+    call(p.url, "POST", "/mcp/data/tools/codebase.strategy_source/invoke", {
+      bot_ref: "nobody",
+      version: 1,
+    });
   const startPaper = (slug: string) =>
     call(p.url, "POST", `/bots/${slug}/paper/start`, { approved_promotion: "not-a-token" });
 
@@ -99,6 +104,10 @@ describe("license enforcement", () => {
     expect((await call(p.url, "GET", "/bots")).status).toBe(200);
     const scale = await call(p.url, "PATCH", "/manage/deployments/bots/scale?replicas=2");
     expect([scale.status, scale.body.error.details.feature]).toEqual([403, "byoc_deployments"]);
+    // The MCP codebase tools are kb_federation's; the data tools are not licensed.
+    const source = await readSource();
+    expect([source.status, source.body.error.details.feature]).toEqual([403, "kb_federation"]);
+    expect((await call(p.url, "POST", "/mcp/data/tools/bots.list/invoke", {})).status).toBe(200);
   });
 
   it("refuses a feature the lease does not entitle", async () => {
@@ -106,6 +115,9 @@ describe("license enforcement", () => {
     const res = await startPaper("nobody");
     expect([res.status, res.body.error.code]).toEqual([403, "license_invalid"]);
     expect(res.body.error.message).toMatch(/does not entitle live_trading/);
+    // kb_federation is entitled: the codebase tool runs (and finds no such bot).
+    const source = await readSource();
+    expect([source.status, source.body.error.code]).toEqual([404, "bot_not_found"]);
   });
 
   it("a lease file altered on disk is refused, whatever it claims", async () => {

@@ -13,6 +13,7 @@ import {
   type OidcPlatform,
 } from "../support/oidc-platform.js";
 import { call, startTestPlatform } from "../support/test-platform.js";
+import { createCodeBot } from "../support/strategy-code.js";
 import { eventually } from "../support/until.js";
 
 const invokeAt = (url: string, tool: string, args: unknown, token: string) =>
@@ -41,6 +42,7 @@ describe("MCP data tools", () => {
         "read:audit",
         "read:mcp:data",
         "write:mcp:data",
+        "read:mcp:codebase",
       ]),
     ]);
     const carol = await o.tokens.user("carol");
@@ -129,6 +131,35 @@ describe("MCP data tools", () => {
       expect([bad.status, bad.body.error.details.field]).toEqual([400, "bot_ref"]);
     }
     expect((await invoke("bots.list", { limit: 1e12 })).status).toBe(400);
+  });
+
+  it("serves a version's strategy source to an agent holding read:mcp:codebase, and to no other", async () => {
+    const carol = await o.tokens.user("carol");
+    await createCodeBot(o.p.url, "Mcp code", { authorization: `Bearer ${carol}` });
+    const reader = await o.tokens.exchange(carol, { scope: "read:mcp:data read:mcp:codebase" });
+    expect(reader.status, JSON.stringify(reader.body)).toBe(200);
+    const token = String(reader.body.access_token);
+    const source = await invoke(
+      "codebase.strategy_source",
+      { bot_ref: "mcp-code", version: 1 },
+      token,
+    );
+    expect(source.status, source.text).toBe(200);
+    const rest = await call(o.p.url, "GET", "/bots/mcp-code/versions/1/strategy", undefined, {
+      authorization: `Bearer ${carol}`,
+    });
+    expect(source.body.result).toEqual(rest.body);
+    expect(source.body.result.code.files[0].content).toMatch(/defineStrategy/);
+
+    const dataOnly = await invoke("codebase.strategy_source", { bot_ref: "mcp-code", version: 1 });
+    expect([dataOnly.status, dataOnly.body.error.details.scope]).toEqual([
+      403,
+      "read:mcp:codebase",
+    ]);
+    for (const version of [0, 1.5, "1", null]) {
+      const bad = await invoke("codebase.strategy_source", { bot_ref: "mcp-code", version }, token);
+      expect([bad.status, bad.body.error.details?.field]).toEqual([400, "arguments.version"]);
+    }
   });
 
   it("needs read:mcp:data", async () => {

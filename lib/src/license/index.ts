@@ -39,4 +39,8 @@ export {
   type LicenseGateOptions,
   type LicenseStanding,
 } from "./license-gate.js";
-export { createLicenseInterceptor, LICENSE_STATUS_HEADER } from "./license-interceptor.js";
+export {
+  createLicenseInterceptor,
+  licenseRefusal,
+  LICENSE_STATUS_HEADER,
+} from "./license-interceptor.js";

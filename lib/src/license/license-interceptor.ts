@@ -5,7 +5,7 @@ import {
   license_feature as licenseFeature,
 } from "@svc/gen/svc/api/v1/annotations_pb.js";
 import { Code, svcError } from "../errors/index.js";
-import type { LicenseFeature, LicenseGate } from "./license-gate.js";
+import type { FeatureVerdict, LicenseFeature, LicenseGate } from "./license-gate.js";
 import { requestIdKey } from "../telemetry/request-id.js";
 import { connectErrorOf } from "../telemetry/server-interceptors.js";
 
@@ -31,18 +31,7 @@ export function createLicenseInterceptor(gate: LicenseGate): Interceptor {
     const feature = gate.enforced ? featureOf(req.method) : undefined;
     if (!feature) return next(req);
     const verdict = gate.admits(feature);
-    if (!verdict.admitted)
-      throw svcError(
-        Code.PermissionDenied,
-        "license_invalid",
-        `${feature} needs a valid license lease: ${verdict.reason}`,
-        {
-          feature,
-          license_status: verdict.standing.state,
-          ...(verdict.standing.leaseId ? { lease_id: verdict.standing.leaseId } : {}),
-        },
-        { headers: { [LICENSE_STATUS_HEADER]: verdict.standing.state } },
-      );
+    if (!verdict.admitted) throw licenseRefusal(feature, verdict);
     if (!verdict.grace) return next(req);
     // In grace every answer of the route says so, a refusal by the handler too.
     try {
@@ -58,6 +47,27 @@ export function createLicenseInterceptor(gate: LicenseGate): Interceptor {
       throw e;
     }
   };
+}
+
+/**
+ * The 403 of a feature the lease does not admit, the same wherever the feature is checked (the
+ * interceptor, or a handler that gates part of a route, as an MCP tool does).
+ */
+export function licenseRefusal(
+  feature: LicenseFeature,
+  verdict: Extract<FeatureVerdict, { admitted: false }>,
+): ConnectError {
+  return svcError(
+    Code.PermissionDenied,
+    "license_invalid",
+    `${feature} needs a valid license lease: ${verdict.reason}`,
+    {
+      feature,
+      license_status: verdict.standing.state,
+      ...(verdict.standing.leaseId ? { lease_id: verdict.standing.leaseId } : {}),
+    },
+    { headers: { [LICENSE_STATUS_HEADER]: verdict.standing.state } },
+  );
 }
 
 /** LICENSE_FEATURE_LIVE_TRADING -> "live_trading"; unspecified -> not gated. */

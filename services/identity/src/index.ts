@@ -160,6 +160,7 @@ export async function createIdentityModule(
             db,
             clients: wiring.mcpClients ?? (() => undefined),
             timeoutMs: platform.config.timeouts.dbMs,
+            license: platform.license,
           }),
         ),
       );

@@ -10,6 +10,7 @@ import {
 import { auditActorOf, auditOriginOf, currentTraceId } from "@svc/lib/audit";
 import { hasScope, principalOf } from "@svc/lib/auth";
 import { Code, svcError } from "@svc/lib/errors";
+import { licenseRefusal, type LicenseGate } from "@svc/lib/license";
 import { DATA_TOOLS, inputSchemaOf, type McpClients } from "../mcp/data-tools.js";
 import { appendAuditEvent } from "../store/audit-trail.repository.js";
 import { internalUserIdOf } from "../store/tenancy.repository.js";
@@ -27,6 +28,7 @@ export function createMcpHandlers(deps: {
   db: Kysely<IdentityDatabase>;
   clients: () => McpClients | undefined;
   timeoutMs: number;
+  license: LicenseGate;
 }): Pick<ServiceImpl<typeof McpService>, "invokeMcpTool" | "listMcpTools"> {
   return {
     listMcpTools() {
@@ -80,6 +82,10 @@ export function createMcpHandlers(deps: {
           `tool ${tool.name} needs the scope ${missing}, which the token lacks`,
           { scope: missing, tool: tool.name },
         );
+      if (tool.license && deps.license.enforced) {
+        const verdict = deps.license.admits(tool.license);
+        if (!verdict.admitted) throw licenseRefusal(tool.license, verdict);
+      }
       if (tool.agentOnly && p.actorType !== "agent")
         throw svcError(
           Code.PermissionDenied,

@@ -8,6 +8,7 @@ import {
   ListBotTrialsResponseSchema,
   ListBotsResponseSchema,
   StateSnapshotSchema,
+  StrategySourceSchema,
   type BotsService,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import {
@@ -15,6 +16,7 @@ import {
   type PromotionService,
 } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 import { Code, ConnectError, errorDetailOf, invalidField, svcError } from "@svc/lib/errors";
+import type { LicenseFeature } from "@svc/lib/license";
 
 /** The services the data tools read through: each tool asks the owner, never its tables. */
 export interface McpClients {
@@ -32,6 +34,8 @@ export interface DataTool {
   scopes?: string[];
   /** Only a delegated agent may call it: a person uses the REST route instead. */
   agentOnly?: boolean;
+  /** The licensed feature it needs where license enforcement is on (a self-hosted install). */
+  license?: LicenseFeature;
   run(clients: McpClients, args: JsonObject, timeoutMs: number): Promise<JsonObject>;
 }
 
@@ -203,6 +207,25 @@ export const DATA_TOOLS: readonly DataTool[] = [
       // A tool answer is read by a model: the token that starts live trading never goes there.
       delete out.approved_promotion;
       return out;
+    },
+  },
+  {
+    name: "codebase.strategy_source",
+    description:
+      "A bot version's strategy source as it was uploaded (entry file first), with its digest and the bundle's. Needs read:mcp:codebase; on a self-hosted install, a lease entitling kb_federation.",
+    args: {
+      bot_ref: { required: true, doc: "the bot's id or slug" },
+      version: { required: true, doc: "the version number (1, 2, ...)", type: "integer" },
+    },
+    scopes: ["read:mcp:codebase"],
+    license: "kb_federation",
+    async run(c, args, timeoutMs) {
+      const botRef = text(args, "bot_ref");
+      const version = args.version;
+      if (typeof version !== "number" || !Number.isSafeInteger(version) || version < 1)
+        throw invalidField("arguments.version", "arguments.version must be a whole number from 1");
+      const source = await c.bots.getStrategySource({ botRef, version }, { timeoutMs });
+      return json(StrategySourceSchema, source);
     },
   },
   {
