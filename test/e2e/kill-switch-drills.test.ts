@@ -91,6 +91,20 @@ describe("kill-switch drills judged against their bounds", () => {
     });
     expect(drill.body.note).toMatch(/no bot was running/);
     expect((await call(p.url, "GET", "/kill-switches")).body.items).toEqual([]);
+
+    // The quarter counts it; the schedule is off until someone sets it.
+    const schedule = await call(p.url, "GET", "/kill-switch/drills/schedule");
+    expect(schedule.status, schedule.text).toBe(200);
+    expect(schedule.body.schedule.enabled).toBe(false);
+    expect(schedule.body.quarters[0]).toMatchObject({ drills_finished: 1, missed: false });
+    const bad = await call(p.url, "PUT", "/kill-switch/drills/schedule", {
+      enabled: true,
+      month_of_quarter: 1,
+      day_of_month: 30,
+    });
+    expect([bad.status, bad.body.error.details.field]).toEqual([400, "day_of_month"]);
+    const unset = await call(p.url, "PUT", "/kill-switch/drills/schedule", { enabled: true });
+    expect([unset.status, unset.body.error.details.field]).toEqual([400, "month_of_quarter"]);
   });
 
   it("a drill on running paper bots passes, each bot judged against its own bound, and ends once all stopped", async () => {

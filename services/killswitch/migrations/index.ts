@@ -4,6 +4,7 @@ import * as killSwitches from "./2026-11-22T1700-kill-switches.js";
 import * as drills from "./2026-11-22T1710-drills.js";
 import * as drillVerdicts from "./2026-11-25T0900-drill-verdicts.js";
 import * as listPagingIndexes from "./2026-11-25T1505-list-paging-indexes.js";
+import * as drillSchedule from "./2026-11-28T1000-drill-schedule.js";
 
 /** Every migration of the killswitch schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0400-outbox": outboxMigration,
   "2026-11-25T0900-drill-verdicts": drillVerdicts,
   "2026-11-25T1505-list-paging-indexes": listPagingIndexes,
+  "2026-11-28T1000-drill-schedule": drillSchedule,
 };

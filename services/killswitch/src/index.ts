@@ -13,12 +13,17 @@ import { createDrillHandlers } from "./handlers/drill-handlers.js";
 import type { DrillRoster } from "./clients/drill-roster.js";
 import { createDrillRunner } from "./drills/drill-runner.js";
 import { sweepInterruptedDrills } from "./drills/drill-sweep.js";
+import { createDrillScheduler } from "./drills/drill-scheduler.js";
+import { createDrillScheduleHandlers } from "./handlers/drill-schedule-handlers.js";
 import { startKillSwitchController } from "./controller/controller.js";
 import { createKubeClient } from "@svc/lib/kube";
 
 export { botExistsFrom } from "./clients/bot-exists.js";
 export { drillRosterFrom } from "./clients/drill-roster.js";
 export { botsOverNetwork } from "./clients/bots-over-network.js";
+
+/** Sweeps (one a second) between two looks at the drill schedule. */
+const SCHEDULE_EVERY_SWEEPS = 5;
 
 /**
  * The kill-switch service: resources engaged and released by REST, gRPC or a Kubernetes
@@ -44,9 +49,11 @@ export async function createKillSwitchModule(
     },
     log: platform.log,
   });
+  const scheduler = createDrillScheduler({ db, runner: drills, log: platform.log });
   const handlers = {
     ...switches,
     ...createDrillHandlers({ db, runner: drills }),
+    ...createDrillScheduleHandlers({ db, now: scheduler.now }),
     ...createAgentHaltHandlers({ ...deps, log: platform.log }),
     ...createAgentHaltStateHandlers(deps),
   };
@@ -55,12 +62,15 @@ export async function createKillSwitchModule(
   const drillGraceMs = boundsS.draining * 1_000 + 30_000;
   let sweepFailing = false;
   let sweeping = false;
+  let sweeps = 0;
   const sweep = async () => {
     if (sweeping) return;
     sweeping = true;
     try {
       await reconcileKeys(deps);
       await sweepInterruptedDrills(db, drills.inFlight(), drillGraceMs);
+      // The calendar moves slowly: a look every few seconds starts a due drill in time.
+      if (sweeps++ % SCHEDULE_EVERY_SWEEPS === 0) await scheduler.tick();
       if (sweepFailing) platform.log.info("kill-switch keys reconciled again");
       sweepFailing = false;
     } catch (err) {

@@ -46,6 +46,8 @@ type Handlers = Omit<
   | "runDrill"
   | "getDrill"
   | "listDrills"
+  | "getDrillSchedule"
+  | "setDrillSchedule"
   | "haltAgents"
   | "haltQuantAgents"
   | "releaseAgents"

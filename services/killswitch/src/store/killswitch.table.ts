@@ -25,7 +25,29 @@ export interface KillSwitchDatabase {
     /** When that switch lapses by its TTL: the release that holds even if this process dies. */
     release_by: Date | null;
   };
+  drill_schedule: DrillScheduleTable;
+  drill_quarters: {
+    quarter: string;
+    scheduled_drill_id: string | null;
+    scheduled_at: Date | null;
+    missed_at: Date | null;
+  };
 }
+
+/** The platform's quarterly drill schedule (one row, scope "platform"). */
+export interface DrillScheduleTable {
+  scope: string;
+  enabled: boolean;
+  month_of_quarter: number;
+  day_of_month: number;
+  hour_utc: number;
+  minute_utc: number;
+  reason: string;
+  set_by: string;
+  set_at: Date | null;
+  watch_since: ColumnType<Date, never, never>;
+}
+export type DrillScheduleRow = Selectable<DrillScheduleTable>;
 
 /** running until judged; interrupted when the service stopped first (no verdict). */
 export type DrillStateName = "running" | "finished" | "interrupted";

@@ -772,6 +772,66 @@ export declare type KillSwitchChangedJson = {
 export declare const KillSwitchChangedSchema: GenMessage<KillSwitchChanged, {jsonType: KillSwitchChangedJson}>;
 
 /**
+ * A calendar quarter ended without a finished kill-switch drill (RTS 6 asks for one every
+ * quarter). Raised once per quarter by the killswitch service, with an audit entry beside it.
+ *
+ * @generated from message svc.events.v1.DrillMissed
+ */
+export declare type DrillMissed = Message<"svc.events.v1.DrillMissed"> & {
+  /**
+   * 2026-Q3.
+   *
+   * @generated from field: string quarter = 1;
+   */
+  quarter: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp quarter_ended_at = 2;
+   */
+  quarterEndedAt?: Timestamp | undefined;
+
+  /**
+   * Whether a schedule was on when the quarter ended (it failed to run) or not (none was set).
+   *
+   * @generated from field: bool schedule_enabled = 3;
+   */
+  scheduleEnabled: boolean;
+};
+
+/**
+ * A calendar quarter ended without a finished kill-switch drill (RTS 6 asks for one every
+ * quarter). Raised once per quarter by the killswitch service, with an audit entry beside it.
+ *
+ * @generated from message svc.events.v1.DrillMissed
+ */
+export declare type DrillMissedJson = {
+  /**
+   * 2026-Q3.
+   *
+   * @generated from field: string quarter = 1;
+   */
+  quarter?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp quarter_ended_at = 2;
+   */
+  quarterEndedAt?: TimestampJson;
+
+  /**
+   * Whether a schedule was on when the quarter ended (it failed to run) or not (none was set).
+   *
+   * @generated from field: bool schedule_enabled = 3;
+   */
+  scheduleEnabled?: boolean;
+};
+
+/**
+ * Describes the message svc.events.v1.DrillMissed.
+ * Use `create(DrillMissedSchema)` to create a new message.
+ */
+export declare const DrillMissedSchema: GenMessage<DrillMissed, {jsonType: DrillMissedJson}>;
+
+/**
  * A runner announces a phase change: drills time halts from these; bot_events stays the record.
  *
  * @generated from message svc.events.v1.BotPhaseChanged

@@ -1704,6 +1704,330 @@ export declare type ListDrillsResponseJson = {
 export declare const ListDrillsResponseSchema: GenMessage<ListDrillsResponse, {jsonType: ListDrillsResponseJson}>;
 
 /**
+ * When the platform's quarterly drill runs by itself (RTS 6 asks for a drill every quarter): on
+ * the given day of the given month of each quarter, at the given UTC time, unless a drill
+ * already finished that quarter. Platform scope only: a drill engages the platform switch.
+ *
+ * @generated from message svc.killswitch.v1.DrillSchedule
+ */
+export declare type DrillSchedule = Message<"svc.killswitch.v1.DrillSchedule"> & {
+  /**
+   * Off: no drill starts by itself; a quarter without a drill is still reported.
+   *
+   * @generated from field: bool enabled = 1;
+   */
+  enabled: boolean;
+
+  /**
+   * Which month of the quarter: 1 (January, April, July, October) to 3.
+   *
+   * @generated from field: int32 month_of_quarter = 2;
+   */
+  monthOfQuarter: number;
+
+  /**
+   * The day of that month, 1 to 28 (every month has it).
+   *
+   * @generated from field: int32 day_of_month = 3;
+   */
+  dayOfMonth: number;
+
+  /**
+   * The UTC hour (0-23) and minute (0-59) the drill starts at.
+   *
+   * @generated from field: int32 hour_utc = 4;
+   */
+  hourUtc: number;
+
+  /**
+   * @generated from field: int32 minute_utc = 5;
+   */
+  minuteUtc: number;
+
+  /**
+   * Why the schedule is what it is; the scheduled drill's reason names it.
+   *
+   * @generated from field: string reason = 6;
+   */
+  reason: string;
+
+  /**
+   * Who set it and when (output only).
+   *
+   * @generated from field: string set_by = 7;
+   */
+  setBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp set_at = 8;
+   */
+  setAt?: Timestamp | undefined;
+};
+
+/**
+ * When the platform's quarterly drill runs by itself (RTS 6 asks for a drill every quarter): on
+ * the given day of the given month of each quarter, at the given UTC time, unless a drill
+ * already finished that quarter. Platform scope only: a drill engages the platform switch.
+ *
+ * @generated from message svc.killswitch.v1.DrillSchedule
+ */
+export declare type DrillScheduleJson = {
+  /**
+   * Off: no drill starts by itself; a quarter without a drill is still reported.
+   *
+   * @generated from field: bool enabled = 1;
+   */
+  enabled?: boolean;
+
+  /**
+   * Which month of the quarter: 1 (January, April, July, October) to 3.
+   *
+   * @generated from field: int32 month_of_quarter = 2;
+   */
+  monthOfQuarter?: number;
+
+  /**
+   * The day of that month, 1 to 28 (every month has it).
+   *
+   * @generated from field: int32 day_of_month = 3;
+   */
+  dayOfMonth?: number;
+
+  /**
+   * The UTC hour (0-23) and minute (0-59) the drill starts at.
+   *
+   * @generated from field: int32 hour_utc = 4;
+   */
+  hourUtc?: number;
+
+  /**
+   * @generated from field: int32 minute_utc = 5;
+   */
+  minuteUtc?: number;
+
+  /**
+   * Why the schedule is what it is; the scheduled drill's reason names it.
+   *
+   * @generated from field: string reason = 6;
+   */
+  reason?: string;
+
+  /**
+   * Who set it and when (output only).
+   *
+   * @generated from field: string set_by = 7;
+   */
+  setBy?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp set_at = 8;
+   */
+  setAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.killswitch.v1.DrillSchedule.
+ * Use `create(DrillScheduleSchema)` to create a new message.
+ */
+export declare const DrillScheduleSchema: GenMessage<DrillSchedule, {jsonType: DrillScheduleJson}>;
+
+/**
+ * @generated from message svc.killswitch.v1.SetDrillScheduleRequest
+ */
+export declare type SetDrillScheduleRequest = Message<"svc.killswitch.v1.SetDrillScheduleRequest"> & {
+  /**
+   * @generated from field: svc.killswitch.v1.DrillSchedule schedule = 1;
+   */
+  schedule?: DrillSchedule | undefined;
+};
+
+/**
+ * @generated from message svc.killswitch.v1.SetDrillScheduleRequest
+ */
+export declare type SetDrillScheduleRequestJson = {
+  /**
+   * @generated from field: svc.killswitch.v1.DrillSchedule schedule = 1;
+   */
+  schedule?: DrillScheduleJson;
+};
+
+/**
+ * Describes the message svc.killswitch.v1.SetDrillScheduleRequest.
+ * Use `create(SetDrillScheduleRequestSchema)` to create a new message.
+ */
+export declare const SetDrillScheduleRequestSchema: GenMessage<SetDrillScheduleRequest, {jsonType: SetDrillScheduleRequestJson}>;
+
+/**
+ * @generated from message svc.killswitch.v1.GetDrillScheduleRequest
+ */
+export declare type GetDrillScheduleRequest = Message<"svc.killswitch.v1.GetDrillScheduleRequest"> & {
+};
+
+/**
+ * @generated from message svc.killswitch.v1.GetDrillScheduleRequest
+ */
+export declare type GetDrillScheduleRequestJson = {
+};
+
+/**
+ * Describes the message svc.killswitch.v1.GetDrillScheduleRequest.
+ * Use `create(GetDrillScheduleRequestSchema)` to create a new message.
+ */
+export declare const GetDrillScheduleRequestSchema: GenMessage<GetDrillScheduleRequest, {jsonType: GetDrillScheduleRequestJson}>;
+
+/**
+ * One calendar quarter (UTC) and its drills.
+ *
+ * @generated from message svc.killswitch.v1.DrillQuarter
+ */
+export declare type DrillQuarter = Message<"svc.killswitch.v1.DrillQuarter"> & {
+  /**
+   * 2026-Q4.
+   *
+   * @generated from field: string quarter = 1;
+   */
+  quarter: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp starts_at = 2;
+   */
+  startsAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp ends_at = 3;
+   */
+  endsAt?: Timestamp | undefined;
+
+  /**
+   * Drills started in the quarter that finished (any verdict, no_bots included).
+   *
+   * @generated from field: int32 drills_finished = 4;
+   */
+  drillsFinished: number;
+
+  /**
+   * The drill the schedule started in it, if any.
+   *
+   * @generated from field: string scheduled_drill_id = 5;
+   */
+  scheduledDrillId: string;
+
+  /**
+   * The quarter ended without a finished drill (a DrillMissed event and an audit entry were raised).
+   *
+   * @generated from field: bool missed = 6;
+   */
+  missed: boolean;
+};
+
+/**
+ * One calendar quarter (UTC) and its drills.
+ *
+ * @generated from message svc.killswitch.v1.DrillQuarter
+ */
+export declare type DrillQuarterJson = {
+  /**
+   * 2026-Q4.
+   *
+   * @generated from field: string quarter = 1;
+   */
+  quarter?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp starts_at = 2;
+   */
+  startsAt?: TimestampJson;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp ends_at = 3;
+   */
+  endsAt?: TimestampJson;
+
+  /**
+   * Drills started in the quarter that finished (any verdict, no_bots included).
+   *
+   * @generated from field: int32 drills_finished = 4;
+   */
+  drillsFinished?: number;
+
+  /**
+   * The drill the schedule started in it, if any.
+   *
+   * @generated from field: string scheduled_drill_id = 5;
+   */
+  scheduledDrillId?: string;
+
+  /**
+   * The quarter ended without a finished drill (a DrillMissed event and an audit entry were raised).
+   *
+   * @generated from field: bool missed = 6;
+   */
+  missed?: boolean;
+};
+
+/**
+ * Describes the message svc.killswitch.v1.DrillQuarter.
+ * Use `create(DrillQuarterSchema)` to create a new message.
+ */
+export declare const DrillQuarterSchema: GenMessage<DrillQuarter, {jsonType: DrillQuarterJson}>;
+
+/**
+ * @generated from message svc.killswitch.v1.DrillScheduleStatus
+ */
+export declare type DrillScheduleStatus = Message<"svc.killswitch.v1.DrillScheduleStatus"> & {
+  /**
+   * @generated from field: svc.killswitch.v1.DrillSchedule schedule = 1;
+   */
+  schedule?: DrillSchedule | undefined;
+
+  /**
+   * When the scheduled drill starts next; absent while the schedule is off.
+   *
+   * @generated from field: google.protobuf.Timestamp next_run_at = 2;
+   */
+  nextRunAt?: Timestamp | undefined;
+
+  /**
+   * The current quarter and the four before it, newest first; quarters before the platform
+   * watched its drills (its first start) are left out.
+   *
+   * @generated from field: repeated svc.killswitch.v1.DrillQuarter quarters = 3;
+   */
+  quarters: DrillQuarter[];
+};
+
+/**
+ * @generated from message svc.killswitch.v1.DrillScheduleStatus
+ */
+export declare type DrillScheduleStatusJson = {
+  /**
+   * @generated from field: svc.killswitch.v1.DrillSchedule schedule = 1;
+   */
+  schedule?: DrillScheduleJson;
+
+  /**
+   * When the scheduled drill starts next; absent while the schedule is off.
+   *
+   * @generated from field: google.protobuf.Timestamp next_run_at = 2;
+   */
+  nextRunAt?: TimestampJson;
+
+  /**
+   * The current quarter and the four before it, newest first; quarters before the platform
+   * watched its drills (its first start) are left out.
+   *
+   * @generated from field: repeated svc.killswitch.v1.DrillQuarter quarters = 3;
+   */
+  quarters?: DrillQuarterJson[];
+};
+
+/**
+ * Describes the message svc.killswitch.v1.DrillScheduleStatus.
+ * Use `create(DrillScheduleStatusSchema)` to create a new message.
+ */
+export declare const DrillScheduleStatusSchema: GenMessage<DrillScheduleStatus, {jsonType: DrillScheduleStatusJson}>;
+
+/**
  * What a switch covers.
  *
  * @generated from enum svc.killswitch.v1.Scope
@@ -2045,6 +2369,28 @@ export declare const KillSwitchService: GenService<{
     methodKind: "unary";
     input: typeof ListDrillsRequestSchema;
     output: typeof ListDrillsResponseSchema;
+  },
+  /**
+   * The quarterly drill's schedule, when it runs next, and the last quarters with their drills
+   * (a quarter that ended without one is marked missed).
+   *
+   * @generated from rpc svc.killswitch.v1.KillSwitchService.GetDrillSchedule
+   */
+  getDrillSchedule: {
+    methodKind: "unary";
+    input: typeof GetDrillScheduleRequestSchema;
+    output: typeof DrillScheduleStatusSchema;
+  },
+  /**
+   * Sets the schedule. Enabled, it halts every running bot once a quarter without a person
+   * present, so setting it asks what starting a drill asks: halt:platform and step-up.
+   *
+   * @generated from rpc svc.killswitch.v1.KillSwitchService.SetDrillSchedule
+   */
+  setDrillSchedule: {
+    methodKind: "unary";
+    input: typeof SetDrillScheduleRequestSchema;
+    output: typeof DrillScheduleStatusSchema;
   },
 }>;
 
