@@ -97,7 +97,7 @@ describe("MCP data tools", () => {
       "the backtest finishes",
       () => call(o.p.url, "GET", "/bots/mcp-bot/deployments", undefined, carol),
       (r) => r.body.items?.[0]?.status === "success",
-      30_000,
+      90_000,
     );
     const ledger = await invoke("trials.ledger", { bot_ref: "mcp-bot" });
     expect(ledger.status, ledger.text).toBe(200);
@@ -123,6 +123,7 @@ describe("MCP data tools", () => {
       "backtests.results",
       "trials.ledger",
       "promotion.request",
+      "codebase.strategy_source",
       "backtests.launch",
     ]);
     expect((await invoke("bots.get", { bot_ref: "nope" })).status).toBe(404);
@@ -158,7 +159,7 @@ describe("MCP data tools", () => {
     ]);
     for (const version of [0, 1.5, "1", null]) {
       const bad = await invoke("codebase.strategy_source", { bot_ref: "mcp-code", version }, token);
-      expect([bad.status, bad.body.error.details?.field]).toEqual([400, "arguments.version"]);
+      expect([bad.status, bad.body.error.details?.field]).toEqual([400, "version"]);
     }
   });
 

@@ -239,8 +239,8 @@ describe("research chat", () => {
     });
     expect(launched.isError, JSON.stringify(launched.content)).toBeFalsy();
     expect(launched.structuredContent).toMatchObject({
-      // The data tools answer the services' proto JSON, enum names spelled in full.
-      result: { target: "DEPLOYMENT_TARGET_BACKTEST", status: "DEPLOYMENT_STATUS_PENDING" },
+      // The data tools answer the REST API's JSON: enum values as the spec spells them.
+      result: { target: "backtest", status: "pending" },
     });
     const onTrading = await agent.callTool({
       name: "backtests.launch",

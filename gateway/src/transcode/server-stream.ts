@@ -10,7 +10,7 @@ import { ConnectError, type Transport } from "@connectrpc/connect";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RouteBinding } from "../routes/route-table.js";
 import { httpErrorFromConnect } from "../errors/error-body.js";
-import { protoJsonToWire } from "./wire-json.js";
+import { protoJsonToWire } from "@svc/lib/validate";
 
 /** The media type that asks a streaming route for server-sent events. */
 export const EVENT_STREAM = "text/event-stream";

@@ -5,3 +5,4 @@ export {
   fieldRules,
 } from "./validate-message.js";
 export { createValidationInterceptor } from "./validation-interceptor.js";
+export { protoJsonToWire, toWireJson } from "./wire-json-out.js";

@@ -1,4 +1,4 @@
-import { toJson, type DescMessage, type JsonObject, type MessageShape } from "@bufbuild/protobuf";
+import { type DescMessage, type JsonObject, type MessageShape } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import {
   BotDeploymentSchema,
@@ -17,6 +17,7 @@ import {
 } from "@svc/gen/svc/promotion/v1/promotion_pb.js";
 import { Code, ConnectError, errorDetailOf, invalidField, svcError } from "@svc/lib/errors";
 import type { LicenseFeature } from "@svc/lib/license";
+import { toWireJson } from "@svc/lib/validate";
 
 /** The services the data tools read through: each tool asks the owner, never its tables. */
 export interface McpClients {
@@ -51,8 +52,8 @@ export function inputSchemaOf(tool: DataTool): JsonObject {
   };
 }
 
-const json = <D extends DescMessage>(schema: D, msg: MessageShape<D>) =>
-  toJson(schema, msg, { useProtoFieldName: true }) as JsonObject;
+// The REST API's JSON, so a model reads what the docs and a person's curl show.
+const json = <D extends DescMessage>(schema: D, msg: MessageShape<D>) => toWireJson(schema, msg);
 
 function text(args: JsonObject, name: string): string {
   const v = args[name];
@@ -185,13 +186,7 @@ export const DATA_TOOLS: readonly DataTool[] = [
         c.bots.listBotTrials({ botRef, ...pageArgs(args) }, { timeoutMs }),
       );
       // N = 0 is an answer a model must see, not an absent field.
-      return firstTheToken(
-        ledger.nextPageToken,
-        toJson(ListBotTrialsResponseSchema, ledger, {
-          useProtoFieldName: true,
-          alwaysEmitImplicit: true,
-        }) as JsonObject,
-      );
+      return firstTheToken(ledger.nextPageToken, json(ListBotTrialsResponseSchema, ledger));
     },
   },
   {

@@ -39,10 +39,7 @@ export function createDrillScheduleHandlers(deps: {
       if (s.monthOfQuarter < 1 || s.monthOfQuarter > 3)
         throw invalidField("month_of_quarter", "month_of_quarter must be 1, 2 or 3");
       if (s.dayOfMonth < 1 || s.dayOfMonth > 28)
-        throw invalidField(
-          "schedule.day_of_month",
-          "day_of_month must be 1 to 28 (every month has it)",
-        );
+        throw invalidField("day_of_month", "day_of_month must be 1 to 28 (every month has it)");
       const by = principalOf(ctx).sub;
       const origin = auditOriginOf(ctx);
       await deps.db.transaction().execute(async (trx) => {
