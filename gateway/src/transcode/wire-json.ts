@@ -6,7 +6,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from "@bufbuild/protobuf";
-import { enumValueWireName, allowedEnumWireValues } from "@svc/lib/validate";
+import { allowedEnumWireValues } from "@svc/lib/validate";
 
 /** A request input problem, reported as 400 with the field named. */
 export class WireInputError extends Error {
@@ -200,8 +200,4 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function label(path: string): string {
   return path ? path : "the request body";
-}
-
-function isWellKnown(desc: DescMessage): boolean {
-  return desc.file.proto.package === "google.protobuf";
 }
