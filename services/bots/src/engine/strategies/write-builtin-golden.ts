@@ -1,6 +1,7 @@
 // Records builtin-golden.json: each case of builtin-cases.fixture.ts run through the families as
-// they stand. It was run once, on the hand-written families, before they were rewritten on the
-// SDK; builtin-golden.test.ts holds every later run to it. Run again only to add a case.
+// they stand. It was run once, on the hand-written families (commit bdf0dd91), before they were
+// rewritten on the SDK; builtin-golden.test.ts holds every later run to it. Run again only to add
+// a case, and then only the new case's line is news: the others must come out the same.
 // Usage: npx tsx services/bots/src/engine/strategies/write-builtin-golden.ts
 import fs from "node:fs";
 import { BUILT_IN_CASES, digest, runCase } from "./builtin-cases.fixture.js";
