@@ -174,8 +174,7 @@ describe("cross-check against whole-array signals over 100,000 bars", () => {
     const targets = family.targets(bars, params);
     const strategy = family.create(params);
     let mismatches = 0;
-    for (let i = 0; i < bars.length; i++)
-      if (strategy.onBar(bars, i) !== targets[i]) mismatches++;
+    for (let i = 0; i < bars.length; i++) if (strategy.onBar(bars, i) !== targets[i]) mismatches++;
     expect(mismatches).toBe(0);
     expect(runBacktest(bars, family.create(params), settings).trades).toBeGreaterThan(50);
   });
