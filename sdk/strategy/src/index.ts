@@ -10,7 +10,7 @@
  */
 
 /** This SDK's version (semver), recorded with a bundle checked against it. */
-export const SDK_VERSION = "0.2.0";
+export const SDK_VERSION = "0.3.0";
 
 /** A parameter's declaration: the console's form, the CLI and sweeps read these. */
 export type ParamSpec =
@@ -79,6 +79,11 @@ export interface BarSeries {
   at(ago: number): Bar | undefined;
   /** The last `n` values of a field, oldest first (fewer when fewer are held). */
   closes(n: number): Float64Array;
+  /**
+   * One field of the bar `ago` bars back (0 is the latest), NaN past what is held: `at(ago)`'s
+   * number without its object, for a strategy that reads a field or two each bar. Since 0.3.0.
+   */
+  value(field: keyof Bar, ago?: number): number;
   readonly latest: Bar;
 }
 
@@ -224,3 +229,10 @@ export {
   WSMA,
   NotEnoughDataError,
 } from "trading-signals";
+
+/**
+ * Plain functions over a window of values from `trading-signals` (since 0.3.0): a window's mean
+ * (summed oldest first), its population standard deviation about a mean, its largest and its
+ * smallest value. The built-in families keep their windows in `ctx.state` and use these.
+ */
+export { getAverage, getMaximum, getMinimum, getStandardDeviation } from "trading-signals";

@@ -105,7 +105,8 @@ describe("event-driven engine, by hand", () => {
       rows.push(i % 2 === 0 ? [100, 111, 99, 110] : [110, 111, 99, 100]);
     let prev = NaN;
     const momentum: Strategy = {
-      onBar(close) {
+      onBar(b, i) {
+        const close = b.close[i]!;
         const t = close > prev ? 1 : 0;
         prev = close;
         return t;
@@ -173,8 +174,7 @@ describe("cross-check against whole-array signals over 100,000 bars", () => {
     const targets = family.targets(bars, params);
     const strategy = family.create(params);
     let mismatches = 0;
-    for (let i = 0; i < bars.length; i++)
-      if (strategy.onBar(bars.close[i]!, bars.high[i]!, bars.low[i]!) !== targets[i]) mismatches++;
+    for (let i = 0; i < bars.length; i++) if (strategy.onBar(bars, i) !== targets[i]) mismatches++;
     expect(mismatches).toBe(0);
     expect(runBacktest(bars, family.create(params), settings).trades).toBeGreaterThan(50);
   });

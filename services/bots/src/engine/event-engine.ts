@@ -259,7 +259,7 @@ export class BacktestRun {
   }
 
   private scan(b: Bars, from: number, strategy: Strategy): number {
-    const { time, high, low, close } = b;
+    const { time, close } = b;
     const { pipeline, series } = this;
     // The hot state lives in locals for the loop and goes back to the fields when it ends: the
     // JIT keeps locals in registers, while every field write is a store it must not reorder
@@ -284,7 +284,7 @@ export class BacktestRun {
       if (time[t]! >= nextDay) nextDay = this.newDay(time[t]!, lastEquity);
       lastEquity = equity;
       if (units !== 0) barsInMarket++;
-      const target = strategy.onBar(c, high[t]!, low[t]!);
+      const target = strategy.onBar(b, t);
       if (pipeline.wouldMove(target)) {
         this.target = target;
         found = t;

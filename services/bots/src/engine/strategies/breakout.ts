@@ -1,22 +1,17 @@
 import type { Bars } from "../bars.js";
-import type { Strategy, StrategyFamily, TargetSource } from "./strategy.js";
+import { declaredParams, InProcessStrategy } from "./in-process.js";
+import definition from "./sdk/breakout.strategy.js";
+import type { AnyStrategyDefinition, StrategyFamily, TargetSource } from "./strategy.js";
 
 /**
  * Donchian breakout (momentum): go long when the close breaks above the highest high of the
  * previous `lookback` bars; go flat when it falls below the lowest low of the previous
- * `exit_lookback` bars.
+ * `exit_lookback` bars. The strategy is ./sdk/breakout.strategy.ts; `columns` is its vectorised twin.
  */
 export const breakout: StrategyFamily = {
   family: "breakout",
-  params: {
-    lookback: { type: "int", min: 2, default: 20, doc: "bars whose highest high must be broken" },
-    exit_lookback: {
-      type: "int",
-      min: 1,
-      default: 10,
-      doc: "bars whose lowest low ends the trade",
-    },
-  },
+  definition: definition as AnyStrategyDefinition,
+  params: declaredParams(definition as AnyStrategyDefinition),
   check: (p) =>
     (p.exit_lookback as number) > (p.lookback as number)
       ? {
@@ -24,7 +19,7 @@ export const breakout: StrategyFamily = {
           message: `exit_lookback (${p.exit_lookback}) must not exceed lookback (${p.lookback})`,
         }
       : null,
-  create: (p) => new Breakout(p.lookback as number, p.exit_lookback as number),
+  create: (p) => new InProcessStrategy(definition as AnyStrategyDefinition, p),
   columns: (p) => new BreakoutColumns(p.lookback as number, p.exit_lookback as number),
   targets(bars: Bars, p) {
     const n = p.lookback as number;
@@ -44,45 +39,10 @@ export const breakout: StrategyFamily = {
   },
 };
 
-class Breakout implements Strategy {
-  private readonly highs: Float64Array;
-  private readonly lows: Float64Array;
-  private count = 0;
-  /** count % lookback, kept by wrapping rather than dividing each bar. */
-  private at = 0;
-  private pos = 0;
-  constructor(
-    private readonly lookback: number,
-    private readonly exitLookback: number,
-  ) {
-    this.highs = new Float64Array(lookback);
-    this.lows = new Float64Array(lookback);
-  }
-  onBar(close: number, high: number, low: number): number {
-    const n = this.lookback;
-    const at = this.at;
-    if (this.count >= n) {
-      // Channels of the previous bars only: this bar's own high never triggers its breakout.
-      let hi = -Infinity;
-      for (let j = 0; j < n; j++) hi = Math.max(hi, this.highs[j]!);
-      let lo = Infinity;
-      for (let j = 1; j <= this.exitLookback; j++)
-        lo = Math.min(lo, this.lows[at - j < 0 ? at - j + n : at - j]!);
-      if (this.pos === 0 && close > hi) this.pos = 1;
-      else if (this.pos === 1 && close < lo) this.pos = 0;
-    }
-    this.highs[at] = high;
-    this.lows[at] = low;
-    this.count++;
-    this.at = at + 1 === n ? 0 : at + 1;
-    return this.pos;
-  }
-}
-
 /**
  * A window's extreme as bars pass, in O(1) a bar: a queue of the bars that may still be the
  * extreme, their values monotonic from the front. The maximum of a set does not depend on the
- * order it is taken in, so the channel is the one `Breakout` scans for, to the last bit.
+ * order it is taken in, so the channel is the one the SDK strategy (./sdk/breakout.strategy.ts) takes, to the last bit.
  */
 class Extreme {
   private readonly values: Float64Array;
@@ -122,7 +82,7 @@ class Extreme {
   }
 }
 
-/** Breakout over columns: the channels kept by `Extreme` rather than rescanned each bar. */
+/** The breakout over columns: the channels kept by `Extreme` rather than rescanned each bar. */
 class BreakoutColumns implements TargetSource {
   private readonly highs: Extreme;
   private readonly lows: Extreme;

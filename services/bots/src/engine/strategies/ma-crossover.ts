@@ -1,9 +1,16 @@
 import type { Bars } from "../bars.js";
-import { TARGET_BLOCK, type Strategy, type StrategyFamily, type TargetSource } from "./strategy.js";
+import { declaredParams, InProcessStrategy } from "./in-process.js";
+import definition from "./sdk/ma-crossover.strategy.js";
+import {
+  TARGET_BLOCK,
+  type AnyStrategyDefinition,
+  type StrategyFamily,
+  type TargetSource,
+} from "./strategy.js";
 
-/** Bars between recomputations of the running sums (the event-driven and vectorised paths alike). */
+/** Bars between recomputations of the running sums (as the SDK strategy, ./sdk/ma-crossover.strategy.ts). */
 const RESUM_EVERY = 1_000_000;
-/** A bar where `resum` runs without recomputing anything, so that its call is seen early. */
+/** A bar where the recomputation runs without recomputing anything, so that it is seen early. */
 const FIRST_LOOK = 64;
 /**
  * MaColumns' bar where the recomputation first runs, keeping nothing: in the second block, as by
@@ -12,19 +19,19 @@ const FIRST_LOOK = 64;
  */
 const COLUMNS_FIRST_LOOK = TARGET_BLOCK + FIRST_LOOK;
 
-/** Long (or short, if allowed) while the fast simple moving average of closes is above (below) the slow one. */
+/**
+ * Long (or short, if allowed) while the fast simple moving average of closes is above (below) the
+ * slow one. The strategy is ./sdk/ma-crossover.strategy.ts; `columns` is its vectorised twin.
+ */
 export const maCrossover: StrategyFamily = {
   family: "ma_crossover",
-  params: {
-    fast: { type: "int", min: 1, default: 10, doc: "bars in the fast average" },
-    slow: { type: "int", min: 2, default: 30, doc: "bars in the slow average; more than fast" },
-    allow_short: { type: "boolean", default: false, doc: "go short when fast < slow" },
-  },
+  definition: definition as AnyStrategyDefinition,
+  params: declaredParams(definition as AnyStrategyDefinition),
   check: (p) =>
     (p.slow as number) <= (p.fast as number)
       ? { param: "slow", message: `slow (${p.slow}) must be greater than fast (${p.fast})` }
       : null,
-  create: (p) => new MaCrossover(p.fast as number, p.slow as number, p.allow_short === true),
+  create: (p) => new InProcessStrategy(definition as AnyStrategyDefinition, p),
   columns: (p) => new MaColumns(p.fast as number, p.slow as number, p.allow_short === true),
   targets(bars: Bars, p) {
     const fast = p.fast as number;
@@ -42,67 +49,8 @@ export const maCrossover: StrategyFamily = {
   },
 };
 
-class MaCrossover implements Strategy {
-  private readonly ring: Float64Array;
-  private count = 0;
-  private fastSum = 0;
-  private slowSum = 0;
-  /** count % slow and (count - fast) % slow, kept by wrapping rather than dividing each bar. */
-  private at = 0;
-  private back: number;
-  constructor(
-    private readonly fast: number,
-    private readonly slow: number,
-    allowShort: boolean,
-    private readonly short = allowShort ? -1 : 0,
-  ) {
-    this.ring = new Float64Array(slow);
-    this.back = slow - fast;
-  }
-  onBar(close: number): number {
-    const slow = this.slow;
-    const i = this.at;
-    if (this.count >= slow) this.slowSum -= this.ring[i]!;
-    if (this.count >= this.fast) this.fastSum -= this.ring[this.back]!;
-    this.ring[i] = close;
-    this.slowSum += close;
-    this.fastSum += close;
-    this.count++;
-    this.at = i + 1 === slow ? 0 : i + 1;
-    this.back = this.back + 1 === slow ? 0 : this.back + 1;
-    // Sums drift with floating-point error over millions of bars: recompute now and then.
-    if (this.count % RESUM_EVERY === 0 || this.count === FIRST_LOOK) this.resum();
-    if (this.count < slow) return 0;
-    const f = this.fastSum / this.fast;
-    const s = this.slowSum / slow;
-    return f > s ? 1 : f < s ? this.short : 0;
-  }
-  /**
-   * Recomputes the sums at every RESUM_EVERY-th bar once `slow` bars are in. Also called at the
-   * FIRST_LOOK-th bar, where it runs every one of its operations (over one term) and keeps
-   * nothing: the JIT has then seen the call before it compiles the backtest's loop, where a call
-   * first made at the millionth bar would deoptimise the loop there and have it compiled again in
-   * the next run of a long-running process.
-   */
-  private resum(): void {
-    const due = this.count % RESUM_EVERY === 0;
-    const full = this.count >= this.slow;
-    const keep = due && full;
-    const terms = keep ? this.slow : 1;
-    let s = 0;
-    let f = 0;
-    for (let k = 0; k < terms; k++) {
-      const v = this.ring[(this.count - 1 - k + this.slow * 2) % this.slow]!;
-      s += v;
-      if (k < this.fast) f += v;
-    }
-    this.slowSum = keep ? s : this.slowSum;
-    this.fastSum = keep ? f : this.fastSum;
-  }
-}
-
 /**
- * MaCrossover over columns: the same sums, changed by the same operations in the same order, so
+ * The SDK strategy over columns: the same sums, changed by the same operations in the same order, so
  * the same targets to the last bit. The closes of a block sit behind the `slow` closes before it
  * in one array, so the bar leaving each average is read at a fixed offset (no ring, no branch);
  * before the first bar those are zeros, and subtracting zero leaves a sum as it was.
@@ -174,7 +122,7 @@ class MaColumns implements TargetSource {
       fastSum += c;
       count++;
       if (count === nextResum) {
-        // As MaCrossover.resum: first at COLUMNS_FIRST_LOOK, where every operation runs over one
+        // As the SDK strategy's recomputation: first at COLUMNS_FIRST_LOOK, where every operation runs over one
         // term and nothing is kept, so the compiled loop has seen this branch before the millionth
         // bar.
         const due = count % RESUM_EVERY === 0;

@@ -1,12 +1,14 @@
+import type { ParamSpec as SdkParamSpec, StrategyDefinition } from "@svc/strategy-sdk";
 import type { Bars } from "../bars.js";
 
 /**
- * A strategy sees one bar at a time, at its close, and answers the exposure it wants from the
- * next bar's open on: a fraction of equity in [-1, 1]. It is never handed the bars object, so
- * it cannot look ahead.
+ * What the engine asks a bar at a time: at bar `t`'s close, the exposure wanted from the next
+ * bar's open on (a fraction of equity in [-1, 1]). It reads bar `t` of `b` and none after it.
+ * A built-in family's is its SDK strategy run in this process (InProcessStrategy), which never
+ * sees `b` itself, so it cannot look ahead; tests script their own.
  */
 export interface Strategy {
-  onBar(close: number, high: number, low: number): number;
+  onBar(b: Bars, t: number): number;
 }
 
 /** The most bars the engine asks a `TargetSource` for in one `fill` (its block, kept in cache). */
@@ -29,9 +31,18 @@ export interface ParamSpec {
   doc: string;
 }
 
-/** A built-in strategy family: its parameters, their cross-checks, and two implementations. */
+/** An SDK strategy of any declared parameters (what the in-process host runs). */
+export type AnyStrategyDefinition = StrategyDefinition<Record<string, SdkParamSpec>>;
+
+/**
+ * A built-in strategy family: an SDK strategy (its `definition`, in ./sdk/), the parameters it
+ * declares, their cross-checks, and a vectorised path where the family has one.
+ */
 export interface StrategyFamily {
   family: string;
+  /** The family's strategy, written on the SDK as uploaded code is; `create` runs it in this process. */
+  definition: AnyStrategyDefinition;
+  /** The definition's declarations, as the API, the console and sweeps read them. */
   params: Record<string, ParamSpec>;
   /** Rules between parameters; a message naming the parameter, or null. */
   check(p: Record<string, ParamValue>): { param: string; message: string } | null;

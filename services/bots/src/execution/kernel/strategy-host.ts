@@ -131,7 +131,8 @@ export interface StrategyLogLine {
 }
 
 /**
- * A built-in family's `Strategy` as a host: it sees one bar at a time (close, high, low) and
+ * A `Strategy` as a host (a built-in family's is its SDK strategy run in this process,
+ * InProcessStrategy): it sees one bar at a time (bar t of the block) and
  * answers a target; the first answer other than the one the position follows is the decision.
  * A class, so every run calls the one `decide` of this prototype (the backtest's hot loop).
  */
@@ -140,10 +141,9 @@ export class BuiltInHost implements StrategyHost {
 
   decide(b: BarBlock, from: number, to: number, view: PortfolioView, out: DecisionSink): number {
     const held = view.target;
-    const { close, high, low } = b;
     const strategy = this.strategy;
     for (let t = from; t < to; t++) {
-      const target = strategy.onBar(close[t]!, high[t]!, low[t]!);
+      const target = strategy.onBar(b, t);
       // The order pipeline's own test (`wouldMove`): NaN never equals the target held.
       if (target !== held) {
         out.target(target);

@@ -51,6 +51,16 @@ export class RuntimeFault extends Error {
   }
 }
 
+/** Bars in columns, as the engine holds them (a trusted, in-process caller's). */
+export interface BarColumns {
+  readonly time: Float64Array;
+  readonly open: Float64Array;
+  readonly high: Float64Array;
+  readonly low: Float64Array;
+  readonly close: Float64Array;
+  readonly volume: Float64Array;
+}
+
 /** Bar history of one symbol: rings of `capacity` rows per field, newest at `head - 1`. */
 class Series implements BarSeries {
   readonly time: Float64Array;
@@ -81,7 +91,24 @@ class Series implements BarSeries {
     this.close[i] = c;
     this.volume[i] = v;
     this.head = i + 1 === this.capacity ? 0 : i + 1;
-    if (this.length < this.capacity) this.length++;
+    // A store every bar, not only while the series fills: V8 keeps no feedback for a function's
+    // first calls, so a store made only then was compiled as a deoptimisation, and a
+    // long-running process's next run threw the compiled strategy loop away at its first bar.
+    const n = this.length;
+    this.length = n + (n < this.capacity ? 1 : 0);
+  }
+  /** Bar `t` of columns: no number crosses a call, so none is boxed (a trusted caller's bars). */
+  pushAt(b: BarColumns, t: number): void {
+    const i = this.head;
+    this.time[i] = b.time[t]!;
+    this.open[i] = b.open[t]!;
+    this.high[i] = b.high[t]!;
+    this.low[i] = b.low[t]!;
+    this.close[i] = b.close[t]!;
+    this.volume[i] = b.volume[t]!;
+    this.head = i + 1 === this.capacity ? 0 : i + 1;
+    const n = this.length;
+    this.length = n + (n < this.capacity ? 1 : 0);
   }
   private slot(ago: number): number {
     const i = this.head - 1 - ago;
@@ -106,6 +133,26 @@ class Series implements BarSeries {
     const out = new Float64Array(k);
     for (let j = 0; j < k; j++) out[j] = this.close[this.slot(k - 1 - j)]!;
     return out;
+  }
+  value(field: keyof Bar, ago = 0): number {
+    if (!Number.isInteger(ago) || ago < 0 || ago >= this.length) return NaN;
+    const i = this.slot(ago);
+    switch (field) {
+      case "close":
+        return this.close[i]!;
+      case "high":
+        return this.high[i]!;
+      case "low":
+        return this.low[i]!;
+      case "open":
+        return this.open[i]!;
+      case "volume":
+        return this.volume[i]!;
+      case "time":
+        return this.time[i]!;
+      default:
+        throw new TypeError(`value(${String(field)}): not a field of a bar`);
+    }
   }
   get latest(): Bar {
     const bar = this.at(0);
@@ -285,6 +332,62 @@ function primitiveFields(
   return out;
 }
 
+type Changed = { symbol: string; target: Target };
+
+/**
+ * An empty list of changed targets, from one allocation site: the kind of its elements (objects)
+ * is learnt there once. A list from a literal that only the first bar used stayed a list of
+ * small integers until its first push, and a long-running process's next run threw its compiled
+ * strategy loop away at that push.
+ */
+function noneChanged(): Changed[] {
+  return [];
+}
+
+/**
+ * The context a strategy is given: one class, so that every run's strategy calls the same
+ * methods. A context of closures made per run was a new call target at each run, and a
+ * long-running process threw away its compiled strategy code at the next run's first bar. The
+ * runtime sits in a private field: the strategy reaches it only through these methods, and the
+ * instance and its prototype are frozen.
+ */
+class RunContext implements Context<Record<string, ParamSpec>> {
+  readonly #rt: StrategyRuntime;
+  constructor(
+    rt: StrategyRuntime,
+    readonly params: Readonly<Record<string, number | boolean | string>>,
+    readonly symbols: readonly string[],
+    readonly portfolio: Portfolio,
+    readonly log: Logger,
+  ) {
+    this.#rt = rt;
+    Object.freeze(this);
+  }
+  bars(symbol: string): BarSeries {
+    return this.#rt.seriesOf(symbol);
+  }
+  get time(): number {
+    return this.#rt.time;
+  }
+  get state(): { [key: string]: JsonValue } {
+    return this.#rt.state;
+  }
+  set state(value: { [key: string]: JsonValue }) {
+    this.#rt.state = value;
+  }
+  target(symbol: string, target: Target): void {
+    this.#rt.setTarget(symbol, target);
+  }
+  order(request: OrderRequest): string {
+    return this.#rt.placeOrder(request);
+  }
+  cancel(orderId: string): void {
+    this.#rt.cancelOrder(orderId);
+  }
+}
+Object.freeze(RunContext.prototype);
+Object.freeze(RunContext);
+
 /**
  * One run of one strategy: the context it reads and the decisions it makes. Used in the child's
  * strategy realm (through `realmEntry`) and, for the bench's in-process reference, directly.
@@ -298,14 +401,18 @@ export class StrategyRuntime {
   private readonly bySymbol = new Map<string, Series>();
   private readonly universe: ReadonlySet<string>;
   private readonly standing = new Map<string, Target>();
-  private state: { [key: string]: JsonValue } = {};
+  /** ctx.state (the context reads and sets it here). */
+  state: { [key: string]: JsonValue } = {};
   private nextOrder = 1;
   private portfolioView: PortfolioView = { cash: 0, positions: [], openOrders: [] };
-  private time = NaN;
+  /** ctx.time. */
+  time = NaN;
+  /** The first symbol's standing weight (NaN when none, or a target in units): target's fast path. */
+  private firstWeight = NaN;
   private bar = -1;
   // What the strategy asks for during the current bar: the targets that changed, in the order
   // they last changed (one per symbol), orders and cancels.
-  private changed: { symbol: string; target: Target }[] = [];
+  private changed: Changed[] = noneChanged();
   private orders: (OrderRequest & { id: string })[] = [];
   private cancels: string[] = [];
   private logs: LogLine[] = [];
@@ -392,62 +499,69 @@ export class StrategyRuntime {
         return Object.freeze(self.hostState().openOrders.map((o) => Object.freeze({ ...o })));
       },
     });
-    return Object.freeze({
-      params: this.params,
-      symbols,
-      bars(symbol: string): BarSeries {
-        const s = symbol === self.first.symbol ? self.first : self.bySymbol.get(symbol);
-        if (!s)
-          throw new RangeError(
-            `bars(${String(symbol)}): not in the universe (${symbols.join(", ")})`,
-          );
-        return s;
-      },
-      get time() {
-        return self.time;
-      },
-      portfolio,
-      get state() {
-        return self.state;
-      },
-      set state(value: { [key: string]: JsonValue }) {
-        self.state = value;
-      },
-      target(symbol: string, target: Target): void {
-        if (symbol !== self.first.symbol && !self.universe.has(symbol))
-          throw new RangeError(`target(${String(symbol)}): not in the universe`);
-        const standing = self.standing.get(symbol);
-        // Most bars repeat the standing weight: that answer needs no object.
-        if (
-          standing !== undefined &&
-          "weight" in standing &&
-          typeof target === "object" &&
-          target !== null &&
-          (target as { weight?: unknown }).weight === standing.weight &&
-          !("units" in target)
-        )
-          return;
-        const checked = checkTarget(symbol, target);
-        if (sameTarget(standing, checked)) return;
-        self.standing.set(symbol, checked);
-        const changed = self.changed;
-        const i = changed.findIndex((c) => c.symbol === symbol);
-        if (i >= 0) changed.splice(i, 1);
-        changed.push({ symbol, target: checked });
-      },
-      order(request: OrderRequest): string {
-        const order = checkOrder(request, self.universe);
-        const id = `o${self.nextOrder++}`;
-        self.orders.push({ ...order, id });
-        return id;
-      },
-      cancel(orderId: string): void {
-        if (typeof orderId !== "string" || orderId.length === 0 || orderId.length > 128)
-          throw new TypeError("cancel: give the id order() returned");
-        self.cancels.push(orderId);
-      },
-      log: logger,
-    });
+    return new RunContext(this, this.params, symbols, portfolio, logger);
+  }
+
+  /** ctx.bars: the series of a symbol of the universe. */
+  seriesOf(symbol: string): BarSeries {
+    const s = symbol === this.first.symbol ? this.first : this.bySymbol.get(symbol);
+    if (!s)
+      throw new RangeError(
+        `bars(${String(symbol)}): not in the universe (${this.config.symbols.join(", ")})`,
+      );
+    return s;
+  }
+
+  /** ctx.target. */
+  setTarget(symbol: string, target: Target): void {
+    // Most bars repeat the first symbol's standing weight: that answer needs no lookup and no object.
+    if (
+      symbol === this.first.symbol &&
+      typeof target === "object" &&
+      target !== null &&
+      (target as { weight?: unknown }).weight === this.firstWeight &&
+      !("units" in target)
+    )
+      return;
+    if (symbol !== this.first.symbol && !this.universe.has(symbol))
+      throw new RangeError(`target(${String(symbol)}): not in the universe`);
+    const standing = this.standing.get(symbol);
+    if (
+      standing !== undefined &&
+      "weight" in standing &&
+      typeof target === "object" &&
+      target !== null &&
+      (target as { weight?: unknown }).weight === standing.weight &&
+      !("units" in target)
+    )
+      return;
+    const checked = checkTarget(symbol, target);
+    if (sameTarget(standing, checked)) return;
+    this.stand(symbol, checked);
+    const changed = this.changed;
+    const i = changed.findIndex((c) => c.symbol === symbol);
+    if (i >= 0) changed.splice(i, 1);
+    changed.push({ symbol, target: checked });
+  }
+
+  private stand(symbol: string, target: Target): void {
+    this.standing.set(symbol, target);
+    if (symbol === this.first.symbol) this.firstWeight = "weight" in target ? target.weight : NaN;
+  }
+
+  /** ctx.order. */
+  placeOrder(request: OrderRequest): string {
+    const order = checkOrder(request, this.universe);
+    const id = `o${this.nextOrder++}`;
+    this.orders.push({ ...order, id });
+    return id;
+  }
+
+  /** ctx.cancel. */
+  cancelOrder(orderId: string): void {
+    if (typeof orderId !== "string" || orderId.length === 0 || orderId.length > 128)
+      throw new TypeError("cancel: give the id order() returned");
+    this.cancels.push(orderId);
   }
 
   private log(level: "info" | "warn", message: unknown, fields: unknown): void {
@@ -502,7 +616,7 @@ export class StrategyRuntime {
       orders: this.orders,
       cancels: this.cancels,
     });
-    this.changed = [];
+    this.changed = noneChanged();
     this.orders = [];
     this.cancels = [];
     return true;
@@ -621,6 +735,43 @@ export class StrategyRuntime {
     return { stoppedAfter, decisions, logs: this.takeLogs(), logsDropped: this.logsDropped };
   }
 
+  /**
+   * Trusted code in this process (the built-in families, through InProcessStrategy): one bar of
+   * the universe's one symbol goes in, onBar runs, and the answer is the weight it targets now
+   * (NaN before its first target). What a bar-at-a-time caller cannot carry fails the run:
+   * explicit orders, cancels and targets in units (the portfolio is not there to read either).
+   */
+  stepOne(b: BarColumns, t: number): number {
+    this.first.pushAt(b, t);
+    this.time = b.time[t]!;
+    this.bar++;
+    this.call(this.definition.onBar);
+    if (this.changed.length !== 0 || this.orders.length !== 0 || this.cancels.length !== 0)
+      this.takeWeight();
+    return this.weighted ? this.weight : NaN;
+  }
+
+  // The weight as a small integer while the strategy's weights are whole (the built-ins' -1, 0
+  // and 1), and whether it has one: a field that starts as NaN holds a boxed double, and each
+  // bar's answer was then a new heap number (garbage a bar, and collections the engine's own
+  // allocation sites were judged by).
+  private weight = 0;
+  private weighted = false;
+
+  private takeWeight(): void {
+    if (this.orders.length !== 0 || this.cancels.length !== 0 || this.series.length !== 1)
+      throw new RuntimeFault(
+        "strategy_error",
+        "an in-process strategy answers one symbol's weight only (no orders or cancels)",
+      );
+    const target = this.changed[this.changed.length - 1]!.target;
+    if (!("weight" in target))
+      throw new RuntimeFault("strategy_error", "an in-process strategy targets weights, not units");
+    this.weight = target.weight;
+    this.weighted = true;
+    this.changed = noneChanged();
+  }
+
   stop(): StopAnswer {
     this.bar = -1;
     this.sure = 0;
@@ -651,10 +802,7 @@ export class StrategyRuntime {
       throw new RuntimeFault("strategy_error", "the snapshot is not one this runtime wrote");
     this.state = (snap.state ?? {}) as { [key: string]: JsonValue };
     for (const t of (snap.standing ?? []) as { symbol: string; weight?: number; units?: number }[])
-      this.standing.set(
-        t.symbol,
-        t.weight !== undefined ? { weight: t.weight } : { units: t.units! },
-      );
+      this.stand(t.symbol, t.weight !== undefined ? { weight: t.weight } : { units: t.units! });
     this.nextOrder = snap.nextOrder as number;
     this.random.s.set(snap.random as number[]);
     this.logsKept = snap.logsKept as number;
