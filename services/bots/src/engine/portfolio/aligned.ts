@@ -34,22 +34,29 @@ export interface SymbolGaps {
  */
 export function alignBars(series: ReadonlyMap<string, Bars>): AlignedBars {
   const symbols = [...series.keys()];
-  let total = 0;
-  for (const b of series.values()) total += b.length;
-  const all = new Float64Array(total);
-  let at = 0;
-  for (const b of series.values()) {
-    all.set(b.time.subarray(0, b.length), at);
-    at += b.length;
-  }
-  all.sort();
-  let n = 0;
-  for (let i = 0; i < all.length; i++) if (n === 0 || all[i] !== all[n - 1]) all[n++] = all[i]!;
-  const time = all.slice(0, n);
+  // The clock by merging sorted columns one at a time: linear in bars when the symbols share
+  // their times (the usual case), where sorting every bar would not be.
+  let time = new Float64Array(0);
+  for (const b of series.values()) time = union(time, b.time.subarray(0, b.length));
+  const n = time.length;
   const bars: Bars[] = [];
   const gaps: SymbolGaps[] = [];
   for (const symbol of symbols) {
     const src = series.get(symbol)!;
+    if (src.length === n) {
+      // Every time of the clock is one of its bars: its columns as they are, no copy.
+      bars.push({
+        length: n,
+        time,
+        open: src.open.subarray(0, n),
+        high: src.high.subarray(0, n),
+        low: src.low.subarray(0, n),
+        close: src.close.subarray(0, n),
+        volume: src.volume.subarray(0, n),
+      });
+      gaps.push({ symbol, bars: n, outside: 0, missing: 0 });
+      continue;
+    }
     const out = allocateBars(n);
     out.time = time;
     for (const k of ["open", "high", "low", "close", "volume"] as const) out[k].fill(NaN);
@@ -83,4 +90,28 @@ export function alignBars(series: ReadonlyMap<string, Bars>): AlignedBars {
     });
   }
   return { symbols, time, bars, gaps };
+}
+
+/** The sorted union of two strictly increasing columns. */
+function union(a: Float64Array, b: Float64Array): Float64Array {
+  if (a.length === 0) return b;
+  if (a.length === b.length) {
+    let same = true;
+    for (let i = 0; i < a.length && same; i++) same = a[i] === b[i];
+    if (same) return a;
+  }
+  const out = new Float64Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x < y) ((out[n++] = x), i++);
+    else if (y < x) ((out[n++] = y), j++);
+    else ((out[n++] = x), i++, j++);
+  }
+  while (i < a.length) out[n++] = a[i++]!;
+  while (j < b.length) out[n++] = b[j++]!;
+  return out.subarray(0, n);
 }

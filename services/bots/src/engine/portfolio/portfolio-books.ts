@@ -90,11 +90,29 @@ export class PortfolioBooks {
 
   /** The close of a bar of the clock: every sleeve was marked at its own close (or its last). */
   mark(time: number): void {
-    const equity = this.equity();
-    const gross = this.grossExposure();
+    // One pass over the sleeves: this runs at every bar of the clock.
+    let equity = this.start;
+    let gross = 0;
+    const sleeves = this.sleeves;
+    const start = this.start;
+    for (let i = 0; i < sleeves.length; i++) {
+      const s = sleeves[i]!;
+      const broker = s.broker;
+      let pnl = broker.cash - s.borrow;
+      const units = broker.units;
+      if (units !== 0) {
+        const value = units * s.lastClose;
+        pnl += value;
+        gross += value < 0 ? -value : value;
+        s.barsHeld++;
+      }
+      equity += pnl;
+      // The symbol's drawdown: of its P&L from its peak, against the portfolio's start.
+      if (pnl > s.peakPnl) s.peakPnl = pnl;
+      else if ((s.peakPnl - pnl) / start > s.maxDrawdown) s.maxDrawdown = (s.peakPnl - pnl) / start;
+    }
     this.bars++;
     if (gross > 0) this.barsInMarket++;
-    for (const s of this.sleeves) if (s.units !== 0) s.barsHeld++;
     this.grossSum += equity > 0 ? gross / equity : 0;
     this.equitySum += equity;
     if (equity > this.peak) this.peak = this.trough = equity;

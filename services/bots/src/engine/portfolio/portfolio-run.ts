@@ -209,7 +209,8 @@ export class PortfolioRun implements PortfolioSink {
         s.fillTime = time;
         s.broker.onBar(open, b.high[t]!, b.low[t]!, b.volume[t]!);
       }
-      s.mark(b.close[t]!, time, this.settings.initialCash);
+      s.lastClose = b.close[t]!;
+      s.lastTime = time;
     }
     this.books.mark(time);
   }

@@ -88,16 +88,4 @@ export class Sleeve implements BrokerReport {
     }
     if (this.listening) this.fillsDue.push({ order, signed, price, fee });
   }
-
-  /** Marks the sleeve at a close: its drawdown is of its P&L, against the portfolio's start. */
-  mark(close: number, time: number, start: number): void {
-    this.lastClose = close;
-    this.lastTime = time;
-    const pnl = this.pnl();
-    if (pnl > this.peakPnl) this.peakPnl = pnl;
-    else {
-      const dd = (this.peakPnl - pnl) / start;
-      if (dd > this.maxDrawdown) this.maxDrawdown = dd;
-    }
-  }
 }
