@@ -154,6 +154,56 @@ describe("a universe backtested as one portfolio (real Postgres)", () => {
     expect(done.result_summary.risk_rejections.capital_threshold).toBeGreaterThan(0);
   }, 120_000);
 
+  it("shorts only where the engine allows it, paying its borrow cost", async () => {
+    const shorting = {
+      family: "ma_crossover",
+      parameters: { fast: 5, slow: 20, allow_short: true },
+    };
+    for (const [slug, engine] of [
+      ["long-only", {}],
+      [
+        "short-ok",
+        { allow_short: true, borrow_bps: 300, symbol_costs: [{ symbol: "GOOG", fee_bps: 40 }] },
+      ],
+    ] as const) {
+      const made = await call(p.url, "POST", "/bots", spec(slug, shorting, engine));
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+    }
+    const ids = await Promise.all(
+      ["long-only", "short-ok"].map(
+        async (slug) =>
+          (await call(p.url, "POST", `/bots/${slug}/backtest`, { data_source: ALL })).body.id,
+      ),
+    );
+    const [longOnly, shortOk] = await Promise.all([
+      finished("long-only", ids[0]),
+      finished("short-ok", ids[1]),
+    ]);
+    expect(longOnly.status).toBe("success");
+    expect(longOnly.result_summary.risk_rejections.short_not_allowed).toBeGreaterThan(0);
+    expect(longOnly.result_summary.borrow_cost).toBe(0);
+    expect(shortOk.status).toBe("success");
+    expect(shortOk.result_summary.risk_rejections).toBeUndefined();
+    expect(shortOk.result_summary.borrow_cost).toBeGreaterThan(0);
+    const r = (await call(p.url, "GET", `/bots/short-ok/deployments/${ids[1]}/results`)).body;
+    const bySymbol = Object.fromEntries(r.symbols.map((s: { symbol: string }) => [s.symbol, s]));
+    // GOOG pays 40 bps a fill, the others 5: far more fees on a similar turnover.
+    expect(bySymbol.GOOG.fees / bySymbol.GOOG.turnover).toBeGreaterThan(
+      4 * (bySymbol.AAPL.fees / bySymbol.AAPL.turnover),
+    );
+    // A cost of a symbol not traded is refused up front.
+    const stray = await call(
+      p.url,
+      "POST",
+      "/bots",
+      spec("stray", shorting, { symbol_costs: [{ symbol: "TSLA", fee_bps: 1 }] }),
+    );
+    expect(stray.status).toBe(201);
+    const refused = await call(p.url, "POST", "/bots/stray/backtest", { data_source: ALL });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.field).toBe("engine.symbol_costs");
+  }, 180_000);
+
   it("runs a strategy of code over the whole universe in the sandbox", async () => {
     const created = await eventually(
       "the strategy checker's thread starts and checks the code",

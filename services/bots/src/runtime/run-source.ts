@@ -93,8 +93,17 @@ export async function portfolioSource(
 /** What a portfolio's run takes from the spec's engine besides a one-symbol run's settings. */
 export function portfolioEngine(spec: BotSpec) {
   const symbolCosts: Record<string, { feeBps?: number; slippageBps?: number }> = {};
-  for (const c of spec.engine?.symbolCosts ?? [])
+  const universe = spec.universe?.symbols ?? [];
+  for (const c of spec.engine?.symbolCosts ?? []) {
+    // A cost of a symbol the run does not trade would be silently unused: said instead.
+    if (!universe.includes(c.symbol))
+      throw new EngineInputError(
+        "invalid_parameter",
+        `engine.symbol_costs names ${c.symbol}, which universe.symbols does not hold`,
+        "engine.symbol_costs",
+      );
     symbolCosts[c.symbol] = { feeBps: c.feeBps, slippageBps: c.slippageBps };
+  }
   return {
     allowShort: spec.engine?.allowShort ?? false,
     borrowBps: spec.engine?.borrowBps ?? 0,

@@ -36,7 +36,7 @@ export function alignBars(series: ReadonlyMap<string, Bars>): AlignedBars {
   const symbols = [...series.keys()];
   // The clock by merging sorted columns one at a time: linear in bars when the symbols share
   // their times (the usual case), where sorting every bar would not be.
-  let time = new Float64Array(0);
+  let time: Float64Array = new Float64Array(0);
   for (const b of series.values()) time = union(time, b.time.subarray(0, b.length));
   const n = time.length;
   const bars: Bars[] = [];
