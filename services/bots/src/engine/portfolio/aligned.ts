@@ -107,9 +107,9 @@ function union(a: Float64Array, b: Float64Array): Float64Array {
   while (i < a.length && j < b.length) {
     const x = a[i]!;
     const y = b[j]!;
-    if (x < y) ((out[n++] = x), i++);
-    else if (y < x) ((out[n++] = y), j++);
-    else ((out[n++] = x), i++, j++);
+    out[n++] = x < y ? x : y;
+    if (x <= y) i++;
+    if (y <= x) j++;
   }
   while (i < a.length) out[n++] = a[i++]!;
   while (j < b.length) out[n++] = b[j++]!;
