@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   "dataset_exists",
   "dataset_too_large",
   "timeframe_mismatch",
+  "universe_not_covered",
   // Things that are not there
   "bot_not_found",
   "version_not_found",

@@ -5,7 +5,9 @@ export type EngineErrorCode =
   | "malformed_csv"
   | "empty_data"
   | "invalid_range"
-  | "timeframe_mismatch";
+  | "timeframe_mismatch"
+  /** A portfolio's universe names symbols its data does not hold. */
+  | "universe_not_covered";
 
 /** Bad input to the engine, with the field or CSV line a person must fix. */
 export class EngineInputError extends Error {

@@ -24,3 +24,19 @@ export { STRATEGY_FAMILIES, resolveStrategy } from "./strategies/registry.js";
 export type { Strategy, StrategyFamily, ParamValue, TargetSource } from "./strategies/strategy.js";
 // The order path backtests share with paper sessions (and stress and conformance runs).
 export * from "../execution/index.js";
+export { alignBars, type AlignedBars, type SymbolGaps } from "./portfolio/aligned.js";
+export {
+  PortfolioRun,
+  SHORT_REFUSED,
+  type PortfolioHost,
+  type PortfolioSettings,
+  type PortfolioSink,
+} from "./portfolio/portfolio-run.js";
+export type { PortfolioResult, SymbolResult, SymbolTrade } from "./portfolio/portfolio-books.js";
+export {
+  isPortfolio,
+  loadPortfolioBars,
+  MAX_PORTFOLIO_SYMBOLS,
+  portfolioParts,
+  type PortfolioParts,
+} from "./portfolio/portfolio-source.js";

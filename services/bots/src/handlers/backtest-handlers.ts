@@ -24,6 +24,7 @@ import {
 import { TaskCancelled, type TaskRunner } from "../runtime/task-runner.js";
 import type { BacktestPool } from "../runtime/backtest-pool.js";
 import type { FinishedRun } from "../runtime/backtest-record.js";
+import type { RunJob } from "../runtime/backtest-messages.js";
 import * as backtests from "../store/backtests.repository.js";
 import {
   enqueueBacktest,
@@ -42,7 +43,13 @@ import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { rowToDeployment } from "./deployment-mapping.js";
 import type { RiskLimits } from "../execution/risk-controls/index.js";
 import { riskLimitsOf } from "../runtime/risk-limits-of.js";
-import { defaultDataSource, runSource } from "../runtime/run-source.js";
+import {
+  defaultDataSource,
+  portfolioEngine,
+  portfolioSource,
+  runSource,
+} from "../runtime/run-source.js";
+import { isPortfolio } from "../engine/portfolio/portfolio-source.js";
 import { insertResults } from "../store/backtest-results.repository.js";
 
 const SCHEMA = "bots";
@@ -115,6 +122,8 @@ interface Run {
   symbol: string;
   /** A sweep's run: its sweep, announced with its trial. */
   sweepId?: string;
+  /** A portfolio's run (its universe's data sets and engine), or one symbol's. */
+  portfolio?: RunJob["portfolio"];
 }
 
 /**
@@ -233,12 +242,59 @@ async function loadInputs(
   end: Date | null,
   /** The count taken when the backtest was accepted: a claimed run does not read its bars twice. */
   counted?: number,
-): Promise<Pick<Run, "strategy" | "bars" | "barsTotal" | "symbol">> {
+): Promise<Pick<Run, "strategy" | "bars" | "barsTotal" | "symbol" | "portfolio">> {
   const strategy = await runStrategy(db, spec, bundleDigest, what);
+  if (isPortfolio(spec.universe?.symbols, dataSource))
+    return portfolioInputs(db, spec, strategy, dataSource, start, end, counted);
   const { opts, symbol } = await runSource(db, spec, dataSource);
   const bars = { dataSource, startMs: start?.getTime(), endMs: end?.getTime(), opts };
   const barsTotal = counted ?? (await checkBars(bars.dataSource, bars.startMs, bars.endMs, opts));
   return { strategy, bars, barsTotal, symbol };
+}
+
+/**
+ * A portfolio's inputs (a universe of several symbols, or several data sets): every symbol's
+ * data set found and counted now, so a universe its data does not cover is refused up front.
+ */
+async function portfolioInputs(
+  db: Kysely<BotsDatabase>,
+  spec: BotSpec,
+  strategy: RunStrategy,
+  dataSource: string,
+  start: Date | null,
+  end: Date | null,
+  counted?: number,
+): Promise<Pick<Run, "strategy" | "bars" | "barsTotal" | "symbol" | "portfolio">> {
+  if (strategy.code?.language === "python")
+    throw new EngineInputError(
+      "invalid_parameter",
+      "a Python strategy trades one symbol for now; a universe of several symbols needs a TypeScript strategy or a built-in family",
+      "universe.symbols",
+    );
+  const { opts, parts } = await portfolioSource(db, spec, dataSource);
+  const bars = { dataSource, startMs: start?.getTime(), endMs: end?.getTime(), opts };
+  let barsTotal = counted ?? 0;
+  if (counted === undefined)
+    for (const part of parts) {
+      try {
+        barsTotal += await checkBars(part.source, bars.startMs, bars.endMs, opts);
+      } catch (err) {
+        if (err instanceof EngineInputError && err.code === "empty_data")
+          throw new EngineInputError(
+            "empty_data",
+            `${part.symbol} (${part.source}): ${err.message}`,
+            err.field,
+          );
+        throw err;
+      }
+    }
+  return {
+    strategy,
+    bars,
+    barsTotal,
+    symbol: parts.map((p) => p.symbol).join(","),
+    portfolio: { parts, ...portfolioEngine(spec) },
+  };
 }
 
 /** The run's strategy: the spec's family, resolved, or its code's bundle from the store. */
@@ -359,6 +415,7 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<FinishedRun | und
       settings: run.settings,
       risk: run.risk,
       symbol: run.symbol,
+      ...(run.portfolio ? { portfolio: run.portfolio } : {}),
       bars: { dataSource, startMs, endMs, timeframe: opts.timeframe },
     },
     opts.datasets ?? NO_DATASETS,
@@ -452,6 +509,9 @@ function summaryOf(m: FinishedRun["metrics"], dataSource: string): JsonObject {
     exposure: r(m.exposure),
     fees: r(m.fees),
     daily_returns: m.dailyReturns.length,
+    ...(m.turnover !== undefined ? { turnover: r(m.turnover) } : {}),
+    ...(m.grossExposure !== undefined ? { gross_exposure: r(m.grossExposure) } : {}),
+    ...(m.borrowCost !== undefined ? { borrow_cost: r(m.borrowCost) } : {}),
     ...(m.riskRejections ? { risk_rejections: m.riskRejections } : {}),
   };
 }

@@ -12,7 +12,7 @@ import {
 import { Code, svcError } from "@svc/lib/errors";
 import * as repo from "../store/bots.repository.js";
 import * as results from "../store/backtest-results.repository.js";
-import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
+import type { BotsDatabase, DeploymentRow, PortfolioJson } from "../store/bots.table.js";
 import { botNotFound } from "./bot-errors.js";
 
 type Handlers = Pick<ServiceImpl<typeof BotsService>, "getBacktestResults" | "listBacktestTrades">;
@@ -64,6 +64,7 @@ export function createBacktestResultsHandlers(db: Kysely<BotsDatabase>): Handler
         tradesTruncated: stored.trades_truncated,
         strategyLogs: strategyLogsOf(stored.strategy_logs),
         strategyLogsDropped: BigInt(stored.strategy_logs_dropped),
+        ...portfolioOf(stored.portfolio),
       });
     },
 
@@ -78,7 +79,7 @@ export function createBacktestResultsHandlers(db: Kysely<BotsDatabase>): Handler
           create(BacktestTradeSchema, {
             number: t.number,
             side: t.side,
-            symbol: stored.symbol,
+            symbol: t.symbol ?? stored.symbol,
             entryTime: timestampFromDate(new Date(t.entry_time)),
             entryPrice: t.entry_price,
             exitTime: timestampFromDate(new Date(t.exit_time)),
@@ -93,6 +94,36 @@ export function createBacktestResultsHandlers(db: Kysely<BotsDatabase>): Handler
         total: stored.trade_count,
       });
     },
+  };
+}
+
+/** A portfolio's per-symbol figures and data gaps, as GET results serves them. */
+function portfolioOf(p: PortfolioJson | null) {
+  if (!p) return {};
+  const n = (x: unknown) => Number(x ?? 0);
+  return {
+    symbols: p.symbols.map((s) => ({
+      symbol: String(s.symbol),
+      pnl: n(s.pnl),
+      maxDrawdown: n(s.max_drawdown),
+      exposure: n(s.exposure),
+      turnover: n(s.turnover),
+      trades: n(s.trades),
+      winRate: n(s.win_rate),
+      fees: n(s.fees),
+      borrowCost: n(s.borrow_cost),
+      units: n(s.units),
+      value: n(s.value),
+    })),
+    gaps: p.gaps.map((g) => ({
+      symbol: String(g.symbol),
+      bars: BigInt(n(g.bars)),
+      outside: BigInt(n(g.outside)),
+      missing: BigInt(n(g.missing)),
+      ...(g.first_missing
+        ? { firstMissing: timestampFromDate(new Date(String(g.first_missing))) }
+        : {}),
+    })),
   };
 }
 

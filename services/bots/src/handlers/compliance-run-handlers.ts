@@ -18,6 +18,7 @@ import {
 } from "../engine/index.js";
 import type { BotUnderTest } from "../compliance/compliance-case.js";
 import { riskLimitsOf } from "../runtime/risk-limits-of.js";
+import { oneSymbolOnly } from "../runtime/run-source.js";
 import {
   stepsOf,
   submitComplianceRun,
@@ -124,6 +125,7 @@ export function createComplianceRunHandlers(deps: {
               spec.strategy!.family,
               spec.strategy!.parameters as Record<string, unknown> | undefined,
             );
+        oneSymbolOnly(spec);
         const settings = engineSettingsFrom(spec.engine);
         const subject: BotUnderTest = {
           slug: bot.slug,

@@ -30,7 +30,7 @@ import type { SessionControl } from "../runtime/session-control.js";
 import { applyBotResource, type KubeClient } from "../runtime/kubernetes.js";
 import type { TaskRunner } from "../runtime/task-runner.js";
 import { haltBacktests } from "../runtime/backtest-recovery.js";
-import { defaultDataSource, runSource } from "../runtime/run-source.js";
+import { defaultDataSource, oneSymbolOnly, runSource } from "../runtime/run-source.js";
 import * as repo from "../store/bots.repository.js";
 import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
@@ -101,6 +101,13 @@ export function createRuntimeHandlers(deps: {
         `bot "${bot.slug}" is archived; restore it before trading it`,
         { status: "archived" },
       );
+    // Before the token: a universe a session cannot trade is refused whatever was approved.
+    try {
+      oneSymbolOnly(storedToSpec(bot.spec), dataSource);
+    } catch (err) {
+      if (err instanceof EngineInputError) throw engineInputRefused(err);
+      throw err;
+    }
     await assertApprovedPromotion({ db, schema: BOTS_SCHEMA, publicKey: deps.publicKey }, token, {
       id: bot.id,
       specHash: bot.spec_hash,

@@ -7,6 +7,10 @@ import {
   vectorisedRun,
   type DatasetSource,
 } from "../engine/index.js";
+import { EngineInputError } from "../engine/engine-error.js";
+import { PortfolioRun } from "../engine/portfolio/portfolio-run.js";
+import { loadPortfolioBars } from "../engine/portfolio/portfolio-source.js";
+import { PortfolioSandboxHost } from "../execution/kernel/portfolio-sandbox-host.js";
 import { startPythonHost } from "../execution/kernel/python-host.js";
 import { SandboxHost } from "../execution/kernel/sandbox-host.js";
 import type { AsyncStrategyHost } from "../execution/kernel/strategy-host.js";
@@ -31,6 +35,7 @@ export async function computeBacktest(
   control: Int32Array,
   datasets: DatasetSource,
 ): Promise<RunOutcome | undefined> {
+  if (job.portfolio) return computePortfolio(job, job.portfolio, control, datasets);
   if (job.code) return computeSandboxed(job, job.code, control, datasets);
   const refused = new Map<string, number>();
   const { family, params } = resolveStrategy(job.family, job.params);
@@ -145,4 +150,95 @@ async function runOnHost(
   return refused.size > 0
     ? { ...metrics, riskRejections: Object.fromEntries(refused), ...kept }
     : { ...metrics, ...kept };
+}
+
+/** Clock steps of a portfolio between two looks at the stop flag. */
+const PORTFOLIO_SLICE = 1_024;
+
+/**
+ * A portfolio's run (docs/portfolios.md): every symbol's bars loaded and aligned on one clock,
+ * then the portfolio's books and order path over them, a slice of the clock at a time; a
+ * built-in family runs one instance per symbol, a version's code decides for the universe.
+ */
+async function computePortfolio(
+  job: RunJob,
+  portfolio: NonNullable<RunJob["portfolio"]>,
+  control: Int32Array,
+  datasets: DatasetSource,
+): Promise<RunOutcome | undefined> {
+  const { startMs, endMs, timeframe } = job.bars;
+  const bars = await loadPortfolioBars(portfolio.parts, startMs, endMs, { datasets, timeframe });
+  const symbols = bars.symbols;
+  const refused = new Map<string, number>();
+  const run = new PortfolioRun(
+    {
+      ...job.settings,
+      allowShort: portfolio.allowShort,
+      borrowBps: portfolio.borrowBps,
+      symbolCosts: portfolio.symbolCosts,
+    },
+    symbols,
+    { risk: { limits: job.risk, refused } },
+  );
+  const total = bars.bars.reduce((n, b) => n + countBars(b.close), 0);
+  const clock = bars.time.length;
+  const progress = (t: number) => Atomics.store(control, 1, Math.round((t / clock) * total));
+  let logs: RunOutcome["strategyLogs"];
+  if (job.code) {
+    if (job.code.language === "python")
+      throw new EngineInputError(
+        "invalid_parameter",
+        "a Python strategy trades one symbol for now; a universe of several symbols needs a TypeScript strategy",
+        "universe.symbols",
+      );
+    const sandbox = await startSandbox({
+      bundle: job.code.bundle,
+      params: job.params ?? {},
+      symbols: [...symbols],
+      seed: job.id,
+      limits: job.code.limits,
+    });
+    try {
+      const host = new PortfolioSandboxHost(sandbox, symbols);
+      await sandbox.init();
+      for (let from = 0; from < clock; from += CODE_SLICE) {
+        if (Atomics.load(control, 0) !== 0) return undefined;
+        const to = Math.min(from + CODE_SLICE, clock);
+        await run.runHost(bars, host, from, to);
+        progress(to);
+      }
+      await host.stop();
+      logs = { lines: host.logs, dropped: host.logsDropped };
+    } finally {
+      sandbox.kill();
+    }
+  } else {
+    const { family, params } = resolveStrategy(job.family, job.params);
+    const strategies = symbols.map(() => family.create(params));
+    for (let from = 0; from < clock; from += PORTFOLIO_SLICE) {
+      if (Atomics.load(control, 0) !== 0) return undefined;
+      const to = Math.min(from + PORTFOLIO_SLICE, clock);
+      run.runStrategies(bars, strategies, from, to);
+      progress(to);
+    }
+  }
+  if (Atomics.load(control, 0) !== 0) return undefined;
+  const { portfolio: result, ...metrics } = run.books.finish(bars.gaps);
+  const rejections = run.refusals();
+  return {
+    ...metrics,
+    bars: total,
+    turnover: result.turnover,
+    grossExposure: result.grossExposure,
+    borrowCost: result.borrowCost,
+    portfolio: result,
+    ...(rejections ? { riskRejections: rejections } : {}),
+    ...(logs ? { strategyLogs: logs } : {}),
+  };
+}
+
+function countBars(close: Float64Array): number {
+  let n = 0;
+  for (let i = 0; i < close.length; i++) if (close[i] === close[i]) n++;
+  return n;
 }

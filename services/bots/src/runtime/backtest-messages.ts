@@ -1,4 +1,6 @@
 import type { Bars, EngineSettings, RiskLimits, RunMetrics } from "../engine/index.js";
+import type { PortfolioResult } from "../engine/portfolio/portfolio-books.js";
+import type { PortfolioParts } from "../engine/portfolio/portfolio-source.js";
 import type { SandboxLimits } from "../sandbox/index.js";
 import type { FinishedRun } from "./backtest-record.js";
 import type { StrategyLogLine } from "../execution/kernel/index.js";
@@ -18,6 +20,16 @@ export interface RunJob {
   settings: EngineSettings;
   risk: RiskLimits;
   symbol: string;
+  /**
+   * A portfolio's run: its universe, each symbol's data source, and what its engine adds
+   * (shorts, borrow cost, each symbol's costs). Without it the run trades `symbol` alone.
+   */
+  portfolio?: {
+    parts: PortfolioParts;
+    allowShort: boolean;
+    borrowBps: number;
+    symbolCosts: Record<string, { feeBps?: number; slippageBps?: number }>;
+  };
   bars: { dataSource: string; startMs?: number; endMs?: number; timeframe?: string };
 }
 
@@ -25,6 +37,12 @@ export type RunOutcome = RunMetrics & {
   riskRejections?: Record<string, number>;
   /** A code strategy's ctx.log lines (the bar's time on each) and the lines past the run's limit. */
   strategyLogs?: { lines: StrategyLogLine[]; dropped: number };
+  /** A portfolio's run: each symbol's figures and its data's gaps. */
+  portfolio?: PortfolioResult;
+  /** A portfolio's notional traded over its average equity, mean gross exposure, borrow paid. */
+  turnover?: number;
+  grossExposure?: number;
+  borrowCost?: number;
 };
 
 /** An error of the worker's run, as it crosses the thread boundary. */

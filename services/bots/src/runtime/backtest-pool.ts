@@ -37,6 +37,8 @@ interface Active {
   id: number;
   datasets: DatasetSource;
   chunks?: AsyncIterator<Bars>;
+  /** The data set `chunks` reads: a portfolio's run reads several, one after another. */
+  chunksOf?: string;
   settle(err: unknown, outcome?: FinishedRun): void;
   control: Int32Array;
 }
@@ -123,8 +125,13 @@ export function createBacktestPool(opts: BacktestPoolOptions): BacktestPool {
       case "chunk": {
         let next: IteratorResult<Bars>;
         try {
-          active.chunks ??= active.datasets.chunks(msg.name)[Symbol.asyncIterator]();
+          if (!active.chunks || active.chunksOf !== msg.name) {
+            active.chunks = active.datasets.chunks(msg.name)[Symbol.asyncIterator]();
+            active.chunksOf = msg.name;
+          }
           next = stopped(active) ? { done: true, value: undefined } : await active.chunks.next();
+          // Read to its end: a later read of the same data set starts again from its first chunk.
+          if (next.done) active.chunks = undefined;
         } catch (err) {
           return readFailed(slot, active, err, msg.ask);
         }

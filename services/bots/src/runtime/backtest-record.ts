@@ -1,5 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
+import type { PortfolioResult } from "../engine/portfolio/portfolio-books.js";
 import type { RunOutcome } from "./backtest-messages.js";
 
 /**
@@ -28,6 +29,8 @@ export interface RunRecord {
   /** A code strategy's log lines as backtest_results.strategy_logs stores them, and the dropped. */
   strategyLogsJson?: string;
   strategyLogsDropped?: number;
+  /** A portfolio's per-symbol figures and data gaps, as backtest_results.portfolio stores them. */
+  portfolioJson?: string;
 }
 
 /** The run's summary figures (no curve, no trades) and its record. */
@@ -37,7 +40,7 @@ export interface FinishedRun {
 }
 
 export function finishedRun(outcome: RunOutcome): FinishedRun {
-  const { results, strategyLogs, ...metrics } = outcome;
+  const { results, strategyLogs, portfolio, ...metrics } = outcome;
   if (!results) throw new Error("a backtest's run ended without its results");
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   const trades = results.trades.map((t, i) => ({
@@ -51,6 +54,7 @@ export function finishedRun(outcome: RunOutcome): FinishedRun {
     pnl: t.pnl,
     fees: t.fees,
     closed: t.closed,
+    ...("symbol" in t ? { symbol: t.symbol } : {}),
   }));
   const returns = [...outcome.dailyReturns];
   return {
@@ -69,6 +73,7 @@ export function finishedRun(outcome: RunOutcome): FinishedRun {
         TrialRecordedSchema,
         create(TrialRecordedSchema, { dailyReturns: returns }),
       ),
+      ...(portfolio ? { portfolioJson: JSON.stringify(portfolioJson(portfolio)) } : {}),
       ...(strategyLogs
         ? {
             strategyLogsJson: JSON.stringify(
@@ -83,5 +88,34 @@ export function finishedRun(outcome: RunOutcome): FinishedRun {
           }
         : {}),
     },
+  };
+}
+
+/** A portfolio's figures as backtest_results.portfolio keeps them (snake_case, rounded). */
+function portfolioJson(p: PortfolioResult) {
+  const r = (x: number) => Math.round(x * 1e8) / 1e8;
+  return {
+    symbols: p.symbols.map((s) => ({
+      symbol: s.symbol,
+      pnl: r(s.pnl),
+      max_drawdown: r(s.maxDrawdown),
+      exposure: r(s.exposure),
+      turnover: r(s.turnover),
+      trades: s.trades,
+      win_rate: r(s.winRate),
+      fees: r(s.fees),
+      borrow_cost: r(s.borrowCost),
+      units: s.units,
+      value: r(s.value),
+    })),
+    gaps: p.gaps.map((g) => ({
+      symbol: g.symbol,
+      bars: g.bars,
+      outside: g.outside,
+      missing: g.missing,
+      ...(g.firstMissing !== undefined
+        ? { first_missing: new Date(g.firstMissing).toISOString() }
+        : {}),
+    })),
   };
 }

@@ -31,6 +31,7 @@ export async function insertResults(trx: Transaction<BotsDatabase>, r: NewResult
       symbol: r.symbol,
       trade_count: r.record.tradeCount,
       trades_truncated: r.record.tradesTruncated,
+      ...(r.record.portfolioJson !== undefined ? { portfolio: r.record.portfolioJson } : {}),
       ...(r.record.strategyLogsJson !== undefined
         ? {
             strategy_logs: r.record.strategyLogsJson,
@@ -51,13 +52,14 @@ export async function insertResults(trx: Transaction<BotsDatabase>, r: NewResult
     "pnl",
     "fees",
     "closed",
+    "symbol",
   ] as const;
   const trades = sql<
     Omit<BacktestTradeRow, "deployment_id">
   >`jsonb_to_recordset(${r.record.tradesJson}::jsonb)`.as<"t">(
     sql`t(number integer, side text, entry_time timestamptz, entry_price double precision,
       exit_time timestamptz, exit_price double precision, size double precision,
-      pnl double precision, fees double precision, closed boolean)`,
+      pnl double precision, fees double precision, closed boolean, symbol text)`,
   );
   await trx
     .insertInto("backtest_trades")

@@ -67,6 +67,14 @@ export interface BacktestResultsTable {
   /** A code strategy's log lines, JSON text: [{time (epoch ms or null), level, message, fields?}]. */
   strategy_logs: ColumnType<string, string | undefined, never>;
   strategy_logs_dropped: ColumnType<string, number | undefined, never>;
+  /** A portfolio's run: {symbols: [figures of each], gaps: [of each]}; null for one symbol. */
+  portfolio: ColumnType<PortfolioJson | null, string | undefined, never>;
+}
+
+/** backtest_results.portfolio as stored (snake_case, as GET results serves it). */
+export interface PortfolioJson {
+  symbols: Record<string, number | string>[];
+  gaps: Record<string, number | string>[];
 }
 
 export interface BacktestTradesTable {
@@ -81,6 +89,8 @@ export interface BacktestTradesTable {
   pnl: number;
   fees: number;
   closed: boolean;
+  /** A portfolio's trade: its symbol; null, the result's one symbol. */
+  symbol: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export type BacktestResultsRow = Selectable<BacktestResultsTable>;

@@ -20,8 +20,10 @@ export declare const file_svc_bots_v1_bots: GenFile;
  */
 export declare type Universe = Message<"svc.bots.v1.Universe"> & {
   /**
-   * Instrument symbols, for example BTC-USD or AAPL. A run over a data set trades the data set's
-   * symbol; over synthetic bars, the first of these.
+   * Instrument symbols, for example BTC-USD or AAPL. With one, a run over a data set trades the
+   * data set's symbol, over synthetic bars this one. With several, a backtest trades them all as
+   * one portfolio (docs/portfolios.md): its data must hold every one (else 400 naming those
+   * missing); a paper session or a conformance run refuses such a universe for now.
    *
    * @generated from field: repeated string symbols = 1;
    */
@@ -50,8 +52,10 @@ export declare type Universe = Message<"svc.bots.v1.Universe"> & {
  */
 export declare type UniverseJson = {
   /**
-   * Instrument symbols, for example BTC-USD or AAPL. A run over a data set trades the data set's
-   * symbol; over synthetic bars, the first of these.
+   * Instrument symbols, for example BTC-USD or AAPL. With one, a run over a data set trades the
+   * data set's symbol, over synthetic bars this one. With several, a backtest trades them all as
+   * one portfolio (docs/portfolios.md): its data must hold every one (else 400 naming those
+   * missing); a paper session or a conformance run refuses such a universe for now.
    *
    * @generated from field: repeated string symbols = 1;
    */
@@ -361,6 +365,30 @@ export declare type EngineSettings = Message<"svc.bots.v1.EngineSettings"> & {
    * @generated from field: double max_volume_participation = 6;
    */
   maxVolumeParticipation: number;
+
+  /**
+   * A portfolio's run (a universe of several symbols) opens short positions only when set: a
+   * negative target or a sell past flat is otherwise refused, counted as short_not_allowed in
+   * the run's risk rejections. A one-symbol run is not changed by it.
+   *
+   * @generated from field: bool allow_short = 7;
+   */
+  allowShort: boolean;
+
+  /**
+   * Yearly cost of borrowing a short position, in basis points of its value (100 is 1 % a year),
+   * charged bar by bar on the value at the symbol's last close; 0 or unset: none.
+   *
+   * @generated from field: double borrow_bps = 8;
+   */
+  borrowBps: number;
+
+  /**
+   * A symbol's own fee and slippage in a portfolio's run, in place of fee_bps and slippage_bps.
+   *
+   * @generated from field: repeated svc.bots.v1.SymbolCosts symbol_costs = 9;
+   */
+  symbolCosts: SymbolCosts[];
 };
 
 /**
@@ -413,6 +441,30 @@ export declare type EngineSettingsJson = {
    * @generated from field: double max_volume_participation = 6;
    */
   maxVolumeParticipation?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * A portfolio's run (a universe of several symbols) opens short positions only when set: a
+   * negative target or a sell past flat is otherwise refused, counted as short_not_allowed in
+   * the run's risk rejections. A one-symbol run is not changed by it.
+   *
+   * @generated from field: bool allow_short = 7;
+   */
+  allowShort?: boolean;
+
+  /**
+   * Yearly cost of borrowing a short position, in basis points of its value (100 is 1 % a year),
+   * charged bar by bar on the value at the symbol's last close; 0 or unset: none.
+   *
+   * @generated from field: double borrow_bps = 8;
+   */
+  borrowBps?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * A symbol's own fee and slippage in a portfolio's run, in place of fee_bps and slippage_bps.
+   *
+   * @generated from field: repeated svc.bots.v1.SymbolCosts symbol_costs = 9;
+   */
+  symbolCosts?: SymbolCostsJson[];
 };
 
 /**
@@ -420,6 +472,70 @@ export declare type EngineSettingsJson = {
  * Use `create(EngineSettingsSchema)` to create a new message.
  */
 export declare const EngineSettingsSchema: GenMessage<EngineSettings, {jsonType: EngineSettingsJson}>;
+
+/**
+ * What one symbol of a portfolio pays, in basis points (as EngineSettings' fee_bps and
+ * slippage_bps).
+ *
+ * @generated from message svc.bots.v1.SymbolCosts
+ */
+export declare type SymbolCosts = Message<"svc.bots.v1.SymbolCosts"> & {
+  /**
+   * A symbol of universe.symbols.
+   *
+   * @generated from field: string symbol = 1;
+   */
+  symbol: string;
+
+  /**
+   * Fee on each fill of the symbol, in basis points of its value.
+   *
+   * @generated from field: double fee_bps = 2;
+   */
+  feeBps: number;
+
+  /**
+   * Slippage of the symbol's market orders, in basis points against the bot.
+   *
+   * @generated from field: double slippage_bps = 3;
+   */
+  slippageBps: number;
+};
+
+/**
+ * What one symbol of a portfolio pays, in basis points (as EngineSettings' fee_bps and
+ * slippage_bps).
+ *
+ * @generated from message svc.bots.v1.SymbolCosts
+ */
+export declare type SymbolCostsJson = {
+  /**
+   * A symbol of universe.symbols.
+   *
+   * @generated from field: string symbol = 1;
+   */
+  symbol?: string;
+
+  /**
+   * Fee on each fill of the symbol, in basis points of its value.
+   *
+   * @generated from field: double fee_bps = 2;
+   */
+  feeBps?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Slippage of the symbol's market orders, in basis points against the bot.
+   *
+   * @generated from field: double slippage_bps = 3;
+   */
+  slippageBps?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message svc.bots.v1.SymbolCosts.
+ * Use `create(SymbolCostsSchema)` to create a new message.
+ */
+export declare const SymbolCostsSchema: GenMessage<SymbolCosts, {jsonType: SymbolCostsJson}>;
 
 /**
  * A model the bot uses. Stored with the spec and part of its hash; no run of the platform reads it.
@@ -2551,7 +2667,9 @@ export declare type BacktestBotRequest = Message<"svc.bots.v1.BacktestBotRequest
 
   /**
    * csv:<data set name> or synthetic:<seed>; unset: the bundled daily data set for a daily bot
-   * (or one without a timeframe), synthetic:1 at the bot's timeframe otherwise.
+   * (or one without a timeframe), synthetic:1 at the bot's timeframe otherwise. A portfolio's
+   * (universe of several symbols): one data set per symbol joined by + (csv:a+csv:b), or
+   * synthetic:<seed> (each symbol its own bars).
    *
    * @generated from field: string data_source = 5;
    */
@@ -2594,7 +2712,9 @@ export declare type BacktestBotRequestJson = {
 
   /**
    * csv:<data set name> or synthetic:<seed>; unset: the bundled daily data set for a daily bot
-   * (or one without a timeframe), synthetic:1 at the bot's timeframe otherwise.
+   * (or one without a timeframe), synthetic:1 at the bot's timeframe otherwise. A portfolio's
+   * (universe of several symbols): one data set per symbol joined by + (csv:a+csv:b), or
+   * synthetic:<seed> (each symbol its own bars).
    *
    * @generated from field: string data_source = 5;
    */
@@ -5490,6 +5610,23 @@ export declare type BacktestResults = Message<"svc.bots.v1.BacktestResults"> & {
    * @generated from field: int64 strategy_logs_dropped = 13;
    */
   strategyLogsDropped: bigint;
+
+  /**
+   * A portfolio's run (a universe of several symbols): each symbol's figures, in universe order.
+   * Empty for a one-symbol run. The portfolio's own figures are in metrics (with turnover,
+   * gross_exposure and borrow_cost).
+   *
+   * @generated from field: repeated svc.bots.v1.SymbolResult symbols = 14;
+   */
+  symbols: SymbolResult[];
+
+  /**
+   * A portfolio's run: where each symbol's data does not reach the run's clock. Bars are never
+   * filled in: a symbol is neither traded nor decided at a time it has no bar.
+   *
+   * @generated from field: repeated svc.bots.v1.DataGaps gaps = 15;
+   */
+  gaps: DataGaps[];
 };
 
 /**
@@ -5594,6 +5731,23 @@ export declare type BacktestResultsJson = {
    * @generated from field: int64 strategy_logs_dropped = 13;
    */
   strategyLogsDropped?: string;
+
+  /**
+   * A portfolio's run (a universe of several symbols): each symbol's figures, in universe order.
+   * Empty for a one-symbol run. The portfolio's own figures are in metrics (with turnover,
+   * gross_exposure and borrow_cost).
+   *
+   * @generated from field: repeated svc.bots.v1.SymbolResult symbols = 14;
+   */
+  symbols?: SymbolResultJson[];
+
+  /**
+   * A portfolio's run: where each symbol's data does not reach the run's clock. Bars are never
+   * filled in: a symbol is neither traded nor decided at a time it has no bar.
+   *
+   * @generated from field: repeated svc.bots.v1.DataGaps gaps = 15;
+   */
+  gaps?: DataGapsJson[];
 };
 
 /**
@@ -5601,6 +5755,270 @@ export declare type BacktestResultsJson = {
  * Use `create(BacktestResultsSchema)` to create a new message.
  */
 export declare const BacktestResultsSchema: GenMessage<BacktestResults, {jsonType: BacktestResultsJson}>;
+
+/**
+ * One symbol's share of a portfolio's backtest.
+ *
+ * @generated from message svc.bots.v1.SymbolResult
+ */
+export declare type SymbolResult = Message<"svc.bots.v1.SymbolResult"> & {
+  /**
+   * The symbol.
+   *
+   * @generated from field: string symbol = 1;
+   */
+  symbol: string;
+
+  /**
+   * Its cash flows (fees and borrow cost included) plus its position at its last close.
+   *
+   * @generated from field: double pnl = 2;
+   */
+  pnl: number;
+
+  /**
+   * The largest fall of its P&L from its running peak, as a fraction of the starting cash.
+   *
+   * @generated from field: double max_drawdown = 3;
+   */
+  maxDrawdown: number;
+
+  /**
+   * Share of the run's bars at which it held a position.
+   *
+   * @generated from field: double exposure = 4;
+   */
+  exposure: number;
+
+  /**
+   * The notional it traded over the portfolio's average equity.
+   *
+   * @generated from field: double turnover = 5;
+   */
+  turnover: number;
+
+  /**
+   * Round trips, one still open counted.
+   *
+   * @generated from field: int32 trades = 6;
+   */
+  trades: number;
+
+  /**
+   * Share of those trades that made money.
+   *
+   * @generated from field: double win_rate = 7;
+   */
+  winRate: number;
+
+  /**
+   * Fees paid on its fills.
+   *
+   * @generated from field: double fees = 8;
+   */
+  fees: number;
+
+  /**
+   * Borrow cost paid on its short positions.
+   *
+   * @generated from field: double borrow_cost = 9;
+   */
+  borrowCost: number;
+
+  /**
+   * Its position at the end, in units (negative: short).
+   *
+   * @generated from field: double units = 10;
+   */
+  units: number;
+
+  /**
+   * That position at its last close.
+   *
+   * @generated from field: double value = 11;
+   */
+  value: number;
+};
+
+/**
+ * One symbol's share of a portfolio's backtest.
+ *
+ * @generated from message svc.bots.v1.SymbolResult
+ */
+export declare type SymbolResultJson = {
+  /**
+   * The symbol.
+   *
+   * @generated from field: string symbol = 1;
+   */
+  symbol?: string;
+
+  /**
+   * Its cash flows (fees and borrow cost included) plus its position at its last close.
+   *
+   * @generated from field: double pnl = 2;
+   */
+  pnl?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The largest fall of its P&L from its running peak, as a fraction of the starting cash.
+   *
+   * @generated from field: double max_drawdown = 3;
+   */
+  maxDrawdown?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Share of the run's bars at which it held a position.
+   *
+   * @generated from field: double exposure = 4;
+   */
+  exposure?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The notional it traded over the portfolio's average equity.
+   *
+   * @generated from field: double turnover = 5;
+   */
+  turnover?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Round trips, one still open counted.
+   *
+   * @generated from field: int32 trades = 6;
+   */
+  trades?: number;
+
+  /**
+   * Share of those trades that made money.
+   *
+   * @generated from field: double win_rate = 7;
+   */
+  winRate?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Fees paid on its fills.
+   *
+   * @generated from field: double fees = 8;
+   */
+  fees?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Borrow cost paid on its short positions.
+   *
+   * @generated from field: double borrow_cost = 9;
+   */
+  borrowCost?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Its position at the end, in units (negative: short).
+   *
+   * @generated from field: double units = 10;
+   */
+  units?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * That position at its last close.
+   *
+   * @generated from field: double value = 11;
+   */
+  value?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message svc.bots.v1.SymbolResult.
+ * Use `create(SymbolResultSchema)` to create a new message.
+ */
+export declare const SymbolResultSchema: GenMessage<SymbolResult, {jsonType: SymbolResultJson}>;
+
+/**
+ * Where one symbol's data does not reach a portfolio's clock (every time any symbol has a bar).
+ *
+ * @generated from message svc.bots.v1.DataGaps
+ */
+export declare type DataGaps = Message<"svc.bots.v1.DataGaps"> & {
+  /**
+   * The symbol.
+   *
+   * @generated from field: string symbol = 1;
+   */
+  symbol: string;
+
+  /**
+   * Bars it has in the run's range.
+   *
+   * @generated from field: int64 bars = 2;
+   */
+  bars: bigint;
+
+  /**
+   * Times of the clock before its first bar or after its last.
+   *
+   * @generated from field: int64 outside = 3;
+   */
+  outside: bigint;
+
+  /**
+   * Times of the clock between its first and last bar where it has none.
+   *
+   * @generated from field: int64 missing = 4;
+   */
+  missing: bigint;
+
+  /**
+   * The first of those; unset when there is none.
+   *
+   * @generated from field: google.protobuf.Timestamp first_missing = 5;
+   */
+  firstMissing?: Timestamp | undefined;
+};
+
+/**
+ * Where one symbol's data does not reach a portfolio's clock (every time any symbol has a bar).
+ *
+ * @generated from message svc.bots.v1.DataGaps
+ */
+export declare type DataGapsJson = {
+  /**
+   * The symbol.
+   *
+   * @generated from field: string symbol = 1;
+   */
+  symbol?: string;
+
+  /**
+   * Bars it has in the run's range.
+   *
+   * @generated from field: int64 bars = 2;
+   */
+  bars?: string;
+
+  /**
+   * Times of the clock before its first bar or after its last.
+   *
+   * @generated from field: int64 outside = 3;
+   */
+  outside?: string;
+
+  /**
+   * Times of the clock between its first and last bar where it has none.
+   *
+   * @generated from field: int64 missing = 4;
+   */
+  missing?: string;
+
+  /**
+   * The first of those; unset when there is none.
+   *
+   * @generated from field: google.protobuf.Timestamp first_missing = 5;
+   */
+  firstMissing?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.DataGaps.
+ * Use `create(DataGapsSchema)` to create a new message.
+ */
+export declare const DataGapsSchema: GenMessage<DataGaps, {jsonType: DataGapsJson}>;
 
 /**
  * One line of a code strategy's ctx.log.

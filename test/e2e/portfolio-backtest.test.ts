@@ -1,0 +1,243 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MA_CROSSOVER_EXAMPLE } from "@svc/strategy-sdk/check";
+import type { RunningPlatform } from "@svc/all-in-one";
+import { as } from "../support/paper.js";
+import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
+
+const SAMPLE = readFileSync(
+  new URL("../../services/bots/data/sample-btc-usd-1d.csv", import.meta.url),
+  "utf8",
+)
+  .trim()
+  .split("\n");
+const HEADER = SAMPLE[0]!;
+const ROWS = SAMPLE.slice(1).map((l) => l.split(","));
+
+/** The sample's dates with the prices of the row `shift` later, times `scale`: another walk. */
+function walk(shift: number, scale: number, drop: (i: number) => boolean = () => false): string {
+  const out = [HEADER];
+  ROWS.forEach((row, i) => {
+    if (drop(i)) return;
+    const from = ROWS[(i + shift) % ROWS.length]!;
+    const price = (k: number) => (Number(from[k]) * scale).toFixed(4);
+    out.push([row[0], price(1), price(2), price(3), price(4), from[5]].join(","));
+  });
+  return out.join("\n");
+}
+
+const UNIVERSE = ["AAPL", "MSFT", "GOOG"];
+const spec = (slug: string, strategy: object, engine: object = {}) => ({
+  name: slug,
+  slug,
+  kind: "trading",
+  universe: { symbols: UNIVERSE, timeframe: "1d" },
+  strategy,
+  engine: { initial_cash: 100000, fee_bps: 5, slippage_bps: 2, position_size: 1, ...engine },
+});
+const ALL = "csv:aapl-1d+csv:msft-1d+csv:goog-1d";
+
+describe("a universe backtested as one portfolio (real Postgres)", () => {
+  let p: RunningPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform("postgres", { SVC_BACKTEST_WORKERS: "2" });
+    const up = (name: string, symbol: string, csv: string) =>
+      call(p.url, "POST", "/datasets", { name, symbol, timeframe: "1d", csv });
+    for (const [name, symbol, csv] of [
+      ["aapl-1d", "AAPL", walk(0, 0.005)],
+      ["msft-1d", "MSFT", walk(300, 0.01)],
+      // GOOG has no bars for ten days in the middle: a gap reported, not filled.
+      ["goog-1d", "GOOG", walk(600, 0.004, (i) => i >= 500 && i < 510)],
+    ] as const) {
+      const res = await up(name, symbol, csv);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    const created = await call(
+      p.url,
+      "POST",
+      "/bots",
+      spec("tech", { family: "ma_crossover", parameters: { fast: 5, slow: 20 } }),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+  }, PLATFORM_START_TIMEOUT_MS + 60_000);
+  afterAll(async () => {
+    await p?.close();
+  });
+
+  const finished = (slug: string, id: string) =>
+    eventually(
+      `backtest ${id} of ${slug} ends`,
+      async () =>
+        (await call(p.url, "GET", `/bots/${slug}/deployments`)).body.items.find(
+          (x: { id: string }) => x.id === id,
+        ),
+      (d) => d?.status === "success" || d?.status === "failed",
+      90_000,
+    );
+
+  it("refuses a universe its data does not cover, naming every symbol missing", async () => {
+    const some = await call(p.url, "POST", "/bots/tech/backtest", {
+      data_source: "csv:aapl-1d+csv:msft-1d",
+    });
+    expect(some.status).toBe(400);
+    expect(some.body.error).toMatchObject({
+      code: "universe_not_covered",
+      details: { field: "data_source" },
+    });
+    expect(some.body.error.message).toContain("no bars of GOOG");
+    // The bot's default data set holds BTC-USD: never traded as if it were the first symbol.
+    const none = await call(p.url, "POST", "/bots/tech/backtest", {});
+    expect(none.status).toBe(400);
+    expect(none.body.error.message).toContain("no bars of AAPL, MSFT, GOOG");
+    const listed = await call(p.url, "GET", "/bots/tech/deployments");
+    expect(listed.body.items).toHaveLength(0);
+  });
+
+  it("trades every symbol from one cash balance and reports each symbol and the gaps", async () => {
+    const res = await call(p.url, "POST", "/bots/tech/backtest", { data_source: ALL });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(res.body.progress.bars_total).toBe(String(1000 + 1000 + 990));
+    const done = await finished("tech", res.body.id);
+    expect(done.status, JSON.stringify(done.result_summary)).toBe("success");
+    const r = (await call(p.url, "GET", `/bots/tech/deployments/${res.body.id}/results`)).body;
+    expect(r.symbols.map((s: { symbol: string }) => s.symbol)).toEqual(UNIVERSE);
+    for (const s of r.symbols) {
+      expect(s.trades, s.symbol).toBeGreaterThan(0);
+      expect(s.fees, s.symbol).toBeGreaterThan(0);
+      expect(s.turnover, s.symbol).toBeGreaterThan(0);
+      expect(s.exposure, s.symbol).toBeGreaterThan(0);
+    }
+    const sum = r.symbols.reduce((n: number, s: { pnl: number }) => n + s.pnl, 0);
+    expect(sum).toBeCloseTo(r.metrics.pnl, 2);
+    expect(r.metrics.trades).toBe(
+      r.symbols.reduce((n: number, s: { trades: number }) => n + s.trades, 0),
+    );
+    expect(r.metrics).toMatchObject({ bars: 2990 });
+    expect(r.metrics.turnover).toBeGreaterThan(0);
+    expect(r.metrics.gross_exposure).toBeGreaterThan(0);
+    expect(r.metrics.gross_exposure).toBeLessThanOrEqual(1.05);
+    expect(r.gaps).toEqual([
+      { symbol: "AAPL", bars: "1000", outside: "0", missing: "0", first_missing: null },
+      { symbol: "MSFT", bars: "1000", outside: "0", missing: "0", first_missing: null },
+      {
+        symbol: "GOOG",
+        bars: "990",
+        outside: "0",
+        missing: "10",
+        first_missing: `${ROWS[500]![0]}T00:00:00Z`,
+      },
+    ]);
+    expect(r.equity).toHaveLength(1000);
+    // The trades name their symbol, and add up to the portfolio's P&L.
+    const trades = await call(
+      p.url,
+      "GET",
+      `/bots/tech/deployments/${res.body.id}/trades?page_size=1000`,
+    );
+    const symbols = new Set(trades.body.items.map((t: { symbol: string }) => t.symbol));
+    expect(symbols).toEqual(new Set(UNIVERSE));
+    const pnl = trades.body.items.reduce((n: number, t: { pnl: number }) => n + t.pnl, 0);
+    expect(pnl).toBeCloseTo(r.metrics.pnl, 2);
+  }, 120_000);
+
+  it("holds the capital threshold across the portfolio", async () => {
+    const capped = await call(p.url, "POST", "/bots", {
+      ...spec("capped", { family: "ma_crossover", parameters: { fast: 5, slow: 20 } }),
+      risk: { capital_limit: 40000 },
+    });
+    expect(capped.status, JSON.stringify(capped.body)).toBe(201);
+    const res = await call(p.url, "POST", "/bots/capped/backtest", { data_source: ALL });
+    const done = await finished("capped", res.body.id);
+    expect(done.status).toBe("success");
+    // Each symbol alone (a third of the equity) is under the limit; two together are over it.
+    expect(done.result_summary.risk_rejections.capital_threshold).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("shorts only where the engine allows it, paying its borrow cost", async () => {
+    const shorting = {
+      family: "ma_crossover",
+      parameters: { fast: 5, slow: 20, allow_short: true },
+    };
+    for (const [slug, engine] of [
+      ["long-only", {}],
+      [
+        "short-ok",
+        { allow_short: true, borrow_bps: 300, symbol_costs: [{ symbol: "GOOG", fee_bps: 40 }] },
+      ],
+    ] as const) {
+      const made = await call(p.url, "POST", "/bots", spec(slug, shorting, engine));
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+    }
+    const ids = await Promise.all(
+      ["long-only", "short-ok"].map(
+        async (slug) =>
+          (await call(p.url, "POST", `/bots/${slug}/backtest`, { data_source: ALL })).body.id,
+      ),
+    );
+    const [longOnly, shortOk] = await Promise.all([
+      finished("long-only", ids[0]),
+      finished("short-ok", ids[1]),
+    ]);
+    expect(longOnly.status).toBe("success");
+    expect(longOnly.result_summary.risk_rejections.short_not_allowed).toBeGreaterThan(0);
+    expect(longOnly.result_summary.borrow_cost).toBe(0);
+    expect(shortOk.status).toBe("success");
+    expect(shortOk.result_summary.risk_rejections).toBeUndefined();
+    expect(shortOk.result_summary.borrow_cost).toBeGreaterThan(0);
+    const r = (await call(p.url, "GET", `/bots/short-ok/deployments/${ids[1]}/results`)).body;
+    const bySymbol = Object.fromEntries(r.symbols.map((s: { symbol: string }) => [s.symbol, s]));
+    // GOOG pays 40 bps a fill, the others 5: far more fees on a similar turnover.
+    expect(bySymbol.GOOG.fees / bySymbol.GOOG.turnover).toBeGreaterThan(
+      4 * (bySymbol.AAPL.fees / bySymbol.AAPL.turnover),
+    );
+    // A cost of a symbol not traded is refused up front.
+    const stray = await call(
+      p.url,
+      "POST",
+      "/bots",
+      spec("stray", shorting, { symbol_costs: [{ symbol: "TSLA", fee_bps: 1 }] }),
+    );
+    expect(stray.status).toBe(201);
+    const refused = await call(p.url, "POST", "/bots/stray/backtest", { data_source: ALL });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.field).toBe("engine.symbol_costs");
+  }, 180_000);
+
+  it("runs a strategy of code over the whole universe in the sandbox", async () => {
+    const created = await eventually(
+      "the strategy checker's thread starts and checks the code",
+      () =>
+        call(
+          p.url,
+          "POST",
+          "/bots",
+          spec("tech-code", {
+            code: { files: [{ path: "strategy.ts", content: MA_CROSSOVER_EXAMPLE }] },
+            parameters: { fast: 5, slow: 20, weight: 0.3 },
+          }),
+        ),
+      (r) => r.status !== 429,
+      60_000,
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const res = await call(p.url, "POST", "/bots/tech-code/backtest", { data_source: ALL });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const done = await finished("tech-code", res.body.id);
+    expect(done.status, JSON.stringify(done.result_summary)).toBe("success");
+    const r = (await call(p.url, "GET", `/bots/tech-code/deployments/${res.body.id}/results`)).body;
+    for (const s of r.symbols) expect(s.trades, s.symbol).toBeGreaterThan(0);
+    const sum = r.symbols.reduce((n: number, s: { pnl: number }) => n + s.pnl, 0);
+    expect(sum).toBeCloseTo(r.metrics.pnl, 2);
+  }, 180_000);
+
+  it("refuses a paper session and a conformance run of a universe, saying why", async () => {
+    const paper = await call(p.url, "POST", "/bots/tech/paper/start", { approved_promotion: "x" });
+    expect(paper.status).toBe(400);
+    expect(paper.body.error.details.field).toBe("universe.symbols");
+    expect(paper.body.error.message).toMatch(/only a backtest trades a universe/);
+    const conformance = await call(p.url, "POST", "/bots/tech/conformance", {}, as("alice"));
+    expect(conformance.status).toBe(400);
+    expect(conformance.body.error.details.field).toBe("universe.symbols");
+  });
+});
