@@ -15,7 +15,8 @@ import { parse as parseYaml } from "yaml";
  *   value is a 409 Conflict unless `force=true`, fields a manager stops applying are removed,
  *   `status` in the body is ignored (status subresource), generation moves with the spec,
  * - the status subresource by JSON merge patch (RFC 7386), leaving spec and generation alone,
- * - the scale subresource of apps/v1 Deployments by merge patch.
+ * - apps/v1 Deployments (the bots' runner workloads): discovery, list, get and server-side apply
+ *   as above, and their scale subresource by merge patch.
  * It checks the bearer token and the content types and answers errors as a `Status`. Every
  * request is recorded (method, path with query, content type, parsed body) so a test can see
  * what the client library really sent.
