@@ -24,6 +24,7 @@ const adminUrl = () =>
 /** A fresh database on the real Postgres server with the bots schema migrated; `drop` removes it. */
 export async function botsDatabase(): Promise<{
   db: Kysely<BotsDatabase>;
+  url: string;
   drop(): Promise<void>;
 }> {
   const name = `svc_test_${randomBytes(6).toString("hex")}`;
@@ -37,6 +38,7 @@ export async function botsDatabase(): Promise<{
   await migrateSchema(database.db, "bots", migrations);
   return {
     db: schemaDb<BotsDatabase>(database.db, "bots"),
+    url: url.toString(),
     async drop() {
       await database.close();
       const c = new pg.Client({ connectionString: adminUrl() });
@@ -48,13 +50,19 @@ export async function botsDatabase(): Promise<{
 }
 
 const keys = ephemeralStatementKeyPem();
+/** The promotion service's public key the tokens of `approvedBot` verify with. */
+export const promotionPublicKeyPem = keys.publicKeyPem;
 const { privateKey } = statementKeysFromPem({ privateKeyPem: keys.privateKeyPem });
 const { publicKey } = statementKeysFromPem({ publicKeyPem: keys.publicKeyPem });
 
 /** A trading bot row and an ApprovedPromotion token for its version, signed as the promotion service signs. */
-export async function approvedBot(db: Kysely<BotsDatabase>) {
+export async function approvedBot(db: Kysely<BotsDatabase>, spec: object = {}) {
   const id = randomUUID();
-  const bot = { id, slug: `live-${id.slice(0, 6)}`, specHash: `sha256:${id}` };
+  const bot = {
+    id,
+    slug: `live-${id.slice(0, 6)}`,
+    specHash: randomBytes(32).toString("hex"),
+  };
   await db
     .insertInto("bots")
     .values({
@@ -66,7 +74,7 @@ export async function approvedBot(db: Kysely<BotsDatabase>) {
       fleet: null,
       current_version: 1,
       spec_hash: bot.specHash,
-      spec: "{}",
+      spec: JSON.stringify(spec),
       created_by: "tester",
     })
     .execute();

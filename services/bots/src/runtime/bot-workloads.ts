@@ -115,7 +115,7 @@ export function runnerWorkloadOf(
             {
               name: "runner",
               image: s.image,
-              args: ["npm", "run", "runner", "-w", "services/bots"],
+              args: ["npm", "run", "runner:live", "-w", "services/bots"],
               envFrom: [{ configMapRef: { name: "svc-config" } }],
               env: [
                 { name: "SVC_LIVE_BOT_SLUG", value: slug },
