@@ -219,6 +219,32 @@ describe("a live runner on the dev venue, over real FIX sessions and real Postgr
     expect(await workloadRuns(db, b.bot.slug)).toMatchObject([{ outcome: "denied", op: "start" }]);
   }, 30_000);
 
+  it("freezes and says so when the venue hangs: no order is sent after", async () => {
+    venue = await devVenue();
+    const b = await approvedBot(db);
+    let bars = 0;
+    const runner = liveRunner(db, venue, b, {
+      strategy: () => (bars++ === 0 ? undefined : { orders: [limit("buy", 1, 50)] }),
+    });
+    runners.push(runner);
+    await runner.start();
+    venue.setFaults({ hang: true });
+    await eventually(
+      "frozen",
+      () => runner.frozen,
+      (f) => f !== undefined,
+    );
+    expect(runner.frozen).toMatch(/the venue is frozen: the venue stopped answering/);
+    venue.setFaults({ hang: false });
+    print(venue, "p1", 99);
+    print(venue, "p2", 98);
+    await runner.flush();
+    expect(venue.exchange.ordersOf(USER)).toEqual([]);
+    const events = await eventsOf(db, runner["o"].taskId);
+    expect(types(events, "fail_safe")[0]!.data).toMatchObject({ frozen: true });
+    expect(types(events, "order_placed")).toEqual([]);
+  }, 30_000);
+
   it("a session drop mid-order and every ExecutionReport twice: nothing lost, nothing doubled", async () => {
     venue = await devVenue();
     const b = await approvedBot(db);

@@ -120,6 +120,7 @@ export class LiveRunner {
   private barIndex = 0;
   private lastClose = NaN;
   private promotion: { requestId: string; version: number } | undefined;
+  private started = false;
 
   constructor(private readonly o: LiveRunnerOptions) {
     this.idPrefix = `${o.bot.id.slice(0, 8)}.`;
@@ -204,7 +205,7 @@ export class LiveRunner {
       }
     }
     this.holding = false;
-    // Bot events of the reconciliation (missed fills, adopted orders) come first.
+    // The session's start first, then what reconciliation booked (missed fills, adopted orders).
     this.pending.unshift(
       {
         type: "session_started",
@@ -230,6 +231,7 @@ export class LiveRunner {
         setInterval(() => void this.reconcileNow().catch(() => undefined), o.reconcileEveryMs),
       );
     this.phase = "Running";
+    this.started = true;
     await this.audit("start", "succeeded", {
       request_id: this.promotion.requestId,
       version: this.promotion.version,
@@ -304,6 +306,9 @@ export class LiveRunner {
 
   /** Ends the workload: no more bars, the venue session closed, a workload_run stop entry. */
   async stop(reason: string): Promise<void> {
+    // A start that was refused has nothing to stop: its refusal was audited already.
+    if (!this.started) return;
+    this.started = false;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     this.unwatch?.();
