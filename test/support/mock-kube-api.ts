@@ -15,7 +15,8 @@ import { parse as parseYaml } from "yaml";
  *   value is a 409 Conflict unless `force=true`, fields a manager stops applying are removed,
  *   `status` in the body is ignored (status subresource), generation moves with the spec,
  * - the status subresource by JSON merge patch (RFC 7386), leaving spec and generation alone,
- * - the scale subresource of apps/v1 Deployments by merge patch.
+ * - apps/v1 Deployments (the bots' runner workloads): discovery, list, get and server-side apply
+ *   as above, and their scale subresource by merge patch.
  * It checks the bearer token and the content types and answers errors as a `Status`. Every
  * request is recorded (method, path with query, content type, parsed body) so a test can see
  * what the client library really sent.
@@ -50,6 +51,11 @@ const GROUP = "svc.example.io";
 const KINDS: Record<string, { kind: string; singular: string }> = {
   bots: { kind: "Bot", singular: "bot" },
   killswitches: { kind: "KillSwitch", singular: "killswitch" },
+};
+/** The kinds served per API group (version v1 for each): the platform's own and the runner workloads'. */
+const GROUPS: Record<string, Record<string, { kind: string; singular: string }>> = {
+  [GROUP]: KINDS,
+  apps: { deployments: { kind: "Deployment", singular: "deployment" } },
 };
 
 type Json = Record<string, unknown>;
@@ -187,12 +193,13 @@ export async function startMockKubeApi(token: string) {
           `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json`,
         );
 
-      if (req.method === "GET" && url.pathname === `/apis/${GROUP}/v1`)
+      const discovery = /^\/apis\/([^/]+)\/v1$/.exec(url.pathname);
+      if (req.method === "GET" && discovery && GROUPS[discovery[1]!])
         return reply(200, {
           kind: "APIResourceList",
           apiVersion: "v1",
-          groupVersion: `${GROUP}/v1`,
-          resources: Object.entries(KINDS).flatMap(([plural, k]) => [
+          groupVersion: `${discovery[1]}/v1`,
+          resources: Object.entries(GROUPS[discovery[1]!]!).flatMap(([plural, k]) => [
             {
               name: plural,
               singularName: k.singular,
@@ -232,21 +239,29 @@ export async function startMockKubeApi(token: string) {
         });
       }
 
-      const m = new RegExp(
-        `^/apis/${GROUP.replace(/\./g, "\\.")}/v1/namespaces/([^/]+)/([a-z]+)(?:/([^/]+))?(/status)?$`,
-      ).exec(url.pathname);
-      if (!m || !KINDS[m[2]!])
+      const m =
+        /^\/apis\/([^/]+)\/v1\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/]+))?(\/status)?$/.exec(
+          url.pathname,
+        );
+      if (!m || !GROUPS[m[1]!]?.[m[3]!])
         return status(404, "NotFound", "the server could not find the requested resource");
-      const [, ns, plural, name, sub] = m as unknown as [string, string, string, string?, string?];
+      const [, group, ns, plural, name, sub] = m as unknown as [
+        string,
+        string,
+        string,
+        string,
+        string?,
+        string?,
+      ];
       const prefix = `${ns}/${plural}/`;
       const key = `${prefix}${name}`;
-      const kind = KINDS[plural]!.kind;
+      const kind = GROUPS[group]![plural]!.kind;
 
       if (req.method === "GET" && !name && url.searchParams.get("watch") === "true")
         return watch(res, prefix, url.searchParams);
       if (req.method === "GET" && !name)
         return reply(200, {
-          apiVersion: `${GROUP}/v1`,
+          apiVersion: `${group}/v1`,
           kind: `${kind}List`,
           metadata: { resourceVersion: String(version - 1) },
           items: [...objects.entries()].filter(([k]) => k.startsWith(prefix)).map(([, v]) => v),
@@ -255,7 +270,7 @@ export async function startMockKubeApi(token: string) {
         const found = objects.get(key);
         return found
           ? reply(200, found)
-          : status(404, "NotFound", `${plural}.${GROUP} "${name}" not found`);
+          : status(404, "NotFound", `${plural}.${group} "${name}" not found`);
       }
       if (req.method === "PATCH" && name && !sub) {
         if (contentType !== "application/apply-patch+yaml") return unsupported();
@@ -268,11 +283,11 @@ export async function startMockKubeApi(token: string) {
           );
         if (!isObject(body)) return status(400, "BadRequest", "the body is not an object");
         const obj = body as KubeObject;
-        if (obj.apiVersion !== `${GROUP}/v1` || obj.kind !== kind)
+        if (obj.apiVersion !== `${group}/v1` || obj.kind !== kind)
           return status(
             400,
             "BadRequest",
-            `the body's apiVersion and kind must be ${GROUP}/v1 ${kind}`,
+            `the body's apiVersion and kind must be ${group}/v1 ${kind}`,
           );
         if (obj.metadata?.name !== name)
           return status(
@@ -285,7 +300,7 @@ export async function startMockKubeApi(token: string) {
       if (req.method === "PATCH" && name && sub) {
         if (contentType !== "application/merge-patch+json") return unsupported();
         const prev = objects.get(key);
-        if (!prev) return status(404, "NotFound", `${plural}.${GROUP} "${name}" not found`);
+        if (!prev) return status(404, "NotFound", `${plural}.${group} "${name}" not found`);
         const patched = mergePatch(prev.status ?? {}, (body as { status?: unknown }).status ?? {});
         return reply(200, stamp(key, { ...prev, status: patched as Json }, "MODIFIED"));
       }

@@ -165,6 +165,28 @@ describe("dev venue over FIX 4.4 (jspurefix on both sides, loopback TCP)", () =>
     expect(reportsFor(c, "mass-2")).toMatchObject([{ OrigClOrdID: "m3", OrdStatus: "4" }]);
   });
 
+  it("keeps each account's orders its own: another account's mass cancel leaves them working", async () => {
+    h = new Harness();
+    await h.start({ accounts: [{ username: "bot-2", password: "second password" }] });
+    const first = await h.loggedOn();
+    const second = await h.loggedOn({
+      username: "bot-2",
+      password: "second password",
+      senderCompId: "SECOND",
+    });
+    first.send("D", newOrder("mine", "buy", 1, 90));
+    await heard(first, "mine new", "8", (b) => b.ClOrdID === "mine");
+    second.send("D", newOrder("theirs", "buy", 1, 91));
+    await heard(second, "theirs new", "8", (b) => b.ClOrdID === "theirs");
+    second.send("q", { ClOrdID: "mass-b", MassCancelRequestType: "7", TransactTime: new Date() });
+    expect(await heard(second, "mass cancel report", "r")).toMatchObject({
+      TotalAffectedOrders: 1,
+    });
+    expect(h.venue.exchange.openOrders(USER).map((o) => o.clOrdId)).toEqual(["mine"]);
+    expect(h.venue.exchange.openOrders("bot-2")).toEqual([]);
+    expect(reportsFor(first, "theirs")).toEqual([]);
+  });
+
   it("tells a client that reconnects its open orders, with the fills made while it was away", async () => {
     h = new Harness();
     await h.start();

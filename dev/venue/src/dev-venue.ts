@@ -28,6 +28,11 @@ export interface DevVenueOptions {
   port?: number;
   username: string;
   password: string;
+  /**
+   * More accounts that may log on over FIX, each with its own orders and positions (many bots,
+   * each with a venue account of its own); the Binance facade trades as `username` only.
+   */
+  accounts?: readonly { username: string; password: string }[];
   /** The venue's CompID; clients may log on with any SenderCompID. */
   compId?: string;
   heartbeatSeconds?: number;
@@ -74,6 +79,7 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     exchange,
     faults,
     credentials: { username: options.username, password: options.password },
+    ...(options.accounts ? { accounts: options.accounts } : {}),
     sessions: new Set(),
   };
 

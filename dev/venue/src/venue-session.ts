@@ -32,6 +32,8 @@ export interface VenueContext {
   readonly exchange: Exchange;
   readonly faults: FaultSwitches;
   readonly credentials: { username: string; password: string };
+  /** More accounts that may log on, each trading its own orders and positions. */
+  readonly accounts?: readonly { username: string; password: string }[];
   readonly sessions: Set<VenueSession>;
 }
 
@@ -79,12 +81,13 @@ export class VenueSession extends AsciiSession {
   }
 
   protected onLogon(view: MsgView, user: string, password: string): boolean | Promise<boolean> {
-    const { credentials } = this.venue;
+    const { credentials, accounts = [] } = this.venue;
     const ok =
       typeof user === "string" &&
       typeof password === "string" &&
-      sameSecret(user, credentials.username) &&
-      sameSecret(password, credentials.password);
+      [credentials, ...accounts].some(
+        (c) => sameSecret(user, c.username) && sameSecret(password, c.password),
+      );
     // A rejected promise is how jspurefix lets the Logout carry our reason (Text 58).
     if (!ok) return Promise.reject(new Error("invalid Username or Password"));
     this.account = user;

@@ -73,6 +73,25 @@ export interface Config {
   /** The drill's bounds in seconds (SVC_KILLSWITCH_DRILL_*): Draining, Stopped for high-frequency bots, Stopped for others. */
   drillBoundsS: { draining: number; stoppedHighFrequency: number; stopped: number };
   runnerLeaseS: number;
+  /** What the bots service runs each Bot resource as (SVC_RUNNER_*), and the venue it trades on. */
+  runnerWorkloads: {
+    enabled: boolean;
+    image: string;
+    runtimeClassName: string;
+    mode: "paper" | "live";
+    venue: { adapter: "fix" | "ccxt"; host: string; port: number };
+    credentialsSecret: string;
+  };
+  /** What a runner workload runs (SVC_LIVE_*, set on its pod by the bots service). */
+  liveWorkload: {
+    slug: string | undefined;
+    version: number;
+    specHash: string;
+    strategyDigest: string;
+    approvedPromotion: string;
+    barMs: number;
+    credentials: { username: string; password: string; apiKey: string; apiSecret: string };
+  };
   /** Backtests (and compliance runs) run at once by one process, and accepted ones that may wait. */
   backtests: {
     workers: number;
@@ -293,6 +312,32 @@ function assemble(r: Raw): Config {
       stopped: i("SVC_KILLSWITCH_DRILL_STOPPED_S"),
     },
     runnerLeaseS: i("SVC_RUNNER_LEASE_S"),
+    runnerWorkloads: {
+      enabled: s("SVC_RUNNER_WORKLOADS") === "kubernetes",
+      image: s("SVC_RUNNER_IMAGE") ?? "svc-platform",
+      runtimeClassName: s("SVC_RUNNER_RUNTIME_CLASS") ?? "",
+      mode: s("SVC_LIVE_MODE") as "paper" | "live",
+      venue: {
+        adapter: s("SVC_LIVE_VENUE") as "fix" | "ccxt",
+        host: s("SVC_LIVE_VENUE_HOST") ?? "127.0.0.1",
+        port: i("SVC_LIVE_VENUE_PORT"),
+      },
+      credentialsSecret: s("SVC_LIVE_VENUE_SECRET") ?? "",
+    },
+    liveWorkload: {
+      slug: s("SVC_LIVE_BOT_SLUG"),
+      version: i("SVC_LIVE_VERSION"),
+      specHash: s("SVC_LIVE_SPEC_HASH") ?? "",
+      strategyDigest: s("SVC_LIVE_STRATEGY_DIGEST") ?? "",
+      approvedPromotion: s("SVC_LIVE_APPROVED_PROMOTION") ?? "",
+      barMs: i("SVC_LIVE_BAR_MS"),
+      credentials: {
+        username: s("SVC_LIVE_VENUE_USERNAME") ?? "",
+        password: s("SVC_LIVE_VENUE_PASSWORD") ?? "",
+        apiKey: s("SVC_LIVE_VENUE_API_KEY") ?? "",
+        apiSecret: s("SVC_LIVE_VENUE_API_SECRET") ?? "",
+      },
+    },
     backtests: {
       workers: i("SVC_BACKTEST_WORKERS"),
       queueMax: i("SVC_BACKTEST_QUEUE_MAX"),

@@ -374,6 +374,92 @@ export const SETTINGS = {
     default: "15",
     doc: "Seconds a paper session's host may stay silent before another runner takes the session over; the old holder's writes are fenced off from then on.",
   },
+  SVC_RUNNER_WORKLOADS: {
+    kind: oneOf("off", "kubernetes"),
+    default: "off",
+    doc: "kubernetes: the bots service turns each Bot resource into a one-replica runner Deployment (bot-runner-<slug>) at start and every 30 s (needs SVC_KUBE_API_URL); off: Bot resources are written and nothing runs them.",
+  },
+  SVC_RUNNER_IMAGE: {
+    kind: str,
+    default: "svc-platform",
+    doc: "The image of a bot's runner workload (the platform image: it runs npm run runner:live -w services/bots).",
+  },
+  SVC_RUNNER_RUNTIME_CLASS: {
+    kind: str,
+    default: "gvisor",
+    doc: "The RuntimeClass of a bot's runner workload (the strategy sandbox's; deploy/k8s/cluster); empty: the node's default runtime.",
+  },
+  SVC_LIVE_MODE: {
+    kind: oneOf("paper", "live"),
+    default: "paper",
+    doc: "A runner workload's mode: paper (the venue's live data, simulated fills) or live (orders to the venue; needs the license's live_trading feature where enforcement is on).",
+  },
+  SVC_LIVE_VENUE: {
+    kind: oneOf("fix", "ccxt"),
+    default: "fix",
+    doc: "The venue adapter of a runner workload: fix (FIX 4.4 over jspurefix) or ccxt (a Binance-compatible REST API at SVC_LIVE_VENUE_HOST:SVC_LIVE_VENUE_PORT).",
+  },
+  SVC_LIVE_VENUE_HOST: {
+    kind: str,
+    default: "127.0.0.1",
+    doc: "The venue's host for a runner workload (the dev venue: npm run venue).",
+  },
+  SVC_LIVE_VENUE_PORT: {
+    kind: int(1, 65_535),
+    default: "9878",
+    doc: "The venue's port for a runner workload: the FIX acceptor's, or the REST API's for ccxt.",
+  },
+  SVC_LIVE_VENUE_SECRET: {
+    kind: str,
+    default: "svc-venue-credentials",
+    doc: "The Secret whose keys (username and password for fix, apiKey and secret for ccxt) a runner workload gets as its venue credentials; the bots service never reads it.",
+  },
+  SVC_LIVE_BOT_SLUG: {
+    kind: str,
+    doc: "Set on a runner workload by the bots service: the bot it runs (npm run runner:live refuses to start without it).",
+  },
+  SVC_LIVE_VERSION: {
+    kind: int(0, 1_000_000_000),
+    default: "0",
+    doc: "Set on a runner workload: the bot version it was deployed with; a runner whose bot moved to another version refuses to start.",
+  },
+  SVC_LIVE_SPEC_HASH: {
+    kind: str,
+    doc: "Set on a runner workload: the version's spec hash; checked against the bot and the ApprovedPromotion token at start.",
+  },
+  SVC_LIVE_STRATEGY_DIGEST: {
+    kind: str,
+    doc: "Set on a runner workload: the digest of the version's strategy code (empty: a built-in family); checked against the token at start.",
+  },
+  SVC_LIVE_APPROVED_PROMOTION: {
+    kind: str,
+    doc: "Set on a runner workload: the ApprovedPromotion token of its version, verified at start.",
+    secret: true,
+  },
+  SVC_LIVE_VENUE_USERNAME: {
+    kind: str,
+    doc: "A runner workload's FIX Username (from the Secret SVC_LIVE_VENUE_SECRET).",
+  },
+  SVC_LIVE_VENUE_PASSWORD: {
+    kind: str,
+    doc: "A runner workload's FIX Password (from the Secret SVC_LIVE_VENUE_SECRET).",
+    secret: true,
+  },
+  SVC_LIVE_VENUE_API_KEY: {
+    kind: str,
+    doc: "A ccxt runner workload's API key (from the Secret SVC_LIVE_VENUE_SECRET).",
+    secret: true,
+  },
+  SVC_LIVE_VENUE_API_SECRET: {
+    kind: str,
+    doc: "A ccxt runner workload's API secret (from the Secret SVC_LIVE_VENUE_SECRET).",
+    secret: true,
+  },
+  SVC_LIVE_BAR_MS: {
+    kind: int(100, 86_400_000),
+    default: "60000",
+    doc: "A runner workload's bar: the venue's trades are folded into bars of this many milliseconds, and the strategy decides at each close.",
+  },
   SVC_BACKTEST_WORKERS: {
     kind: int(1, 64),
     default: "2",

@@ -28,7 +28,8 @@ import { createBacktestResultsHandlers } from "./handlers/backtest-results-handl
 import { createDatasetHandlers } from "./handlers/dataset-handlers.js";
 import { createComplianceRunHandlers } from "./handlers/compliance-run-handlers.js";
 import { statementKeysFromPem } from "@svc/lib/signed-statement";
-import { createKubeClient } from "@svc/lib/kube";
+import { createKubeClient, type KubeClient } from "@svc/lib/kube";
+import { reconcileBotWorkloads } from "./runtime/bot-workloads.js";
 import type { BotsDatabase } from "./store/bots.table.js";
 import { createChatHandlers } from "./handlers/chat-handlers.js";
 import { createStrategySourceHandlers } from "./handlers/strategy-source-handlers.js";
@@ -190,6 +191,7 @@ export async function createBotsModule(
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
   let leaseTimer: NodeJS.Timeout | undefined;
+  const workloads = startWorkloadReconciler(platform, runtimeKube);
   return {
     name: "bots",
     services: [BotsService, ControlPlaneService],
@@ -247,6 +249,7 @@ export async function createBotsModule(
     },
     async stop() {
       if (leaseTimer) clearInterval(leaseTimer);
+      workloads?.stop();
       await sessions.detachAll();
       // The leases stay renewed while the runs finish, so no other process re-runs them meanwhile.
       await tasks.stop();
@@ -257,6 +260,36 @@ export async function createBotsModule(
       await relay?.stop();
     },
   };
+}
+
+/**
+ * With SVC_RUNNER_WORKLOADS=kubernetes, every Bot resource gets its runner Deployment: at start
+ * and every 30 s (server-side apply changes nothing that is already right), so a Bot DeployBot
+ * wrote is running within one pass.
+ */
+function startWorkloadReconciler(
+  platform: Platform,
+  kube: KubeClient | undefined,
+): { stop(): void } | undefined {
+  const settings = platform.config.runnerWorkloads;
+  if (!settings.enabled) return undefined;
+  if (!kube) {
+    platform.log.warn("SVC_RUNNER_WORKLOADS=kubernetes needs SVC_KUBE_API_URL: no Bot is run");
+    return undefined;
+  }
+  let passing = false;
+  const pass = () => {
+    if (passing) return;
+    passing = true;
+    void reconcileBotWorkloads(kube, settings)
+      .then((applied) => platform.log.debug({ applied }, "runner workloads reconciled"))
+      .catch((err: unknown) => platform.log.warn({ err }, "runner workloads not reconciled"))
+      .finally(() => (passing = false));
+  };
+  pass();
+  const timer = setInterval(pass, 30_000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /** The chat agent's delegation, when the platform has a broker and the agent its own client. */

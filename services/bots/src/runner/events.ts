@@ -31,7 +31,22 @@ export type RunnerEvent =
     }
   | ExecutionEvent
   | { type: "phase_changed"; data: { phase: Phase; reason: string } }
-  | { type: "halted"; data: { reason: string } }
+  | {
+      type: "halted";
+      data: {
+        reason: string;
+        /** A live runner's halt: what the venue confirmed (live/venue-halt.ts). */
+        venue?: {
+          mode: string;
+          cancelled: number;
+          open_at_venue: number | null;
+          position_at_venue: number | null;
+          closing_orders: number;
+          confirmed: boolean;
+          problems: string[];
+        };
+      };
+    }
   | { type: "fail_safe"; data: { frozen: boolean; reason: string } }
   | { type: "reduce_only"; data: { on: boolean; reason: string } }
   | { type: "risk_re_enabled"; data: { by: string; reason: string } }

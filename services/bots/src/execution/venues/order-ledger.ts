@@ -131,6 +131,29 @@ export class OrderLedger {
     return { ...status };
   }
 
+  /**
+   * Takes up a previous run's book as the bot's events tell it, before the venue is asked: its
+   * position and cash, and the orders it had placed and not seen finish, each with the units
+   * already booked (so a status answer books only what was missed, never a fill twice). Those
+   * orders are `unknown` until the venue says what became of them.
+   */
+  resume(book: {
+    cash: number;
+    positions: Record<string, number>;
+    orders: readonly (VenueOrderRequest & { filled: number; averagePrice: number })[];
+  }): void {
+    this.cash = book.cash;
+    for (const [symbol, units] of Object.entries(book.positions)) this.units.set(symbol, units);
+    for (const o of book.orders) {
+      if (this.entries.has(o.clientId)) continue;
+      const { filled, averagePrice, ...request } = o;
+      this.insert(request);
+      const e = this.entries.get(o.clientId)!;
+      e.placed = true;
+      Object.assign(e.status, { filled, averagePrice, state: "unknown" });
+    }
+  }
+
   get(clientId: string): VenueOrderStatus | undefined {
     const e = this.entries.get(clientId);
     return e ? { ...e.status } : undefined;
