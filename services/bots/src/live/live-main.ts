@@ -7,6 +7,7 @@ import { createKubeClient } from "@svc/lib/kube";
 import { closeOnSignals, openPlatform } from "@svc/lib/server";
 import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import { migrations } from "../../migrations/index.js";
+import { allocateBars } from "../engine/bars.js";
 import { engineSettingsFrom, resolveStrategy } from "../engine/index.js";
 import type { VenueReport } from "../execution/kernel/venue.js";
 import { CcxtVenue } from "../execution/venues/ccxt/ccxt-venue.js";
@@ -49,6 +50,7 @@ const { family, params } = resolveStrategy(
   spec.strategy?.parameters as Record<string, unknown> | undefined,
 );
 const strategy = family.create(params);
+const row = allocateBars(1);
 const settings = engineSettingsFrom(spec.engine);
 const publicKeyPem = config.promotionTokens.publicKeyPem;
 
@@ -92,7 +94,18 @@ const runner = new LiveRunner({
   db,
   schema: "bots",
   symbol,
-  strategy: (bar) => ({ target: strategy.onBar(bar.close, bar.high, bar.low) }),
+  strategy: (bar) => {
+    // The strategy copies the bar it is shown: one row, rewritten at every close, is enough.
+    row.time[0] = bar.time;
+    row.open[0] = bar.open;
+    row.high[0] = bar.high;
+    row.low[0] = bar.low;
+    row.close[0] = bar.close;
+    row.volume[0] = bar.volume;
+    const weight = strategy.onBar(row, 0);
+    // NaN: the strategy set no target yet, so the position is left as it is.
+    return Number.isNaN(weight) ? undefined : { target: weight };
+  },
   costs: {
     feeBps: settings.feeBps,
     slippageBps: settings.slippageBps,

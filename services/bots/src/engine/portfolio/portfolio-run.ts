@@ -145,7 +145,10 @@ export class PortfolioRun implements PortfolioSink {
         const b = bars.bars[i]!;
         const close = b.close[t]!;
         if (close !== close) continue; // no bar of this symbol now
-        const target = strategies[i]!.onBar(close, b.high[t]!, b.low[t]!) / n;
+        const weight = strategies[i]!.onBar(b, t);
+        // NaN: no target set yet, the sleeve is left as it is.
+        if (weight !== weight) continue;
+        const target = weight / n;
         const s = this.sleeves[i]!;
         if (target !== s.asked && s.broker.openOrders.length === 0) this.target(i, target);
       }

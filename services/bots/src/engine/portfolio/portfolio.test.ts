@@ -91,7 +91,7 @@ describe("a universe traded as a portfolio", () => {
     expect(aligned.gaps[0]).toMatchObject({ symbol: "A", missing: 0, outside: 0 });
     expect(Number.isNaN(aligned.bars[1]!.close[4]!)).toBe(true);
     const seen: number[] = [];
-    const spy: Strategy = { onBar: (c) => (seen.push(c), 1) };
+    const spy: Strategy = { onBar: (b, t) => (seen.push(b.close[t]!), 1) };
     const run = new PortfolioRun(settings, ["A", "B"]);
     run.runStrategies(aligned, [constant(1), spy]);
     expect(seen).toEqual(keep.map((k) => full.close[k]!));
