@@ -12,14 +12,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("origin", "text", (c) => c.notNull().defaultTo("upload"))
     .addColumn("format", "text", (c) => c.notNull().defaultTo("csv"))
     .execute();
-  await sql`update datasets set symbols = array[symbol]`.execute(db);
+  // Through the query builder, so the migrator's schema applies (raw SQL would miss it).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const q = db as Kysely<any>;
+  await q
+    .updateTable("datasets")
+    .set({ symbols: sql`array[symbol]` })
+    .execute();
   await db.schema
     .alterTable("dataset_chunks")
     .addColumn("symbol", "text", (c) => c.notNull().defaultTo(""))
     .execute();
-  await sql`update dataset_chunks k set symbol = d.symbol from datasets d where d.id = k.dataset_id`.execute(
-    db,
-  );
+  await q
+    .updateTable("dataset_chunks")
+    .set((eb) => ({
+      symbol: eb
+        .selectFrom("datasets")
+        .select("datasets.symbol")
+        .whereRef("datasets.id", "=", "dataset_chunks.dataset_id"),
+    }))
+    .execute();
   await db.schema.alterTable("dataset_chunks").dropConstraint("dataset_chunks_pk").execute();
   await db.schema
     .alterTable("dataset_chunks")

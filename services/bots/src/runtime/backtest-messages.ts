@@ -18,7 +18,14 @@ export interface RunJob {
   settings: EngineSettings;
   risk: RiskLimits;
   symbol: string;
-  bars: { dataSource: string; startMs?: number; endMs?: number; timeframe?: string };
+  /** resampleMs: a finer data set's bars resampled to the bot's timeframe (SourceOptions). */
+  bars: {
+    dataSource: string;
+    startMs?: number;
+    endMs?: number;
+    timeframe?: string;
+    resampleMs?: number;
+  };
 }
 
 export type RunOutcome = RunMetrics & {
