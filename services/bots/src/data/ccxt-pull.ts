@@ -38,6 +38,20 @@ export function openExchange(id: string, baseUrl: string | undefined, timeoutMs:
   return ex;
 }
 
+/** Checks that the exchange answers and lists `market`, before anything is written. */
+export async function checkMarket(ex: Exchange, market: string): Promise<void> {
+  try {
+    await ex.loadMarkets();
+  } catch (err) {
+    throw failure(ex, err, `loadMarkets`);
+  }
+  if (!ex.markets[market])
+    throw new PullFailed(
+      "refused",
+      `${ex.id} lists no market ${market}; it lists ${Object.keys(ex.markets).slice(0, 20).join(", ")}`,
+    );
+}
+
 /**
  * OHLCV pages from `fromMs` up to `untilMs` (exclusive), through fetchOHLCV, each page starting
  * after the previous page's last bar. Only closed bars: a bar still forming (its close after
@@ -64,16 +78,16 @@ async function fetchPage(ex: Exchange, market: string, timeframe: string, since:
   try {
     return (await ex.fetchOHLCV(market, timeframe, since)) as (number | undefined)[][];
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    if (
-      err instanceof ccxt.NetworkError ||
-      err instanceof ccxt.ExchangeNotAvailable ||
-      err instanceof ccxt.RequestTimeout
-    )
-      throw new PullFailed("unreachable", `${ex.id} did not answer fetchOHLCV: ${message}`);
-    throw new PullFailed(
-      "refused",
-      `${ex.id} refused fetchOHLCV(${market}, ${timeframe}): ${message}`,
-    );
+    throw failure(ex, err, `fetchOHLCV(${market}, ${timeframe})`);
   }
+}
+
+/** A ccxt error as a pull's failure: the exchange unreachable or failing, or refusing the call. */
+function failure(ex: Exchange, err: unknown, what: string): PullFailed {
+  const message = err instanceof Error ? err.message : String(err);
+  // ccxt's OperationFailed is what may pass if tried again: network errors, timeouts, rate
+  // limits, an exchange not available or failing on its side.
+  if (err instanceof ccxt.OperationFailed)
+    return new PullFailed("unreachable", `${ex.id} did not answer ${what}: ${message}`);
+  return new PullFailed("refused", `${ex.id} refused ${what}: ${message}`);
 }

@@ -64,10 +64,11 @@ export async function chunkRows(
       );
     const symbol = row.symbol || opts.defaultSymbol;
     if (!symbol)
-      throw badRow(
-        opts.code,
+      throw new DataInputError(
+        "invalid_argument",
+        "the file has no symbol column; give the request a symbol (for example BTC-USD)",
         row.at,
-        "the row names no symbol; give the request a symbol or the file a symbol column",
+        "symbol",
       );
     let s = states.get(symbol);
     if (!s) {

@@ -19,7 +19,7 @@ export interface RowPlace {
   row?: number;
 }
 
-export type DataErrorCode = "malformed_csv" | "malformed_data" | "empty_data";
+export type DataErrorCode = "malformed_csv" | "malformed_data" | "empty_data" | "invalid_argument";
 
 /** A file the catalog cannot read, with its line or row group and row in `details`. */
 export class DataInputError extends Error {
@@ -27,6 +27,8 @@ export class DataInputError extends Error {
     readonly code: DataErrorCode,
     message: string,
     readonly at: RowPlace = {},
+    /** The request field to fix when it is not the file (the symbol a file without one needs). */
+    readonly field?: string,
   ) {
     super(message);
     this.name = "DataInputError";

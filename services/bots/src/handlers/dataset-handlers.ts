@@ -231,7 +231,7 @@ export function checkImportUrl(url: string, prefixes: readonly string[]): void {
 function asApiError(err: unknown, field: string, deps: DatasetDeps): unknown {
   if (err instanceof DataInputError)
     return svcError(Code.InvalidArgument, err.code, err.message, {
-      field,
+      field: err.field ?? field,
       ...(err.at.line !== undefined ? { line: err.at.line } : {}),
       ...(err.at.rowGroup !== undefined ? { row_group: err.at.rowGroup } : {}),
       ...(err.at.batch !== undefined ? { batch: err.at.batch } : {}),

@@ -6,7 +6,7 @@ import { BotsService, PullDatasetResponseSchema } from "@svc/gen/svc/bots/v1/bot
 import { principalOf } from "@svc/lib/auth";
 import { Code, svcError } from "@svc/lib/errors";
 import { BUNDLED_DATASETS, timeframeMs } from "../engine/index.js";
-import { ohlcvPages, openExchange, PullFailed } from "../data/ccxt-pull.js";
+import { checkMarket, ohlcvPages, openExchange, PullFailed } from "../data/ccxt-pull.js";
 import * as store from "../store/datasets.repository.js";
 import type { BotsDatabase } from "../store/bots.table.js";
 import { rowToDataset } from "./dataset-view.js";
@@ -47,6 +47,14 @@ export function createPullHandlers(deps: PullDeps): Handlers {
         });
       const tfMs = timeframeMs(req.timeframe);
       const origin = `pull:${req.exchange}:${req.market}`;
+      const ex = openExchange(
+        req.exchange,
+        deps.exchanges[req.exchange],
+        deps.requestTimeoutMs ?? 30_000,
+      );
+      await checkMarket(ex, req.market).catch((err: unknown) => {
+        throw asApiError(err, 0);
+      });
       const row = await store.ensureDataset(deps.db, {
         name: req.name,
         symbol: req.market,
@@ -62,11 +70,6 @@ export function createPullHandlers(deps: PullDeps): Handlers {
           `${req.name} holds ${row.timeframe} bars from ${row.origin}; a pull continues only a data set it started (${origin}, ${req.timeframe}): choose another name`,
           { field: "name" },
         );
-      const ex = openExchange(
-        req.exchange,
-        deps.exchanges[req.exchange],
-        deps.requestTimeoutMs ?? 30_000,
-      );
       const now = Date.now();
       const untilMs = Math.min(req.until ? timestampDate(req.until).getTime() : now, now);
       const count = Number(row.bar_count);
@@ -98,14 +101,7 @@ export function createPullHandlers(deps: PullDeps): Handlers {
           }
         }
       } catch (err) {
-        if (err instanceof PullFailed)
-          throw svcError(
-            err.reason === "refused" ? Code.InvalidArgument : Code.Unavailable,
-            err.reason === "refused" ? "invalid_argument" : "exchange_unavailable",
-            `${err.message}; ${written} bar(s) were written and the next pull continues after them`,
-            { field: err.reason === "refused" ? "market" : "exchange", bars_written: written },
-          );
-        throw err;
+        throw asApiError(err, written);
       } finally {
         await ex.close?.();
       }
@@ -118,4 +114,14 @@ export function createPullHandlers(deps: PullDeps): Handlers {
       });
     },
   };
+}
+
+function asApiError(err: unknown, written: number): unknown {
+  if (!(err instanceof PullFailed)) return err;
+  return svcError(
+    err.reason === "refused" ? Code.InvalidArgument : Code.Unavailable,
+    err.reason === "refused" ? "invalid_argument" : "exchange_unavailable",
+    `${err.message}; ${written} bar(s) were written${written > 0 ? " and the next pull continues after them" : ""}`,
+    { field: err.reason === "refused" ? "market" : "exchange", bars_written: written },
+  );
 }
