@@ -40,15 +40,16 @@ export function openExchange(id: string, baseUrl: string | undefined, timeoutMs:
 
 /** Checks that the exchange answers and lists `market`, before anything is written. */
 export async function checkMarket(ex: Exchange, market: string): Promise<void> {
+  let markets: Record<string, unknown>;
   try {
-    await ex.loadMarkets();
+    markets = await ex.loadMarkets();
   } catch (err) {
     throw failure(ex, err, `loadMarkets`);
   }
-  if (!ex.markets[market])
+  if (!markets[market])
     throw new PullFailed(
       "refused",
-      `${ex.id} lists no market ${market}; it lists ${Object.keys(ex.markets).slice(0, 20).join(", ")}`,
+      `${ex.id} lists no market ${market}; it lists ${Object.keys(markets).slice(0, 20).join(", ")}`,
     );
 }
 
