@@ -1,8 +1,12 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { arrowOf, csvOf, parquetOf, sampleRows } from "../../services/bots/src/data/test-files.js";
+import { svcIn } from "../../cli/src/testing.js";
 import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
 
@@ -181,5 +185,31 @@ describe("the data catalog on real Postgres: import, show, resample, delete", ()
     expect((await call(p.url, "GET", "/datasets/bars-arrow")).status).toBe(404);
     expect((await call(p.url, "DELETE", "/datasets/bars-arrow")).status).toBe(404);
     expect((await call(p.url, "DELETE", "/datasets/sample-btc-usd-1d")).status).toBe(409);
+  });
+
+  it("svc datasets import sends a local Parquet file; show and delete name it", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "cli-import-")), "small.parquet");
+    writeFileSync(path, new Uint8Array(parquetOf(sampleRows(["BTC-USD", "SOL-USD"], 200), 64)));
+    const svc = (args: string[]) => svcIn(p.url, args);
+    const imported = await svc([
+      "datasets",
+      "import",
+      path,
+      "--name",
+      "small",
+      "--timeframe",
+      "1m",
+    ]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toMatch(/^symbols +BTC-USD, SOL-USD$/m);
+    expect(imported.stdout).toMatch(/^bars +400$/m);
+    const shown = await svc(["datasets", "show", "small"]);
+    expect(shown.stdout).toMatch(/^origin +upload$/m);
+    const deleted = await svc(["datasets", "delete", "small"]);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toBe("deleted small (400 bars)\n");
+    const again = await svc(["datasets", "show", "small"]);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/dataset_not_found/);
   });
 });
