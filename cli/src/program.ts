@@ -4,6 +4,7 @@ import { registerAgents } from "./commands/agents.js";
 import { registerBacktest } from "./commands/backtest.js";
 import { registerBots } from "./commands/bots.js";
 import { registerCompliance } from "./commands/compliance.js";
+import { registerData } from "./commands/data.js";
 import { registerDatasets } from "./commands/datasets.js";
 import { registerHaltAll } from "./commands/halt-all.js";
 import { registerKillSwitch } from "./commands/kill-switch.js";
@@ -44,6 +45,7 @@ export function buildProgram(io: Io): Command {
   registerHaltAll(program, io);
   registerAgents(program, io);
   registerDatasets(program, io);
+  registerData(program, io);
   registerCompliance(program, io);
   return program;
 }

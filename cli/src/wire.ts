@@ -79,6 +79,17 @@ export interface Dataset {
   bar_count: number | string;
   bundled: boolean;
   created_by: string;
+  symbols?: string[];
+  gaps?: number | string;
+  digest?: string;
+  origin?: string;
+}
+
+export interface PullAnswer {
+  dataset: Dataset;
+  bars_written: number | string;
+  pages: number;
+  complete: boolean;
 }
 
 export interface Items<T> {

@@ -3,12 +3,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Exchange, Execution, OrderStatus, VenueOrder } from "./exchange.js";
 import type { FaultSwitches } from "./faults.js";
+import { klines, type HistorySeed } from "./klines.js";
 
 /**
  * A small facade of Binance spot's REST API (https://developers.binance.com/docs/binance-spot-api-docs/rest-api)
  * in front of the dev venue's book, so ccxt's own binance class, its URLs pointed here, is the
- * client a test exercises: /api/v3/ping, time, exchangeInfo, depth, trades, klines (from the
- * venue's trades), account (balances), order (POST, GET, DELETE), openOrders (GET, DELETE). Signed endpoints check
+ * client a test exercises: /api/v3/ping, time, exchangeInfo, depth, trades, klines (the
+ * venue's seeded history, then its trades; see klines.ts), account (balances), order (POST, GET, DELETE), openOrders (GET, DELETE). Signed endpoints check
  * X-MBX-APIKEY and the HMAC-SHA256 signature as Binance does; errors come as Binance's
  * {code, msg}, so ccxt raises its own exception classes.
  */
@@ -24,6 +25,10 @@ export interface BinanceFacadeOptions {
   port?: number;
   /** How far a request's timestamp may be from now, as Binance's default recvWindow. */
   recvWindowMs?: number;
+  /** Past bars klines serve before the venue's own trades. */
+  history?: readonly HistorySeed[];
+  /** Called on each klines request (a test counting a downloader's pages). */
+  onKlines?: () => void;
 }
 
 export interface BinanceFacade {
@@ -234,41 +239,29 @@ export async function startBinanceFacade(options: BinanceFacadeOptions): Promise
           `Invalid interval; known: ${Object.keys(intervals).join(", ")}.`,
         );
       const limit = Math.min(Math.max(Number(params.get("limit") ?? 500) || 500, 1), 1000);
-      const start = Number(params.get("startTime") ?? 0) || 0;
-      const end =
-        Number(params.get("endTime") ?? Number.MAX_SAFE_INTEGER) || Number.MAX_SAFE_INTEGER;
-      const bars = new Map<number, number[]>();
-      for (const t of exchange.trades) {
-        const ms = t.time.getTime();
-        if (t.symbol !== symbol || ms < start || ms > end) continue;
-        const open = Math.floor(ms / interval) * interval;
-        const bar = bars.get(open);
-        if (!bar) bars.set(open, [t.price, t.price, t.price, t.price, t.qty, t.price * t.qty, 1]);
-        else {
-          bar[1] = Math.max(bar[1]!, t.price);
-          bar[2] = Math.min(bar[2]!, t.price);
-          bar[3] = t.price;
-          bar[4]! += t.qty;
-          bar[5]! += t.price * t.qty;
-          bar[6]! += 1;
-        }
-      }
-      return [...bars.entries()]
-        .slice(-limit)
-        .map(([open, [o, h, l, c, v, qv, n]]) => [
-          open,
-          String(o),
-          String(h),
-          String(l),
-          String(c),
-          String(v),
-          open + interval - 1,
-          String(qv),
-          n,
-          "0",
-          "0",
-          "0",
-        ]);
+      const start = params.has("startTime") ? Number(params.get("startTime")) : undefined;
+      const end = Number(params.get("endTime") ?? NaN);
+      options.onKlines?.();
+      return klines(exchange, options.history ?? [], {
+        symbol,
+        interval,
+        start: Number.isFinite(start) ? start : undefined,
+        end: Number.isFinite(end) ? end : Number.MAX_SAFE_INTEGER,
+        limit,
+      }).map(([open, o, h, l, c, v, qv, n]) => [
+        open,
+        String(o),
+        String(h),
+        String(l),
+        String(c),
+        String(v),
+        open + interval - 1,
+        String(qv),
+        n,
+        "0",
+        "0",
+        "0",
+      ]);
     },
     "POST /api/v3/order": (_p, req, raw) => {
       const params = authenticate(req, raw);

@@ -6,6 +6,7 @@ import { DITokens, type FixEntity, type IJsFixConfig } from "jspurefix";
 import { TcpAcceptor } from "jspurefix/dist/transport/tcp/tcp-acceptor.js";
 import { startBinanceFacade, type BinanceFacade } from "./binance-facade.js";
 import { Exchange } from "./exchange.js";
+import type { HistorySeed } from "./klines.js";
 import { noFaults, parseFaultUpdate, type FaultSwitches } from "./faults.js";
 import { describeSession, fixRuntime } from "./fix-runtime.js";
 import { SeededLiquidity } from "./liquidity.js";
@@ -47,7 +48,14 @@ export interface DevVenueOptions {
    * A Binance spot REST facade on `host` in front of the same book, trading as `username`;
    * absent (the default) runs none.
    */
-  binance?: { apiKey: string; apiSecret: string; port?: number };
+  binance?: {
+    apiKey: string;
+    apiSecret: string;
+    port?: number;
+    /** Past bars its klines serve (a downloader's history); none by default. */
+    history?: readonly HistorySeed[];
+    onKlines?: () => void;
+  };
 }
 
 export interface DevVenue {
@@ -176,6 +184,8 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
       apiKey: options.binance.apiKey,
       apiSecret: options.binance.apiSecret,
       port: options.binance.port ?? 0,
+      history: options.binance.history,
+      onKlines: options.binance.onKlines,
     });
     (venue as { binanceUrl: string | null }).binanceUrl = binance.url;
   }

@@ -14,3 +14,4 @@ export { setFixLogLevel, type FixLogLevel } from "./fix-runtime.js";
 export { closesFromCsv, seededWalk } from "./price-path.js";
 export type { FaultSwitches } from "./faults.js";
 export type { Exchange, VenueOrder, Execution, Trade } from "./exchange.js";
+export type { HistorySeed } from "./klines.js";

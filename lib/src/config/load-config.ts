@@ -30,6 +30,12 @@ export interface Config {
   bodyLimitBytes: number;
   /** Largest CSV an uploaded data set may be (SVC_DATASET_MAX_BYTES). */
   datasetMaxBytes: number;
+  /** URL prefixes a data set may be imported from (SVC_DATASET_IMPORT_URL_PREFIXES). */
+  datasetImportUrlPrefixes: string[];
+  /** Largest file imported from a URL (SVC_DATASET_IMPORT_MAX_BYTES). */
+  datasetImportMaxBytes: number;
+  /** ccxt exchanges a pull may fetch from, each with its base URL override or none (SVC_DATA_PULL_EXCHANGES). */
+  dataPullExchanges: Record<string, string | undefined>;
   serviceUrls: Partial<
     Record<"bots" | "promotion" | "killswitch" | "compliance" | "identity", string>
   >;
@@ -238,6 +244,14 @@ function assemble(r: Raw): Config {
     logFormat: s("SVC_LOG_FORMAT") as LogFormat,
     bodyLimitBytes: i("SVC_BODY_LIMIT_BYTES"),
     datasetMaxBytes: i("SVC_DATASET_MAX_BYTES"),
+    datasetImportUrlPrefixes: listOf(s("SVC_DATASET_IMPORT_URL_PREFIXES")),
+    datasetImportMaxBytes: i("SVC_DATASET_IMPORT_MAX_BYTES"),
+    dataPullExchanges: Object.fromEntries(
+      listOf(s("SVC_DATA_PULL_EXCHANGES")).map((e) => {
+        const at = e.indexOf("=");
+        return at < 0 ? [e, undefined] : [e.slice(0, at), e.slice(at + 1)];
+      }),
+    ),
     serviceUrls: {
       bots: s("SVC_BOTS_URL"),
       promotion: s("SVC_PROMOTION_URL"),
@@ -426,4 +440,12 @@ function crossCheck(c: Config): string[] {
     );
   }
   return problems;
+}
+
+/** A comma-separated setting's entries, trimmed, empty ones dropped. */
+function listOf(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
 }

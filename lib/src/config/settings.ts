@@ -110,6 +110,21 @@ export const SETTINGS = {
     default: "20971520",
     doc: "Largest CSV POST /datasets keeps, and largest raw text/csv body the gateway reads (413 past it); a JSON upload is bounded by SVC_BODY_LIMIT_BYTES.",
   },
+  SVC_DATASET_IMPORT_URL_PREFIXES: {
+    kind: str,
+    default: "",
+    doc: "Comma-separated URL prefixes POST /datasets may stream a file from (`url`), for example https://data.example.com/exports/; empty (the default): none, 403 import_url_not_allowed.",
+  },
+  SVC_DATASET_IMPORT_MAX_BYTES: {
+    kind: int(1024, 1024 * 1024 * 1024 * 1024),
+    default: "4294967296",
+    doc: "Largest file POST /datasets streams from a `url` (413 dataset_too_large past it); it is spooled to a temporary file, never held in memory whole.",
+  },
+  SVC_DATA_PULL_EXCHANGES: {
+    kind: str,
+    default: "",
+    doc: "Comma-separated ccxt exchange ids POST /datasets/{name}/pull may fetch from, each optionally `id=base-url` to point ccxt at another host (the dev venue's Binance facade: binance=http://127.0.0.1:8090); empty (the default): none, 403 exchange_not_allowed.",
+  },
 
   SVC_BOTS_URL: {
     kind: url("http:", "https:"),

@@ -26,6 +26,7 @@ import * as strategyCode from "./2026-11-28T0100-strategy-code.js";
 import * as sessionStrategyState from "./2026-11-28T0200-session-strategy-state.js";
 import * as sweeps from "./2026-11-28T0400-sweeps.js";
 import * as portfolioResults from "./2026-11-29T0300-portfolio-results.js";
+import * as datasetCatalog from "./2026-11-29T0500-dataset-catalog.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T0200-session-strategy-state": sessionStrategyState,
   "2026-11-28T0400-sweeps": sweeps,
   "2026-11-29T0300-portfolio-results": portfolioResults,
+  "2026-11-29T0500-dataset-catalog": datasetCatalog,
 };

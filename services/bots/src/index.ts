@@ -26,6 +26,7 @@ import { createSweepHandlers } from "./handlers/sweep-handlers.js";
 import { advanceWalkForwards } from "./sweeps/walk-forward.js";
 import { createBacktestResultsHandlers } from "./handlers/backtest-results-handlers.js";
 import { createDatasetHandlers } from "./handlers/dataset-handlers.js";
+import { createPullHandlers } from "./handlers/pull-handlers.js";
 import { createComplianceRunHandlers } from "./handlers/compliance-run-handlers.js";
 import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import { createKubeClient, type KubeClient } from "@svc/lib/kube";
@@ -152,7 +153,12 @@ export async function createBotsModule(
   const trials = createTrialHandlers(db);
   const runningPaper = createRunningPaperHandlers(db);
   const backtestResults = createBacktestResultsHandlers(db);
-  const datasets = createDatasetHandlers({ db, maxBytes: platform.config.datasetMaxBytes });
+  const datasets = createDatasetHandlers({
+    db,
+    maxBytes: platform.config.datasetMaxBytes,
+    importUrlPrefixes: platform.config.datasetImportUrlPrefixes,
+    importMaxBytes: platform.config.datasetImportMaxBytes,
+  });
   const complianceRuns = createComplianceRunHandlers({
     db,
     tasks,
@@ -208,6 +214,7 @@ export async function createBotsModule(
           ...sweeps,
           ...backtestResults,
           ...datasets,
+          ...createPullHandlers({ db, exchanges: platform.config.dataPullExchanges }),
           ...complianceRuns,
           ...chat,
           ...runningPaper,

@@ -4,6 +4,7 @@ import { allocateBars, sliceBars, type Bars } from "./bars.js";
 import { streamCsvBars } from "./csv-source.js";
 import { EngineInputError } from "./engine-error.js";
 import { generateBars } from "./synthetic-source.js";
+import { resampleBars } from "../data/resample.js";
 
 const DATA_DIR = fileURLToPath(new URL("../../data/", import.meta.url));
 export const DEFAULT_DATA_SOURCE = "csv:sample-btc-usd-1d";
@@ -20,9 +21,11 @@ const SYNTHETIC_DEFAULT_BARS = 730;
 
 /** Uploaded data sets as the engine reads them; the bots service's store provides them. */
 export interface DatasetSource {
-  describe(name: string): Promise<{ symbol: string; timeframe: string } | undefined>;
-  /** The data set's bars in chunks, in time order, read one chunk at a time. */
-  chunks(name: string): AsyncIterable<Bars>;
+  describe(
+    name: string,
+  ): Promise<{ symbol: string; timeframe: string; symbols?: string[] } | undefined>;
+  /** One symbol's bars (the data set's first when unset) in chunks, in time order. */
+  chunks(name: string, symbol?: string): AsyncIterable<Bars>;
 }
 
 export interface SourceOptions {
@@ -30,6 +33,10 @@ export interface SourceOptions {
   datasets?: DatasetSource;
   /** The bot's bar size (universe.timeframe): the synthetic source's bars; daily when unset. */
   timeframe?: string;
+  /** Which symbol of a data set of several to read; its first when unset. */
+  symbol?: string;
+  /** A data set's bars resampled to bars of this many milliseconds on read (a coarser timeframe). */
+  resampleMs?: number;
 }
 
 /** A timeframe (1s, 5m, 1h, 1d) in milliseconds. */
@@ -51,7 +58,7 @@ export function timeframeMs(timeframe: string): number {
 export async function describeSource(
   source: string,
   opts: SourceOptions = {},
-): Promise<{ symbol?: string; timeframe?: string }> {
+): Promise<{ symbol?: string; timeframe?: string; symbols?: string[] }> {
   const csv = /^csv:([a-z0-9][a-z0-9-]{0,63})$/.exec(source);
   if (!csv) return {};
   const bundled = BUNDLED_DATASETS[csv[1]!];
@@ -90,12 +97,13 @@ export async function* streamBars(
     const from = startMs ?? -Infinity;
     const to = endMs ?? Infinity;
     const path = `${DATA_DIR}${csv[1]}.csv`;
-    if (BUNDLED_DATASETS[csv[1]!] && (await exists(path))) {
-      yield* streamCsvBars(path, (t) => t >= from && t < to);
-      return;
-    }
-    if (!opts.datasets || !(await opts.datasets.describe(csv[1]!))) throw unknownDataset(csv[1]!);
-    for await (const chunk of opts.datasets.chunks(csv[1]!)) {
+    let chunks: AsyncIterable<Bars>;
+    if (BUNDLED_DATASETS[csv[1]!] && (await exists(path))) chunks = streamCsvBars(path);
+    else if (!opts.datasets || !(await opts.datasets.describe(csv[1]!)))
+      throw unknownDataset(csv[1]!);
+    else chunks = opts.datasets.chunks(csv[1]!, opts.symbol);
+    if (opts.resampleMs) chunks = resampleBars(chunks, opts.resampleMs);
+    for await (const chunk of chunks) {
       const kept = sliceBars(chunk, from, to);
       if (kept.length > 0) yield kept;
     }

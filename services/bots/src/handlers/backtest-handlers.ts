@@ -416,9 +416,9 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<FinishedRun | und
       risk: run.risk,
       symbol: run.symbol,
       ...(run.portfolio ? { portfolio: run.portfolio } : {}),
-      bars: { dataSource, startMs, endMs, timeframe: opts.timeframe },
+      bars: { dataSource, startMs, endMs, timeframe: opts.timeframe, resampleMs: opts.resampleMs },
     },
-    opts.datasets ?? NO_DATASETS,
+    symbolOf(opts.datasets ?? NO_DATASETS, opts.symbol),
   );
   let lookedAt = Date.now();
   let settled = false;
@@ -557,4 +557,14 @@ async function recordAndAnnounceTrial(
     type: TrialRecordedSchema.typeName,
     payload,
   });
+}
+
+/** The data sets as the worker reads them: a data set of several symbols gives the run's one. */
+function symbolOf(datasets: DatasetSource, symbol: string | undefined): DatasetSource {
+  return symbol
+    ? {
+        describe: (name) => datasets.describe(name),
+        chunks: (name) => datasets.chunks(name, symbol),
+      }
+    : datasets;
 }

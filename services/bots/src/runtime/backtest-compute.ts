@@ -47,9 +47,9 @@ export async function computeBacktest(
     family.columns && !anyLimit(job.risk)
       ? vectorisedRun(family, params, job.settings, options)
       : new BacktestRun(family.create(params), job.settings, options);
-  const { dataSource, startMs, endMs, timeframe } = job.bars;
+  const { dataSource, startMs, endMs, timeframe, resampleMs } = job.bars;
   let done = 0;
-  const opts = { datasets, timeframe };
+  const opts = { datasets, timeframe, resampleMs };
   for await (const bars of streamBars(dataSource, startMs, endMs, opts)) {
     for (let from = 0; from < bars.length; from += SLICE) {
       if (Atomics.load(control, 0) !== 0) return undefined;
@@ -132,9 +132,13 @@ async function runOnHost(
   const risk = { limits: job.risk, startEquity: job.settings.initialCash, refused };
   const options = { ...(anyLimit(job.risk) ? { risk } : {}), symbol: job.symbol };
   const engine = new BacktestRun({ asyncHost: host }, job.settings, options);
-  const { dataSource, startMs, endMs, timeframe } = job.bars;
+  const { dataSource, startMs, endMs, timeframe, resampleMs } = job.bars;
   let done = 0;
-  for await (const bars of streamBars(dataSource, startMs, endMs, { datasets, timeframe })) {
+  for await (const bars of streamBars(dataSource, startMs, endMs, {
+    datasets,
+    timeframe,
+    resampleMs,
+  })) {
     for (let from = 0; from < bars.length; from += CODE_SLICE) {
       if (Atomics.load(control, 0) !== 0) return undefined;
       const to = Math.min(from + CODE_SLICE, bars.length);

@@ -30,7 +30,14 @@ export interface RunJob {
     borrowBps: number;
     symbolCosts: Record<string, { feeBps?: number; slippageBps?: number }>;
   };
-  bars: { dataSource: string; startMs?: number; endMs?: number; timeframe?: string };
+  /** resampleMs: a finer data set's bars resampled to the bot's timeframe (SourceOptions). */
+  bars: {
+    dataSource: string;
+    startMs?: number;
+    endMs?: number;
+    timeframe?: string;
+    resampleMs?: number;
+  };
 }
 
 export type RunOutcome = RunMetrics & {

@@ -35,17 +35,24 @@ export interface DatasetsTable {
   name: string;
   symbol: string;
   timeframe: string;
-  first_bar_time: ColumnType<Date, Date, never>;
-  last_bar_time: ColumnType<Date, Date, never>;
-  bar_count: ColumnType<string, number, never>;
-  size_bytes: ColumnType<string, number, never>;
+  first_bar_time: ColumnType<Date, Date, Date>;
+  last_bar_time: ColumnType<Date, Date, Date>;
+  bar_count: ColumnType<string, number, number>;
+  size_bytes: ColumnType<string, number, number>;
   created_by: string;
   created_at: ColumnType<Date, never, never>;
+  symbols: ColumnType<string[], string[] | undefined, string[]>;
+  gaps: ColumnType<string, number | undefined, number | string>;
+  /** sha256 of the bars (see BarDigest); empty while a pull is writing or for older uploads. */
+  digest: ColumnType<string, string | undefined, string>;
+  origin: ColumnType<string, string | undefined, never>;
+  format: ColumnType<string, string | undefined, never>;
 }
 
-/** One chunk of a data set's bars: six float64 columns (time, open, high, low, close, volume). */
+/** One chunk of a symbol's bars: six float64 columns (time, open, high, low, close, volume). */
 export interface DatasetChunksTable {
   dataset_id: string;
+  symbol: string;
   seq: number;
   bar_count: number;
   bars: ColumnType<Buffer, Buffer, never>;

@@ -6492,6 +6492,43 @@ export declare type Dataset = Message<"svc.bots.v1.Dataset"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 11;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * Every instrument it holds, sorted; symbol is the first. A run over a data set of several
+   * reads the bot's first universe symbol.
+   *
+   * @generated from field: repeated string symbols = 12;
+   */
+  symbols: string[];
+
+  /**
+   * Places where a symbol's next bar comes more than one timeframe after the previous one.
+   *
+   * @generated from field: int64 gaps = 13;
+   */
+  gaps: bigint;
+
+  /**
+   * sha256 (hex) of its bars, symbol by symbol in time order (time, open, high, low, close,
+   * volume as float64): equal bars give an equal digest, whatever file they came from.
+   *
+   * @generated from field: string digest = 14;
+   */
+  digest: string;
+
+  /**
+   * Where the bars came from: upload (inline CSV or data), url, pull:<exchange>:<market>, bundled.
+   *
+   * @generated from field: string origin = 15;
+   */
+  origin: string;
+
+  /**
+   * The file format read: csv, parquet or arrow (pulled and bundled data sets: csv).
+   *
+   * @generated from field: string format = 16;
+   */
+  format: string;
 };
 
 /**
@@ -6576,6 +6613,43 @@ export declare type DatasetJson = {
    * @generated from field: google.protobuf.Timestamp created_at = 11;
    */
   createdAt?: TimestampJson;
+
+  /**
+   * Every instrument it holds, sorted; symbol is the first. A run over a data set of several
+   * reads the bot's first universe symbol.
+   *
+   * @generated from field: repeated string symbols = 12;
+   */
+  symbols?: string[];
+
+  /**
+   * Places where a symbol's next bar comes more than one timeframe after the previous one.
+   *
+   * @generated from field: int64 gaps = 13;
+   */
+  gaps?: string;
+
+  /**
+   * sha256 (hex) of its bars, symbol by symbol in time order (time, open, high, low, close,
+   * volume as float64): equal bars give an equal digest, whatever file they came from.
+   *
+   * @generated from field: string digest = 14;
+   */
+  digest?: string;
+
+  /**
+   * Where the bars came from: upload (inline CSV or data), url, pull:<exchange>:<market>, bundled.
+   *
+   * @generated from field: string origin = 15;
+   */
+  origin?: string;
+
+  /**
+   * The file format read: csv, parquet or arrow (pulled and bundled data sets: csv).
+   *
+   * @generated from field: string format = 16;
+   */
+  format?: string;
 };
 
 /**
@@ -6589,6 +6663,12 @@ export declare const DatasetSchema: GenMessage<Dataset, {jsonType: DatasetJson}>
  * bar per line (ISO 8601 UTC or epoch seconds or milliseconds; times strictly increasing; low and
  * high bracket open and close). Its size is bounded by SVC_DATASET_MAX_BYTES (413 past it).
  *
+ * Exactly one of csv (the text), data (a file's bytes, base64 in JSON) or url (a file the bots
+ * service streams from a prefix of SVC_DATASET_IMPORT_URL_PREFIXES, so it may be larger than a
+ * request body) gives the file. Parquet and Arrow IPC are read a row group or record batch at a
+ * time, a CSV a line at a time; a bad row is refused naming its line, or its row group or batch
+ * and row.
+ *
  * @generated from message svc.bots.v1.UploadDatasetRequest
  */
 export declare type UploadDatasetRequest = Message<"svc.bots.v1.UploadDatasetRequest"> & {
@@ -6600,7 +6680,7 @@ export declare type UploadDatasetRequest = Message<"svc.bots.v1.UploadDatasetReq
   name: string;
 
   /**
-   * The instrument, for example BTC-USD.
+   * The instrument, for example BTC-USD; leave empty when the file has a symbol column.
    *
    * @generated from field: string symbol = 2;
    */
@@ -6619,12 +6699,40 @@ export declare type UploadDatasetRequest = Message<"svc.bots.v1.UploadDatasetReq
    * @generated from field: string csv = 4;
    */
   csv: string;
+
+  /**
+   * csv, parquet or arrow (Arrow IPC, file or stream); empty: csv, or the url's extension.
+   *
+   * @generated from field: string format = 5;
+   */
+  format: string;
+
+  /**
+   * The file's bytes (base64 in JSON), bounded by the request body limit.
+   *
+   * @generated from field: bytes data = 6;
+   */
+  data: Uint8Array;
+
+  /**
+   * An http(s) URL the service streams the file from; it must start with one of
+   * SVC_DATASET_IMPORT_URL_PREFIXES (none by default: 403 import_url_not_allowed).
+   *
+   * @generated from field: string url = 7;
+   */
+  url: string;
 };
 
 /**
  * An OHLCV CSV to keep as a data set: a header timestamp,open,high,low,close,volume, then one
  * bar per line (ISO 8601 UTC or epoch seconds or milliseconds; times strictly increasing; low and
  * high bracket open and close). Its size is bounded by SVC_DATASET_MAX_BYTES (413 past it).
+ *
+ * Exactly one of csv (the text), data (a file's bytes, base64 in JSON) or url (a file the bots
+ * service streams from a prefix of SVC_DATASET_IMPORT_URL_PREFIXES, so it may be larger than a
+ * request body) gives the file. Parquet and Arrow IPC are read a row group or record batch at a
+ * time, a CSV a line at a time; a bad row is refused naming its line, or its row group or batch
+ * and row.
  *
  * @generated from message svc.bots.v1.UploadDatasetRequest
  */
@@ -6637,7 +6745,7 @@ export declare type UploadDatasetRequestJson = {
   name?: string;
 
   /**
-   * The instrument, for example BTC-USD.
+   * The instrument, for example BTC-USD; leave empty when the file has a symbol column.
    *
    * @generated from field: string symbol = 2;
    */
@@ -6656,6 +6764,28 @@ export declare type UploadDatasetRequestJson = {
    * @generated from field: string csv = 4;
    */
   csv?: string;
+
+  /**
+   * csv, parquet or arrow (Arrow IPC, file or stream); empty: csv, or the url's extension.
+   *
+   * @generated from field: string format = 5;
+   */
+  format?: string;
+
+  /**
+   * The file's bytes (base64 in JSON), bounded by the request body limit.
+   *
+   * @generated from field: bytes data = 6;
+   */
+  data?: string;
+
+  /**
+   * An http(s) URL the service streams the file from; it must start with one of
+   * SVC_DATASET_IMPORT_URL_PREFIXES (none by default: 403 import_url_not_allowed).
+   *
+   * @generated from field: string url = 7;
+   */
+  url?: string;
 };
 
 /**
@@ -6663,6 +6793,322 @@ export declare type UploadDatasetRequestJson = {
  * Use `create(UploadDatasetRequestSchema)` to create a new message.
  */
 export declare const UploadDatasetRequestSchema: GenMessage<UploadDatasetRequest, {jsonType: UploadDatasetRequestJson}>;
+
+/**
+ * One data set by name.
+ *
+ * @generated from message svc.bots.v1.GetDatasetRequest
+ */
+export declare type GetDatasetRequest = Message<"svc.bots.v1.GetDatasetRequest"> & {
+  /**
+   * The data set's name (what csv:<name> names).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * One data set by name.
+ *
+ * @generated from message svc.bots.v1.GetDatasetRequest
+ */
+export declare type GetDatasetRequestJson = {
+  /**
+   * The data set's name (what csv:<name> names).
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.GetDatasetRequest.
+ * Use `create(GetDatasetRequestSchema)` to create a new message.
+ */
+export declare const GetDatasetRequestSchema: GenMessage<GetDatasetRequest, {jsonType: GetDatasetRequestJson}>;
+
+/**
+ * Deletes an uploaded or pulled data set no run cites.
+ *
+ * @generated from message svc.bots.v1.DeleteDatasetRequest
+ */
+export declare type DeleteDatasetRequest = Message<"svc.bots.v1.DeleteDatasetRequest"> & {
+  /**
+   * The data set's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Deletes an uploaded or pulled data set no run cites.
+ *
+ * @generated from message svc.bots.v1.DeleteDatasetRequest
+ */
+export declare type DeleteDatasetRequestJson = {
+  /**
+   * The data set's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.DeleteDatasetRequest.
+ * Use `create(DeleteDatasetRequestSchema)` to create a new message.
+ */
+export declare const DeleteDatasetRequestSchema: GenMessage<DeleteDatasetRequest, {jsonType: DeleteDatasetRequestJson}>;
+
+/**
+ * What a delete removed.
+ *
+ * @generated from message svc.bots.v1.DeleteDatasetResponse
+ */
+export declare type DeleteDatasetResponse = Message<"svc.bots.v1.DeleteDatasetResponse"> & {
+  /**
+   * The data set's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * How many bars went with it.
+   *
+   * @generated from field: int64 bar_count = 2;
+   */
+  barCount: bigint;
+};
+
+/**
+ * What a delete removed.
+ *
+ * @generated from message svc.bots.v1.DeleteDatasetResponse
+ */
+export declare type DeleteDatasetResponseJson = {
+  /**
+   * The data set's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * How many bars went with it.
+   *
+   * @generated from field: int64 bar_count = 2;
+   */
+  barCount?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.DeleteDatasetResponse.
+ * Use `create(DeleteDatasetResponseSchema)` to create a new message.
+ */
+export declare const DeleteDatasetResponseSchema: GenMessage<DeleteDatasetResponse, {jsonType: DeleteDatasetResponseJson}>;
+
+/**
+ * OHLCV bars from an exchange through ccxt's fetchOHLCV into the data set `name`, a page at a
+ * time, each page committed as it comes: a pull interrupted and asked again continues after the
+ * last bar written.
+ *
+ * @generated from message svc.bots.v1.PullDatasetRequest
+ */
+export declare type PullDatasetRequest = Message<"svc.bots.v1.PullDatasetRequest"> & {
+  /**
+   * The data set to write: created on the first pull, continued after its last bar on the next.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * A ccxt exchange id listed in SVC_DATA_PULL_EXCHANGES, for example binance.
+   *
+   * @generated from field: string exchange = 2;
+   */
+  exchange: string;
+
+  /**
+   * The exchange's market in ccxt's notation, for example BTC/USDT.
+   *
+   * @generated from field: string market = 3;
+   */
+  market: string;
+
+  /**
+   * Bar size, one the exchange offers, for example 1m, 1h, 1d.
+   *
+   * @generated from field: string timeframe = 4;
+   */
+  timeframe: string;
+
+  /**
+   * The first bar wanted; ignored when the data set has bars (the pull continues after them).
+   *
+   * @generated from field: google.protobuf.Timestamp since = 5;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * Bars before this time only; unset: up to now.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 6;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * Most pages (fetchOHLCV calls) this request makes, 1 to 1000; 0 (unset) means 100. Ask
+   * again to go on.
+   *
+   * @generated from field: int32 max_pages = 7;
+   */
+  maxPages: number;
+};
+
+/**
+ * OHLCV bars from an exchange through ccxt's fetchOHLCV into the data set `name`, a page at a
+ * time, each page committed as it comes: a pull interrupted and asked again continues after the
+ * last bar written.
+ *
+ * @generated from message svc.bots.v1.PullDatasetRequest
+ */
+export declare type PullDatasetRequestJson = {
+  /**
+   * The data set to write: created on the first pull, continued after its last bar on the next.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * A ccxt exchange id listed in SVC_DATA_PULL_EXCHANGES, for example binance.
+   *
+   * @generated from field: string exchange = 2;
+   */
+  exchange?: string;
+
+  /**
+   * The exchange's market in ccxt's notation, for example BTC/USDT.
+   *
+   * @generated from field: string market = 3;
+   */
+  market?: string;
+
+  /**
+   * Bar size, one the exchange offers, for example 1m, 1h, 1d.
+   *
+   * @generated from field: string timeframe = 4;
+   */
+  timeframe?: string;
+
+  /**
+   * The first bar wanted; ignored when the data set has bars (the pull continues after them).
+   *
+   * @generated from field: google.protobuf.Timestamp since = 5;
+   */
+  since?: TimestampJson;
+
+  /**
+   * Bars before this time only; unset: up to now.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 6;
+   */
+  until?: TimestampJson;
+
+  /**
+   * Most pages (fetchOHLCV calls) this request makes, 1 to 1000; 0 (unset) means 100. Ask
+   * again to go on.
+   *
+   * @generated from field: int32 max_pages = 7;
+   */
+  maxPages?: number;
+};
+
+/**
+ * Describes the message svc.bots.v1.PullDatasetRequest.
+ * Use `create(PullDatasetRequestSchema)` to create a new message.
+ */
+export declare const PullDatasetRequestSchema: GenMessage<PullDatasetRequest, {jsonType: PullDatasetRequestJson}>;
+
+/**
+ * Where a pull got to.
+ *
+ * @generated from message svc.bots.v1.PullDatasetResponse
+ */
+export declare type PullDatasetResponse = Message<"svc.bots.v1.PullDatasetResponse"> & {
+  /**
+   * The data set as written so far.
+   *
+   * @generated from field: svc.bots.v1.Dataset dataset = 1;
+   */
+  dataset?: Dataset | undefined;
+
+  /**
+   * Bars this request wrote.
+   *
+   * @generated from field: int64 bars_written = 2;
+   */
+  barsWritten: bigint;
+
+  /**
+   * fetchOHLCV calls this request made.
+   *
+   * @generated from field: int32 pages = 3;
+   */
+  pages: number;
+
+  /**
+   * True when the pull reached `until` (or now); false when max_pages ran out first.
+   *
+   * @generated from field: bool complete = 4;
+   */
+  complete: boolean;
+};
+
+/**
+ * Where a pull got to.
+ *
+ * @generated from message svc.bots.v1.PullDatasetResponse
+ */
+export declare type PullDatasetResponseJson = {
+  /**
+   * The data set as written so far.
+   *
+   * @generated from field: svc.bots.v1.Dataset dataset = 1;
+   */
+  dataset?: DatasetJson;
+
+  /**
+   * Bars this request wrote.
+   *
+   * @generated from field: int64 bars_written = 2;
+   */
+  barsWritten?: string;
+
+  /**
+   * fetchOHLCV calls this request made.
+   *
+   * @generated from field: int32 pages = 3;
+   */
+  pages?: number;
+
+  /**
+   * True when the pull reached `until` (or now); false when max_pages ran out first.
+   *
+   * @generated from field: bool complete = 4;
+   */
+  complete?: boolean;
+};
+
+/**
+ * Describes the message svc.bots.v1.PullDatasetResponse.
+ * Use `create(PullDatasetResponseSchema)` to create a new message.
+ */
+export declare const PullDatasetResponseSchema: GenMessage<PullDatasetResponse, {jsonType: PullDatasetResponseJson}>;
 
 /**
  * Lists every data set; takes no parameters.
@@ -9819,6 +10265,37 @@ export declare const BotsService: GenService<{
     methodKind: "unary";
     input: typeof ListDatasetsRequestSchema;
     output: typeof ListDatasetsResponseSchema;
+  },
+  /**
+   * One data set: symbols, timeframe, first and last bar, bars, gaps, digest. 404 dataset_not_found.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.GetDataset
+   */
+  getDataset: {
+    methodKind: "unary";
+    input: typeof GetDatasetRequestSchema;
+    output: typeof DatasetSchema;
+  },
+  /**
+   * Deletes a data set; one a backtest, trial, paper session or report cites is evidence and is
+   * refused (409 dataset_in_use), as is a bundled one.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.DeleteDataset
+   */
+  deleteDataset: {
+    methodKind: "unary";
+    input: typeof DeleteDatasetRequestSchema;
+    output: typeof DeleteDatasetResponseSchema;
+  },
+  /**
+   * Pulls OHLCV bars from an exchange (ccxt fetchOHLCV) into a data set, paged and resumable.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.PullDataset
+   */
+  pullDataset: {
+    methodKind: "unary";
+    input: typeof PullDatasetRequestSchema;
+    output: typeof PullDatasetResponseSchema;
   },
   /**
    * The bot's TrialLedger: every backtest recorded as a trial, with its Sharpe ratio.
