@@ -108,7 +108,10 @@ async function computePython(
     limits: code.limits,
   });
   try {
-    return await runOnHost(job, host, control, datasets);
+    return await runOnHost(job, host, control, datasets, () => ({
+      lines: host.logs,
+      dropped: host.logsDropped,
+    }));
   } finally {
     host.close();
   }
