@@ -20,9 +20,7 @@ def on_bar(ctx):
         ctx.target(symbol, weight=1 if (seen // 5) % 2 == 0 else 0)
 `;
 const MA_FAMILY_PY = fs.readFileSync(
-  fileURLToPath(
-    new URL("../../services/bots/src/sandbox/fixtures/ma_family.py", import.meta.url),
-  ),
+  fileURLToPath(new URL("../../services/bots/src/sandbox/fixtures/ma_family.py", import.meta.url)),
   "utf8",
 );
 const python = (content: string) => ({

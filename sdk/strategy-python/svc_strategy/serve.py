@@ -7,6 +7,7 @@ The generated stubs (strategy_pb2, strategy_pb2_grpc) must be importable: the pl
 them from the proto with python3-grpc-tools and puts them on sys.path (see docs/strategies.md).
 """
 
+import json
 import os
 import random
 import sys
@@ -60,7 +61,13 @@ class Servicer(pb_grpc.StrategyServiceServicer):
         if isinstance(error, InvalidParams):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         stack = strategy_stack(error, self.filename)
-        context.set_trailing_metadata((("strategy-stack-bin", stack.encode("utf-8")),))
+        metadata = [("strategy-stack-bin", stack.encode("utf-8"))]
+        if self.run is not None:
+            # The lines the failing call wrote before it raised: the run keeps them.
+            lines = [[bar, time or 0, level, message] for bar, time, level, message in self.run.take_logs()]
+            logs = json.dumps({"lines": lines, "dropped": self.run.logs_dropped})
+            metadata.append(("strategy-logs-bin", logs.encode("utf-8")))
+        context.set_trailing_metadata(tuple(metadata))
         said = str(error)
         message = f"{type(error).__name__}: {said}" if said else type(error).__name__
         context.abort(grpc.StatusCode.UNKNOWN, message)

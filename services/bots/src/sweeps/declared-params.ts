@@ -73,8 +73,7 @@ async function codeParams(
     seed: 1,
     limits: sandboxLimitsFromEnv(),
   }).catch((err: unknown) => {
-    if (err instanceof SandboxUnavailable)
-      throw notRunnable(err);
+    if (err instanceof SandboxUnavailable) throw notRunnable(err);
     throw err;
   });
   try {

@@ -185,7 +185,7 @@ def on_bar(ctx):
     const view = { cash: 1_000, units: 0, target: Number.NaN, openOrders: 0, working: [] };
     const sink = { target: () => undefined, order: () => undefined, cancel: () => undefined };
     const drive = async (host: GrpcStrategyHost, from: number, to: number) => {
-      for (let at = from; at < to; ) {
+      for (let at = from; at < to;) {
         const d = await host.decide(bars, at, to, view, sink);
         at = d === to ? to : d + 1;
       }

@@ -167,7 +167,10 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
       sandbox = JSON.parse(answer.state) as SandboxSnapshot;
     } catch {
       throw this.fail(
-        new StrategyFailure("strategy_error", "the strategy service answered a snapshot that is not JSON"),
+        new StrategyFailure(
+          "strategy_error",
+          "the strategy service answered a snapshot that is not JSON",
+        ),
       );
     }
     const orderRefs: [string, string][] = [];
@@ -353,7 +356,10 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
       const value = change.target.value;
       if (typeof value !== "number" || !Number.isFinite(value))
         throw this.fail(
-          new StrategyFailure("strategy_error", `the strategy answered a target without a finite value ${at}`),
+          new StrategyFailure(
+            "strategy_error",
+            `the strategy answered a target without a finite value ${at}`,
+          ),
         );
       if (change.target.case === "weight") {
         out.target(value);
@@ -380,6 +386,29 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
         ...(kind === "stop" ? { stopPrice: order.stopPrice } : {}),
         ref: order.id,
       });
+    }
+  }
+
+  /** The lines a call wrote before it raised, sent in its trailer (strategy-logs-bin, JSON). */
+  private keepFailedCallLogs(error: ConnectError): void {
+    const sent = error.metadata.get("strategy-logs-bin");
+    if (sent === null) return;
+    try {
+      const { lines, dropped } = JSON.parse(new TextDecoder().decode(decodeBinaryHeader(sent))) as {
+        lines: [number, number, string, string][];
+        dropped: number;
+      };
+      this.keep(
+        lines.map(([bar, time, level, message]) => ({
+          bar: BigInt(bar),
+          time,
+          level,
+          message: String(message),
+        })) as unknown as WireLogLine[],
+        BigInt(dropped),
+      );
+    } catch {
+      // A trailer that is not what the runtime sends: the lines are lost, the failure is not.
     }
   }
 
@@ -432,6 +461,7 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
       );
     if (error.code === Code.InvalidArgument)
       return new StrategyFailure("invalid_params", error.rawMessage);
+    this.keepFailedCallLogs(error);
     // The trailer says the strategy's own code raised (the runtime sends it with its frames).
     const stack = error.metadata.get("strategy-stack-bin");
     if (stack !== null) {

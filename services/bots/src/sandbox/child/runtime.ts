@@ -480,6 +480,11 @@ export class StrategyRuntime {
     this.logs.push(line);
   }
 
+  /** The lines of a call that failed (they go with its failure), and the run's dropped count. */
+  failedCallLogs(): { logs: LogLine[]; logsDropped: number } {
+    return { logs: this.takeLogs(), logsDropped: this.logsDropped };
+  }
+
   private takeLogs(): LogLine[] {
     const logs = this.logs;
     this.logs = [];
