@@ -105,6 +105,12 @@ describe("a Python strategy over gRPC, in the sandbox", () => {
     await expect(
       startPythonHost({ source: MA_FAMILY_PY, symbol: SYMBOL, params: { fsat: 3 } }),
     ).rejects.toMatchObject({ code: "invalid_params", message: expect.stringContaining("fsat") });
+    // A declaration the platform's JSON objects could not keep is refused by name.
+    const proto = `from svc_strategy import param\n\nparams = {"__proto__": param.int(default=1)}\n`;
+    await expect(startPythonHost({ source: proto, symbol: SYMBOL })).rejects.toMatchObject({
+      code: "invalid_params",
+      message: expect.stringContaining("__proto__: a parameter may not be named __proto__"),
+    });
   });
 
   it("fails the run with strategy_error and the strategy's own stack when it raises", async () => {
