@@ -82,7 +82,8 @@ describe("backtests of strategy code, sandboxed (real Postgres)", () => {
       p.platform.db.db,
     );
     expect(trial.rows).toEqual([{ strategy_family: `code:${bot.spec.strategy.code.digest}` }]);
-  });
+    // The platform's first run starts its workers: seconds on a loaded machine.
+  }, 60_000);
 
   it("keeps the strategy's ctx.log lines with the results, each at its bar's time, and counts those past the limit", async () => {
     const created = await eventually(
@@ -223,8 +224,59 @@ describe("backtests of strategy code, sandboxed (real Postgres)", () => {
     const [head, ...frames] = (done.result_summary.error as string).split("\n");
     expect(head).toBe("strategy_error: RangeError: boom at bar 30");
     expect(frames.length).toBeGreaterThan(0);
-    expect(frames[0]).toMatch(/^\s+at .*strategy\.js:\d+:\d+/);
+    // The frame names the uploaded file's line of the throw, not a line of the bundle (which
+    // inlines the SDK first): mapped with the source map kept beside the bundle.
+    const line = THROWS.split("\n").findIndex((l) => l.includes('throw new RangeError("boom')) + 1;
+    expect(line).toBeGreaterThan(1);
+    expect(frames[0]).toMatch(new RegExp(`^\\s+at .*\\(?strategy\\.ts:${line}:\\d+\\)?$`));
     // No path of the host's leaks into what the strategy's author reads.
     expect(frames.join("\n")).not.toMatch(/\/work\/|node_modules|services\//);
   });
+
+  it("keeps a failed run's strategy lines written before the failure: GET .../logs shows them, TypeScript and Python alike", async () => {
+    const tsThrows = COUNTER_STRATEGY.replace(
+      'ctx.log.info("bar", { seen });',
+      'ctx.log.info("bar", { seen });\n    if (seen === 12) throw new Error("stop at 12");',
+    );
+    const pyThrows = `def init(ctx):
+    ctx.log("init")
+
+
+def on_bar(ctx):
+    ctx.state["seen"] = ctx.state.get("seen", 0) + 1
+    ctx.log(f"bar {ctx.state['seen']}")
+    if ctx.state["seen"] == 12:
+        raise RuntimeError("stop at 12")
+`;
+    for (const [slug, code] of [
+      ["ts-logs-fail", { files: [{ path: "strategy.ts", content: tsThrows }] }],
+      ["py-logs-fail", { language: "python", files: [{ path: "strategy.py", content: pyThrows }] }],
+    ] as const) {
+      const created = await eventually(
+        `the checker takes ${slug}`,
+        () =>
+          call(p.url, "POST", "/bots", { name: slug, slug, kind: "trading", strategy: { code } }),
+        (r) => r.status !== 429,
+        60_000,
+      );
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const res = await call(p.url, "POST", `/bots/${slug}/backtest`, {
+        data_source: "csv:sample-btc-usd-1d",
+      });
+      const done = await finished(slug, res.body.task_id);
+      expect(done.status).toBe("failed");
+      expect(done.result_summary.error).toMatch(/^strategy_error: .*stop at 12/);
+      const logs = await call(p.url, "GET", `/bots/${slug}/deployments/${res.body.id}/logs`);
+      expect(logs.status, JSON.stringify(logs.body)).toBe(200);
+      expect(logs.body).toMatchObject({ status: "failed", error: done.result_summary.error });
+      const lines = logs.body.strategy_logs as { message: string; fields?: { seen: number } }[];
+      // init's line, then one a bar up to and with the line of the bar that threw.
+      const seen = lines.slice(1).map((l) => l.fields?.seen ?? Number(l.message.slice(4)));
+      expect(lines[0]!.message).toBe("init");
+      expect(seen).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+      // Its results are still refused: a failed run has no figures.
+      const results = await call(p.url, "GET", `/bots/${slug}/deployments/${res.body.id}/results`);
+      expect(results.status).toBe(409);
+    }
+  }, 120_000);
 });

@@ -147,4 +147,22 @@ describe("strategy code parameters are checked when a version is made (real Post
     expect(done.status).toBe("failed");
     expect(done.result_summary.error).toMatch(/^invalid_params: .*fast: 1 is below its minimum 2/);
   });
+
+  it("refuses a parameter named __proto__ with a 400 naming it, whether written as a key or computed, rather than dropping it", async () => {
+    for (const [name, key] of [
+      ["Proto Key", "__proto__"],
+      ["Proto Computed", '["__proto__"]'],
+    ] as const) {
+      const content = MA_CROSSOVER_EXAMPLE.replace(
+        "  params: {\n",
+        `  params: {\n    ${key}: param.int({ default: 1, min: 0, max: 5 }),\n`,
+      );
+      expect(content).not.toBe(MA_CROSSOVER_EXAMPLE);
+      const res = await create(name, {}, content);
+      expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(400);
+      expect(res.body.error.code).toBe("invalid_parameter");
+      expect(res.body.error.message).toContain("__proto__: a parameter may not be named __proto__");
+    }
+    expect((await call(p.url, "GET", "/bots/proto-key")).status).toBe(404);
+  });
 });

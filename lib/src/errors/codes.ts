@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   "risk_not_disabled",
   "evidence_retained",
   "results_unavailable",
+  "logs_unavailable",
   "store_unavailable",
   "dataset_exists",
   "dataset_too_large",

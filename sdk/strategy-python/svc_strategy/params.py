@@ -44,6 +44,19 @@ class ParamSpec:
             raise InvalidParams(f"{name}: at most {self.maximum}, not {value!r}")
         return value
 
+    def declaration(self):
+        """As the platform names it (a choice is an "enum", as in the TypeScript SDK)."""
+        out = {"type": "enum" if self.kind == "choice" else self.kind, "default": self.default}
+        if self.minimum is not None:
+            out["min"] = self.minimum
+        if self.maximum is not None:
+            out["max"] = self.maximum
+        if self.choices is not None:
+            out["values"] = list(self.choices)
+        if self.description:
+            out["description"] = self.description
+        return out
+
 
 class _Param:
     """param.int(...), param.number(...), param.boolean(...), param.choice(...)."""
@@ -71,6 +84,9 @@ param = _Param()
 def resolve_params(declared, given):
     """Defaults overlaid with the given values; an unknown name or a bad value raises."""
     out = {}
+    if "__proto__" in declared:
+        # The platform's JSON objects give that name to their prototype: it could not be kept.
+        raise InvalidParams("__proto__: a parameter may not be named __proto__ (JavaScript objects give that name to their prototype); rename it")
     for name in given:
         if name not in declared:
             known = ", ".join(sorted(declared)) or "none"

@@ -4,6 +4,7 @@ strategy-host.ts) the way the TypeScript sandbox's runtime does, so the twin of 
 strategy gives the same orders bit for bit."""
 
 import collections
+import json
 import math
 import random
 
@@ -88,7 +89,7 @@ class Context:
         if side not in ("buy", "sell") or type not in ("market", "limit", "stop"):
             raise ValueError("order: side is buy or sell, type market, limit or stop")
         self._run.order_seq += 1
-        order_id = f"s{self._run.order_seq}"
+        order_id = f"o{self._run.order_seq}"
         self._run.orders.append((order_id, symbol, side, type, float(units), limit_price, stop_price))
         return order_id
 
@@ -106,6 +107,7 @@ class Run:
         declared = namespace.get("params", {})
         if not isinstance(declared, dict) or not all(isinstance(s, ParamSpec) for s in declared.values()):
             raise TypeError("params must be a dict of param.int(...), param.number(...), ...")
+        self.declared = {name: spec.declaration() for name, spec in declared.items()}
         self.params = resolve_params(declared, given_params)
         if not symbols:
             raise InvalidParams("a strategy needs at least one symbol")
@@ -152,6 +154,43 @@ class Run:
     def init(self):
         self.bar = -1
         self.call("init")
+
+    def snapshot(self):
+        """What a resumed run needs (the platform puts the bars back itself), as JSON."""
+        try:
+            state = json.dumps(self.ctx.state, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"ctx.state must hold JSON values only (dict, list, str, finite numbers, bool, None): {error}") from None
+        return json.dumps(
+            {
+                "v": 1,
+                "state": json.loads(state),
+                "standing": [[symbol, kind, value] for symbol, (kind, value) in self.standing.items()],
+                "order_seq": self.order_seq,
+                "random": _state_json(self.ctx.random.getstate()),
+                "global_random": _state_json(random.getstate()),
+                "logs_kept": self.logs_kept,
+                "logs_dropped": self.logs_dropped,
+            }
+        )
+
+    def restore(self, text):
+        """Resumes from a snapshot (with its bars put back under "bars"); init runs after it."""
+        snap = json.loads(text)
+        if snap.get("v") != 1:
+            raise ValueError("the snapshot is not one this runtime wrote")
+        state = snap.get("state")
+        self.ctx.state = state if isinstance(state, dict) else {}
+        for symbol, kind, value in snap.get("standing", []):
+            self.standing[symbol] = (kind, value)
+        self.order_seq = int(snap.get("order_seq", 0))
+        self.ctx.random.setstate(_state_tuple(snap["random"]))
+        random.setstate(_state_tuple(snap["global_random"]))
+        self.logs_kept = int(snap.get("logs_kept", 0))
+        self.logs_dropped = int(snap.get("logs_dropped", 0))
+        for series in self.series:
+            for row in snap.get("bars", {}).get(series.symbol, []):
+                series.push(Bar(*row))
 
     def hold(self, base, time, symbols):
         """A block's rows: time, then per symbol its open, high, low, close and volume columns."""
@@ -215,3 +254,13 @@ class Run:
         self.orders = []
         self.cancels = []
         return decision
+
+
+def _state_json(state):
+    version, internal, gauss = state
+    return [version, list(internal), gauss]
+
+
+def _state_tuple(value):
+    version, internal, gauss = value
+    return (version, tuple(internal), gauss)

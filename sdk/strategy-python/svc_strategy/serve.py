@@ -7,6 +7,7 @@ The generated stubs (strategy_pb2, strategy_pb2_grpc) must be importable: the pl
 them from the proto with python3-grpc-tools and puts them on sys.path (see docs/strategies.md).
 """
 
+import json
 import os
 import random
 import sys
@@ -60,7 +61,13 @@ class Servicer(pb_grpc.StrategyServiceServicer):
         if isinstance(error, InvalidParams):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         stack = strategy_stack(error, self.filename)
-        context.set_trailing_metadata((("strategy-stack-bin", stack.encode("utf-8")),))
+        metadata = [("strategy-stack-bin", stack.encode("utf-8"))]
+        if self.run is not None:
+            # The lines the failing call wrote before it raised: the run keeps them.
+            lines = [[bar, time or 0, level, message] for bar, time, level, message in self.run.take_logs()]
+            logs = json.dumps({"lines": lines, "dropped": self.run.logs_dropped})
+            metadata.append(("strategy-logs-bin", logs.encode("utf-8")))
+        context.set_trailing_metadata(tuple(metadata))
         said = str(error)
         message = f"{type(error).__name__}: {said}" if said else type(error).__name__
         context.abort(grpc.StatusCode.UNKNOWN, message)
@@ -86,15 +93,17 @@ class Servicer(pb_grpc.StrategyServiceServicer):
                 request.log_lines or 1000,
                 request.log_line_chars or 1000,
             )
+            if request.restore:
+                self.run.restore(request.restore)
             self.run.init()
-            params = pb.InitResponse().params
-            params.update(self.run.params)
-            return pb.InitResponse(
-                params=params,
+            answer = pb.InitResponse(
                 lookback=self.run.lookback,
                 logs=self.logs(),
                 logs_dropped=self.run.logs_dropped,
             )
+            answer.params.update(self.run.params)
+            answer.declared.update(self.run.declared)
+            return answer
         except BaseException as error:  # noqa: BLE001 - every failure (sys.exit too) is the answer
             self.fail(context, error)
 
@@ -117,6 +126,14 @@ class Servicer(pb_grpc.StrategyServiceServicer):
                 logs=self.logs(),
                 logs_dropped=run.logs_dropped,
             )
+        except BaseException as error:  # noqa: BLE001
+            self.fail(context, error)
+
+    def Snapshot(self, request, context):  # noqa: N802
+        try:
+            if self.run is None:
+                raise RuntimeError("Snapshot before Init")
+            return pb.SnapshotResponse(state=self.run.snapshot())
         except BaseException as error:  # noqa: BLE001
             self.fail(context, error)
 
@@ -173,11 +190,15 @@ def main(argv):
     # One worker: the client makes one call at a time, and the strategy's code is not thread-safe.
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=1), maximum_concurrent_rpcs=2)
     pb_grpc.add_StrategyServiceServicer_to_server(Servicer(namespace, filename, stopped), server)
-    if server.add_insecure_port(f"unix:{socket_path}") == 0:
+    # Bound under another name and renamed once it listens: the platform waits for the socket's
+    # path to appear, and a socket bound but not yet listening would refuse its first call.
+    binding = f"{socket_path}.binding"
+    if server.add_insecure_port(f"unix:{binding}") == 0:
         raise SystemExit(f"cannot listen on {socket_path}")
     server.start()
     # The caller may be another user in the socket folder's group (a runner beside a sidecar).
-    os.chmod(socket_path, 0o660)
+    os.chmod(binding, 0o660)
+    os.rename(binding, socket_path)
     stopped.wait()
     server.stop(grace=1).wait()
 

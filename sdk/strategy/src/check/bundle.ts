@@ -25,7 +25,7 @@ const SDK_PATH = "/@svc/strategy-sdk/index.ts";
  */
 export async function bundleStrategy(
   files: readonly StrategyFile[],
-): Promise<{ bundle: string } | { diagnostics: StrategyDiagnostic[] }> {
+): Promise<{ bundle: string; sourceMap: string } | { diagnostics: StrategyDiagnostic[] }> {
   const sources = new Map(files.map((f) => [`/${f.path}`, f.content]));
   sources.set(SDK_PATH, sdkSource());
   const onlyOwnFiles: Plugin = {
@@ -64,11 +64,21 @@ export async function bundleStrategy(
     legalComments: "none",
     logLevel: "silent",
     plugins: [onlyOwnFiles],
+    // The map beside the bundle, not in it (no sourceMappingURL comment either): the bundle's
+    // bytes, and so its digest, are what they were without one. The sources are stored anyway.
+    sourcemap: "external",
+    sourcesContent: false,
+    outfile: `/${BUNDLE_FILE}`,
   }).catch((err: { errors?: EsbuildMessage[] }) => ({ errors: err.errors ?? [], outputFiles: [] }));
-  if (result.errors.length > 0 || !result.outputFiles?.[0])
+  const bundle = result.outputFiles?.find((f) => f.path.endsWith(".js"));
+  const map = result.outputFiles?.find((f) => f.path.endsWith(".js.map"));
+  if (result.errors.length > 0 || !bundle || !map)
     return { diagnostics: result.errors.map(bundleDiagnostic) };
-  return { bundle: result.outputFiles[0].text };
+  return { bundle: bundle.text, sourceMap: map.text };
 }
+
+/** The bundle's name in its source map (the sandbox names the script strategy.js too). */
+const BUNDLE_FILE = "strategy.js";
 
 interface EsbuildMessage {
   text: string;

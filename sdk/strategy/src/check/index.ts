@@ -28,6 +28,8 @@ export interface CheckedStrategy {
   digest: string;
   bundle: string;
   bundleDigest: string;
+  /** The bundle's source map (v3 JSON, no sources' content): its stack lines to the files'. */
+  sourceMap?: string;
   sdkVersion: string;
 }
 
@@ -55,6 +57,7 @@ export async function checkStrategy(files: readonly StrategyFile[]): Promise<Str
     digest: strategyDigest(canonical),
     bundle: bundled.bundle,
     bundleDigest: sha256(bundled.bundle),
+    sourceMap: bundled.sourceMap,
     sdkVersion: SDK_VERSION,
   };
 }

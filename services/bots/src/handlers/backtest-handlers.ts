@@ -23,8 +23,8 @@ import {
 } from "../engine/index.js";
 import { TaskCancelled, type TaskRunner } from "../runtime/task-runner.js";
 import type { BacktestPool } from "../runtime/backtest-pool.js";
-import type { FinishedRun } from "../runtime/backtest-record.js";
-import type { RunJob } from "../runtime/backtest-messages.js";
+import type { RunJob, WorkerError } from "../runtime/backtest-messages.js";
+import { strategyLogsJson, type FinishedRun } from "../runtime/backtest-record.js";
 import * as backtests from "../store/backtests.repository.js";
 import {
   enqueueBacktest,
@@ -37,7 +37,7 @@ import { DEPLOYMENT_KEYS, listDeployments } from "../store/deployments.repositor
 import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import { recordTrial } from "../store/trials.repository.js";
 import { sandboxLimitsFromEnv } from "../sandbox/index.js";
-import { findStrategyBundle } from "../store/strategy-code.repository.js";
+import { findStrategyBundle, findStrategySourceMap } from "../store/strategy-code.repository.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { rowToDeployment } from "./deployment-mapping.js";
@@ -50,7 +50,7 @@ import {
   runSource,
 } from "../runtime/run-source.js";
 import { isPortfolio } from "../engine/portfolio/portfolio-source.js";
-import { insertResults } from "../store/backtest-results.repository.js";
+import { insertFailedRunLogs, insertResults } from "../store/backtest-results.repository.js";
 
 const SCHEMA = "bots";
 /** How often a run in progress looks whether it was halted here (an in-memory look). */
@@ -98,7 +98,7 @@ type RunStrategy =
       name: string;
       params: Record<string, unknown>;
       family?: undefined;
-      code: { bundle: string; language?: "python" };
+      code: { bundle: string; language?: "python"; sourceMap?: string };
     };
 type ResolvedFamily = ReturnType<typeof resolveStrategy>["family"];
 
@@ -313,7 +313,13 @@ async function runStrategy(
       throw new Error(`${what}: the bundle of its strategy code (${bundleDigest}) is not stored`);
     const language =
       code.language === StrategyLanguage.PYTHON ? { language: "python" as const } : {};
-    return { name: `code:${code.digest}`, params: parameters, code: { bundle, ...language } };
+    // A failure's stack is mapped back to the uploaded files with the map kept beside the bundle.
+    const sourceMap = await findStrategySourceMap(db, bundleDigest!);
+    return {
+      name: `code:${code.digest}`,
+      params: parameters,
+      code: { bundle, ...language, ...(sourceMap ? { sourceMap } : {}) },
+    };
   }
   if (!spec.strategy?.family)
     throw new EngineInputError(
@@ -489,7 +495,22 @@ export async function failDeployment(
 ): Promise<"requeued" | "ended"> {
   if (isStoreOutage(err) && (await requeueBacktest(db, taskId, hostId))) return "requeued";
   const status = err instanceof TaskCancelled ? "halted" : "failed";
-  await backtests.endBacktest(db, hostId, taskId, status, (err as Error)?.message ?? String(err));
+  const message = (err as Error)?.message ?? String(err);
+  const logs = (err as { strategyLogs?: WorkerError["strategyLogs"] } | undefined)?.strategyLogs;
+  if (status === "halted" || !logs) {
+    await backtests.endBacktest(db, hostId, taskId, status, message);
+    return "ended";
+  }
+  // The strategy's lines before its failure are kept with the run, in the write that ends it.
+  await db.transaction().execute(async (trx) => {
+    const id = await backtests.endBacktest(trx, hostId, taskId, status, message);
+    if (id)
+      await insertFailedRunLogs(trx, {
+        deploymentId: id,
+        logsJson: strategyLogsJson(logs.lines),
+        dropped: logs.dropped,
+      });
+  });
   return "ended";
 }
 

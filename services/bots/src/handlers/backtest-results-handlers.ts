@@ -3,6 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import {
+  BacktestLogsSchema,
   BacktestResultsSchema,
   BacktestTradeSchema,
   BotsService,
@@ -15,7 +16,10 @@ import * as results from "../store/backtest-results.repository.js";
 import type { BotsDatabase, DeploymentRow, PortfolioJson } from "../store/bots.table.js";
 import { botNotFound } from "./bot-errors.js";
 
-type Handlers = Pick<ServiceImpl<typeof BotsService>, "getBacktestResults" | "listBacktestTrades">;
+type Handlers = Pick<
+  ServiceImpl<typeof BotsService>,
+  "getBacktestResults" | "listBacktestTrades" | "getBacktestLogs"
+>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_PAGE = 100;
@@ -65,6 +69,39 @@ export function createBacktestResultsHandlers(db: Kysely<BotsDatabase>): Handler
         strategyLogs: strategyLogsOf(stored.strategy_logs),
         strategyLogsDropped: BigInt(stored.strategy_logs_dropped),
         ...portfolioOf(stored.portfolio),
+      });
+    },
+
+    async getBacktestLogs(req) {
+      const bot = await repo.findBot(db, req.botRef);
+      if (!bot) throw botNotFound(req.botRef);
+      const row = UUID.test(req.deploymentId)
+        ? await results.findBotDeployment(db, bot.id, req.deploymentId)
+        : undefined;
+      if (!row)
+        throw svcError(
+          Code.NotFound,
+          "deployment_not_found",
+          `bot "${bot.slug}" has no deployment "${req.deploymentId}"; GET /bots/${bot.slug}/deployments lists them`,
+          { deployment_id: req.deploymentId },
+        );
+      if (row.target !== "backtest" || (row.status !== "success" && row.status !== "failed"))
+        throw svcError(
+          Code.FailedPrecondition,
+          "logs_unavailable",
+          row.target !== "backtest"
+            ? `deployment ${row.id} is a ${row.target === "paper" ? "paper session" : `${row.target} deployment`}, not a backtest; its strategy's lines are strategy_log events at GET /bots/{bot_ref}/state/events`
+            : `the backtest is ${row.status}; its strategy's lines are kept once it succeeds or fails`,
+          { deployment_id: row.id, target: row.target, status: row.status },
+        );
+      // A failed run whose strategy wrote nothing (or a built-in family) keeps no row: no lines.
+      const stored = await results.findResults(db, row.id);
+      return create(BacktestLogsSchema, {
+        deploymentId: row.id,
+        status: row.status,
+        error: row.status === "failed" ? (row.error ?? "") : "",
+        strategyLogs: stored ? strategyLogsOf(stored.strategy_logs) : [],
+        strategyLogsDropped: BigInt(stored?.strategy_logs_dropped ?? 0),
       });
     },
 

@@ -14,7 +14,7 @@ import { PortfolioSandboxHost } from "../execution/kernel/portfolio-sandbox-host
 import { startPythonHost } from "../execution/kernel/python-host.js";
 import { SandboxHost } from "../execution/kernel/sandbox-host.js";
 import type { AsyncStrategyHost } from "../execution/kernel/strategy-host.js";
-import { startSandbox } from "../sandbox/index.js";
+import { startSandbox, StrategyFailure, type LogLine } from "../sandbox/index.js";
 import type { RunJob, RunOutcome } from "./backtest-messages.js";
 
 /** Bars fed between two looks at the stop flag: a halt waits at most this many bars. */
@@ -82,14 +82,17 @@ async function computeSandboxed(
     symbols: [job.symbol],
     seed: job.id,
     limits: code.limits,
+    ...(code.sourceMap ? { sourceMap: code.sourceMap } : {}),
   });
+  const host = new SandboxHost(sandbox, job.symbol);
   try {
-    const host = new SandboxHost(sandbox, job.symbol);
     host.initialised(await sandbox.init());
     return await runOnHost(job, host, control, datasets, () => ({
       lines: host.logs,
       dropped: host.logsDropped,
     }));
+  } catch (err) {
+    throw withLogs(err, host);
   } finally {
     sandbox.kill();
   }
@@ -113,10 +116,25 @@ async function computePython(
     limits: code.limits,
   });
   try {
-    return await runOnHost(job, host, control, datasets);
+    return await runOnHost(job, host, control, datasets, () => ({
+      lines: host.logs,
+      dropped: host.logsDropped,
+    }));
+  } catch (err) {
+    throw withLogs(err, host);
   } finally {
     host.close();
   }
+}
+
+/** A strategy's failure with the lines it wrote before it, which the failed run keeps. */
+function withLogs(err: unknown, host: { logs: readonly LogLine[]; logsDropped: number }): unknown {
+  if (!(err instanceof StrategyFailure)) return err;
+  // A failure in init, before the host kept anything, carries its own lines.
+  const lines = [...host.logs, ...(err.callLogs?.lines ?? [])];
+  const dropped = Math.max(host.logsDropped, err.callLogs?.dropped ?? 0);
+  if (lines.length + dropped > 0) err.strategyLogs = { lines, dropped };
+  return err;
 }
 
 /** The bar loop of a run whose strategy answers asynchronously (a sandbox, a gRPC service). */

@@ -16,7 +16,7 @@ export interface RunJob {
    * sandbox with `params` (then `family` only names it) under `limits`; a Python strategy's
    * bundle is its source, served over gRPC from the sandbox.
    */
-  code?: { bundle: string; limits: SandboxLimits; language?: "python" };
+  code?: { bundle: string; limits: SandboxLimits; language?: "python"; sourceMap?: string };
   settings: EngineSettings;
   risk: RiskLimits;
   symbol: string;
@@ -58,6 +58,8 @@ export interface WorkerError {
   message: string;
   code?: string;
   field?: string;
+  /** A failed code strategy's log lines, written before its failure. */
+  strategyLogs?: { lines: StrategyLogLine[]; dropped: number };
 }
 
 export type ToWorker =

@@ -228,5 +228,5 @@ function workerError(e: WorkerError): Error {
     return new EngineInputError(e.code as EngineErrorCode, e.message, e.field);
   const err = new Error(e.message);
   err.name = e.name;
-  return err;
+  return e.strategyLogs ? Object.assign(err, { strategyLogs: e.strategyLogs }) : err;
 }

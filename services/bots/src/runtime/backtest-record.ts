@@ -1,6 +1,7 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import type { PortfolioResult } from "../engine/portfolio/portfolio-books.js";
+import type { StrategyLogLine } from "../execution/kernel/index.js";
 import type { RunOutcome } from "./backtest-messages.js";
 
 /**
@@ -76,14 +77,7 @@ export function finishedRun(outcome: RunOutcome): FinishedRun {
       ...(portfolio ? { portfolioJson: JSON.stringify(portfolioJson(portfolio)) } : {}),
       ...(strategyLogs
         ? {
-            strategyLogsJson: JSON.stringify(
-              strategyLogs.lines.map((l) => ({
-                time: l.time,
-                level: l.level,
-                message: l.message,
-                ...(l.fields ? { fields: l.fields } : {}),
-              })),
-            ),
+            strategyLogsJson: strategyLogsJson(strategyLogs.lines),
             strategyLogsDropped: strategyLogs.dropped,
           }
         : {}),
@@ -118,4 +112,16 @@ function portfolioJson(p: PortfolioResult) {
         : {}),
     })),
   };
+}
+
+/** A strategy's log lines as backtest_results.strategy_logs stores them. */
+export function strategyLogsJson(lines: readonly StrategyLogLine[]): string {
+  return JSON.stringify(
+    lines.map((l) => ({
+      time: l.time,
+      level: l.level,
+      message: l.message,
+      ...(l.fields ? { fields: l.fields } : {}),
+    })),
+  );
 }

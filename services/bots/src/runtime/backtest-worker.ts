@@ -79,7 +79,19 @@ port.on("message", (msg: ToWorker) => {
                 : err instanceof StrategyFailure
                   ? // The run's recorded error names the code first: "strategy_timeout: ...",
                     // then the strategy's own frames, so its author finds the line.
-                    { name: err.name, message: strategyFailureText(err), code: err.code }
+                    {
+                      name: err.name,
+                      message: strategyFailureText(err),
+                      code: err.code,
+                      ...(err.strategyLogs
+                        ? {
+                            strategyLogs: {
+                              lines: [...err.strategyLogs.lines],
+                              dropped: err.strategyLogs.dropped,
+                            },
+                          }
+                        : {}),
+                    }
                   : {
                       name: (err as Error)?.name ?? "Error",
                       message: (err as Error)?.message ?? String(err),

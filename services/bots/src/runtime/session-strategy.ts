@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
-import type { BotSpec } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { StrategyLanguage, type BotSpec } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import type { Logger } from "@svc/lib/telemetry";
 import type { Bars } from "../engine/bars.js";
+import type { GrpcStrategyHost } from "../execution/kernel/grpc-host.js";
+import { startPythonHost } from "../execution/kernel/python-host.js";
 import {
   SandboxHost,
   withBars,
@@ -13,11 +15,17 @@ import { sandboxLimitsFromEnv, startSandbox, type SandboxSnapshot } from "../san
 import type { BotsDatabase } from "../store/bots.table.js";
 import { findVersion } from "../store/bots.repository.js";
 import { sessionStrategyState } from "../store/events.repository.js";
-import { findStrategyBundle } from "../store/strategy-code.repository.js";
+import { findStrategyBundle, findStrategySourceMap } from "../store/strategy-code.repository.js";
+
+/**
+ * A version's strategy code as the kernel's host: TypeScript in the sandbox's node, or Python's
+ * gRPC server in the same sandbox. Both snapshot and resume alike (SandboxHostSnapshot).
+ */
+export type CodeHost = SandboxHost | GrpcStrategyHost;
 
 /** A paper session's sandboxed strategy, started or resumed. */
 export interface SessionStrategy {
-  host: SandboxHost;
+  host: CodeHost;
   /** The target the position followed at the state resumed from (undefined: a new run). */
   resumeTarget?: number;
 }
@@ -48,6 +56,7 @@ export async function startSessionStrategy(o: {
   lastBar: number | undefined;
 }): Promise<SessionStrategy> {
   const bundle = await bundleOf(o.db, o.botId, o.version);
+  const sourceMap = await sourceMapOf(o.db, o.botId, o.version);
   const kept = o.lastBar === undefined ? undefined : await sessionStrategyState(o.db, o.taskId);
   let state: StrategyState | undefined;
   if (kept && kept.bar === o.lastBar) state = JSON.parse(kept.json) as StrategyState;
@@ -64,6 +73,7 @@ export async function startSessionStrategy(o: {
     spec: o.spec,
     symbol: o.symbol,
     taskId: o.taskId,
+    ...(sourceMap ? { sourceMap } : {}),
     ...(snapshot ? { restore: withBars(snapshot, o.symbol, o.bars, o.lastBar!) } : {}),
   });
   if (snapshot) host.restoreBooks(snapshot);
@@ -89,9 +99,19 @@ export async function bundleOf(
   return bundle;
 }
 
+/** The source map kept with a version's bundle, if any (see mapStrategyStack). */
+async function sourceMapOf(
+  db: Kysely<BotsDatabase>,
+  botId: string,
+  version: number,
+): Promise<string | undefined> {
+  const row = await findVersion(db, botId, version);
+  return row?.bundle_digest ? findStrategySourceMap(db, row.bundle_digest) : undefined;
+}
+
 /**
- * A session's strategy code in a started sandbox (init run) as the kernel's host: seeded by its
- * task id, so a session's re-run from its first bar (replay's determinism check) draws the same
+ * A session's strategy code in a started sandbox (init run) as the kernel's host (a Python
+ * version's gRPC server, or the TypeScript bundle in the sandbox's node): seeded by its task id, so a session's re-run from its first bar (replay's determinism check) draws the same
  * random numbers it drew.
  */
 export async function startCodeHost(o: {
@@ -100,7 +120,17 @@ export async function startCodeHost(o: {
   symbol: string;
   taskId: string;
   restore?: SandboxSnapshot;
-}): Promise<SandboxHost> {
+  sourceMap?: string;
+}): Promise<CodeHost> {
+  if (o.spec.strategy?.code?.language === StrategyLanguage.PYTHON)
+    return startPythonHost({
+      source: o.bundle,
+      symbol: o.symbol,
+      params: (o.spec.strategy?.parameters ?? {}) as Record<string, unknown>,
+      seed: seedOf(o.taskId),
+      limits: sandboxLimitsFromEnv(),
+      ...(o.restore ? { restore: o.restore } : {}),
+    });
   const sandbox = await startSandbox({
     bundle: o.bundle,
     params: (o.spec.strategy?.parameters ?? {}) as Record<string, unknown>,
@@ -108,6 +138,7 @@ export async function startCodeHost(o: {
     seed: seedOf(o.taskId),
     limits: sandboxLimitsFromEnv(),
     ...(o.restore ? { restore: o.restore } : {}),
+    ...(o.sourceMap ? { sourceMap: o.sourceMap } : {}),
   });
   try {
     const host = new SandboxHost(sandbox, o.symbol);

@@ -5,6 +5,7 @@ import type { Bars } from "../engine/bars.js";
 import { childSources } from "./build.js";
 import { checkLimits, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
 import { spawnIsolated } from "./isolation.js";
+import { mapStrategyStack } from "./stack-map.js";
 import { blockFrame, frame, FRAME_HEADER_BYTES, jsonFrame, Kind } from "./protocol.js";
 import type {
   BlockMeta,
@@ -12,6 +13,7 @@ import type {
   FillView,
   InitAnswer,
   InitRequest,
+  LogLine,
   PortfolioView,
   ResumeMeta,
   RuntimeAnswer,
@@ -22,6 +24,14 @@ import type {
 
 /** A run failed because of its strategy: the run ends `failed` with `code`. */
 export class StrategyFailure extends Error {
+  /**
+   * The strategy's log lines written before the failure, set by the run that failed (a backtest
+   * keeps them with the run: GET .../deployments/{id}/logs).
+   */
+  strategyLogs?: { lines: readonly LogLine[]; dropped: number };
+  /** The lines the failing call wrote before it failed (the host keeps them with the run's). */
+  callLogs?: { lines: readonly LogLine[]; dropped: number };
+
   constructor(
     readonly code: StrategyFailureCode,
     message: string,
@@ -62,6 +72,8 @@ export interface SandboxOptions {
   limits?: Partial<SandboxLimits>;
   /** A snapshot of an earlier run to resume (its state, bars and standing targets). */
   restore?: SandboxSnapshot;
+  /** The bundle's source map: a failure's stack then names the uploaded files' lines. */
+  sourceMap?: string;
 }
 
 export interface Sandbox {
@@ -330,7 +342,11 @@ class SandboxProcess implements Sandbox {
     const answer = JSON.parse(json) as RuntimeAnswer<T>;
     if ("fail" in answer) {
       const f = answer.fail;
-      this.fail(new StrategyFailure(f.code, f.message, f.stack));
+      const stack =
+        f.stack === undefined ? undefined : mapStrategyStack(f.stack, this.options.sourceMap);
+      const failure = new StrategyFailure(f.code, f.message, stack);
+      if (f.logs) failure.callLogs = { lines: f.logs, dropped: f.logsDropped ?? 0 };
+      this.fail(failure);
       throw this.failure!;
     }
     return answer.ok;

@@ -100,7 +100,17 @@ export type SandboxSnapshot = { [key: string]: JsonValue };
 
 /** The runtime's answer to any request, as the child sends it. */
 export type RuntimeAnswer<T> =
-  { ok: T } | { fail: { code: StrategyFailureCode; message: string; stack?: string } };
+  | { ok: T }
+  | {
+      fail: {
+        code: StrategyFailureCode;
+        message: string;
+        stack?: string;
+        /** The lines the failing call wrote before it failed, and the run's dropped count. */
+        logs?: LogLine[];
+        logsDropped?: number;
+      };
+    };
 
 export interface InitRequest {
   runtime: string;

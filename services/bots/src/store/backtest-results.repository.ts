@@ -87,6 +87,31 @@ export function findBotDeployment(
     .executeTakeFirst();
 }
 
+/**
+ * A failed backtest's strategy log lines, written before its failure: a results row with no curve,
+ * no returns and no trades, which GET .../results still refuses (the run is not `success`) and
+ * GET .../logs serves.
+ */
+export async function insertFailedRunLogs(
+  trx: Transaction<BotsDatabase>,
+  r: { deploymentId: string; logsJson: string; dropped: number },
+): Promise<void> {
+  await trx
+    .insertInto("backtest_results")
+    .values({
+      deployment_id: r.deploymentId,
+      equity: "[]",
+      bars_per_point: 1,
+      daily_returns: "[]",
+      symbol: "",
+      trade_count: 0,
+      strategy_logs: r.logsJson,
+      strategy_logs_dropped: r.dropped,
+    })
+    .onConflict((oc) => oc.column("deployment_id").doNothing())
+    .execute();
+}
+
 export function findResults(db: Db, deploymentId: string): Promise<BacktestResultsRow | undefined> {
   return db
     .selectFrom("backtest_results")

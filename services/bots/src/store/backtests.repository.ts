@@ -75,14 +75,16 @@ export async function endBacktest(
   taskId: string,
   status: "failed" | "halted",
   error: string,
-): Promise<void> {
-  await db
+): Promise<string | undefined> {
+  const ended = await db
     .updateTable("bot_deployments")
     .set({ status, error, updated_at: now() })
     .where("task_id", "=", taskId)
     .where("host", "=", hostId)
     .where("status", "in", LIVE_BACKTEST_STATES)
-    .execute();
+    .returning("id")
+    .executeTakeFirst();
+  return ended?.id;
 }
 
 /**

@@ -301,6 +301,8 @@ export interface StrategySourcesTable {
 export interface StrategyBundlesTable {
   digest: string;
   bundle: string;
+  /** The bundle's source map (v3 JSON); null before maps were kept, and for Python. */
+  source_map: string | null;
   created_at: Timestamp;
 }
 

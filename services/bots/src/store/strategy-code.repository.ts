@@ -16,7 +16,13 @@ export interface StoredStrategyFile {
  */
 export async function storeStrategyCode(
   trx: Trx,
-  code: { digest: string; files: StoredStrategyFile[]; bundleDigest: string; bundle: string },
+  code: {
+    digest: string;
+    files: StoredStrategyFile[];
+    bundleDigest: string;
+    bundle: string;
+    sourceMap?: string;
+  },
 ): Promise<void> {
   await trx
     .insertInto("strategy_sources")
@@ -28,8 +34,16 @@ export async function storeStrategyCode(
     .execute();
   await trx
     .insertInto("strategy_bundles")
-    .values({ digest: code.bundleDigest, bundle: code.bundle })
-    .onConflict((oc) => oc.column("digest").doNothing())
+    .values({ digest: code.bundleDigest, bundle: code.bundle, source_map: code.sourceMap ?? null })
+    // A bundle stored before maps were kept gets its map from the next upload of its code.
+    .onConflict((oc) =>
+      code.sourceMap === undefined
+        ? oc.column("digest").doNothing()
+        : oc
+            .column("digest")
+            .doUpdateSet({ source_map: code.sourceMap })
+            .where("strategy_bundles.source_map", "is", null),
+    )
     .execute();
 }
 
@@ -61,4 +75,17 @@ export async function findStrategyBundle(
     .where("digest", "=", digest)
     .executeTakeFirst();
   return row?.bundle;
+}
+
+/** The source map stored with a bundle, if one was (TypeScript bundles stored since maps are). */
+export async function findStrategySourceMap(
+  db: Db | Trx,
+  digest: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("strategy_bundles")
+    .select("source_map")
+    .where("digest", "=", digest)
+    .executeTakeFirst();
+  return row?.source_map ?? undefined;
 }

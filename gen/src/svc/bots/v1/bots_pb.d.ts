@@ -6097,6 +6097,146 @@ export declare type StrategyLogLineJson = {
 export declare const StrategyLogLineSchema: GenMessage<StrategyLogLine, {jsonType: StrategyLogLineJson}>;
 
 /**
+ * Which backtest's strategy log lines to read.
+ *
+ * @generated from message svc.bots.v1.GetBacktestLogsRequest
+ */
+export declare type GetBacktestLogsRequest = Message<"svc.bots.v1.GetBacktestLogsRequest"> & {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * The backtest's deployment id (BotDeployment.id).
+   *
+   * @generated from field: string deployment_id = 2;
+   */
+  deploymentId: string;
+};
+
+/**
+ * Which backtest's strategy log lines to read.
+ *
+ * @generated from message svc.bots.v1.GetBacktestLogsRequest
+ */
+export declare type GetBacktestLogsRequestJson = {
+  /**
+   * The bot's id or its slug.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * The backtest's deployment id (BotDeployment.id).
+   *
+   * @generated from field: string deployment_id = 2;
+   */
+  deploymentId?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.GetBacktestLogsRequest.
+ * Use `create(GetBacktestLogsRequestSchema)` to create a new message.
+ */
+export declare const GetBacktestLogsRequestSchema: GenMessage<GetBacktestLogsRequest, {jsonType: GetBacktestLogsRequestJson}>;
+
+/**
+ * A code strategy's log lines of one backtest, kept whether it succeeded or failed: a failed run
+ * keeps the lines its strategy wrote before the failure.
+ *
+ * @generated from message svc.bots.v1.BacktestLogs
+ */
+export declare type BacktestLogs = Message<"svc.bots.v1.BacktestLogs"> & {
+  /**
+   * The backtest's deployment id (BotDeployment.id).
+   *
+   * @generated from field: string deployment_id = 1;
+   */
+  deploymentId: string;
+
+  /**
+   * How the backtest ended: success or failed.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * The run's error when it failed ("strategy_error: ..."), empty otherwise.
+   *
+   * @generated from field: string error = 3;
+   */
+  error: string;
+
+  /**
+   * The strategy's ctx.log lines, in the order written; at most SVC_STRATEGY_LOG_LINES a run.
+   *
+   * @generated from field: repeated svc.bots.v1.StrategyLogLine strategy_logs = 4;
+   */
+  strategyLogs: StrategyLogLine[];
+
+  /**
+   * The run's log lines past that limit: counted, not kept.
+   *
+   * @generated from field: int64 strategy_logs_dropped = 5;
+   */
+  strategyLogsDropped: bigint;
+};
+
+/**
+ * A code strategy's log lines of one backtest, kept whether it succeeded or failed: a failed run
+ * keeps the lines its strategy wrote before the failure.
+ *
+ * @generated from message svc.bots.v1.BacktestLogs
+ */
+export declare type BacktestLogsJson = {
+  /**
+   * The backtest's deployment id (BotDeployment.id).
+   *
+   * @generated from field: string deployment_id = 1;
+   */
+  deploymentId?: string;
+
+  /**
+   * How the backtest ended: success or failed.
+   *
+   * @generated from field: string status = 2;
+   */
+  status?: string;
+
+  /**
+   * The run's error when it failed ("strategy_error: ..."), empty otherwise.
+   *
+   * @generated from field: string error = 3;
+   */
+  error?: string;
+
+  /**
+   * The strategy's ctx.log lines, in the order written; at most SVC_STRATEGY_LOG_LINES a run.
+   *
+   * @generated from field: repeated svc.bots.v1.StrategyLogLine strategy_logs = 4;
+   */
+  strategyLogs?: StrategyLogLineJson[];
+
+  /**
+   * The run's log lines past that limit: counted, not kept.
+   *
+   * @generated from field: int64 strategy_logs_dropped = 5;
+   */
+  strategyLogsDropped?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.BacktestLogs.
+ * Use `create(BacktestLogsSchema)` to create a new message.
+ */
+export declare const BacktestLogsSchema: GenMessage<BacktestLogs, {jsonType: BacktestLogsJson}>;
+
+/**
  * Which backtest's trades to page through, and where.
  *
  * @generated from message svc.bots.v1.ListBacktestTradesRequest
@@ -10235,6 +10375,17 @@ export declare const BotsService: GenService<{
     methodKind: "unary";
     input: typeof GetBacktestResultsRequestSchema;
     output: typeof BacktestResultsSchema;
+  },
+  /**
+   * A backtest's strategy log lines, kept when it succeeded and when it failed (the lines written
+   * before the failure).
+   *
+   * @generated from rpc svc.bots.v1.BotsService.GetBacktestLogs
+   */
+  getBacktestLogs: {
+    methodKind: "unary";
+    input: typeof GetBacktestLogsRequestSchema;
+    output: typeof BacktestLogsSchema;
   },
   /**
    * A finished backtest's trades, a page at a time.

@@ -73,6 +73,16 @@ export declare type InitRequest = Message<"svc.strategy.v1.InitRequest"> & {
    * @generated from field: int32 log_line_chars = 6;
    */
   logLineChars: number;
+
+  /**
+   * A SnapshotResponse.state this strategy answered before (JSON), with the bars it held put
+   * back by the platform under "bars" (per symbol, rows of [time, open, high, low, close,
+   * volume]): the run resumes from it (ctx.state, standing targets, random numbers, order ids,
+   * log counts), then init runs again. Empty for a new run.
+   *
+   * @generated from field: string restore = 7;
+   */
+  restore: string;
 };
 
 /**
@@ -122,6 +132,16 @@ export declare type InitRequestJson = {
    * @generated from field: int32 log_line_chars = 6;
    */
   logLineChars?: number;
+
+  /**
+   * A SnapshotResponse.state this strategy answered before (JSON), with the bars it held put
+   * back by the platform under "bars" (per symbol, rows of [time, open, high, low, close,
+   * volume]): the run resumes from it (ctx.state, standing targets, random numbers, order ids,
+   * log counts), then init runs again. Empty for a new run.
+   *
+   * @generated from field: string restore = 7;
+   */
+  restore?: string;
 };
 
 /**
@@ -163,6 +183,15 @@ export declare type InitResponse = Message<"svc.strategy.v1.InitResponse"> & {
    * @generated from field: int64 logs_dropped = 4;
    */
   logsDropped: bigint;
+
+  /**
+   * The strategy's declared parameters by name: each {"type": "int" | "number" | "boolean" |
+   * "enum", "default", "min", "max", "values", "description"} (min, max and values when declared),
+   * so sweeps and forms know them.
+   *
+   * @generated from field: google.protobuf.Struct declared = 5;
+   */
+  declared?: JsonObject | undefined;
 };
 
 /**
@@ -198,6 +227,15 @@ export declare type InitResponseJson = {
    * @generated from field: int64 logs_dropped = 4;
    */
   logsDropped?: string;
+
+  /**
+   * The strategy's declared parameters by name: each {"type": "int" | "number" | "boolean" |
+   * "enum", "default", "min", "max", "values", "description"} (min, max and values when declared),
+   * so sweeps and forms know them.
+   *
+   * @generated from field: google.protobuf.Struct declared = 5;
+   */
+  declared?: StructJson;
 };
 
 /**
@@ -205,6 +243,58 @@ export declare type InitResponseJson = {
  * Use `create(InitResponseSchema)` to create a new message.
  */
 export declare const InitResponseSchema: GenMessage<InitResponse, {jsonType: InitResponseJson}>;
+
+/**
+ * Asks for the strategy's state.
+ *
+ * @generated from message svc.strategy.v1.SnapshotRequest
+ */
+export declare type SnapshotRequest = Message<"svc.strategy.v1.SnapshotRequest"> & {
+};
+
+/**
+ * Asks for the strategy's state.
+ *
+ * @generated from message svc.strategy.v1.SnapshotRequest
+ */
+export declare type SnapshotRequestJson = {
+};
+
+/**
+ * Describes the message svc.strategy.v1.SnapshotRequest.
+ * Use `create(SnapshotRequestSchema)` to create a new message.
+ */
+export declare const SnapshotRequestSchema: GenMessage<SnapshotRequest, {jsonType: SnapshotRequestJson}>;
+
+/**
+ * The strategy's state as JSON, opaque to the platform (InitRequest.restore gives it back).
+ *
+ * @generated from message svc.strategy.v1.SnapshotResponse
+ */
+export declare type SnapshotResponse = Message<"svc.strategy.v1.SnapshotResponse"> & {
+  /**
+   * @generated from field: string state = 1;
+   */
+  state: string;
+};
+
+/**
+ * The strategy's state as JSON, opaque to the platform (InitRequest.restore gives it back).
+ *
+ * @generated from message svc.strategy.v1.SnapshotResponse
+ */
+export declare type SnapshotResponseJson = {
+  /**
+   * @generated from field: string state = 1;
+   */
+  state?: string;
+};
+
+/**
+ * Describes the message svc.strategy.v1.SnapshotResponse.
+ * Use `create(SnapshotResponseSchema)` to create a new message.
+ */
+export declare const SnapshotResponseSchema: GenMessage<SnapshotResponse, {jsonType: SnapshotResponseJson}>;
 
 /**
  * One symbol's columns of a block, in universe order, each as long as the block's time column.
@@ -1309,6 +1399,17 @@ export declare const StrategyService: GenService<{
     methodKind: "unary";
     input: typeof StopRequestSchema;
     output: typeof StopResponseSchema;
+  },
+  /**
+   * What the strategy needs to resume where it stands (a paper session keeps it with each bar's
+   * events): asked between Decide calls only.
+   *
+   * @generated from rpc svc.strategy.v1.StrategyService.Snapshot
+   */
+  snapshot: {
+    methodKind: "unary";
+    input: typeof SnapshotRequestSchema;
+    output: typeof SnapshotResponseSchema;
   },
 }>;
 

@@ -24,7 +24,7 @@ import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
  * Describes the file svc/strategy/v1/strategy.proto.
  */
 export const file_svc_strategy_v1_strategy = /*@__PURE__*/
-  fileDesc("Ch5zdmMvc3RyYXRlZ3kvdjEvc3RyYXRlZ3kucHJvdG8SD3N2Yy5zdHJhdGVneS52MSKSAQoLSW5pdFJlcXVlc3QSJwoGcGFyYW1zGAEgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdzeW1ib2xzGAIgAygJEhAKCGxvb2tiYWNrGAMgASgFEgwKBHNlZWQYBCABKAQSEQoJbG9nX2xpbmVzGAUgASgFEhYKDmxvZ19saW5lX2NoYXJzGAYgASgFIocBCgxJbml0UmVzcG9uc2USJwoGcGFyYW1zGAEgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIQCghsb29rYmFjaxgCIAEoBRImCgRsb2dzGAMgAygLMhguc3ZjLnN0cmF0ZWd5LnYxLkxvZ0xpbmUSFAoMbG9nc19kcm9wcGVkGAQgASgDIlQKClN5bWJvbEJhcnMSDAoEb3BlbhgBIAMoARIMCgRoaWdoGAIgAygBEgsKA2xvdxgDIAMoARINCgVjbG9zZRgEIAMoARIOCgZ2b2x1bWUYBSADKAEiUQoFQmxvY2sSDAoEYmFzZRgBIAEoAxIMCgR0aW1lGAIgAygBEiwKB3N5bWJvbHMYAyADKAsyGy5zdmMuc3RyYXRlZ3kudjEuU3ltYm9sQmFycyKnAQoNRGVjaWRlUmVxdWVzdBIlCgVibG9jaxgBIAEoCzIWLnN2Yy5zdHJhdGVneS52MS5CbG9jaxINCgVzdGFydBgCIAEoAxILCgNlbmQYAyABKAMSLQoJcG9ydGZvbGlvGAQgASgLMhouc3ZjLnN0cmF0ZWd5LnYxLlBvcnRmb2xpbxIkCgVmaWxscxgFIAMoCzIVLnN2Yy5zdHJhdGVneS52MS5GaWxsIpMBCg5EZWNpZGVSZXNwb25zZRIVCg1zdG9wcGVkX2FmdGVyGAEgASgDEiwKCWRlY2lzaW9ucxgCIAMoCzIZLnN2Yy5zdHJhdGVneS52MS5EZWNpc2lvbhImCgRsb2dzGAMgAygLMhguc3ZjLnN0cmF0ZWd5LnYxLkxvZ0xpbmUSFAoMbG9nc19kcm9wcGVkGAQgASgDIjMKC1N0b3BSZXF1ZXN0EiQKBWZpbGxzGAEgAygLMhUuc3ZjLnN0cmF0ZWd5LnYxLkZpbGwiTAoMU3RvcFJlc3BvbnNlEiYKBGxvZ3MYASADKAsyGC5zdmMuc3RyYXRlZ3kudjEuTG9nTGluZRIUCgxsb2dzX2Ryb3BwZWQYAiABKAMiewoJUG9ydGZvbGlvEgwKBGNhc2gYASABKAESLAoJcG9zaXRpb25zGAIgAygLMhkuc3ZjLnN0cmF0ZWd5LnYxLlBvc2l0aW9uEjIKC29wZW5fb3JkZXJzGAMgAygLMh0uc3ZjLnN0cmF0ZWd5LnYxLldvcmtpbmdPcmRlciJACghQb3NpdGlvbhIOCgZzeW1ib2wYASABKAkSDQoFdW5pdHMYAiABKAESFQoNYXZlcmFnZV9wcmljZRgDIAEoASKxAQoMV29ya2luZ09yZGVyEgoKAmlkGAEgASgJEg4KBnN5bWJvbBgCIAEoCRIjCgRzaWRlGAMgASgOMhUuc3ZjLnN0cmF0ZWd5LnYxLlNpZGUSKAoEdHlwZRgEIAEoDjIaLnN2Yy5zdHJhdGVneS52MS5PcmRlclR5cGUSDQoFdW5pdHMYBSABKAESEwoLbGltaXRfcHJpY2UYBiABKAESEgoKc3RvcF9wcmljZRgHIAEoASKGAQoERmlsbBIQCghvcmRlcl9pZBgBIAEoCRIOCgZzeW1ib2wYAiABKAkSIwoEc2lkZRgDIAEoDjIVLnN2Yy5zdHJhdGVneS52MS5TaWRlEg0KBXVuaXRzGAQgASgBEg0KBXByaWNlGAUgASgBEgsKA2ZlZRgGIAEoARIMCgR0aW1lGAcgASgBIpUBCghEZWNpc2lvbhILCgNiYXIYASABKAMSDAoEdGltZRgCIAEoARIuCgd0YXJnZXRzGAMgAygLMh0uc3ZjLnN0cmF0ZWd5LnYxLlRhcmdldENoYW5nZRItCgZvcmRlcnMYBCADKAsyHS5zdmMuc3RyYXRlZ3kudjEuT3JkZXJSZXF1ZXN0Eg8KB2NhbmNlbHMYBSADKAkiSwoMVGFyZ2V0Q2hhbmdlEg4KBnN5bWJvbBgBIAEoCRIQCgZ3ZWlnaHQYAiABKAFIABIPCgV1bml0cxgDIAEoAUgAQggKBnRhcmdldCKxAQoMT3JkZXJSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBnN5bWJvbBgCIAEoCRIjCgRzaWRlGAMgASgOMhUuc3ZjLnN0cmF0ZWd5LnYxLlNpZGUSKAoEdHlwZRgEIAEoDjIaLnN2Yy5zdHJhdGVneS52MS5PcmRlclR5cGUSDQoFdW5pdHMYBSABKAESEwoLbGltaXRfcHJpY2UYBiABKAESEgoKc3RvcF9wcmljZRgHIAEoASJECgdMb2dMaW5lEgsKA2JhchgBIAEoAxIMCgR0aW1lGAIgASgBEg0KBWxldmVsGAMgASgJEg8KB21lc3NhZ2UYBCABKAkqOQoEU2lkZRIUChBTSURFX1VOU1BFQ0lGSUVEEAASDAoIU0lERV9CVVkQARINCglTSURFX1NFTEwQAippCglPcmRlclR5cGUSGgoWT1JERVJfVFlQRV9VTlNQRUNJRklFRBAAEhUKEU9SREVSX1RZUEVfTUFSS0VUEAESFAoQT1JERVJfVFlQRV9MSU1JVBACEhMKD09SREVSX1RZUEVfU1RPUBADMuYBCg9TdHJhdGVneVNlcnZpY2USQwoESW5pdBIcLnN2Yy5zdHJhdGVneS52MS5Jbml0UmVxdWVzdBodLnN2Yy5zdHJhdGVneS52MS5Jbml0UmVzcG9uc2USSQoGRGVjaWRlEh4uc3ZjLnN0cmF0ZWd5LnYxLkRlY2lkZVJlcXVlc3QaHy5zdmMuc3RyYXRlZ3kudjEuRGVjaWRlUmVzcG9uc2USQwoEU3RvcBIcLnN2Yy5zdHJhdGVneS52MS5TdG9wUmVxdWVzdBodLnN2Yy5zdHJhdGVneS52MS5TdG9wUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct]);
+  fileDesc("Ch5zdmMvc3RyYXRlZ3kvdjEvc3RyYXRlZ3kucHJvdG8SD3N2Yy5zdHJhdGVneS52MSKjAQoLSW5pdFJlcXVlc3QSJwoGcGFyYW1zGAEgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdzeW1ib2xzGAIgAygJEhAKCGxvb2tiYWNrGAMgASgFEgwKBHNlZWQYBCABKAQSEQoJbG9nX2xpbmVzGAUgASgFEhYKDmxvZ19saW5lX2NoYXJzGAYgASgFEg8KB3Jlc3RvcmUYByABKAkisgEKDEluaXRSZXNwb25zZRInCgZwYXJhbXMYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhAKCGxvb2tiYWNrGAIgASgFEiYKBGxvZ3MYAyADKAsyGC5zdmMuc3RyYXRlZ3kudjEuTG9nTGluZRIUCgxsb2dzX2Ryb3BwZWQYBCABKAMSKQoIZGVjbGFyZWQYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IhEKD1NuYXBzaG90UmVxdWVzdCIhChBTbmFwc2hvdFJlc3BvbnNlEg0KBXN0YXRlGAEgASgJIlQKClN5bWJvbEJhcnMSDAoEb3BlbhgBIAMoARIMCgRoaWdoGAIgAygBEgsKA2xvdxgDIAMoARINCgVjbG9zZRgEIAMoARIOCgZ2b2x1bWUYBSADKAEiUQoFQmxvY2sSDAoEYmFzZRgBIAEoAxIMCgR0aW1lGAIgAygBEiwKB3N5bWJvbHMYAyADKAsyGy5zdmMuc3RyYXRlZ3kudjEuU3ltYm9sQmFycyKnAQoNRGVjaWRlUmVxdWVzdBIlCgVibG9jaxgBIAEoCzIWLnN2Yy5zdHJhdGVneS52MS5CbG9jaxINCgVzdGFydBgCIAEoAxILCgNlbmQYAyABKAMSLQoJcG9ydGZvbGlvGAQgASgLMhouc3ZjLnN0cmF0ZWd5LnYxLlBvcnRmb2xpbxIkCgVmaWxscxgFIAMoCzIVLnN2Yy5zdHJhdGVneS52MS5GaWxsIpMBCg5EZWNpZGVSZXNwb25zZRIVCg1zdG9wcGVkX2FmdGVyGAEgASgDEiwKCWRlY2lzaW9ucxgCIAMoCzIZLnN2Yy5zdHJhdGVneS52MS5EZWNpc2lvbhImCgRsb2dzGAMgAygLMhguc3ZjLnN0cmF0ZWd5LnYxLkxvZ0xpbmUSFAoMbG9nc19kcm9wcGVkGAQgASgDIjMKC1N0b3BSZXF1ZXN0EiQKBWZpbGxzGAEgAygLMhUuc3ZjLnN0cmF0ZWd5LnYxLkZpbGwiTAoMU3RvcFJlc3BvbnNlEiYKBGxvZ3MYASADKAsyGC5zdmMuc3RyYXRlZ3kudjEuTG9nTGluZRIUCgxsb2dzX2Ryb3BwZWQYAiABKAMiewoJUG9ydGZvbGlvEgwKBGNhc2gYASABKAESLAoJcG9zaXRpb25zGAIgAygLMhkuc3ZjLnN0cmF0ZWd5LnYxLlBvc2l0aW9uEjIKC29wZW5fb3JkZXJzGAMgAygLMh0uc3ZjLnN0cmF0ZWd5LnYxLldvcmtpbmdPcmRlciJACghQb3NpdGlvbhIOCgZzeW1ib2wYASABKAkSDQoFdW5pdHMYAiABKAESFQoNYXZlcmFnZV9wcmljZRgDIAEoASKxAQoMV29ya2luZ09yZGVyEgoKAmlkGAEgASgJEg4KBnN5bWJvbBgCIAEoCRIjCgRzaWRlGAMgASgOMhUuc3ZjLnN0cmF0ZWd5LnYxLlNpZGUSKAoEdHlwZRgEIAEoDjIaLnN2Yy5zdHJhdGVneS52MS5PcmRlclR5cGUSDQoFdW5pdHMYBSABKAESEwoLbGltaXRfcHJpY2UYBiABKAESEgoKc3RvcF9wcmljZRgHIAEoASKGAQoERmlsbBIQCghvcmRlcl9pZBgBIAEoCRIOCgZzeW1ib2wYAiABKAkSIwoEc2lkZRgDIAEoDjIVLnN2Yy5zdHJhdGVneS52MS5TaWRlEg0KBXVuaXRzGAQgASgBEg0KBXByaWNlGAUgASgBEgsKA2ZlZRgGIAEoARIMCgR0aW1lGAcgASgBIpUBCghEZWNpc2lvbhILCgNiYXIYASABKAMSDAoEdGltZRgCIAEoARIuCgd0YXJnZXRzGAMgAygLMh0uc3ZjLnN0cmF0ZWd5LnYxLlRhcmdldENoYW5nZRItCgZvcmRlcnMYBCADKAsyHS5zdmMuc3RyYXRlZ3kudjEuT3JkZXJSZXF1ZXN0Eg8KB2NhbmNlbHMYBSADKAkiSwoMVGFyZ2V0Q2hhbmdlEg4KBnN5bWJvbBgBIAEoCRIQCgZ3ZWlnaHQYAiABKAFIABIPCgV1bml0cxgDIAEoAUgAQggKBnRhcmdldCKxAQoMT3JkZXJSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBnN5bWJvbBgCIAEoCRIjCgRzaWRlGAMgASgOMhUuc3ZjLnN0cmF0ZWd5LnYxLlNpZGUSKAoEdHlwZRgEIAEoDjIaLnN2Yy5zdHJhdGVneS52MS5PcmRlclR5cGUSDQoFdW5pdHMYBSABKAESEwoLbGltaXRfcHJpY2UYBiABKAESEgoKc3RvcF9wcmljZRgHIAEoASJECgdMb2dMaW5lEgsKA2JhchgBIAEoAxIMCgR0aW1lGAIgASgBEg0KBWxldmVsGAMgASgJEg8KB21lc3NhZ2UYBCABKAkqOQoEU2lkZRIUChBTSURFX1VOU1BFQ0lGSUVEEAASDAoIU0lERV9CVVkQARINCglTSURFX1NFTEwQAippCglPcmRlclR5cGUSGgoWT1JERVJfVFlQRV9VTlNQRUNJRklFRBAAEhUKEU9SREVSX1RZUEVfTUFSS0VUEAESFAoQT1JERVJfVFlQRV9MSU1JVBACEhMKD09SREVSX1RZUEVfU1RPUBADMrcCCg9TdHJhdGVneVNlcnZpY2USQwoESW5pdBIcLnN2Yy5zdHJhdGVneS52MS5Jbml0UmVxdWVzdBodLnN2Yy5zdHJhdGVneS52MS5Jbml0UmVzcG9uc2USSQoGRGVjaWRlEh4uc3ZjLnN0cmF0ZWd5LnYxLkRlY2lkZVJlcXVlc3QaHy5zdmMuc3RyYXRlZ3kudjEuRGVjaWRlUmVzcG9uc2USQwoEU3RvcBIcLnN2Yy5zdHJhdGVneS52MS5TdG9wUmVxdWVzdBodLnN2Yy5zdHJhdGVneS52MS5TdG9wUmVzcG9uc2USTwoIU25hcHNob3QSIC5zdmMuc3RyYXRlZ3kudjEuU25hcHNob3RSZXF1ZXN0GiEuc3ZjLnN0cmF0ZWd5LnYxLlNuYXBzaG90UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct]);
 
 /**
  * Describes the message svc.strategy.v1.InitRequest.
@@ -41,102 +41,116 @@ export const InitResponseSchema = /*@__PURE__*/
   messageDesc(file_svc_strategy_v1_strategy, 1);
 
 /**
+ * Describes the message svc.strategy.v1.SnapshotRequest.
+ * Use `create(SnapshotRequestSchema)` to create a new message.
+ */
+export const SnapshotRequestSchema = /*@__PURE__*/
+  messageDesc(file_svc_strategy_v1_strategy, 2);
+
+/**
+ * Describes the message svc.strategy.v1.SnapshotResponse.
+ * Use `create(SnapshotResponseSchema)` to create a new message.
+ */
+export const SnapshotResponseSchema = /*@__PURE__*/
+  messageDesc(file_svc_strategy_v1_strategy, 3);
+
+/**
  * Describes the message svc.strategy.v1.SymbolBars.
  * Use `create(SymbolBarsSchema)` to create a new message.
  */
 export const SymbolBarsSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 2);
+  messageDesc(file_svc_strategy_v1_strategy, 4);
 
 /**
  * Describes the message svc.strategy.v1.Block.
  * Use `create(BlockSchema)` to create a new message.
  */
 export const BlockSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 3);
+  messageDesc(file_svc_strategy_v1_strategy, 5);
 
 /**
  * Describes the message svc.strategy.v1.DecideRequest.
  * Use `create(DecideRequestSchema)` to create a new message.
  */
 export const DecideRequestSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 4);
+  messageDesc(file_svc_strategy_v1_strategy, 6);
 
 /**
  * Describes the message svc.strategy.v1.DecideResponse.
  * Use `create(DecideResponseSchema)` to create a new message.
  */
 export const DecideResponseSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 5);
+  messageDesc(file_svc_strategy_v1_strategy, 7);
 
 /**
  * Describes the message svc.strategy.v1.StopRequest.
  * Use `create(StopRequestSchema)` to create a new message.
  */
 export const StopRequestSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 6);
+  messageDesc(file_svc_strategy_v1_strategy, 8);
 
 /**
  * Describes the message svc.strategy.v1.StopResponse.
  * Use `create(StopResponseSchema)` to create a new message.
  */
 export const StopResponseSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 7);
+  messageDesc(file_svc_strategy_v1_strategy, 9);
 
 /**
  * Describes the message svc.strategy.v1.Portfolio.
  * Use `create(PortfolioSchema)` to create a new message.
  */
 export const PortfolioSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 8);
+  messageDesc(file_svc_strategy_v1_strategy, 10);
 
 /**
  * Describes the message svc.strategy.v1.Position.
  * Use `create(PositionSchema)` to create a new message.
  */
 export const PositionSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 9);
+  messageDesc(file_svc_strategy_v1_strategy, 11);
 
 /**
  * Describes the message svc.strategy.v1.WorkingOrder.
  * Use `create(WorkingOrderSchema)` to create a new message.
  */
 export const WorkingOrderSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 10);
+  messageDesc(file_svc_strategy_v1_strategy, 12);
 
 /**
  * Describes the message svc.strategy.v1.Fill.
  * Use `create(FillSchema)` to create a new message.
  */
 export const FillSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 11);
+  messageDesc(file_svc_strategy_v1_strategy, 13);
 
 /**
  * Describes the message svc.strategy.v1.Decision.
  * Use `create(DecisionSchema)` to create a new message.
  */
 export const DecisionSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 12);
+  messageDesc(file_svc_strategy_v1_strategy, 14);
 
 /**
  * Describes the message svc.strategy.v1.TargetChange.
  * Use `create(TargetChangeSchema)` to create a new message.
  */
 export const TargetChangeSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 13);
+  messageDesc(file_svc_strategy_v1_strategy, 15);
 
 /**
  * Describes the message svc.strategy.v1.OrderRequest.
  * Use `create(OrderRequestSchema)` to create a new message.
  */
 export const OrderRequestSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 14);
+  messageDesc(file_svc_strategy_v1_strategy, 16);
 
 /**
  * Describes the message svc.strategy.v1.LogLine.
  * Use `create(LogLineSchema)` to create a new message.
  */
 export const LogLineSchema = /*@__PURE__*/
-  messageDesc(file_svc_strategy_v1_strategy, 15);
+  messageDesc(file_svc_strategy_v1_strategy, 17);
 
 /**
  * Describes the enum svc.strategy.v1.Side.

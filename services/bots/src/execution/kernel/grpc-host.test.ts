@@ -19,7 +19,8 @@ import { PYTHON_SDK, pythonStubs } from "../../sandbox/python/stubs.js";
 import { GrpcStrategyHost } from "./grpc-host.js";
 import { startPythonHost } from "./python-host.js";
 import type { AsyncStrategyHost } from "./strategy-host.js";
-import { SandboxHost } from "./sandbox-host.js";
+import type { ExecutionEvent } from "../events.js";
+import { SandboxHost, withBars } from "./sandbox-host.js";
 
 const fixture = (name: string) =>
   fileURLToPath(new URL(`../../sandbox/fixtures/${name}`, import.meta.url));
@@ -86,6 +87,16 @@ describe("a Python strategy over gRPC, in the sandbox", () => {
     hosts.push(host);
     expect(host.resolved).toEqual({
       params: { fast: 3, slow: 30, allow_short: false },
+      // What sweeps and forms read: each declaration as the module made it.
+      declared: {
+        fast: { type: "int", default: 10, min: 1, description: "bars in the fast average" },
+        slow: { type: "int", default: 30, min: 2, description: "bars in the slow average" },
+        allow_short: {
+          type: "boolean",
+          default: false,
+          description: "go short when fast < slow",
+        },
+      },
       lookback: 1,
     });
     await expect(
@@ -94,6 +105,12 @@ describe("a Python strategy over gRPC, in the sandbox", () => {
     await expect(
       startPythonHost({ source: MA_FAMILY_PY, symbol: SYMBOL, params: { fsat: 3 } }),
     ).rejects.toMatchObject({ code: "invalid_params", message: expect.stringContaining("fsat") });
+    // A declaration the platform's JSON objects could not keep is refused by name.
+    const proto = `from svc_strategy import param\n\nparams = {"__proto__": param.int(default=1)}\n`;
+    await expect(startPythonHost({ source: proto, symbol: SYMBOL })).rejects.toMatchObject({
+      code: "invalid_params",
+      message: expect.stringContaining("__proto__: a parameter may not be named __proto__"),
+    });
   });
 
   it("fails the run with strategy_error and the strategy's own stack when it raises", async () => {
@@ -106,6 +123,108 @@ describe("a Python strategy over gRPC, in the sandbox", () => {
     });
     await expect(run).rejects.not.toMatchObject({
       strategyStack: expect.stringContaining("svc_strategy"),
+    });
+  });
+});
+
+describe("explicit orders and a resumed run over gRPC", () => {
+  it("places market, limit and stop orders and cancels as its TypeScript twin does: the same orders at the venue, in the same order", async () => {
+    const bars = generateBars({ seed: 3, count: 4_000 });
+    const chunks = blocksOf(bars, 1_500).map((b) => b[0]!);
+    const run = async (host: AsyncStrategyHost) => {
+      const events: ExecutionEvent[] = [];
+      const r = new BacktestRun({ asyncHost: host }, settings, {
+        symbol: SYMBOL,
+        onEvent: (e) => events.push(e),
+      });
+      for (const chunk of chunks) await r.feedAsync(chunk);
+      await r.stop();
+      return { metrics: r.finish(), events };
+    };
+    const sandbox = await startSandbox({
+      bundle: await bundleStrategyFile(fixture("orders.strategy.ts")),
+      params: {},
+      symbols: [SYMBOL],
+    });
+    sandboxes.push(sandbox);
+    const tsHost = new SandboxHost(sandbox, SYMBOL);
+    tsHost.initialised(await sandbox.init());
+    const viaTypeScript = await run(tsHost);
+    const pyHost = await python(fs.readFileSync(fixture("orders.py"), "utf8"));
+    const viaPython = await run(pyHost);
+    const kinds = (r: typeof viaPython) =>
+      new Set(r.events.flatMap((e) => (e.type === "order_placed" ? [e.data.kind] : [])));
+    expect([...kinds(viaTypeScript)].sort()).toEqual(["limit", "market", "stop"]);
+    expect(viaTypeScript.events.some((e) => e.type === "order_cancelled")).toBe(true);
+    expect(viaPython.events).toEqual(viaTypeScript.events);
+    expect(viaPython.metrics).toEqual(viaTypeScript.metrics);
+    // The Python strategy hears its fills and sees its open orders by the ids it was given.
+    const lines = pyHost.logs.map((l) => l.message);
+    const placed = new Set(lines.flatMap((l) => /^placed (o\d+)/.exec(l)?.[1] ?? []));
+    const tsLines = tsHost.logs.map((l) => `${l.message} ${l.fields?.id ?? l.fields?.ids ?? ""}`);
+    expect(placed.size).toBe(tsLines.filter((l) => l.startsWith("placed")).length);
+    const fills = lines.filter((l) => l.startsWith("fill "));
+    expect(fills.length).toBeGreaterThan(10);
+    for (const f of fills) {
+      const id = f.split(" ")[1]!;
+      expect(placed.has(id) || id.startsWith("target:"), f).toBe(true);
+    }
+    for (const l of lines.filter((x) => x.startsWith("open ") && x.length > 5))
+      for (const id of l.slice(5).split(","))
+        expect(placed.has(id) || id.startsWith("target:"), l).toBe(true);
+  }, 90_000);
+
+  it("resumes from its snapshot (ctx.state, its bars, its random numbers) as if it had never stopped", async () => {
+    const source = `import random
+
+lookback = 3
+
+def init(ctx):
+    ctx.log(f"init {ctx.state.get('seen', 0)}")
+
+def on_bar(ctx):
+    ctx.state["seen"] = ctx.state.get("seen", 0) + 1
+    closes = ",".join(f"{c:.4f}" for c in ctx.bars(ctx.symbols[0]).closes())
+    ctx.log(f"bar {ctx.state['seen']} {ctx.random.random()} {random.random()} {closes}")
+`;
+    const bars = generateBars({ seed: 4, count: 60 });
+    const view = { cash: 1_000, units: 0, target: Number.NaN, openOrders: 0, working: [] };
+    const sink = { target: () => undefined, order: () => undefined, cancel: () => undefined };
+    const drive = async (host: GrpcStrategyHost, from: number, to: number) => {
+      for (let at = from; at < to;) {
+        const d = await host.decide(bars, at, to, view, sink);
+        at = d === to ? to : d + 1;
+      }
+    };
+    const straight = await startPythonHost({ source, symbol: SYMBOL, seed: 7 });
+    hosts.push(straight);
+    await drive(straight, 0, 60);
+    const first = await startPythonHost({ source, symbol: SYMBOL, seed: 7 });
+    hosts.push(first);
+    await drive(first, 0, 25);
+    const snapshot = await first.snapshot([]);
+    expect(snapshot.sandbox.state).toEqual({ seen: 25 });
+    // As a paper session keeps it: plain JSON, its bars left out (withBars puts them back).
+    const kept = JSON.parse(JSON.stringify(snapshot)) as typeof snapshot;
+    const resumed = await startPythonHost({
+      source,
+      symbol: SYMBOL,
+      seed: 7,
+      restore: withBars(kept, SYMBOL, bars, 24),
+    });
+    hosts.push(resumed);
+    resumed.restoreBooks(kept);
+    await drive(resumed, 25, 60);
+    const messages = (h: GrpcStrategyHost) => h.logs.map((l) => l.message);
+    expect(messages(resumed)[0]).toBe("init 25");
+    expect([...messages(first), ...messages(resumed).slice(1)]).toEqual(messages(straight));
+  });
+
+  it("a ctx.state that is not JSON fails the snapshot with strategy_error saying so", async () => {
+    const host = await python("def init(ctx):\n    ctx.state['when'] = object()\n");
+    await expect(host.snapshot([])).rejects.toMatchObject({
+      code: "strategy_error",
+      message: expect.stringContaining("ctx.state must hold JSON values only"),
     });
   });
 });

@@ -21,8 +21,9 @@ import {
 } from "@svc/gen/svc/strategy/v1/strategy_pb.js";
 import type { Bars } from "../../engine/bars.js";
 import { StrategyFailure } from "../../sandbox/index.js";
-import type { LogLine, SandboxLimits } from "../../sandbox/index.js";
+import type { LogLine, SandboxLimits, SandboxSnapshot } from "../../sandbox/index.js";
 import type { StrategyProcess } from "../../sandbox/python/process.js";
+import type { SandboxHostSnapshot } from "./sandbox-host.js";
 import type {
   AsyncStrategyHost,
   BarBlock,
@@ -64,6 +65,25 @@ export interface GrpcInit {
   params?: Record<string, unknown>;
   seed?: number;
   lookback?: number;
+  /** A snapshot this strategy answered before, its bars put back (withBars): the run resumes. */
+  restore?: SandboxSnapshot;
+}
+
+/** What init answered: the parameters the run uses, their declarations, the bars kept. */
+export interface GrpcInitAnswer {
+  params: Record<string, unknown>;
+  /** By name: {type, default, min?, max?, values?, description?} as the strategy declared them. */
+  declared: Record<string, GrpcDeclaredParam>;
+  lookback: number;
+}
+
+export interface GrpcDeclaredParam {
+  type: "int" | "number" | "boolean" | "enum";
+  default?: unknown;
+  min?: number;
+  max?: number;
+  values?: string[];
+  description?: string;
 }
 
 /**
@@ -73,14 +93,21 @@ export interface GrpcInit {
  * ends the run strategy_timeout, a service that dies or answers out of protocol strategy_error, a
  * strategy that raises strategy_error with its stack (strategy_memory for Python's MemoryError),
  * and parameters that do not fit invalid_params. After a failure the process is ended and every
- * later call rejects with the same failure.
+ * later call rejects with the same failure. Explicit orders and cancels go through the kernel as
+ * a TypeScript strategy's do, the strategy knowing them by the ids its ctx.order gave them; its
+ * snapshot (ctx.state and the rest, as the Python runtime keeps it) has SandboxHost's shape, so a
+ * paper session keeps and resumes it alike.
  */
 export class GrpcStrategyHost implements AsyncStrategyHost {
   readonly logs: LogLine[] = [];
   logsDropped = 0;
+  private logsDrained = 0;
   failure: StrategyFailure | undefined;
-  /** What init resolved: the parameters the run uses and the bars kept per symbol. */
-  resolved: { params: Record<string, unknown>; lookback: number } | undefined;
+  /** What init resolved: the parameters the run uses, their declarations, the bars kept. */
+  resolved: GrpcInitAnswer | undefined;
+  /** The strategy's order ids and the venue's, both ways. */
+  private readonly venueIds = new Map<string, string>();
+  private readonly strategyIds = new Map<string, string>();
   private readonly sessions: Http2SessionManager;
   private readonly client: Client<typeof StrategyService>;
   private fillsDue: KernelFill[] = [];
@@ -104,7 +131,7 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
   }
 
   /** Waits for the service's socket, then resolves the params and runs the strategy's init. */
-  async init(init: GrpcInit = {}): Promise<{ params: Record<string, unknown>; lookback: number }> {
+  async init(init: GrpcInit = {}): Promise<GrpcInitAnswer> {
     await this.socketReady();
     const { limits } = this.options;
     const answer = await this.call(() =>
@@ -116,6 +143,7 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
           seed: BigInt(init.seed ?? 0),
           logLines: limits.logLines,
           logLineChars: limits.logLineChars,
+          restore: init.restore ? JSON.stringify(init.restore) : "",
         },
         { timeoutMs: limits.callTimeoutMs },
       ),
@@ -123,9 +151,68 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
     this.keep(answer.logs, answer.logsDropped);
     this.resolved = {
       params: (answer.params ?? {}) as Record<string, unknown>,
+      declared: (answer.declared ?? {}) as unknown as Record<string, GrpcDeclaredParam>,
       lookback: answer.lookback,
     };
     return this.resolved;
+  }
+
+  /** The Python runtime's snapshot and the host's books, in SandboxHost's shape. */
+  async snapshot(working: readonly string[] = []): Promise<SandboxHostSnapshot> {
+    const answer = await this.call(() =>
+      this.client.snapshot({}, { timeoutMs: this.options.limits.callTimeoutMs }),
+    );
+    let sandbox: SandboxSnapshot;
+    try {
+      sandbox = JSON.parse(answer.state) as SandboxSnapshot;
+    } catch {
+      throw this.fail(
+        new StrategyFailure(
+          "strategy_error",
+          "the strategy service answered a snapshot that is not JSON",
+        ),
+      );
+    }
+    const orderRefs: [string, string][] = [];
+    for (const venueId of working) {
+      const ref = this.strategyIds.get(venueId);
+      if (ref !== undefined) orderRefs.push([ref, venueId]);
+    }
+    return {
+      sandbox,
+      units: this.units,
+      averagePrice: this.averagePrice,
+      lookback: this.resolved?.lookback ?? 1,
+      ...(orderRefs.length > 0 ? { orderRefs } : {}),
+    };
+  }
+
+  /** The books of a resumed run, as SandboxHost.restoreBooks. */
+  restoreBooks(snapshot: SandboxHostSnapshot): void {
+    this.units = snapshot.units;
+    this.averagePrice = snapshot.averagePrice;
+    for (const [ref, venueId] of snapshot.orderRefs ?? []) this.placed(ref, venueId);
+  }
+
+  placed(ref: string, orderId: string | undefined): void {
+    if (orderId === undefined) return;
+    this.venueIds.set(ref, orderId);
+    this.strategyIds.set(orderId, ref);
+  }
+
+  /** The id a strategy knows an order by: its own, or `target:` and the venue's for a target's. */
+  private strategyId(venueId: string): string {
+    return this.strategyIds.get(venueId) ?? `target:${venueId}`;
+  }
+
+  abort(): void {
+    this.fail(new StrategyFailure("strategy_error", "the run was stopped"));
+  }
+
+  drainLogs(): { lines: readonly LogLine[]; dropped: number } {
+    const lines = this.logs.slice(this.logsDrained);
+    this.logsDrained = this.logs.length;
+    return { lines, dropped: this.logsDropped };
   }
 
   fills(fills: readonly KernelFill[]): void {
@@ -188,7 +275,7 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
       );
     this.held!.next = stoppedAfter + 1;
     if (!decision) return to;
-    this.write(decision, out);
+    this.write(decision, out, view);
     return stoppedAfter;
   }
 
@@ -222,7 +309,7 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
     const fills = this.fillsDue.map(
       (f) =>
         ({
-          orderId: f.orderId,
+          orderId: this.strategyId(f.orderId),
           symbol: this.options.symbol,
           side: f.side === "buy" ? Side.BUY : Side.SELL,
           units: f.units,
@@ -242,43 +329,87 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
       positions:
         view.units === 0 ? [] : [{ symbol, units: view.units, averagePrice: this.averagePrice }],
       openOrders: view.working.map((o) => ({
-        id: o.id,
+        id: this.strategyId(o.id),
         symbol,
         side: o.side === "buy" ? Side.BUY : Side.SELL,
-        type: o.kind === "limit" ? OrderType.LIMIT : OrderType.MARKET,
+        type: ORDER_TYPES[o.kind],
         units: o.units,
         ...(o.limitPrice !== undefined ? { limitPrice: o.limitPrice } : {}),
+        ...(o.stopPrice !== undefined ? { stopPrice: o.stopPrice } : {}),
       })),
     } as Portfolio;
   }
 
-  /** As SandboxHost.write: what the kernel cannot do yet fails the run naming it. */
-  private write(d: Decision, out: DecisionSink): void {
+  /**
+   * One decision, as SandboxHost.write: cancels (by the venue's id of the strategy's order), a
+   * weight target, a units target as the market order that brings the position there, then the
+   * explicit orders, each named by the strategy's id (`ref`) so `placed` can map it.
+   */
+  private write(d: Decision, out: DecisionSink, view: PortfolioView): void {
     const at = `at bar time ${new Date(d.time).toISOString()}`;
-    for (const change of d.targets) {
-      if (change.target.case === "units")
-        throw this.fail(
-          new StrategyFailure(
-            "strategy_error",
-            `ctx.target(${change.symbol}, units=${change.target.value}) ${at}: targets in units are not supported yet; give weight= (a signed fraction of equity)`,
-          ),
-        );
-      if (change.target.case !== "weight" || !Number.isFinite(change.target.value))
-        throw this.fail(
-          new StrategyFailure(
-            "strategy_error",
-            `the strategy answered a target without a finite weight ${at}`,
-          ),
-        );
-      out.target(change.target.value);
+    for (const id of d.cancels) {
+      const venueId = this.venueIds.get(id);
+      // An order refused, filled or cancelled already, or never made: nothing to cancel.
+      if (venueId !== undefined && view.working.some((o) => o.id === venueId)) out.cancel(venueId);
     }
-    if (d.orders.length > 0 || d.cancels.length > 0)
-      throw this.fail(
-        new StrategyFailure(
-          "strategy_error",
-          `ctx.${d.orders.length > 0 ? "order" : "cancel"} ${at}: explicit orders are not supported over gRPC yet; use ctx.target`,
-        ),
+    for (const change of d.targets) {
+      const value = change.target.value;
+      if (typeof value !== "number" || !Number.isFinite(value))
+        throw this.fail(
+          new StrategyFailure(
+            "strategy_error",
+            `the strategy answered a target without a finite value ${at}`,
+          ),
+        );
+      if (change.target.case === "weight") {
+        out.target(value);
+        continue;
+      }
+      const delta = value - view.units;
+      if (delta !== 0)
+        out.order({ side: delta > 0 ? "buy" : "sell", units: Math.abs(delta), kind: "market" });
+    }
+    for (const order of d.orders) {
+      const kind = ORDER_KINDS[order.type];
+      if (!kind || (order.side !== Side.BUY && order.side !== Side.SELL))
+        throw this.fail(
+          new StrategyFailure(
+            "strategy_error",
+            `the strategy answered order ${order.id} without a side and a type (market, limit, stop) ${at}`,
+          ),
+        );
+      out.order({
+        side: order.side === Side.BUY ? "buy" : "sell",
+        units: order.units,
+        kind,
+        ...(kind === "limit" ? { limitPrice: order.limitPrice } : {}),
+        ...(kind === "stop" ? { stopPrice: order.stopPrice } : {}),
+        ref: order.id,
+      });
+    }
+  }
+
+  /** The lines a call wrote before it raised, sent in its trailer (strategy-logs-bin, JSON). */
+  private keepFailedCallLogs(error: ConnectError): void {
+    const sent = error.metadata.get("strategy-logs-bin");
+    if (sent === null) return;
+    try {
+      const { lines, dropped } = JSON.parse(new TextDecoder().decode(decodeBinaryHeader(sent))) as {
+        lines: [number, number, string, string][];
+        dropped: number;
+      };
+      this.keep(
+        lines.map(([bar, time, level, message]) => ({
+          bar: BigInt(bar),
+          time,
+          level,
+          message: String(message),
+        })) as unknown as WireLogLine[],
+        BigInt(dropped),
       );
+    } catch {
+      // A trailer that is not what the runtime sends: the lines are lost, the failure is not.
+    }
   }
 
   private keep(lines: readonly WireLogLine[], dropped: bigint): void {
@@ -330,6 +461,7 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
       );
     if (error.code === Code.InvalidArgument)
       return new StrategyFailure("invalid_params", error.rawMessage);
+    this.keepFailedCallLogs(error);
     // The trailer says the strategy's own code raised (the runtime sends it with its frames).
     const stack = error.metadata.get("strategy-stack-bin");
     if (stack !== null) {
@@ -390,6 +522,17 @@ export class GrpcStrategyHost implements AsyncStrategyHost {
     return this.failure;
   }
 }
+
+const ORDER_TYPES = {
+  market: OrderType.MARKET,
+  limit: OrderType.LIMIT,
+  stop: OrderType.STOP,
+} as const;
+const ORDER_KINDS: Partial<Record<OrderType, "market" | "limit" | "stop">> = {
+  [OrderType.MARKET]: "market",
+  [OrderType.LIMIT]: "limit",
+  [OrderType.STOP]: "stop",
+};
 
 /** Bars from..to-1 of `block` as the contract's Block (the kernel's index of the first row). */
 function blockRows(block: Bars, from: number, to: number) {

@@ -1,4 +1,8 @@
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "../../sandbox/index.js";
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  SandboxUnavailable,
+  type SandboxLimits,
+} from "../../sandbox/index.js";
 import { startPythonStrategy } from "../../sandbox/python/process.js";
 import { GrpcStrategyHost, type GrpcInit } from "./grpc-host.js";
 
@@ -13,11 +17,14 @@ export interface PythonHostOptions extends GrpcInit {
 /**
  * A Python strategy as the kernel's host: its gRPC server started in the sandbox, connected over
  * its socket, and initialised (params resolved, init run). A failure on the way ends the process
- * and rejects with StrategyFailure.
+ * and rejects with StrategyFailure; a host without Debian's Python, its gRPC packages or
+ * bubblewrap rejects with SandboxUnavailable (the platform's fault, not the strategy's).
  */
 export async function startPythonHost(options: PythonHostOptions): Promise<GrpcStrategyHost> {
   const limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
-  const process = await startPythonStrategy(options.source, limits);
+  const process = await startPythonStrategy(options.source, limits).catch((error: unknown) => {
+    throw new SandboxUnavailable((error as Error).message);
+  });
   const host = new GrpcStrategyHost({
     socketPath: process.socketPath,
     symbol: options.symbol,

@@ -1,5 +1,6 @@
 import type { Bars } from "../../engine/bars.js";
 import {
+  StrategyFailure,
   type Decision,
   type FillView,
   type LogLine,
@@ -154,7 +155,7 @@ export class SandboxHost implements AsyncStrategyHost {
   private async ask(from: number, to: number, end: number, view: PortfolioView): Promise<void> {
     const portfolio = this.portfolio(view);
     let answer;
-    if (this.waiting) answer = await this.sandbox.resume(portfolio, to);
+    if (this.waiting) answer = await this.kept(this.sandbox.resume(portfolio, to));
     else {
       // Fills came at this bar's open.
       const time = this.block[0]!.time[from]!;
@@ -168,7 +169,9 @@ export class SandboxHost implements AsyncStrategyHost {
         time,
       }));
       this.fillsDue = [];
-      answer = await this.sandbox.decide(this.block, this.next, end, portfolio, fills, to);
+      answer = await this.kept(
+        this.sandbox.decide(this.block, this.next, end, portfolio, fills, to),
+      );
     }
     this.keep(answer.logs, answer.logsDropped);
     this.queue = answer.decisions;
@@ -180,8 +183,21 @@ export class SandboxHost implements AsyncStrategyHost {
   async stop(): Promise<void> {
     // A strategy waiting at a bar the kernel never reached (the run ended first) gets no onStop.
     if (this.waiting) return this.sandbox.kill();
-    const answer = await this.sandbox.stop();
+    const answer = await this.kept(this.sandbox.stop());
     this.keep(answer.logs, answer.logsDropped);
+  }
+
+  /** A call's answer; when it fails, the lines it wrote before failing are kept first. */
+  private async kept<T>(call: Promise<T>): Promise<T> {
+    try {
+      return await call;
+    } catch (error) {
+      if (error instanceof StrategyFailure && error.callLogs) {
+        this.keep(error.callLogs.lines, error.callLogs.dropped);
+        error.callLogs = undefined;
+      }
+      throw error;
+    }
   }
 
   private portfolio(view: PortfolioView): SandboxPortfolio {

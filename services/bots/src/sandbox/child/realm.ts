@@ -21,7 +21,10 @@ function answer(run: () => unknown): string {
   try {
     return JSON.stringify({ ok: run() });
   } catch (error) {
-    return JSON.stringify(describeFailure(error));
+    const failed = describeFailure(error);
+    // What the strategy logged before it threw is the first thing its author reads.
+    if ("fail" in failed && runtime) Object.assign(failed.fail, runtime.failedCallLogs());
+    return JSON.stringify(failed);
   }
 }
 

@@ -205,6 +205,17 @@ export function resolveParams(
 ): Record<string, number | boolean | string> {
   const problems: string[] = [];
   const out: Record<string, number | boolean | string> = {};
+  // A parameter named __proto__ cannot be kept: written as a plain key in a literal it sets the
+  // object's prototype (so it is no key at all), and assigned to a result it would set that
+  // object's. It is refused by name rather than dropped without a word.
+  const proto = Object.getPrototypeOf(declared) as object | null;
+  if (
+    Object.prototype.hasOwnProperty.call(declared, "__proto__") ||
+    (proto !== null && Object.getPrototypeOf(proto) !== null)
+  )
+    problems.push(
+      "__proto__: a parameter may not be named __proto__ (JavaScript objects give that name to their prototype); rename it",
+    );
   for (const name of Object.keys(given)) {
     if (!Object.prototype.hasOwnProperty.call(declared, name))
       problems.push(
@@ -212,6 +223,7 @@ export function resolveParams(
       );
   }
   for (const [name, spec] of Object.entries(declared)) {
+    if (name === "__proto__") continue;
     const has = Object.prototype.hasOwnProperty.call(given, name) && given[name] !== undefined;
     const value = has ? given[name] : spec.default;
     const from = has ? "" : " (its default)";
@@ -580,6 +592,11 @@ export class StrategyRuntime {
     const f = primitiveFields(fields, max);
     if (f) line.fields = f;
     this.logs.push(line);
+  }
+
+  /** The lines of a call that failed (they go with its failure), and the run's dropped count. */
+  failedCallLogs(): { logs: LogLine[]; logsDropped: number } {
+    return { logs: this.takeLogs(), logsDropped: this.logsDropped };
   }
 
   private takeLogs(): LogLine[] {
