@@ -25,6 +25,9 @@ export const ERROR_CODES = [
   "dataset_exists",
   "dataset_too_large",
   "timeframe_mismatch",
+  "model_too_large",
+  "invalid_model",
+  "model_not_found",
   // Things that are not there
   "bot_not_found",
   "version_not_found",

@@ -32,6 +32,7 @@ import { createKubeClient } from "@svc/lib/kube";
 import type { BotsDatabase } from "./store/bots.table.js";
 import { createChatHandlers } from "./handlers/chat-handlers.js";
 import { createStrategySourceHandlers } from "./handlers/strategy-source-handlers.js";
+import { createModelHandlers } from "./handlers/model-handlers.js";
 import { createStrategyChecker } from "./strategy-code/strategy-checker.js";
 import { agentHalts } from "./chat/agent-halts.js";
 import { chatLimits } from "./chat/chat-limits.js";
@@ -199,6 +200,7 @@ export async function createBotsModule(
         completeService(BotsService, {
           ...handlers,
           ...strategySources,
+          ...createModelHandlers(db),
           ...backtests,
           ...runtime,
           ...riskRoutes,

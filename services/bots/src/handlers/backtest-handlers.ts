@@ -44,6 +44,9 @@ import type { RiskLimits } from "../execution/risk-controls/index.js";
 import { riskLimitsOf } from "../runtime/risk-limits-of.js";
 import { defaultDataSource, runSource } from "../runtime/run-source.js";
 import { insertResults } from "../store/backtest-results.repository.js";
+import { modelDigestsOf } from "../models/accept-models.js";
+import { modelLimitsFromEnv } from "../models/model-host.js";
+import { modelBytes } from "../store/models.repository.js";
 
 const SCHEMA = "bots";
 /** How often a run in progress looks whether it was halted here (an in-memory look). */
@@ -91,7 +94,11 @@ type RunStrategy =
       name: string;
       params: Record<string, unknown>;
       family?: undefined;
-      code: { bundle: string; language?: "python" };
+      code: {
+        bundle: string;
+        language?: "python";
+        models?: { name: string; digest: string; bytes: Uint8Array }[];
+      };
     };
 type ResolvedFamily = ReturnType<typeof resolveStrategy>["family"];
 
@@ -257,7 +264,20 @@ async function runStrategy(
       throw new Error(`${what}: the bundle of its strategy code (${bundleDigest}) is not stored`);
     const language =
       code.language === StrategyLanguage.PYTHON ? { language: "python" as const } : {};
-    return { name: `code:${code.digest}`, params: parameters, code: { bundle, ...language } };
+    const digests = modelDigestsOf(spec);
+    const names = Object.keys(digests);
+    const bytes = await modelBytes(db, Object.values(digests));
+    // A digest whose bytes are missing goes with none: the run fails on the digest's check.
+    const models = names.map((name) => ({
+      name,
+      digest: digests[name]!,
+      bytes: new Uint8Array(bytes.get(digests[name]!) ?? []),
+    }));
+    return {
+      name: `code:${code.digest}`,
+      params: parameters,
+      code: { bundle, ...language, ...(models.length ? { models } : {}) },
+    };
   }
   if (!spec.strategy?.family)
     throw new EngineInputError(
@@ -354,7 +374,13 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<FinishedRun | und
       family: run.strategy.name,
       params: run.strategy.params,
       ...(run.strategy.code
-        ? { code: { ...run.strategy.code, limits: sandboxLimitsFromEnv() } }
+        ? {
+            code: {
+              ...run.strategy.code,
+              limits: sandboxLimitsFromEnv(),
+              ...(run.strategy.code.models ? { modelLimits: modelLimitsFromEnv() } : {}),
+            },
+          }
         : {}),
       settings: run.settings,
       risk: run.risk,

@@ -10,7 +10,9 @@ import {
 import { startPythonHost } from "../execution/kernel/python-host.js";
 import { SandboxHost } from "../execution/kernel/sandbox-host.js";
 import type { AsyncStrategyHost } from "../execution/kernel/strategy-host.js";
-import { startSandbox } from "../sandbox/index.js";
+import { startSandbox, StrategyFailure } from "../sandbox/index.js";
+import { ModelFailure, modelLimitsFromEnv } from "../models/model-host.js";
+import { RunModels } from "../models/run-models.js";
 import type { RunJob, RunOutcome } from "./backtest-messages.js";
 
 /** Bars fed between two looks at the stop flag: a halt waits at most this many bars. */
@@ -71,12 +73,26 @@ async function computeSandboxed(
   datasets: DatasetSource,
 ): Promise<RunOutcome | undefined> {
   if (code.language === "python") return computePython(job, code, control, datasets);
+  // The models run beside the sandbox, in a process of their own; a backtest counts its
+  // inferences and keeps none (a paper session records them).
+  const models = code.models?.length
+    ? await RunModels.start(code.models, code.modelLimits ?? modelLimitsFromEnv()).catch(
+        (err: unknown) => {
+          if (err instanceof ModelFailure) throw new StrategyFailure("strategy_error", err.message);
+          throw err;
+        },
+      )
+    : undefined;
   const sandbox = await startSandbox({
     bundle: code.bundle,
     params: job.params ?? {},
     symbols: [job.symbol],
     seed: job.id,
     limits: code.limits,
+    ...(models ? { models } : {}),
+  }).catch((err: unknown) => {
+    models?.close();
+    throw err;
   });
   try {
     const host = new SandboxHost(sandbox, job.symbol);
@@ -87,6 +103,7 @@ async function computeSandboxed(
     }));
   } finally {
     sandbox.kill();
+    models?.close();
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Bars, EngineSettings, RiskLimits, RunMetrics } from "../engine/index.js";
 import type { SandboxLimits } from "../sandbox/index.js";
+import type { ModelLimits } from "../models/model-host.js";
 import type { FinishedRun } from "./backtest-record.js";
 import type { StrategyLogLine } from "../execution/kernel/index.js";
 
@@ -14,7 +15,14 @@ export interface RunJob {
    * sandbox with `params` (then `family` only names it) under `limits`; a Python strategy's
    * bundle is its source, served over gRPC from the sandbox.
    */
-  code?: { bundle: string; limits: SandboxLimits; language?: "python" };
+  code?: {
+    bundle: string;
+    limits: SandboxLimits;
+    language?: "python";
+    /** The version's ONNX models (bytes checked against their digests before they load). */
+    models?: { name: string; digest: string; bytes: Uint8Array }[];
+    modelLimits?: ModelLimits;
+  };
   settings: EngineSettings;
   risk: RiskLimits;
   symbol: string;

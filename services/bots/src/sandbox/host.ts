@@ -12,6 +12,8 @@ import type {
   FillView,
   InitAnswer,
   InitRequest,
+  ModelCall,
+  ModelServer,
   PortfolioView,
   ResumeMeta,
   RuntimeAnswer,
@@ -62,6 +64,8 @@ export interface SandboxOptions {
   limits?: Partial<SandboxLimits>;
   /** A snapshot of an earlier run to resume (its state, bars and standing targets). */
   restore?: SandboxSnapshot;
+  /** The version's models, run outside the sandbox when the strategy asks (ctx.model). */
+  models?: ModelServer;
 }
 
 export interface Sandbox {
@@ -222,6 +226,10 @@ class SandboxProcess implements Sandbox {
         .toString("utf8");
       this.input = this.input.subarray(FRAME_HEADER_BYTES + length);
       const pending = this.pending;
+      if (kind === Kind.ModelCall && pending) {
+        this.serveModel(body);
+        continue;
+      }
       if (kind !== Kind.Answer || !pending) {
         this.fail(new StrategyFailure("strategy_error", "the sandbox answered out of turn"));
         return;
@@ -231,6 +239,42 @@ class SandboxProcess implements Sandbox {
       clearTimeout(pending.timer);
       pending.resolve(body);
     }
+  }
+
+  /**
+   * Runs the model the strategy asked for, mid-call, and answers the child. The call's own limit
+   * keeps running meanwhile; the model's limit (SVC_MODEL_CALL_TIMEOUT_MS) is its own, and a
+   * model past it, or out of memory, fails the run.
+   */
+  private serveModel(body: string): void {
+    const answer = (value: unknown) => {
+      if (!this.ended && !this.killedByHost)
+        this.child.stdin!.write(jsonFrame(Kind.ModelResult, value));
+    };
+    let call: ModelCall;
+    try {
+      call = JSON.parse(body) as ModelCall;
+    } catch {
+      this.fail(
+        new StrategyFailure("strategy_error", "the sandbox sent a model call that is not JSON"),
+      );
+      return;
+    }
+    const server = this.options.models;
+    if (!server) {
+      answer({ fail: "this run has no models" });
+      return;
+    }
+    server.run(call).then(
+      (outputs) => answer({ ok: { outputs } }),
+      (err: Error & { fatal?: boolean; timedOut?: boolean }) => {
+        if (err.fatal)
+          this.fail(
+            new StrategyFailure(err.timedOut ? "strategy_timeout" : "strategy_error", err.message),
+          );
+        else answer({ fail: err.message });
+      },
+    );
   }
 
   private classifyExit(
@@ -347,6 +391,7 @@ class SandboxProcess implements Sandbox {
         symbols: [...this.options.symbols],
         ...(this.options.lookback !== undefined ? { lookback: this.options.lookback } : {}),
         seed: this.options.seed ?? 0,
+        ...(this.options.models ? { models: [...this.options.models.names] } : {}),
         logLines: this.limits.logLines,
         logLineChars: this.limits.logLineChars,
         ...(this.options.restore ? { restore: this.options.restore } : {}),

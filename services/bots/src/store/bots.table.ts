@@ -10,6 +10,7 @@ export interface BotsDatabase {
   bot_versions: BotVersionsTable;
   strategy_sources: StrategySourcesTable;
   strategy_bundles: StrategyBundlesTable;
+  models: ModelsTable;
   bot_deployments: BotDeploymentsTable;
   session_strategy_state: SessionStrategyStateTable;
   trial_ledger: TrialLedgerTable;
@@ -285,6 +286,18 @@ export interface StrategyBundlesTable {
   digest: string;
   bundle: string;
   created_at: Timestamp;
+}
+
+/** An uploaded ONNX model, keyed by the digest of its bytes. */
+export interface ModelsTable {
+  digest: string;
+  onnx: ColumnType<Buffer, Buffer, never>;
+  size_bytes: ColumnType<string, number, never>;
+  /** JSON text of the inputs as the runtime read them ([{ name, type, dims }]). */
+  inputs: string;
+  outputs: string;
+  created_by: string;
+  created_at: ColumnType<Date, Date | undefined, never>;
 }
 
 export type BotRow = Selectable<BotsTable>;

@@ -12,6 +12,8 @@ import type {
   Fill,
   JsonValue,
   Logger,
+  Model,
+  ModelOutput,
   OrderRequest,
   ParamSpec,
   Portfolio,
@@ -38,6 +40,8 @@ import type {
 /** The file name the strategy's bundle is compiled under: its stack frames keep it, all others go. */
 export const STRATEGY_FILE = "strategy.js";
 export const MAX_LOOKBACK = 10_000;
+/** Input values one model call may carry (all its inputs together). */
+export const MAX_MODEL_VALUES = 1_000_000;
 
 type AnyDefinition = StrategyDefinition<Record<string, ParamSpec>>;
 
@@ -330,6 +334,8 @@ export class StrategyRuntime {
     private readonly config: RuntimeConfig,
     readonly random: SeededRandom,
     private readonly exchange?: (answer: string) => string,
+    /** The child's model call (absent in-process): the host runs the model and answers. */
+    private readonly modelCall?: (request: string) => string,
   ) {
     if (
       typeof definition !== "object" ||
@@ -447,7 +453,73 @@ export class StrategyRuntime {
         self.cancels.push(orderId);
       },
       log: logger,
+      model(name: string): Model {
+        const key = String(name);
+        return Object.freeze({
+          name: key,
+          run: (inputs: Record<string, { dims: readonly number[]; data: ArrayLike<number> }>) =>
+            self.runModel(key, inputs),
+        });
+      },
     });
+  }
+
+  /**
+   * One inference, asked of the host mid-call: the model runs outside the sandbox, and its
+   * outputs come back before the strategy's call goes on. The host records them with the bar.
+   */
+  private runModel(
+    name: string,
+    inputs: Record<string, { dims: readonly number[]; data: ArrayLike<number> }>,
+  ): Record<string, ModelOutput> {
+    const models = this.config.models ?? [];
+    if (!models.includes(name))
+      throw new RangeError(
+        `ctx.model(${JSON.stringify(name)}): the bot version has ${models.length ? `models ${models.join(", ")}` : "no models"} (spec.models, each with the digest POST /models answered)`,
+      );
+    if (!this.modelCall)
+      throw new RuntimeFault("strategy_error", "no host is there to run the model");
+    if (typeof inputs !== "object" || inputs === null)
+      throw new TypeError(
+        `ctx.model("${name}").run: give the inputs by name: { obs: { dims, data } }`,
+      );
+    const wire: Record<string, { dims: number[]; data: number[] }> = {};
+    let total = 0;
+    for (const key of Object.keys(inputs).slice(0, 65)) {
+      const t = inputs[key] as { dims?: unknown; data?: ArrayLike<number> } | undefined;
+      const dims = Array.isArray(t?.dims) ? (t.dims as unknown[]).map(Number) : undefined;
+      const length = t?.data && typeof t.data.length === "number" ? t.data.length : -1;
+      const count = dims?.reduce((a, d) => a * d, 1) ?? -1;
+      if (
+        !dims ||
+        dims.length > 8 ||
+        dims.some((d) => !Number.isInteger(d) || d < 0) ||
+        count !== length
+      )
+        throw new TypeError(
+          `ctx.model("${name}").run: input "${key}" needs dims (whole numbers) and data of their product's length`,
+        );
+      total += length;
+      if (total > MAX_MODEL_VALUES)
+        throw new RangeError(
+          `ctx.model("${name}").run: at most ${MAX_MODEL_VALUES} input values per call`,
+        );
+      const data = new Array<number>(length);
+      for (let i = 0; i < length; i++) data[i] = Number(t!.data![i]);
+      wire[key] = { dims, data };
+    }
+    const time = Number.isNaN(this.time) ? null : this.time;
+    const reply = JSON.parse(
+      this.modelCall(JSON.stringify({ bar: this.bar, time, model: name, inputs: wire })),
+    ) as { ok?: { outputs: Record<string, { dims: number[]; data: number[] }> }; fail?: string };
+    if (!reply.ok) throw new Error(`ctx.model("${name}").run: ${String(reply.fail)}`);
+    const out: Record<string, ModelOutput> = {};
+    for (const [key, t] of Object.entries(reply.ok.outputs))
+      out[key] = Object.freeze({
+        dims: Object.freeze([...t.dims]),
+        data: Float64Array.from(t.data),
+      });
+    return Object.freeze(out);
   }
 
   private log(level: "info" | "warn", message: unknown, fields: unknown): void {
