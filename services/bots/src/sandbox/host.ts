@@ -168,6 +168,8 @@ class SandboxProcess implements Sandbox {
         resolve: (json: string) => void;
         reject: (e: StrategyFailure | SandboxUnavailable) => void;
         timer: NodeJS.Timeout;
+        /** When the call's limit ends it (moved on by the time its models took). */
+        deadline: number;
       }
     | undefined;
   private timedOut = false;
@@ -243,8 +245,8 @@ class SandboxProcess implements Sandbox {
 
   /**
    * Runs the model the strategy asked for, mid-call, and answers the child. The call's own limit
-   * keeps running meanwhile; the model's limit (SVC_MODEL_CALL_TIMEOUT_MS) is its own, and a
-   * model past it, or out of memory, fails the run.
+   * stops meanwhile; the model's limit (SVC_MODEL_CALL_TIMEOUT_MS) is its own, and a model past
+   * it, or out of memory, fails the run.
    */
   private serveModel(body: string): void {
     const answer = (value: unknown) => {
@@ -265,16 +267,31 @@ class SandboxProcess implements Sandbox {
       answer({ fail: "this run has no models" });
       return;
     }
-    server.run(call).then(
-      (outputs) => answer({ ok: { outputs } }),
-      (err: Error & { fatal?: boolean; timedOut?: boolean }) => {
-        if (err.fatal)
-          this.fail(
-            new StrategyFailure(err.timedOut ? "strategy_timeout" : "strategy_error", err.message),
-          );
-        else answer({ fail: err.message });
-      },
-    );
+    // The model's time is the model's limit's, not the strategy's: the call's clock stops.
+    const pending = this.pending!;
+    clearTimeout(pending.timer);
+    const pausedAt = Date.now();
+    const resume = () => {
+      if (this.pending !== pending) return;
+      pending.deadline += Date.now() - pausedAt;
+      pending.timer = setTimeout(() => this.callTimedOut(), pending.deadline - Date.now());
+    };
+    server
+      .run(call)
+      .finally(resume)
+      .then(
+        (outputs) => answer({ ok: { outputs } }),
+        (err: Error & { fatal?: boolean; timedOut?: boolean }) => {
+          if (err.fatal)
+            this.fail(
+              new StrategyFailure(
+                err.timedOut ? "strategy_timeout" : "strategy_error",
+                err.message,
+              ),
+            );
+          else answer({ fail: err.message });
+        },
+      );
   }
 
   private classifyExit(
@@ -332,6 +349,11 @@ class SandboxProcess implements Sandbox {
     this.kill();
   }
 
+  private callTimedOut(): void {
+    this.timedOut = true;
+    this.kill();
+  }
+
   private demoted = false;
 
   /** Renices the run's processes (bwrap's and node's main thread, the one running the strategy). */
@@ -364,11 +386,8 @@ class SandboxProcess implements Sandbox {
       ? undefined
       : setTimeout(() => this.demote(), Math.min(slowAfterMs, this.limits.callTimeoutMs));
     const json = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.timedOut = true;
-        this.kill();
-      }, this.limits.callTimeoutMs);
-      this.pending = { resolve, reject, timer };
+      const timer = setTimeout(() => this.callTimedOut(), this.limits.callTimeoutMs);
+      this.pending = { resolve, reject, timer, deadline: Date.now() + this.limits.callTimeoutMs };
       this.child.stdin!.write(bytes);
     }).finally(() => clearTimeout(slow));
     const answer = JSON.parse(json) as RuntimeAnswer<T>;
