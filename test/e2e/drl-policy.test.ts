@@ -186,7 +186,7 @@ describe("a drl_policy bot end to end: upload, backtest, promote, paper-trade (r
     );
   }, 90_000);
 
-  it("refuses the token once the model stored under its digest was swapped", async () => {
+  it("refuses the token once the model stored under its digest was swapped; replay needs no model", async () => {
     const other = mlpOnnx({ inputs: 4, hidden: 8, outputs: 2, seed: 4 });
     await sql`update bots.models set onnx = ${Buffer.from(other)} where digest = ${digest}`.execute(
       p.platform.db.db,
@@ -200,5 +200,10 @@ describe("a drl_policy bot end to end: upload, backtest, promote, paper-trade (r
     expect(paper.body.error.message).toMatch(
       /approves model "policy" sha256:.*now hashes to sha256:/,
     );
+    // Replay answers the strategy from the recorded model_output events: no model runs, so the
+    // swapped file changes nothing, and the re-run gives the recorded orders.
+    const replay = await call(p.url, "POST", "/bots/policy-bot/replay", { rerun_strategy: true });
+    expect(replay.status).toBe(200);
+    expect(replay.body.deterministic).toBe(true);
   }, 60_000);
 });

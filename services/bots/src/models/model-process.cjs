@@ -8,6 +8,7 @@
  * WebAssembly cannot reserve its memory under the address-space limit).
  */
 "use strict";
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS on purpose (above)
 const ort = require("onnxruntime-node");
 
 /** @type {Map<string, import("onnxruntime-node").InferenceSession>} */

@@ -245,7 +245,7 @@ class SandboxProcess implements Sandbox {
 
   /**
    * Runs the model the strategy asked for, mid-call, and answers the child. The call's own limit
-   * stops meanwhile; the model's limit (SVC_MODEL_CALL_TIMEOUT_MS) is its own, and a model past
+   * (and its demotion as slow) stops meanwhile; the model's limit (SVC_MODEL_CALL_TIMEOUT_MS) is its own, and a model past
    * it, or out of memory, fails the run.
    */
   private serveModel(body: string): void {
@@ -269,12 +269,19 @@ class SandboxProcess implements Sandbox {
     }
     // The model's time is the model's limit's, not the strategy's: the call's clock stops.
     const pending = this.pending!;
+    const slow = this.slow;
     clearTimeout(pending.timer);
+    clearTimeout(slow?.timer);
     const pausedAt = Date.now();
     const resume = () => {
       if (this.pending !== pending) return;
-      pending.deadline += Date.now() - pausedAt;
+      const paused = Date.now() - pausedAt;
+      pending.deadline += paused;
       pending.timer = setTimeout(() => this.callTimedOut(), pending.deadline - Date.now());
+      if (slow && this.slow === slow && !this.demoted) {
+        slow.at += paused;
+        slow.timer = setTimeout(() => this.demote(), slow.at - Date.now());
+      }
     };
     server
       .run(call)
@@ -355,6 +362,8 @@ class SandboxProcess implements Sandbox {
   }
 
   private demoted = false;
+  /** The current call's demotion (when it counts as slow), moved on by its models' time too. */
+  private slow: { at: number; timer: NodeJS.Timeout } | undefined;
 
   /** Renices the run's processes (bwrap's and node's main thread, the one running the strategy). */
   private demote(): void {
@@ -382,14 +391,18 @@ class SandboxProcess implements Sandbox {
     if (this.failure) throw this.failure;
     if (this.ended || this.killedByHost) throw new Error("the sandbox has ended");
     if (this.pending) throw new Error("the sandbox takes one call at a time");
-    const slow = this.demoted
+    const slowAt = Date.now() + Math.min(slowAfterMs, this.limits.callTimeoutMs);
+    this.slow = this.demoted
       ? undefined
-      : setTimeout(() => this.demote(), Math.min(slowAfterMs, this.limits.callTimeoutMs));
+      : { at: slowAt, timer: setTimeout(() => this.demote(), slowAt - Date.now()) };
     const json = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => this.callTimedOut(), this.limits.callTimeoutMs);
       this.pending = { resolve, reject, timer, deadline: Date.now() + this.limits.callTimeoutMs };
       this.child.stdin!.write(bytes);
-    }).finally(() => clearTimeout(slow));
+    }).finally(() => {
+      clearTimeout(this.slow?.timer);
+      this.slow = undefined;
+    });
     const answer = JSON.parse(json) as RuntimeAnswer<T>;
     if ("fail" in answer) {
       const f = answer.fail;
