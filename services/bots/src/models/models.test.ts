@@ -128,4 +128,22 @@ describe("ONNX models, run outside the sandbox", () => {
     expect(failure).toMatchObject({ code: "strategy_timeout" });
     expect((failure as Error).message).toMatch(/model "policy" ran past its limit of 1 ms/);
   }, 60_000);
+
+  it("a strategy that loops on its model within a bar is stopped by the per-bar bound, not left to spin", async () => {
+    const models = await RunModels.start(
+      [{ name: "policy", digest: modelDigest(POLICY), bytes: POLICY }],
+      LIMITS,
+    );
+    open.push(models);
+    const bundle = await bundleStrategyFile(fixture("model-loop.strategy.ts"));
+    const sandbox = await startSandbox({ bundle, symbols: ["BTC-USD"], models });
+    sandboxes.push(sandbox);
+    await sandbox.init();
+    const failure = await driveBlocks(sandbox, blocksOf(generateBars({ seed: 1, count: 5 }), 5))
+      .then(() => undefined)
+      .catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: "strategy_error" });
+    expect((failure as Error).message).toMatch(/more than 64 model calls in one bar/);
+    expect(models.calls).toBe(64);
+  }, 60_000);
 });

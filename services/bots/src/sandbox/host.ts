@@ -245,7 +245,7 @@ class SandboxProcess implements Sandbox {
 
   /**
    * Runs the model the strategy asked for, mid-call, and answers the child. The call's own limit
-   * (and its demotion as slow) stops meanwhile; the model's limit (SVC_MODEL_CALL_TIMEOUT_MS) is its own, and a model past
+   * (and its demotion as slow) stops meanwhile and starts afresh after; the model's limit (SVC_MODEL_CALL_TIMEOUT_MS) is its own, and a model past
    * it, or out of memory, fails the run.
    */
   private serveModel(body: string): void {
@@ -267,20 +267,21 @@ class SandboxProcess implements Sandbox {
       answer({ fail: "this run has no models" });
       return;
     }
-    // The model's time is the model's limit's, not the strategy's: the call's clock stops.
+    // The model's time is the model's limit's, not the strategy's: the call's clock stops, and
+    // starts afresh when the answer goes back. A block of many bars asks a model each bar; its
+    // call is bounded between two answers (the runtime allows a few model calls a bar), and the
+    // whole run by its CPU seconds.
     const pending = this.pending!;
     const slow = this.slow;
     clearTimeout(pending.timer);
     clearTimeout(slow?.timer);
-    const pausedAt = Date.now();
     const resume = () => {
       if (this.pending !== pending) return;
-      const paused = Date.now() - pausedAt;
-      pending.deadline += paused;
-      pending.timer = setTimeout(() => this.callTimedOut(), pending.deadline - Date.now());
+      pending.deadline = Date.now() + this.limits.callTimeoutMs;
+      pending.timer = setTimeout(() => this.callTimedOut(), this.limits.callTimeoutMs);
       if (slow && this.slow === slow && !this.demoted) {
-        slow.at += paused;
-        slow.timer = setTimeout(() => this.demote(), slow.at - Date.now());
+        slow.at = Date.now() + this.limits.slowCallMs;
+        slow.timer = setTimeout(() => this.demote(), this.limits.slowCallMs);
       }
     };
     server

@@ -2119,7 +2119,8 @@ export declare type BotEvent = Message<"svc.bots.v1.BotEvent"> & {
    * What happened: session_started, phase_changed, bar_received, order_placed, order_filled,
    * order_cancelled, order_rejected, position_changed, risk_disabled, risk_re_enabled, reduce_only,
    * fail_safe, strategy_log (a line of a code strategy's ctx.log: time, level, message, fields),
-   * strategy_log_dropped (its lines past the run's limit so far: dropped) or halted.
+   * strategy_log_dropped (its lines past the run's limit so far: dropped), model_output (an
+   * inference a code strategy asked for: time, model, digest, outputs) or halted.
    *
    * @generated from field: string type = 2;
    */
@@ -2159,7 +2160,8 @@ export declare type BotEventJson = {
    * What happened: session_started, phase_changed, bar_received, order_placed, order_filled,
    * order_cancelled, order_rejected, position_changed, risk_disabled, risk_re_enabled, reduce_only,
    * fail_safe, strategy_log (a line of a code strategy's ctx.log: time, level, message, fields),
-   * strategy_log_dropped (its lines past the run's limit so far: dropped) or halted.
+   * strategy_log_dropped (its lines past the run's limit so far: dropped), model_output (an
+   * inference a code strategy asked for: time, model, digest, outputs) or halted.
    *
    * @generated from field: string type = 2;
    */

@@ -42,6 +42,11 @@ export const STRATEGY_FILE = "strategy.js";
 export const MAX_LOOKBACK = 10_000;
 /** Input values one model call may carry (all its inputs together). */
 export const MAX_MODEL_VALUES = 1_000_000;
+/**
+ * Model calls one bar (or init, or onStop) may make: the host restarts a call's clock at each
+ * model answer, so this is what keeps a strategy that loops on its model within its call limit.
+ */
+export const MAX_MODEL_CALLS_PER_BAR = 64;
 
 type AnyDefinition = StrategyDefinition<Record<string, ParamSpec>>;
 
@@ -324,6 +329,10 @@ export class StrategyRuntime {
    * once the strategy decided in this call, only the host knows it (see `hostState`).
    */
   private sure = 0;
+  /** Model calls of the current bar (a bar known by its index and time: fills share an index). */
+  private modelCalls = 0;
+  private modelCallsBar = -2;
+  private modelCallsTime = NaN;
 
   /**
    * `exchange` (the child's, absent in-process) answers the host with a partial answer and
@@ -479,6 +488,16 @@ export class StrategyRuntime {
       );
     if (!this.modelCall)
       throw new RuntimeFault("strategy_error", "no host is there to run the model");
+    if (this.modelCallsBar !== this.bar || !Object.is(this.modelCallsTime, this.time)) {
+      this.modelCallsBar = this.bar;
+      this.modelCallsTime = this.time;
+      this.modelCalls = 0;
+    }
+    if (++this.modelCalls > MAX_MODEL_CALLS_PER_BAR)
+      throw new RuntimeFault(
+        "strategy_error",
+        `ctx.model("${name}").run: more than ${MAX_MODEL_CALLS_PER_BAR} model calls in one bar; send the rows of one bar as a batch`,
+      );
     if (typeof inputs !== "object" || inputs === null)
       throw new TypeError(
         `ctx.model("${name}").run: give the inputs by name: { obs: { dims, data } }`,
