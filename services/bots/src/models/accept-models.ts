@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { BotSpec } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { StrategyLanguage, type BotSpec } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
 import { missingModels } from "../store/models.repository.js";
 import type { BotsDatabase } from "../store/bots.table.js";
@@ -31,6 +31,13 @@ export async function acceptModels(db: Kysely<BotsDatabase>, spec: BotSpec): Pro
       throw invalidField(
         `models[${i}].digest`,
         `models[${i}] names an ONNX model (digest), which only strategy code runs (ctx.model); set strategy.code, or leave the digest out`,
+      );
+    if (m.digest && spec.strategy?.code?.language === StrategyLanguage.PYTHON)
+      throw svcError(
+        Code.Unimplemented,
+        "not_implemented",
+        `models[${i}]: the Python SDK has no ctx.model yet; ONNX models run in TypeScript strategies only`,
+        { field: `models[${i}].digest` },
       );
   });
   const digests = spec.models.filter((m) => m.digest).map((m) => m.digest);
