@@ -28,10 +28,12 @@ const str = (field: number, s: string): Field => bytes(field, [...new TextEncode
 const msg = (field: number, ...parts: Field[]): Field => bytes(field, parts.flat());
 
 const FLOAT = 1;
+const INT64 = 7;
 
-function tensor(name: string, dims: number[], values: Float32Array): Field {
+function tensor(name: string, dims: number[], values: Float32Array | BigInt64Array): Field {
   const raw = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-  return msg(5, ...dims.map((d) => int(1, d)), int(2, FLOAT), str(8, name), bytes(9, raw));
+  const type = values instanceof BigInt64Array ? INT64 : FLOAT;
+  return msg(5, ...dims.map((d) => int(1, d)), int(2, type), str(8, name), bytes(9, raw));
 }
 
 /** A float tensor's value info; a string dim is symbolic (the batch), a number fixed. */
@@ -101,5 +103,22 @@ export function mlpOnnx(o: MlpOptions): Uint8Array {
     valueInfo(12, "action", ["batch", o.outputs]),
   );
   // ir_version 8, opset 13 of the default domain, then the graph.
+  return Uint8Array.from([...int(1, 8), ...str(2, "svc-tests"), ...graph, ...msg(8, int(2, 13))]);
+}
+
+/**
+ * A hostile model: a few hundred bytes that ask for an n x n float tensor of zeros
+ * (ConstantOfShape) times the input: 4 n^2 bytes of memory (n 100,000: 40 GB) when it runs.
+ */
+export function hugeOutputOnnx(n: number): Uint8Array {
+  const graph = msg(
+    7,
+    node("ConstantOfShape", ["shape"], ["zeros"], "zeros"),
+    node("Mul", ["zeros", "obs"], ["out"], "mul"),
+    str(2, "huge"),
+    tensor("shape", [2], BigInt64Array.from([BigInt(n), BigInt(n)])),
+    valueInfo(11, "obs", [1]),
+    valueInfo(12, "out", [n, n]),
+  );
   return Uint8Array.from([...int(1, 8), ...str(2, "svc-tests"), ...graph, ...msg(8, int(2, 13))]);
 }

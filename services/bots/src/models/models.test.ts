@@ -9,7 +9,7 @@ import {
   type Sandbox,
 } from "../sandbox/index.js";
 import { inspectModel, ModelFailure, modelLimitsFromEnv } from "./model-host.js";
-import { mlpOnnx } from "./mlp-onnx.js";
+import { hugeOutputOnnx, mlpOnnx } from "./mlp-onnx.js";
 import { modelDigest, RunModels } from "./run-models.js";
 
 const fixture = (name: string) =>
@@ -145,5 +145,40 @@ describe("ONNX models, run outside the sandbox", () => {
     expect(failure).toMatchObject({ code: "strategy_error" });
     expect((failure as Error).message).toMatch(/more than 64 model calls in one bar/);
     expect(models.calls).toBe(64);
+  }, 60_000);
+
+  it("a model that asks for 40 GB is contained: it fails in its own process, which ends, and nothing else does", async () => {
+    const huge = hugeOutputOnnx(100_000);
+    expect(huge.byteLength).toBeLessThan(1_000);
+    // Loading may already fold the constant (and fail there); if not, its first run fails.
+    const models = await RunModels.start(
+      [{ name: "huge", digest: modelDigest(huge), bytes: huge }],
+      LIMITS,
+    ).catch((e: unknown) => e);
+    if (models instanceof RunModels) {
+      open.push(models);
+      const ran = await models
+        .run({ bar: 0, time: null, model: "huge", inputs: { obs: { dims: [1], data: [1] } } })
+        .catch((e: unknown) => e);
+      expect(ran).toBeInstanceOf(ModelFailure);
+      expect(String(ran)).toMatch(/memory|allocat|ended/i);
+    } else {
+      expect(models).toBeInstanceOf(ModelFailure);
+      expect(String(models)).toMatch(/memory|allocat|ended/i);
+    }
+    // The platform's own process is untouched, and a fresh model process runs the policy.
+    expect(process.memoryUsage().rss).toBeLessThan(4 * 2 ** 30);
+    const policy = await RunModels.start(
+      [{ name: "policy", digest: modelDigest(POLICY), bytes: POLICY }],
+      LIMITS,
+    );
+    open.push(policy);
+    const out = await policy.run({
+      bar: 0,
+      time: null,
+      model: "policy",
+      inputs: { obs: { dims: [1, 4], data: [0, 0, 0, 0] } },
+    });
+    expect(out.action!.dims).toEqual([1, 2]);
   }, 60_000);
 });
