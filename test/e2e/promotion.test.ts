@@ -245,8 +245,9 @@ describe("concurrent decisions on the real Postgres: exactly one wins", () => {
   let p: RunningPlatform;
   let hash: string;
   beforeAll(async () => {
-    // drl_policy may be approved by policy: a create that writes its decision and event too.
-    p = await startTestPlatform("postgres", { SVC_PROMOTION_SKIP_HUMAN_KINDS: "drl_policy" });
+    // strategy may be approved by policy here: a create that writes its decision and event too.
+    // (Not drl_policy: its policy_model gate denies this bot, which runs no model.)
+    p = await startTestPlatform("postgres", { SVC_PROMOTION_SKIP_HUMAN_KINDS: "strategy" });
     hash = (await call(p.url, "POST", "/bots", { name: "Race", kind: "trading" }, as("alice"))).body
       .spec_hash;
     await eventually(
@@ -289,7 +290,7 @@ describe("concurrent decisions on the real Postgres: exactly one wins", () => {
     const eventsBefore = await approvedEvents();
     for (const [id, over, status] of [
       ["twin-pending", {}, "pending"],
-      ["twin-approved", { kind: "drl_policy", requires_human_approval: false }, "approved"],
+      ["twin-approved", { kind: "strategy", requires_human_approval: false }, "approved"],
     ] as const) {
       const results = await Promise.all(Array.from({ length: 20 }, () => submit(id, over)));
       const won = results.filter((r) => r.status === 201);

@@ -33,6 +33,7 @@ export const HTTP_STATUS_OF_MACHINE_CODE: Partial<Record<ErrorCode, number>> = {
   evidence_retained: 409,
   results_unavailable: 409,
   dataset_too_large: 413,
+  model_too_large: 413,
   request_expired: 410,
   // A research chat with a trading bot (or a research tool on one): the bot's kind conflicts.
   bot_not_research: 409,

@@ -520,6 +520,26 @@ export const SETTINGS = {
     default: "16777216",
     doc: "Largest answer (bytes) the platform reads from a strategy's sandboxed process in one call: past it the run ends failed with strategy_error.",
   },
+  SVC_MODEL_MAX_BYTES: {
+    kind: int(1_024, 1_073_741_824),
+    default: "16777216",
+    doc: "Largest ONNX model (bytes) POST /models keeps (413 model_too_large past it); the JSON body carrying it in base64 is bounded by SVC_BODY_LIMIT_BYTES as well.",
+  },
+  SVC_MODEL_LOAD_TIMEOUT_MS: {
+    kind: int(100, 600_000),
+    default: "20000",
+    doc: "Wall-clock time (ms) the model process may take to load one ONNX model (when it is uploaded, and when a run starts): past it the upload is refused (400 invalid_model) or the run ends failed.",
+  },
+  SVC_MODEL_CALL_TIMEOUT_MS: {
+    kind: int(1, 600_000),
+    default: "2000",
+    doc: "Wall-clock time (ms) of one model inference a strategy asks for (ctx.model(name).run): past it the model process is killed and the run ends failed with strategy_timeout naming the model.",
+  },
+  SVC_MODEL_ADDRESS_SPACE_MB: {
+    kind: int(1_536, 1_048_576),
+    default: "4096",
+    doc: "Address space (RLIMIT_AS, MiB) of the process that runs a run's ONNX models, outside the strategy's sandbox (node reserves about 1.2 GiB at start): a model that needs more fails to load or to run, and only its run fails.",
+  },
   SVC_BACKTEST_WORKER_MEMORY_MB: {
     kind: int(64, 65_536),
     default: "1024",

@@ -31,6 +31,9 @@ export const ERROR_CODES = [
   "exchange_unavailable",
   "timeframe_mismatch",
   "universe_not_covered",
+  "model_too_large",
+  "invalid_model",
+  "model_not_found",
   // Things that are not there
   "bot_not_found",
   "dataset_not_found",

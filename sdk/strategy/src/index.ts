@@ -149,6 +149,28 @@ export interface Logger {
 export type JsonValue =
   null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
+/** A model's input: its dims and its values, row-major (a batch is one more leading dim). */
+export interface Tensor {
+  readonly dims: readonly number[];
+  readonly data: ArrayLike<number>;
+}
+
+/** A model's output: its dims and its values, row-major. */
+export interface ModelOutput {
+  readonly dims: readonly number[];
+  readonly data: Float64Array;
+}
+
+/**
+ * One of the bot version's ONNX models (spec.models). `run` is synchronous from the strategy's
+ * side: the platform runs the model outside the sandbox and answers within the bar. Give every
+ * input the model declares, by name; a batch of rows in one call is one round trip.
+ */
+export interface Model {
+  readonly name: string;
+  run(inputs: Readonly<Record<string, Tensor>>): Readonly<Record<string, ModelOutput>>;
+}
+
 /**
  * What a strategy reads and answers through, in every callback. Only valid during the call it is
  * given to (keep data in `ctx.state`, not the context).
@@ -171,6 +193,12 @@ export interface Context<P extends Record<string, ParamSpec>> {
   order(request: OrderRequest): string;
   cancel(orderId: string): void;
   readonly log: Logger;
+  /**
+   * A model of the version by its name in spec.models (throws for a name it has not). Its
+   * outputs are recorded in a paper session's events (model_output), so a replay reads them
+   * instead of running the model again.
+   */
+  model(name: string): Model;
 }
 
 /**

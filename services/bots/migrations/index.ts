@@ -25,9 +25,10 @@ import * as backtestServedIndex from "./2026-11-28T0000-backtest-served-index.js
 import * as strategyCode from "./2026-11-28T0100-strategy-code.js";
 import * as sessionStrategyState from "./2026-11-28T0200-session-strategy-state.js";
 import * as sweeps from "./2026-11-28T0400-sweeps.js";
-import * as strategySourceMaps from "./2026-11-29T0100-strategy-source-maps.js";
-import * as portfolioResults from "./2026-11-29T0300-portfolio-results.js";
 import * as datasetCatalog from "./2026-11-29T0500-dataset-catalog.js";
+import * as models from "./2026-11-29T0400-models.js";
+import * as portfolioResults from "./2026-11-29T0300-portfolio-results.js";
+import * as strategySourceMaps from "./2026-11-29T0100-strategy-source-maps.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -60,5 +61,6 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T0400-sweeps": sweeps,
   "2026-11-29T0100-strategy-source-maps": strategySourceMaps,
   "2026-11-29T0300-portfolio-results": portfolioResults,
+  "2026-11-29T0400-models": models,
   "2026-11-29T0500-dataset-catalog": datasetCatalog,
 };

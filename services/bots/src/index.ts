@@ -34,6 +34,7 @@ import { reconcileBotWorkloads } from "./runtime/bot-workloads.js";
 import type { BotsDatabase } from "./store/bots.table.js";
 import { createChatHandlers } from "./handlers/chat-handlers.js";
 import { createStrategySourceHandlers } from "./handlers/strategy-source-handlers.js";
+import { createModelHandlers } from "./handlers/model-handlers.js";
 import { createStrategyChecker } from "./strategy-code/strategy-checker.js";
 import { agentHalts } from "./chat/agent-halts.js";
 import { chatLimits } from "./chat/chat-limits.js";
@@ -207,6 +208,7 @@ export async function createBotsModule(
         completeService(BotsService, {
           ...handlers,
           ...strategySources,
+          ...createModelHandlers(db),
           ...backtests,
           ...runtime,
           ...riskRoutes,

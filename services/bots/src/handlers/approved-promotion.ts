@@ -4,6 +4,15 @@ import { Code, svcError } from "@svc/lib/errors";
 import { StatementError, verifyStatement } from "@svc/lib/signed-statement";
 import { activateArtifact, liveEligible } from "../store/live-artifacts.repository.js";
 import type { BotsDatabase } from "../store/bots.table.js";
+import { modelBytes } from "../store/models.repository.js";
+import { modelDigest } from "../models/run-models.js";
+
+function describeModels(models: Record<string, unknown>): string {
+  const entries = Object.entries(models);
+  return entries.length
+    ? entries.map(([n, d]) => `model "${n}" ${String(d)}`).join(", ")
+    : "no model";
+}
 
 /**
  * Checks an ApprovedPromotion token before paper start or deploy: signed by the promotion
@@ -15,7 +24,13 @@ import type { BotsDatabase } from "../store/bots.table.js";
 export async function assertApprovedPromotion(
   deps: { db: Kysely<BotsDatabase>; schema: string; publicKey: KeyObject | undefined },
   token: string,
-  bot: { id: string; specHash: string; strategyDigest?: string },
+  bot: {
+    id: string;
+    specHash: string;
+    strategyDigest?: string;
+    /** The ONNX models the version runs, name to digest (its spec.models with a digest). */
+    models?: Record<string, string>;
+  },
 ): Promise<{ requestId: string; version: number }> {
   const refuse = (why: string) =>
     svcError(
@@ -42,6 +57,24 @@ export async function assertApprovedPromotion(
     throw refuse(
       `it approves ${claims.strategy_digest ? `strategy code ${String(claims.strategy_digest)}` : "no strategy code"}, and this version runs ${bot.strategyDigest ? `strategy code ${bot.strategyDigest}` : "a built-in family"}`,
     );
+  const models = bot.models ?? {};
+  const claimed = (claims.model_digests ?? {}) as Record<string, unknown>;
+  const names = Object.keys(models);
+  if (names.length !== Object.keys(claimed).length || names.some((n) => claimed[n] !== models[n]))
+    throw refuse(
+      `it approves ${describeModels(claimed)}, and this version runs ${describeModels(models)}`,
+    );
+  // The digests pin the bytes: a model file changed in the store since it was uploaded (or
+  // since the approval) hashes otherwise, and nothing starts on it.
+  const stored = await modelBytes(deps.db, Object.values(models));
+  for (const name of names) {
+    const bytes = stored.get(models[name]!);
+    const actual = bytes ? modelDigest(bytes) : "nothing (it is not stored)";
+    if (actual !== models[name])
+      throw refuse(
+        `it approves model "${name}" ${models[name]}, and the model stored under that digest now hashes to ${actual}`,
+      );
+  }
   const requestId = String(claims.request_id);
   const version = Number(claims.version);
   const eligible = await liveEligible(deps.db, requestId);

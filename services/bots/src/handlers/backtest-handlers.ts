@@ -51,6 +51,9 @@ import {
 } from "../runtime/run-source.js";
 import { isPortfolio } from "../engine/portfolio/portfolio-source.js";
 import { insertFailedRunLogs, insertResults } from "../store/backtest-results.repository.js";
+import { modelDigestsOf } from "../models/accept-models.js";
+import { modelLimitsFromEnv } from "../models/model-host.js";
+import { modelBytes } from "../store/models.repository.js";
 
 const SCHEMA = "bots";
 /** How often a run in progress looks whether it was halted here (an in-memory look). */
@@ -98,7 +101,12 @@ type RunStrategy =
       name: string;
       params: Record<string, unknown>;
       family?: undefined;
-      code: { bundle: string; language?: "python"; sourceMap?: string };
+      code: {
+        bundle: string;
+        language?: "python";
+        sourceMap?: string;
+        models?: { name: string; digest: string; bytes: Uint8Array }[];
+      };
     };
 type ResolvedFamily = ReturnType<typeof resolveStrategy>["family"];
 
@@ -315,10 +323,24 @@ async function runStrategy(
       code.language === StrategyLanguage.PYTHON ? { language: "python" as const } : {};
     // A failure's stack is mapped back to the uploaded files with the map kept beside the bundle.
     const sourceMap = await findStrategySourceMap(db, bundleDigest!);
+    const digests = modelDigestsOf(spec);
+    const names = Object.keys(digests);
+    const bytes = await modelBytes(db, Object.values(digests));
+    // A digest whose bytes are missing goes with none: the run fails on the digest's check.
+    const models = names.map((name) => ({
+      name,
+      digest: digests[name]!,
+      bytes: new Uint8Array(bytes.get(digests[name]!) ?? []),
+    }));
     return {
       name: `code:${code.digest}`,
       params: parameters,
-      code: { bundle, ...language, ...(sourceMap ? { sourceMap } : {}) },
+      code: {
+        bundle,
+        ...language,
+        ...(sourceMap ? { sourceMap } : {}),
+        ...(models.length ? { models } : {}),
+      },
     };
   }
   if (!spec.strategy?.family)
@@ -416,7 +438,13 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<FinishedRun | und
       family: run.strategy.name,
       params: run.strategy.params,
       ...(run.strategy.code
-        ? { code: { ...run.strategy.code, limits: sandboxLimitsFromEnv() } }
+        ? {
+            code: {
+              ...run.strategy.code,
+              limits: sandboxLimitsFromEnv(),
+              ...(run.strategy.code.models ? { modelLimits: modelLimitsFromEnv() } : {}),
+            },
+          }
         : {}),
       settings: run.settings,
       risk: run.risk,

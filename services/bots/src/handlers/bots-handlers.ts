@@ -51,6 +51,7 @@ import {
   specToStored,
   statusName,
 } from "./bot-mapping.js";
+import { acceptModels, modelDigestsOf } from "../models/accept-models.js";
 
 export const BOTS_SCHEMA = "bots";
 
@@ -71,13 +72,16 @@ export function createBotsHandlers(deps: {
 }): BotsHandlers {
   const { db } = deps;
   const probe = deps.declarationsProbe ?? createDeclarationsProbe();
-  const accept = (spec: BotSpec) =>
-    acceptStrategyCode(
-      normalizeSpec(spec),
+  const accept = async (spec: BotSpec) => {
+    const normal = normalizeSpec(spec);
+    await acceptModels(db, normal);
+    return acceptStrategyCode(
+      normal,
       deps.strategyChecker,
       (digest) => findStrategySource(db, digest),
       probe,
     );
+  };
 
   async function mustFind(ref: string): Promise<BotRow> {
     const row = await repo.findBot(db, ref);
@@ -155,6 +159,7 @@ export function createBotsHandlers(deps: {
             actor,
             fleet: spec.fleet,
             strategyDigest: accepted.code?.digest ?? "",
+            modelDigests: modelDigestsOf(accepted.spec),
           });
           return inserted;
         });
@@ -319,6 +324,7 @@ async function changeSpec(
     actor,
     fleet: spec.fleet,
     strategyDigest: accepted.code?.digest ?? "",
+    modelDigests: modelDigestsOf(accepted.spec),
   });
   return updated;
 }

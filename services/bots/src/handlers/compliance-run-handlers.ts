@@ -29,7 +29,7 @@ import * as repo from "../store/bots.repository.js";
 import { isForeignKeyViolation } from "@svc/lib/db";
 import * as runs from "../store/compliance-runs.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
-import { bundleOf, startCodeHost } from "../runtime/session-strategy.js";
+import { bundleOf, runModelsOf, startCodeHost } from "../runtime/session-strategy.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { rowToComplianceRun } from "./compliance-run-mapping.js";
@@ -142,7 +142,20 @@ export function createComplianceRunHandlers(deps: {
             const bundle = await bundleOf(db, bot.id, versionRow.version);
             // Seeded by the version: a stress run of the same code draws the same numbers.
             const taskId = `stress:${versionRow.spec_hash}`;
-            const newHost = () => startCodeHost({ bundle, spec, symbol: subject.symbol, taskId });
+            // Each stressed run gets the version's models in a process of its own.
+            const newHost = async () => {
+              const models = await runModelsOf(db, spec, { record: false });
+              return startCodeHost({
+                bundle,
+                spec,
+                symbol: subject.symbol,
+                taskId,
+                ...(models ? { models } : {}),
+              }).catch((err: unknown) => {
+                models?.close();
+                throw err;
+              });
+            };
             task.stress = { bars, newHost, multiple };
           } else {
             const newStrategy = () => strategy!.family.create(strategy!.params);

@@ -49,6 +49,8 @@ import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { canonicalJson } from "../domain/canonical-json.js";
 import { riskLimitsFrom } from "../execution/risk-controls/index.js";
+import { modelDigestsOf } from "../models/accept-models.js";
+import { RecordedModels } from "../models/recorded-models.js";
 
 type Handlers = Pick<
   ServiceImpl<typeof BotsService>,
@@ -112,6 +114,7 @@ export function createRuntimeHandlers(deps: {
       id: bot.id,
       specHash: bot.spec_hash,
       strategyDigest: storedToSpec(bot.spec).strategy?.code?.digest,
+      models: modelDigestsOf(storedToSpec(bot.spec)),
     });
     const running = await sessions.runningTaskOf(bot.id);
     if (running)
@@ -318,6 +321,7 @@ export function createRuntimeHandlers(deps: {
           id: bot.id,
           specHash: bot.spec_hash,
           strategyDigest: storedToSpec(bot.spec).strategy?.code?.digest,
+          models: modelDigestsOf(storedToSpec(bot.spec)),
         },
       );
       const applied = await applyBotResource(deps.kube, {
@@ -376,12 +380,23 @@ async function rerun(db: Kysely<BotsDatabase>, botId: string, uptoSeq: number): 
   const taskId = String(lastStart.data.task_id);
   const symbol = String(lastStart.data.symbol);
   // Strategy code re-runs in a sandbox of its own, seeded as the session's was.
+  // Its models answer as the session recorded them (model_output): no model runs again.
+  const modelNames = Object.keys(modelDigestsOf(spec));
+  const models = modelNames.length
+    ? new RecordedModels(
+        modelNames,
+        recorded
+          .filter((e) => e.type === "model_output")
+          .map((e) => e.data as Extract<RunnerEvent, { type: "model_output" }>["data"]),
+      )
+    : undefined;
   const host = spec.strategy?.code
     ? await startCodeHost({
         bundle: await bundleOf(db, botId, version.version),
         spec,
         symbol,
         taskId,
+        ...(models ? { models } : {}),
       }).catch((err: unknown) => {
         if (err instanceof StrategyFailure) return undefined;
         throw err;

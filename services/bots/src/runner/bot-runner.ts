@@ -360,6 +360,12 @@ export class BotRunner {
    * counts the rest: the count is recorded when dropping starts and again at the end of the run.
    */
   private noteLogs(end: boolean): void {
+    // The model answers first: they came before the decisions (and the lines) of their bar.
+    for (const o of this.o.host?.drainModelOutputs?.() ?? [])
+      this.pending.push({
+        type: "model_output",
+        data: { time: o.time, model: o.model, digest: o.digest, outputs: o.outputs },
+      });
     const drained = this.o.host?.drainLogs?.();
     if (!drained) return;
     for (const line of drained.lines)

@@ -65,6 +65,19 @@ export type RunnerEvent =
       /** The run's log lines past its limit (SVC_STRATEGY_LOG_LINES): counted, not kept. */
       type: "strategy_log_dropped";
       data: { dropped: number };
+    }
+  | {
+      /**
+       * One inference a code strategy asked for (ctx.model): what the model answered, so a
+       * replay answers the strategy from here instead of running the model again.
+       */
+      type: "model_output";
+      data: {
+        time: number | null;
+        model: string;
+        digest: string;
+        outputs: Record<string, { dims: number[]; data: number[] }>;
+      };
     };
 
 export type Phase = "Running" | "Draining" | "Stopped";
@@ -93,6 +106,7 @@ export const EVENT_TYPES = [
   "fail_safe",
   "strategy_log",
   "strategy_log_dropped",
+  "model_output",
   "halted",
 ] as const satisfies readonly RunnerEvent["type"][];
 

@@ -15,6 +15,8 @@ import { startPythonHost } from "../execution/kernel/python-host.js";
 import { SandboxHost } from "../execution/kernel/sandbox-host.js";
 import type { AsyncStrategyHost } from "../execution/kernel/strategy-host.js";
 import { startSandbox, StrategyFailure, type LogLine } from "../sandbox/index.js";
+import { ModelFailure, modelLimitsFromEnv } from "../models/model-host.js";
+import { RunModels } from "../models/run-models.js";
 import type { RunJob, RunOutcome } from "./backtest-messages.js";
 
 /** Bars fed between two looks at the stop flag: a halt waits at most this many bars. */
@@ -76,6 +78,16 @@ async function computeSandboxed(
   datasets: DatasetSource,
 ): Promise<RunOutcome | undefined> {
   if (code.language === "python") return computePython(job, code, control, datasets);
+  // The models run beside the sandbox, in a process of their own; a backtest counts its
+  // inferences and keeps none (a paper session records them).
+  const models = code.models?.length
+    ? await RunModels.start(code.models, code.modelLimits ?? modelLimitsFromEnv()).catch(
+        (err: unknown) => {
+          if (err instanceof ModelFailure) throw new StrategyFailure("strategy_error", err.message);
+          throw err;
+        },
+      )
+    : undefined;
   const sandbox = await startSandbox({
     bundle: code.bundle,
     params: job.params ?? {},
@@ -83,6 +95,10 @@ async function computeSandboxed(
     seed: job.id,
     limits: code.limits,
     ...(code.sourceMap ? { sourceMap: code.sourceMap } : {}),
+    ...(models ? { models } : {}),
+  }).catch((err: unknown) => {
+    models?.close();
+    throw err;
   });
   const host = new SandboxHost(sandbox, job.symbol);
   try {
@@ -95,6 +111,7 @@ async function computeSandboxed(
     throw withLogs(err, host);
   } finally {
     sandbox.kill();
+    models?.close();
   }
 }
 

@@ -2,6 +2,7 @@ import type { Bars, EngineSettings, RiskLimits, RunMetrics } from "../engine/ind
 import type { PortfolioResult } from "../engine/portfolio/portfolio-books.js";
 import type { PortfolioParts } from "../engine/portfolio/portfolio-source.js";
 import type { SandboxLimits } from "../sandbox/index.js";
+import type { ModelLimits } from "../models/model-host.js";
 import type { FinishedRun } from "./backtest-record.js";
 import type { StrategyLogLine } from "../execution/kernel/index.js";
 
@@ -16,7 +17,15 @@ export interface RunJob {
    * sandbox with `params` (then `family` only names it) under `limits`; a Python strategy's
    * bundle is its source, served over gRPC from the sandbox.
    */
-  code?: { bundle: string; limits: SandboxLimits; language?: "python"; sourceMap?: string };
+  code?: {
+    bundle: string;
+    limits: SandboxLimits;
+    language?: "python";
+    sourceMap?: string;
+    /** The version's ONNX models (bytes checked against their digests before they load). */
+    models?: { name: string; digest: string; bytes: Uint8Array }[];
+    modelLimits?: ModelLimits;
+  };
   settings: EngineSettings;
   risk: RiskLimits;
   symbol: string;

@@ -11,11 +11,21 @@ import {
   type SandboxHostSnapshot,
 } from "../execution/kernel/sandbox-host.js";
 import type { StrategyState } from "../runner/bot-runner.js";
-import { sandboxLimitsFromEnv, startSandbox, type SandboxSnapshot } from "../sandbox/index.js";
+import {
+  sandboxLimitsFromEnv,
+  startSandbox,
+  StrategyFailure,
+  type SandboxSnapshot,
+} from "../sandbox/index.js";
 import type { BotsDatabase } from "../store/bots.table.js";
 import { findVersion } from "../store/bots.repository.js";
 import { sessionStrategyState } from "../store/events.repository.js";
 import { findStrategyBundle, findStrategySourceMap } from "../store/strategy-code.repository.js";
+import { modelBytes } from "../store/models.repository.js";
+import { modelDigestsOf } from "../models/accept-models.js";
+import { ModelFailure, modelLimitsFromEnv } from "../models/model-host.js";
+import { RunModels, type ModelOutputRecord } from "../models/run-models.js";
+import type { ModelServer } from "../sandbox/types.js";
 
 /**
  * A version's strategy code as the kernel's host: TypeScript in the sandbox's node, or Python's
@@ -68,13 +78,22 @@ export async function startSessionStrategy(o: {
       "no strategy state kept as of the session's last bar; its strategy starts afresh",
     );
   const snapshot = state?.host as SandboxHostSnapshot | undefined;
+  const models = await runModelsOf(o.db, o.spec, { record: true }).catch((err: unknown) => {
+    // A model that does not load (or whose bytes changed) fails the session as its strategy would.
+    if (err instanceof ModelFailure) throw new StrategyFailure("strategy_error", err.message);
+    throw err;
+  });
   const host = await startCodeHost({
     bundle,
+    ...(models ? { models } : {}),
     spec: o.spec,
     symbol: o.symbol,
     taskId: o.taskId,
     ...(sourceMap ? { sourceMap } : {}),
     ...(snapshot ? { restore: withBars(snapshot, o.symbol, o.bars, o.lastBar!) } : {}),
+  }).catch((err: unknown) => {
+    models?.close();
+    throw err;
   });
   if (snapshot) host.restoreBooks(snapshot);
   return {
@@ -111,8 +130,9 @@ async function sourceMapOf(
 
 /**
  * A session's strategy code in a started sandbox (init run) as the kernel's host (a Python
- * version's gRPC server, or the TypeScript bundle in the sandbox's node): seeded by its task id, so a session's re-run from its first bar (replay's determinism check) draws the same
- * random numbers it drew.
+ * version's gRPC server, or the TypeScript bundle in the sandbox's node): seeded by its task id,
+ * so a session's re-run from its first bar (replay's determinism check) draws the same random
+ * numbers it drew. A Python version runs no model (its versions cannot name one).
  */
 export async function startCodeHost(o: {
   bundle: string;
@@ -121,6 +141,8 @@ export async function startCodeHost(o: {
   taskId: string;
   restore?: SandboxSnapshot;
   sourceMap?: string;
+  /** The version's models, served outside the sandbox (ended with it). */
+  models?: ModelServer & { drain(): ModelOutputRecord[]; close?(): void };
 }): Promise<CodeHost> {
   if (o.spec.strategy?.code?.language === StrategyLanguage.PYTHON)
     return startPythonHost({
@@ -131,7 +153,9 @@ export async function startCodeHost(o: {
       limits: sandboxLimitsFromEnv(),
       ...(o.restore ? { restore: o.restore } : {}),
     });
+  const models = o.models;
   const sandbox = await startSandbox({
+    ...(models ? { models } : {}),
     bundle: o.bundle,
     params: (o.spec.strategy?.parameters ?? {}) as Record<string, unknown>,
     symbols: [o.symbol],
@@ -140,12 +164,37 @@ export async function startCodeHost(o: {
     ...(o.restore ? { restore: o.restore } : {}),
     ...(o.sourceMap ? { sourceMap: o.sourceMap } : {}),
   });
+  void sandbox.exited.then(() => models?.close?.());
   try {
-    const host = new SandboxHost(sandbox, o.symbol);
+    const host = new SandboxHost(sandbox, o.symbol, models);
     host.initialised(await sandbox.init());
     return host;
   } catch (err) {
     sandbox.kill();
     throw err;
   }
+}
+
+/**
+ * The version's ONNX models, loaded for a run in their own process (undefined: it runs none).
+ * Each is checked against its digest first: bytes changed in the store do not run.
+ */
+export async function runModelsOf(
+  db: Kysely<BotsDatabase>,
+  spec: BotSpec,
+  o: { record: boolean },
+): Promise<RunModels | undefined> {
+  const digests = modelDigestsOf(spec);
+  const names = Object.keys(digests);
+  if (names.length === 0) return undefined;
+  const bytes = await modelBytes(db, Object.values(digests));
+  return RunModels.start(
+    names.map((name) => ({
+      name,
+      digest: digests[name]!,
+      bytes: bytes.get(digests[name]!) ?? new Uint8Array(0),
+    })),
+    modelLimitsFromEnv(),
+    o,
+  );
 }

@@ -14,6 +14,8 @@ import type {
   InitAnswer,
   InitRequest,
   LogLine,
+  ModelCall,
+  ModelServer,
   PortfolioView,
   ResumeMeta,
   RuntimeAnswer,
@@ -74,6 +76,8 @@ export interface SandboxOptions {
   restore?: SandboxSnapshot;
   /** The bundle's source map: a failure's stack then names the uploaded files' lines. */
   sourceMap?: string;
+  /** The version's models, run outside the sandbox when the strategy asks (ctx.model). */
+  models?: ModelServer;
 }
 
 export interface Sandbox {
@@ -176,6 +180,8 @@ class SandboxProcess implements Sandbox {
         resolve: (json: string) => void;
         reject: (e: StrategyFailure | SandboxUnavailable) => void;
         timer: NodeJS.Timeout;
+        /** When the call's limit ends it (moved on by the time its models took). */
+        deadline: number;
       }
     | undefined;
   private timedOut = false;
@@ -234,6 +240,10 @@ class SandboxProcess implements Sandbox {
         .toString("utf8");
       this.input = this.input.subarray(FRAME_HEADER_BYTES + length);
       const pending = this.pending;
+      if (kind === Kind.ModelCall && pending) {
+        this.serveModel(body);
+        continue;
+      }
       if (kind !== Kind.Answer || !pending) {
         this.fail(new StrategyFailure("strategy_error", "the sandbox answered out of turn"));
         return;
@@ -243,6 +253,65 @@ class SandboxProcess implements Sandbox {
       clearTimeout(pending.timer);
       pending.resolve(body);
     }
+  }
+
+  /**
+   * Runs the model the strategy asked for, mid-call, and answers the child. The call's own limit
+   * (and its demotion as slow) stops meanwhile and starts afresh after; the model's limit (SVC_MODEL_CALL_TIMEOUT_MS) is its own, and a model past
+   * it, or out of memory, fails the run.
+   */
+  private serveModel(body: string): void {
+    const answer = (value: unknown) => {
+      if (!this.ended && !this.killedByHost)
+        this.child.stdin!.write(jsonFrame(Kind.ModelResult, value));
+    };
+    let call: ModelCall;
+    try {
+      call = JSON.parse(body) as ModelCall;
+    } catch {
+      this.fail(
+        new StrategyFailure("strategy_error", "the sandbox sent a model call that is not JSON"),
+      );
+      return;
+    }
+    const server = this.options.models;
+    if (!server) {
+      answer({ fail: "this run has no models" });
+      return;
+    }
+    // The model's time is the model's limit's, not the strategy's: the call's clock stops, and
+    // starts afresh when the answer goes back. A block of many bars asks a model each bar; its
+    // call is bounded between two answers (the runtime allows a few model calls a bar), and the
+    // whole run by its CPU seconds.
+    const pending = this.pending!;
+    const slow = this.slow;
+    clearTimeout(pending.timer);
+    clearTimeout(slow?.timer);
+    const resume = () => {
+      if (this.pending !== pending) return;
+      pending.deadline = Date.now() + this.limits.callTimeoutMs;
+      pending.timer = setTimeout(() => this.callTimedOut(), this.limits.callTimeoutMs);
+      if (slow && this.slow === slow && !this.demoted) {
+        slow.at = Date.now() + this.limits.slowCallMs;
+        slow.timer = setTimeout(() => this.demote(), this.limits.slowCallMs);
+      }
+    };
+    server
+      .run(call)
+      .finally(resume)
+      .then(
+        (outputs) => answer({ ok: { outputs } }),
+        (err: Error & { fatal?: boolean; timedOut?: boolean }) => {
+          if (err.fatal)
+            this.fail(
+              new StrategyFailure(
+                err.timedOut ? "strategy_timeout" : "strategy_error",
+                err.message,
+              ),
+            );
+          else answer({ fail: err.message });
+        },
+      );
   }
 
   private classifyExit(
@@ -300,7 +369,14 @@ class SandboxProcess implements Sandbox {
     this.kill();
   }
 
+  private callTimedOut(): void {
+    this.timedOut = true;
+    this.kill();
+  }
+
   private demoted = false;
+  /** The current call's demotion (when it counts as slow), moved on by its models' time too. */
+  private slow: { at: number; timer: NodeJS.Timeout } | undefined;
 
   /** Renices the run's processes (bwrap's and node's main thread, the one running the strategy). */
   private demote(): void {
@@ -328,17 +404,18 @@ class SandboxProcess implements Sandbox {
     if (this.failure) throw this.failure;
     if (this.ended || this.killedByHost) throw new Error("the sandbox has ended");
     if (this.pending) throw new Error("the sandbox takes one call at a time");
-    const slow = this.demoted
+    const slowAt = Date.now() + Math.min(slowAfterMs, this.limits.callTimeoutMs);
+    this.slow = this.demoted
       ? undefined
-      : setTimeout(() => this.demote(), Math.min(slowAfterMs, this.limits.callTimeoutMs));
+      : { at: slowAt, timer: setTimeout(() => this.demote(), slowAt - Date.now()) };
     const json = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.timedOut = true;
-        this.kill();
-      }, this.limits.callTimeoutMs);
-      this.pending = { resolve, reject, timer };
+      const timer = setTimeout(() => this.callTimedOut(), this.limits.callTimeoutMs);
+      this.pending = { resolve, reject, timer, deadline: Date.now() + this.limits.callTimeoutMs };
       this.child.stdin!.write(bytes);
-    }).finally(() => clearTimeout(slow));
+    }).finally(() => {
+      clearTimeout(this.slow?.timer);
+      this.slow = undefined;
+    });
     const answer = JSON.parse(json) as RuntimeAnswer<T>;
     if ("fail" in answer) {
       const f = answer.fail;
@@ -363,6 +440,7 @@ class SandboxProcess implements Sandbox {
         symbols: [...this.options.symbols],
         ...(this.options.lookback !== undefined ? { lookback: this.options.lookback } : {}),
         seed: this.options.seed ?? 0,
+        ...(this.options.models ? { models: [...this.options.models.names] } : {}),
         logLines: this.limits.logLines,
         logLineChars: this.limits.logLineChars,
         ...(this.options.restore ? { restore: this.options.restore } : {}),

@@ -20,6 +20,10 @@ export const enum Kind {
   Stop = 5,
   /** host -> child, JSON ResumeMeta: the portfolio a strategy waiting at a bar asked for. */
   Resume = 6,
+  /** host -> child, JSON: a model's outputs ({ ok: { outputs } } or { fail }), the reply to ModelCall. */
+  ModelResult = 7,
+  /** child -> host, JSON: the strategy asks, mid-call, for a model's inference (ctx.model). */
+  ModelCall = 0x82,
   /** child -> host, JSON: the runtime's answer ({ ok } or { fail }). */
   Answer = 0x81,
 }

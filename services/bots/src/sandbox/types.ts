@@ -127,6 +127,8 @@ export interface RuntimeConfig {
   logLines: number;
   logLineChars: number;
   restore?: SandboxSnapshot;
+  /** The names of the models the host runs for the strategy (ctx.model). */
+  models?: string[];
 }
 
 /** A block's meta: the rows it carries start at block index `base`; run bars from..to-1. */
@@ -144,4 +146,28 @@ export interface BlockMeta {
    * answers after its first decision.
    */
   sure?: number;
+}
+
+/** A tensor as it crosses between the sandbox, the host and the model process. */
+export interface ModelTensor {
+  dims: number[];
+  data: number[];
+}
+
+/** A strategy's model call, as the child sends it mid-call. */
+export interface ModelCall {
+  bar: number;
+  time: number | null;
+  model: string;
+  inputs: Record<string, ModelTensor>;
+}
+
+/**
+ * What runs a strategy's models for its sandbox, outside it (models/run-models.ts). A rejection
+ * with `fatal` set (the model ran past its time or memory) fails the run; any other rejection
+ * is the strategy's error to see (a wrong input), thrown in its call.
+ */
+export interface ModelServer {
+  readonly names: readonly string[];
+  run(call: ModelCall): Promise<Record<string, ModelTensor>>;
 }

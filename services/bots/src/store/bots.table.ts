@@ -10,6 +10,7 @@ export interface BotsDatabase {
   bot_versions: BotVersionsTable;
   strategy_sources: StrategySourcesTable;
   strategy_bundles: StrategyBundlesTable;
+  models: ModelsTable;
   bot_deployments: BotDeploymentsTable;
   session_strategy_state: SessionStrategyStateTable;
   trial_ledger: TrialLedgerTable;
@@ -304,6 +305,18 @@ export interface StrategyBundlesTable {
   /** The bundle's source map (v3 JSON); null before maps were kept, and for Python. */
   source_map: string | null;
   created_at: Timestamp;
+}
+
+/** An uploaded ONNX model, keyed by the digest of its bytes. */
+export interface ModelsTable {
+  digest: string;
+  onnx: ColumnType<Buffer, Buffer, never>;
+  size_bytes: ColumnType<string, number, never>;
+  /** JSON text of the inputs as the runtime read them ([{ name, type, dims }]). */
+  inputs: string;
+  outputs: string;
+  created_by: string;
+  created_at: ColumnType<Date, Date | undefined, never>;
 }
 
 export type BotRow = Selectable<BotsTable>;

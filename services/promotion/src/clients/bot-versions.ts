@@ -5,6 +5,7 @@ import { allPages, MAX_PAGE_SIZE } from "@svc/lib/paging";
 import { peerClient } from "@svc/lib/server";
 import type { Logger } from "@svc/lib/telemetry";
 import type { BotVersionLookup } from "../handlers/promotion-handlers.js";
+import { modelDigestsText } from "../consumers/bots-events.js";
 
 /**
  * Asks the bots service (the owner of bot versions) over Connect, with a deadline: the answer
@@ -29,6 +30,11 @@ export function botVersionsFrom(
             version,
             spec_hash: found.specHash,
             strategy_digest: found.strategyDigest || null,
+            model_digests: modelDigestsText(
+              Object.fromEntries(
+                (found.spec?.models ?? []).filter((m) => m.digest).map((m) => [m.name, m.digest]),
+              ),
+            ),
           }
         : null;
     } catch (err) {

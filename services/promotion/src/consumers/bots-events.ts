@@ -14,6 +14,16 @@ import type { PromotionDatabase } from "../store/promotion.table.js";
 const CONSUMER = "promotion-bots-events";
 
 /**
+ * A version's models as the projection keeps them: JSON of name to digest with the names sorted
+ * (one text per set, so equal sets compare equal); null when it runs none.
+ */
+export function modelDigestsText(digests: Record<string, string> | undefined): string | null {
+  const names = Object.keys(digests ?? {}).sort();
+  if (names.length === 0) return null;
+  return JSON.stringify(Object.fromEntries(names.map((n) => [n, digests![n]!])));
+}
+
+/**
  * Consumes the bots service's events, once each: bot versions become known to the gates, and an
  * ArtifactActivated from the live plane finalizes an approved request to promoted.
  */
@@ -35,6 +45,7 @@ export function consumeBotsEvents(deps: {
             fleet: e.fleet,
             spec_hash: e.specHash,
             strategy_digest: e.strategyDigest || null,
+            model_digests: modelDigestsText(e.modelDigests),
           });
           return;
         }
@@ -47,6 +58,7 @@ export function consumeBotsEvents(deps: {
             fleet: e.fleet,
             spec_hash: e.specHash,
             strategy_digest: e.strategyDigest || null,
+            model_digests: modelDigestsText(e.modelDigests),
           });
           await repo.renameBot(trx, e.botId, { slug: e.slug, fleet: e.fleet });
           return;

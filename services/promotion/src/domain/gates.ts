@@ -12,7 +12,14 @@ export interface GateInput {
   kind: PromotionKindName;
   validationVerdict: "PASS" | "PASS_WITH_FINDINGS" | "FAIL";
   riskDecision: "APPROVE" | "REJECT";
-  artifact?: { botRef: string; version: number; versionHash: string; strategyDigest?: string };
+  artifact?: {
+    botRef: string;
+    version: number;
+    versionHash: string;
+    strategyDigest?: string;
+    /** The models the submitter says the version runs (name to digest); empty or absent: unchecked. */
+    modelDigests?: Record<string, string>;
+  };
   /** The bot version the artifact names, as the bots service announced it; null if unknown. */
   knownVersion: KnownVersionRow | null;
   killSwitch: { engagedKeys: string[] };
@@ -82,17 +89,33 @@ export function runGates(i: GateInput): { gates: GateOutcomeRow[]; status: Promo
     const hashMatches = k !== null && k.spec_hash === i.artifact.versionHash;
     const codeMatches = !claimed || (k !== null && k.strategy_digest === claimed);
     const code = k?.strategy_digest ? `, strategy code ${k.strategy_digest}` : "";
+    const runs = modelsText(k?.model_digests);
+    const claimedModels = i.artifact.modelDigests ?? {};
+    const modelsMatch =
+      Object.keys(claimedModels).length === 0 ||
+      (k !== null && sameModels(JSON.parse(k.model_digests ?? "{}"), claimedModels));
     gate(
       "artifact_known",
-      hashMatches && codeMatches,
+      hashMatches && codeMatches && modelsMatch,
       k === null
         ? `bot ${i.artifact.botRef} has no version ${i.artifact.version} known to the live plane`
         : !hashMatches
           ? `version ${k.version} of bot ${k.slug} has hash ${k.spec_hash}, not ${i.artifact.versionHash}`
           : !codeMatches
             ? `version ${k.version} of bot ${k.slug} runs ${k.strategy_digest ? `strategy code ${k.strategy_digest}` : "a built-in family"}, not ${claimed}`
-            : `bot ${k.slug} version ${k.version} (${k.spec_hash.slice(0, 12)}${code})`,
+            : !modelsMatch
+              ? `version ${k.version} of bot ${k.slug} runs ${runs || "no model"}, not ${modelsText(JSON.stringify(claimedModels))}`
+              : `bot ${k.slug} version ${k.version} (${k.spec_hash.slice(0, 12)}${code}${runs ? `, ${runs}` : ""})`,
     );
+    // A drl_policy promotion promotes a policy network: a version that runs no model has none.
+    if (i.kind === "drl_policy")
+      gate(
+        "policy_model",
+        k !== null && !!k.model_digests,
+        k?.model_digests
+          ? `the policy runs ${runs}`
+          : "a drl_policy promotion needs a version whose spec.models names an uploaded ONNX model (digest); this one runs none",
+      );
   }
   gate(
     "kill_switch_clear",
@@ -109,6 +132,17 @@ export function runGates(i: GateInput): { gates: GateOutcomeRow[]; status: Promo
       ? "pending"
       : "approved";
   return { gates, status };
+}
+
+/** "model name sha256:..., ..." of a version's models (JSON of name to digest); '' for none. */
+function modelsText(json: string | null | undefined): string {
+  const models = Object.entries(JSON.parse(json ?? "{}") as Record<string, string>);
+  return models.length ? `model ${models.map(([n, d]) => `${n} ${d}`).join(", ")}` : "";
+}
+
+function sameModels(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((n) => a[n] === b[n]);
 }
 
 function labEvidenceGate(i: GateInput): GateOutcomeRow {

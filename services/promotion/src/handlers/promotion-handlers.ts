@@ -387,6 +387,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
             version: req.artifact.version,
             versionHash: req.artifact.versionHash,
             strategyDigest: req.artifact.strategyDigest,
+            modelDigests: req.artifact.modelDigests,
           }
         : undefined;
       const seen = artifact && versions.get(artifact.botRef, artifact.version);
@@ -432,7 +433,14 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
     req: CreatePromotionRequestRequest,
     p: Principal,
     artifact:
-      { botRef: string; version: number; versionHash: string; strategyDigest: string } | undefined,
+      | {
+          botRef: string;
+          version: number;
+          versionHash: string;
+          strategyDigest: string;
+          modelDigests: Record<string, string>;
+        }
+      | undefined,
     known: KnownVersionRow | null,
     opts: { checked?: boolean } = {},
   ): Promise<PromotionRequest | undefined> {
@@ -489,6 +497,7 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
       version: known?.version ?? null,
       version_hash: known?.spec_hash ?? null,
       strategy_digest: known?.strategy_digest ?? null,
+      model_digests: known?.model_digests ?? null,
     };
     // Approved by policy: the token is signed now, once, and stored with the request.
     const token =

@@ -121,6 +121,7 @@ const REQUEST_COLUMN_TYPES = {
   version: "integer",
   version_hash: "text",
   strategy_digest: "text",
+  model_digests: "text",
   expires_at: "timestamptz",
   approved_promotion_token: "text",
 } as const;
@@ -234,6 +235,7 @@ export async function upsertKnownVersion(trx: Trx, row: KnownVersionRow): Promis
         fleet: row.fleet,
         spec_hash: row.spec_hash,
         strategy_digest: row.strategy_digest ?? null,
+        model_digests: row.model_digests ?? null,
       }),
     )
     .execute();

@@ -30,6 +30,8 @@ export interface PromotionDatabase {
     version_hash: string | null;
     /** The strategy code digest of the version gated; null for a built-in family. */
     strategy_digest: ColumnType<string | null, string | null | undefined, string | null>;
+    /** The version's models gated (JSON of name to digest, names sorted); null for none. */
+    model_digests: ColumnType<string | null, string | null | undefined, string | null>;
     expires_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
     created_at: Timestamp;
     updated_at: Timestamp;
@@ -68,6 +70,8 @@ export interface PromotionDatabase {
     spec_hash: string;
     /** "sha256:..." of the version's strategy code; null for a built-in family. */
     strategy_digest: ColumnType<string | null, string | null | undefined, string | null>;
+    /** The version's ONNX models (JSON of name to digest, names sorted); null when it runs none. */
+    model_digests: ColumnType<string | null, string | null | undefined, string | null>;
   };
 }
 
@@ -76,5 +80,5 @@ export type DecisionRow = Selectable<PromotionDatabase["promotion_decisions"]>;
 /** A bot version as announced; one announced before strategy code existed names no digest. */
 export type KnownVersionRow = Omit<
   Selectable<PromotionDatabase["known_bot_versions"]>,
-  "strategy_digest"
-> & { strategy_digest?: string | null };
+  "strategy_digest" | "model_digests"
+> & { strategy_digest?: string | null; model_digests?: string | null };

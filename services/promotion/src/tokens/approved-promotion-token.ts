@@ -21,7 +21,7 @@ export function signApprovedPromotion(
   row: Pick<
     RequestRow,
     "request_id" | "kind" | "bot_id" | "version" | "version_hash" | "strategy_digest"
-  >,
+  > & { model_digests?: string | null },
 ): Promise<string> {
   return signStatement(
     key,
@@ -34,6 +34,11 @@ export function signApprovedPromotion(
       // The code the version runs, named on its own (the hash pins it too) so that the bots
       // service and an auditor read it without the spec: empty for a built-in family.
       strategy_digest: row.strategy_digest ?? "",
+      // The ONNX models it runs, name to digest (empty: none): the bots service loads no model
+      // whose bytes hash otherwise.
+      model_digests: row.model_digests
+        ? (JSON.parse(row.model_digests) as Record<string, string>)
+        : {},
     },
     { audience: "svc:bots", ttlSeconds: APPROVED_PROMOTION_TTL_SECONDS },
   );

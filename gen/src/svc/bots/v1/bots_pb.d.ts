@@ -538,59 +538,81 @@ export declare type SymbolCostsJson = {
 export declare const SymbolCostsSchema: GenMessage<SymbolCosts, {jsonType: SymbolCostsJson}>;
 
 /**
- * A model the bot uses. Stored with the spec and part of its hash; no run of the platform reads it.
+ * A model the bot uses. With a digest, it is an ONNX model uploaded with POST /models that the
+ * version's strategy code runs (ctx.model(name)); the digest is part of the spec, so of
+ * spec_hash, and an ApprovedPromotion token names it. Without one, it is a label stored with the
+ * spec that no run reads.
  *
  * @generated from message svc.bots.v1.ModelRef
  */
 export declare type ModelRef = Message<"svc.bots.v1.ModelRef"> & {
   /**
-   * The model's name, required.
+   * The model's name, required; unique within the spec; the strategy asks for it by this name.
    *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
-   * The model's URI.
+   * The model's URI (a label).
    *
    * @generated from field: string uri = 2;
    */
   uri: string;
 
   /**
-   * The model's version.
+   * The model's version (a label).
    *
    * @generated from field: string version = 3;
    */
   version: string;
+
+  /**
+   * "sha256:" and the SHA-256 (hex) of the ONNX file, as POST /models answered it. A digest no
+   * upload stored is refused (400 model_not_found); a version with one needs strategy code.
+   *
+   * @generated from field: string digest = 4;
+   */
+  digest: string;
 };
 
 /**
- * A model the bot uses. Stored with the spec and part of its hash; no run of the platform reads it.
+ * A model the bot uses. With a digest, it is an ONNX model uploaded with POST /models that the
+ * version's strategy code runs (ctx.model(name)); the digest is part of the spec, so of
+ * spec_hash, and an ApprovedPromotion token names it. Without one, it is a label stored with the
+ * spec that no run reads.
  *
  * @generated from message svc.bots.v1.ModelRef
  */
 export declare type ModelRefJson = {
   /**
-   * The model's name, required.
+   * The model's name, required; unique within the spec; the strategy asks for it by this name.
    *
    * @generated from field: string name = 1;
    */
   name?: string;
 
   /**
-   * The model's URI.
+   * The model's URI (a label).
    *
    * @generated from field: string uri = 2;
    */
   uri?: string;
 
   /**
-   * The model's version.
+   * The model's version (a label).
    *
    * @generated from field: string version = 3;
    */
   version?: string;
+
+  /**
+   * "sha256:" and the SHA-256 (hex) of the ONNX file, as POST /models answered it. A digest no
+   * upload stored is refused (400 model_not_found); a version with one needs strategy code.
+   *
+   * @generated from field: string digest = 4;
+   */
+  digest?: string;
 };
 
 /**
@@ -598,6 +620,210 @@ export declare type ModelRefJson = {
  * Use `create(ModelRefSchema)` to create a new message.
  */
 export declare const ModelRefSchema: GenMessage<ModelRef, {jsonType: ModelRefJson}>;
+
+/**
+ * An ONNX model stored by the platform under the SHA-256 of its bytes (written once, shared by
+ * every version that names it).
+ *
+ * @generated from message svc.bots.v1.ModelArtifact
+ */
+export declare type ModelArtifact = Message<"svc.bots.v1.ModelArtifact"> & {
+  /**
+   * "sha256:" and the SHA-256 (hex) of the file: what spec.models[].digest names.
+   *
+   * @generated from field: string digest = 1;
+   */
+  digest: string;
+
+  /**
+   * Size of the file.
+   *
+   * @generated from field: int64 size_bytes = 2;
+   */
+  sizeBytes: bigint;
+
+  /**
+   * The model's inputs, as the runtime read them from the file.
+   *
+   * @generated from field: repeated svc.bots.v1.ModelTensorInfo inputs = 3;
+   */
+  inputs: ModelTensorInfo[];
+
+  /**
+   * The model's outputs, as the runtime read them from the file.
+   *
+   * @generated from field: repeated svc.bots.v1.ModelTensorInfo outputs = 4;
+   */
+  outputs: ModelTensorInfo[];
+
+  /**
+   * Who uploaded it first.
+   *
+   * @generated from field: string created_by = 5;
+   */
+  createdBy: string;
+
+  /**
+   * When it was first uploaded.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * An ONNX model stored by the platform under the SHA-256 of its bytes (written once, shared by
+ * every version that names it).
+ *
+ * @generated from message svc.bots.v1.ModelArtifact
+ */
+export declare type ModelArtifactJson = {
+  /**
+   * "sha256:" and the SHA-256 (hex) of the file: what spec.models[].digest names.
+   *
+   * @generated from field: string digest = 1;
+   */
+  digest?: string;
+
+  /**
+   * Size of the file.
+   *
+   * @generated from field: int64 size_bytes = 2;
+   */
+  sizeBytes?: string;
+
+  /**
+   * The model's inputs, as the runtime read them from the file.
+   *
+   * @generated from field: repeated svc.bots.v1.ModelTensorInfo inputs = 3;
+   */
+  inputs?: ModelTensorInfoJson[];
+
+  /**
+   * The model's outputs, as the runtime read them from the file.
+   *
+   * @generated from field: repeated svc.bots.v1.ModelTensorInfo outputs = 4;
+   */
+  outputs?: ModelTensorInfoJson[];
+
+  /**
+   * Who uploaded it first.
+   *
+   * @generated from field: string created_by = 5;
+   */
+  createdBy?: string;
+
+  /**
+   * When it was first uploaded.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.ModelArtifact.
+ * Use `create(ModelArtifactSchema)` to create a new message.
+ */
+export declare const ModelArtifactSchema: GenMessage<ModelArtifact, {jsonType: ModelArtifactJson}>;
+
+/**
+ * One input or output of a model.
+ *
+ * @generated from message svc.bots.v1.ModelTensorInfo
+ */
+export declare type ModelTensorInfo = Message<"svc.bots.v1.ModelTensorInfo"> & {
+  /**
+   * Its name: a strategy gives an input by this name and reads an output by it.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Its element type: float32, float64, int32 or int64.
+   *
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * Its dims: a number, or a symbolic name (a batch dim, any size).
+   *
+   * @generated from field: repeated string dims = 3;
+   */
+  dims: string[];
+};
+
+/**
+ * One input or output of a model.
+ *
+ * @generated from message svc.bots.v1.ModelTensorInfo
+ */
+export declare type ModelTensorInfoJson = {
+  /**
+   * Its name: a strategy gives an input by this name and reads an output by it.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * Its element type: float32, float64, int32 or int64.
+   *
+   * @generated from field: string type = 2;
+   */
+  type?: string;
+
+  /**
+   * Its dims: a number, or a symbolic name (a batch dim, any size).
+   *
+   * @generated from field: repeated string dims = 3;
+   */
+  dims?: string[];
+};
+
+/**
+ * Describes the message svc.bots.v1.ModelTensorInfo.
+ * Use `create(ModelTensorInfoSchema)` to create a new message.
+ */
+export declare const ModelTensorInfoSchema: GenMessage<ModelTensorInfo, {jsonType: ModelTensorInfoJson}>;
+
+/**
+ * An ONNX model to keep. It is loaded by ONNX Runtime to be checked: a file that is not ONNX, or
+ * that uses an operator the runtime does not have, is refused with 400 invalid_model saying why.
+ *
+ * @generated from message svc.bots.v1.UploadModelRequest
+ */
+export declare type UploadModelRequest = Message<"svc.bots.v1.UploadModelRequest"> & {
+  /**
+   * The ONNX file's bytes (base64 in JSON), at most SVC_MODEL_MAX_BYTES.
+   *
+   * @generated from field: bytes onnx = 1;
+   */
+  onnx: Uint8Array;
+};
+
+/**
+ * An ONNX model to keep. It is loaded by ONNX Runtime to be checked: a file that is not ONNX, or
+ * that uses an operator the runtime does not have, is refused with 400 invalid_model saying why.
+ *
+ * @generated from message svc.bots.v1.UploadModelRequest
+ */
+export declare type UploadModelRequestJson = {
+  /**
+   * The ONNX file's bytes (base64 in JSON), at most SVC_MODEL_MAX_BYTES.
+   *
+   * @generated from field: bytes onnx = 1;
+   */
+  onnx?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.UploadModelRequest.
+ * Use `create(UploadModelRequestSchema)` to create a new message.
+ */
+export declare const UploadModelRequestSchema: GenMessage<UploadModelRequest, {jsonType: UploadModelRequestJson}>;
 
 /**
  * An agent the bot works with. Stored with the spec and part of its hash; no run reads it.
@@ -719,7 +945,8 @@ export declare type BotSpec = Message<"svc.bots.v1.BotSpec"> & {
   engine?: EngineSettings | undefined;
 
   /**
-   * Models the bot uses; stored with the spec and part of its hash, not read by any run.
+   * Models the bot uses, part of its hash; those with a digest are run by the strategy's code
+   * (docs/models.md), at most 16.
    *
    * @generated from field: repeated svc.bots.v1.ModelRef models = 8;
    */
@@ -798,7 +1025,8 @@ export declare type BotSpecJson = {
   engine?: EngineSettingsJson;
 
   /**
-   * Models the bot uses; stored with the spec and part of its hash, not read by any run.
+   * Models the bot uses, part of its hash; those with a digest are run by the strategy's code
+   * (docs/models.md), at most 16.
    *
    * @generated from field: repeated svc.bots.v1.ModelRef models = 8;
    */
@@ -2007,7 +2235,8 @@ export declare type BotEvent = Message<"svc.bots.v1.BotEvent"> & {
    * What happened: session_started, phase_changed, bar_received, order_placed, order_filled,
    * order_cancelled, order_rejected, position_changed, risk_disabled, risk_re_enabled, reduce_only,
    * fail_safe, strategy_log (a line of a code strategy's ctx.log: time, level, message, fields),
-   * strategy_log_dropped (its lines past the run's limit so far: dropped) or halted.
+   * strategy_log_dropped (its lines past the run's limit so far: dropped), model_output (an
+   * inference a code strategy asked for: time, model, digest, outputs) or halted.
    *
    * @generated from field: string type = 2;
    */
@@ -2047,7 +2276,8 @@ export declare type BotEventJson = {
    * What happened: session_started, phase_changed, bar_received, order_placed, order_filled,
    * order_cancelled, order_rejected, position_changed, risk_disabled, risk_re_enabled, reduce_only,
    * fail_safe, strategy_log (a line of a code strategy's ctx.log: time, level, message, fields),
-   * strategy_log_dropped (its lines past the run's limit so far: dropped) or halted.
+   * strategy_log_dropped (its lines past the run's limit so far: dropped), model_output (an
+   * inference a code strategy asked for: time, model, digest, outputs) or halted.
    *
    * @generated from field: string type = 2;
    */
@@ -10406,6 +10636,17 @@ export declare const BotsService: GenService<{
     methodKind: "unary";
     input: typeof UploadDatasetRequestSchema;
     output: typeof DatasetSchema;
+  },
+  /**
+   * Uploads an ONNX model, checked by loading it; answers its digest, inputs and outputs. The
+   * same bytes again answer the model already stored.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.UploadModel
+   */
+  uploadModel: {
+    methodKind: "unary";
+    input: typeof UploadModelRequestSchema;
+    output: typeof ModelArtifactSchema;
   },
   /**
    * The data sets a backtest or paper session can use: the bundled one and the uploaded ones.

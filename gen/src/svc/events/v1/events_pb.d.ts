@@ -56,6 +56,13 @@ export declare type BotCreated = Message<"svc.events.v1.BotCreated"> & {
    * @generated from field: string strategy_digest = 7;
    */
   strategyDigest: string;
+
+  /**
+   * The ONNX models the version runs: name to "sha256:..." digest (part of spec_hash too).
+   *
+   * @generated from field: map<string, string> model_digests = 8;
+   */
+  modelDigests: { [key: string]: string };
 };
 
 /**
@@ -99,6 +106,13 @@ export declare type BotCreatedJson = {
    * @generated from field: string strategy_digest = 7;
    */
   strategyDigest?: string;
+
+  /**
+   * The ONNX models the version runs: name to "sha256:..." digest (part of spec_hash too).
+   *
+   * @generated from field: map<string, string> model_digests = 8;
+   */
+  modelDigests?: { [key: string]: string };
 };
 
 /**
@@ -148,6 +162,13 @@ export declare type BotVersionCreated = Message<"svc.events.v1.BotVersionCreated
    * @generated from field: string strategy_digest = 7;
    */
   strategyDigest: string;
+
+  /**
+   * The ONNX models the version runs: name to "sha256:..." digest (part of spec_hash too).
+   *
+   * @generated from field: map<string, string> model_digests = 8;
+   */
+  modelDigests: { [key: string]: string };
 };
 
 /**
@@ -191,6 +212,13 @@ export declare type BotVersionCreatedJson = {
    * @generated from field: string strategy_digest = 7;
    */
   strategyDigest?: string;
+
+  /**
+   * The ONNX models the version runs: name to "sha256:..." digest (part of spec_hash too).
+   *
+   * @generated from field: map<string, string> model_digests = 8;
+   */
+  modelDigests?: { [key: string]: string };
 };
 
 /**

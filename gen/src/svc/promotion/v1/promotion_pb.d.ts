@@ -64,6 +64,17 @@ export declare type ProductionStrategyArtifact = Message<"svc.promotion.v1.Produ
    * @generated from field: string strategy_digest = 6;
    */
   strategyDigest: string;
+
+  /**
+   * The ONNX models the version runs, name to "sha256:" digest (its spec.models); optional. The
+   * artifact_known gate denies the request when it is set and is not that version's models. A
+   * drl_policy request is denied for a version that runs no model. The ApprovedPromotion token
+   * names the version's model digests either way, and the bots service starts no session whose
+   * model bytes differ from them.
+   *
+   * @generated from field: map<string, string> model_digests = 7;
+   */
+  modelDigests: { [key: string]: string };
 };
 
 /**
@@ -117,6 +128,17 @@ export declare type ProductionStrategyArtifactJson = {
    * @generated from field: string strategy_digest = 6;
    */
   strategyDigest?: string;
+
+  /**
+   * The ONNX models the version runs, name to "sha256:" digest (its spec.models); optional. The
+   * artifact_known gate denies the request when it is set and is not that version's models. A
+   * drl_policy request is denied for a version that runs no model. The ApprovedPromotion token
+   * names the version's model digests either way, and the bots service starts no session whose
+   * model bytes differ from them.
+   *
+   * @generated from field: map<string, string> model_digests = 7;
+   */
+  modelDigests?: { [key: string]: string };
 };
 
 /**

@@ -15,6 +15,7 @@ import type {
   KernelFill,
   PortfolioView,
 } from "./strategy-host.js";
+import type { ModelOutputRecord } from "../../models/run-models.js";
 
 /** What a sandboxed strategy's run needs to resume: JSON, kept with a paper session's events. */
 export interface SandboxHostSnapshot {
@@ -95,7 +96,13 @@ export class SandboxHost implements AsyncStrategyHost {
   constructor(
     private readonly sandbox: Sandbox,
     private readonly symbol: string,
+    /** The run's models, when its version has some: their recorded answers drain from here. */
+    private readonly models?: { drain(): ModelOutputRecord[] },
   ) {}
+
+  drainModelOutputs(): ModelOutputRecord[] {
+    return this.models?.drain() ?? [];
+  }
 
   fills(fills: readonly KernelFill[]): void {
     for (const f of fills) {

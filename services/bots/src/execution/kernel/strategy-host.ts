@@ -114,6 +114,13 @@ export interface AsyncStrategyHost {
   abort?(): void;
   /** The strategy's log lines since the last drain, and the lines its run dropped so far. */
   drainLogs?(): { lines: readonly StrategyLogLine[]; dropped: number };
+  /** The model inferences served since the last drain (a model_output event each). */
+  drainModelOutputs?(): readonly {
+    time: number | null;
+    model: string;
+    digest: string;
+    outputs: Record<string, { dims: number[]; data: number[] }>;
+  }[];
   /**
    * An explicit order with a `ref` was acted on: `orderId` is the venue's id, undefined when the
    * order was refused (a check, or bad units or price). Called at the close it was sent at.

@@ -46,11 +46,11 @@ function writeFully(bytes: Uint8Array): void {
   }
 }
 
-function reply(json: string): void {
+function reply(json: string, kind: Kind = Kind.Answer): void {
   const body = Buffer.from(String(json), "utf8");
   const head = Buffer.alloc(FRAME_HEADER_BYTES);
   head.writeUInt32LE(body.byteLength, 0);
-  head[4] = Kind.Answer;
+  head[4] = kind;
   writeFully(Buffer.concat([head, body]));
 }
 
@@ -66,6 +66,21 @@ function exchange(answer: string): string {
   const length = new DataView(head.buffer).getUint32(0, true);
   const payload = new Uint8Array(length);
   if (!readFully(payload) || head[4] !== Kind.Resume) process.exit(0);
+  return Buffer.from(payload).toString("utf8");
+}
+
+/**
+ * A strategy's model call waits here, inside its call: the inputs go to the host, which runs the
+ * model outside the sandbox and sends back its outputs. As with `exchange`, anything else means
+ * the host gave up on the run.
+ */
+function modelCall(request: string): string {
+  reply(String(request), Kind.ModelCall);
+  const head = new Uint8Array(FRAME_HEADER_BYTES);
+  if (!readFully(head)) process.exit(0);
+  const length = new DataView(head.buffer).getUint32(0, true);
+  const payload = new Uint8Array(length);
+  if (!readFully(payload) || head[4] !== Kind.ModelResult) process.exit(0);
   return Buffer.from(payload).toString("utf8");
 }
 
@@ -105,7 +120,7 @@ function load(request: InitRequest): { realm?: Realm; answer: string } {
   runtimeFactory(runtimeModule, runtimeModule.exports, ...values);
   const realm = runtimeModule.exports.realm;
   const config = JSON.stringify(request.config);
-  realm.setup(config, exchange);
+  realm.setup(config, exchange, modelCall);
   // After setup: the names the strategy binds are those left, with the values setup put there.
   const strategyNames = globalNames(context);
   let factory: Parameters<Realm["load"]>[0];

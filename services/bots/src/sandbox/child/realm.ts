@@ -16,6 +16,8 @@ let random: SeededRandom | undefined;
  * strategy code can reach it: it is a function of node's realm.
  */
 let exchange: ((answer: string) => string) | undefined;
+/** The bootstrap's synchronous model call (strings in, strings out), held as `exchange` is. */
+let modelCall: ((request: string) => string) | undefined;
 
 function answer(run: () => unknown): string {
   try {
@@ -116,10 +118,18 @@ type Factory = (
 
 export const realm = {
   /** Takes away and freezes; the bootstrap calls it once, before compiling the strategy. */
-  setup(configJson: string, hostExchange?: (answer: string) => string): void {
+  setup(
+    configJson: string,
+    hostExchange?: (answer: string) => string,
+    hostModelCall?: (request: string) => string,
+  ): void {
     if (hostExchange) {
       const outer = hostExchange;
       exchange = (answer: string) => String(outer(String(answer)));
+    }
+    if (hostModelCall) {
+      const outer = hostModelCall;
+      modelCall = (request: string) => String(outer(String(request)));
     }
     harden((JSON.parse(configJson) as RuntimeConfig).seed);
   },
@@ -140,6 +150,7 @@ export const realm = {
         config,
         random ?? SeededRandom.fromSeed(config.seed),
         exchange,
+        modelCall,
       );
       return runtime.init();
     });

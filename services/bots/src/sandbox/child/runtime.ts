@@ -12,6 +12,8 @@ import type {
   Fill,
   JsonValue,
   Logger,
+  Model,
+  ModelOutput,
   OrderRequest,
   ParamSpec,
   Portfolio,
@@ -38,6 +40,13 @@ import type {
 /** The file name the strategy's bundle is compiled under: its stack frames keep it, all others go. */
 export const STRATEGY_FILE = "strategy.js";
 export const MAX_LOOKBACK = 10_000;
+/** Input values one model call may carry (all its inputs together). */
+export const MAX_MODEL_VALUES = 1_000_000;
+/**
+ * Model calls one bar (or init, or onStop) may make: the host restarts a call's clock at each
+ * model answer, so this is what keeps a strategy that loops on its model within its call limit.
+ */
+export const MAX_MODEL_CALLS_PER_BAR = 64;
 
 type AnyDefinition = StrategyDefinition<Record<string, ParamSpec>>;
 
@@ -396,6 +405,15 @@ class RunContext implements Context<Record<string, ParamSpec>> {
   cancel(orderId: string): void {
     this.#rt.cancelOrder(orderId);
   }
+  model(name: string): Model {
+    const key = String(name);
+    const rt = this.#rt;
+    return Object.freeze({
+      name: key,
+      run: (inputs: Record<string, { dims: readonly number[]; data: ArrayLike<number> }>) =>
+        rt.runModel(key, inputs),
+    });
+  }
 }
 Object.freeze(RunContext.prototype);
 Object.freeze(RunContext);
@@ -439,6 +457,10 @@ export class StrategyRuntime {
    * once the strategy decided in this call, only the host knows it (see `hostState`).
    */
   private sure = 0;
+  /** Model calls of the current bar (a bar known by its index and time: fills share an index). */
+  private modelCalls = 0;
+  private modelCallsBar = -2;
+  private modelCallsTime = NaN;
 
   /**
    * `exchange` (the child's, absent in-process) answers the host with a partial answer and
@@ -449,6 +471,8 @@ export class StrategyRuntime {
     private readonly config: RuntimeConfig,
     readonly random: SeededRandom,
     private readonly exchange?: (answer: string) => string,
+    /** The child's model call (absent in-process): the host runs the model and answers. */
+    private readonly modelCall?: (request: string) => string,
   ) {
     if (
       typeof definition !== "object" ||
@@ -574,6 +598,74 @@ export class StrategyRuntime {
     if (typeof orderId !== "string" || orderId.length === 0 || orderId.length > 128)
       throw new TypeError("cancel: give the id order() returned");
     this.cancels.push(orderId);
+  }
+
+  /**
+   * One inference, asked of the host mid-call: the model runs outside the sandbox, and its
+   * outputs come back before the strategy's call goes on. The host records them with the bar.
+   */
+  runModel(
+    name: string,
+    inputs: Record<string, { dims: readonly number[]; data: ArrayLike<number> }>,
+  ): Record<string, ModelOutput> {
+    const models = this.config.models ?? [];
+    if (!models.includes(name))
+      throw new RangeError(
+        `ctx.model(${JSON.stringify(name)}): the bot version has ${models.length ? `models ${models.join(", ")}` : "no models"} (spec.models, each with the digest POST /models answered)`,
+      );
+    if (!this.modelCall)
+      throw new RuntimeFault("strategy_error", "no host is there to run the model");
+    if (this.modelCallsBar !== this.bar || !Object.is(this.modelCallsTime, this.time)) {
+      this.modelCallsBar = this.bar;
+      this.modelCallsTime = this.time;
+      this.modelCalls = 0;
+    }
+    if (++this.modelCalls > MAX_MODEL_CALLS_PER_BAR)
+      throw new RuntimeFault(
+        "strategy_error",
+        `ctx.model("${name}").run: more than ${MAX_MODEL_CALLS_PER_BAR} model calls in one bar; send the rows of one bar as a batch`,
+      );
+    if (typeof inputs !== "object" || inputs === null)
+      throw new TypeError(
+        `ctx.model("${name}").run: give the inputs by name: { obs: { dims, data } }`,
+      );
+    const wire: Record<string, { dims: number[]; data: number[] }> = {};
+    let total = 0;
+    for (const key of Object.keys(inputs).slice(0, 65)) {
+      const t = inputs[key] as { dims?: unknown; data?: ArrayLike<number> } | undefined;
+      const dims = Array.isArray(t?.dims) ? (t.dims as unknown[]).map(Number) : undefined;
+      const length = t?.data && typeof t.data.length === "number" ? t.data.length : -1;
+      const count = dims?.reduce((a, d) => a * d, 1) ?? -1;
+      if (
+        !dims ||
+        dims.length > 8 ||
+        dims.some((d) => !Number.isInteger(d) || d < 0) ||
+        count !== length
+      )
+        throw new TypeError(
+          `ctx.model("${name}").run: input "${key}" needs dims (whole numbers) and data of their product's length`,
+        );
+      total += length;
+      if (total > MAX_MODEL_VALUES)
+        throw new RangeError(
+          `ctx.model("${name}").run: at most ${MAX_MODEL_VALUES} input values per call`,
+        );
+      const data = new Array<number>(length);
+      for (let i = 0; i < length; i++) data[i] = Number(t!.data![i]);
+      wire[key] = { dims, data };
+    }
+    const time = Number.isNaN(this.time) ? null : this.time;
+    const reply = JSON.parse(
+      this.modelCall(JSON.stringify({ bar: this.bar, time, model: name, inputs: wire })),
+    ) as { ok?: { outputs: Record<string, { dims: number[]; data: number[] }> }; fail?: string };
+    if (!reply.ok) throw new Error(`ctx.model("${name}").run: ${String(reply.fail)}`);
+    const out: Record<string, ModelOutput> = {};
+    for (const [key, t] of Object.entries(reply.ok.outputs))
+      out[key] = Object.freeze({
+        dims: Object.freeze([...t.dims]),
+        data: Float64Array.from(t.data),
+      });
+    return Object.freeze(out);
   }
 
   private log(level: "info" | "warn", message: unknown, fields: unknown): void {
