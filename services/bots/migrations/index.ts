@@ -25,6 +25,7 @@ import * as backtestServedIndex from "./2026-11-28T0000-backtest-served-index.js
 import * as strategyCode from "./2026-11-28T0100-strategy-code.js";
 import * as sessionStrategyState from "./2026-11-28T0200-session-strategy-state.js";
 import * as sweeps from "./2026-11-28T0400-sweeps.js";
+import * as trialReturnsWithResults from "./2026-11-29T0700-trial-returns-with-results.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T0100-strategy-code": strategyCode,
   "2026-11-28T0200-session-strategy-state": sessionStrategyState,
   "2026-11-28T0400-sweeps": sweeps,
+  "2026-11-29T0700-trial-returns-with-results": trialReturnsWithResults,
 };

@@ -7,6 +7,7 @@ import * as listPagingIndexes from "./2026-11-25T1505-list-paging-indexes.js";
 import * as submitterInternalUser from "./2026-11-27T2100-submitter-internal-user.js";
 import * as strategyDigest from "./2026-11-28T0100-strategy-digest.js";
 import * as trialSweeps from "./2026-11-28T0400-trial-sweeps.js";
+import * as trialReturnsOnDemand from "./2026-11-29T0710-trial-returns-on-demand.js";
 
 /** Every migration of the promotion schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-27T2100-submitter-internal-user": submitterInternalUser,
   "2026-11-28T0100-strategy-digest": strategyDigest,
   "2026-11-28T0400-trial-sweeps": trialSweeps,
+  "2026-11-29T0710-trial-returns-on-demand": trialReturnsOnDemand,
 };

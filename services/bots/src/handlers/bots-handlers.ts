@@ -52,7 +52,8 @@ import {
   statusName,
 } from "./bot-mapping.js";
 
-export const BOTS_SCHEMA = "bots";
+import { BOTS_SCHEMA } from "../runtime/record-run.js";
+export { BOTS_SCHEMA };
 
 type BotsHandlers = Pick<
   ServiceImpl<typeof BotsService>,

@@ -539,7 +539,9 @@ export declare const ArtifactActivatedSchema: GenMessage<ArtifactActivated, {jso
 
 /**
  * A finished backtest recorded in the TrialLedger: the promotion gates count trials and
- * recompute DSR and PBO from these returns, never from what a request reports.
+ * recompute DSR and PBO from their returns, never from what a request reports. The returns stay
+ * with the backtest's result: the promotion service reads them (BotsService.GetTrialReturns) when
+ * a gate needs them, so the event is a few hundred bytes, not a run's every day.
  *
  * @generated from message svc.events.v1.TrialRecorded
  */
@@ -580,6 +582,8 @@ export declare type TrialRecorded = Message<"svc.events.v1.TrialRecorded"> & {
   dataSource: string;
 
   /**
+   * Only in events of an earlier release, which carried them; empty since (see observations).
+   *
    * @generated from field: repeated double daily_returns = 8;
    */
   dailyReturns: number[];
@@ -596,11 +600,20 @@ export declare type TrialRecorded = Message<"svc.events.v1.TrialRecorded"> & {
    * @generated from field: string sweep_id = 10;
    */
   sweepId: string;
+
+  /**
+   * How many daily returns the trial has (GetTrialReturns answers them).
+   *
+   * @generated from field: int32 observations = 11;
+   */
+  observations: number;
 };
 
 /**
  * A finished backtest recorded in the TrialLedger: the promotion gates count trials and
- * recompute DSR and PBO from these returns, never from what a request reports.
+ * recompute DSR and PBO from their returns, never from what a request reports. The returns stay
+ * with the backtest's result: the promotion service reads them (BotsService.GetTrialReturns) when
+ * a gate needs them, so the event is a few hundred bytes, not a run's every day.
  *
  * @generated from message svc.events.v1.TrialRecorded
  */
@@ -641,6 +654,8 @@ export declare type TrialRecordedJson = {
   dataSource?: string;
 
   /**
+   * Only in events of an earlier release, which carried them; empty since (see observations).
+   *
    * @generated from field: repeated double daily_returns = 8;
    */
   dailyReturns?: (number | "NaN" | "Infinity" | "-Infinity")[];
@@ -657,6 +672,13 @@ export declare type TrialRecordedJson = {
    * @generated from field: string sweep_id = 10;
    */
   sweepId?: string;
+
+  /**
+   * How many daily returns the trial has (GetTrialReturns answers them).
+   *
+   * @generated from field: int32 observations = 11;
+   */
+  observations?: number;
 };
 
 /**
