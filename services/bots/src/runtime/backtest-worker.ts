@@ -20,6 +20,15 @@ const port = parentPort;
 if (!port) throw new Error("backtest-worker.ts runs as a worker thread (backtest-pool.ts)");
 /** Where this worker writes its runs' results itself (Postgres); none: it sends them back. */
 const store = (workerData as { store?: WorkerStore } | undefined)?.store;
+/**
+ * The write's code, loaded from the worker's start beside its first run rather than after it; a
+ * worker that never writes (PGlite) never loads it and keeps a lean heap.
+ */
+const writer = store
+  ? Promise.all([import("./record-run.js"), import("./worker-store.js")])
+  : undefined;
+// A failed load fails the first run that writes (awaited there), not the thread.
+writer?.catch(() => {});
 
 /**
  * The computation yields the CPU to the process's event loop: on a machine with as many cores
@@ -71,11 +80,7 @@ async function finish(job: RunJob, control: Int32Array, finished: FinishedRun | 
     return port!.postMessage({ type: "stopped", run: job.id } satisfies FromWorker);
   if (!store || !job.record)
     return port!.postMessage({ type: "done", run: job.id, finished } satisfies FromWorker);
-  // Loaded on the first write: a worker that never writes (PGlite) keeps a lean heap.
-  const [{ recordFinishedRun }, { workerDb }] = await Promise.all([
-    import("./record-run.js"),
-    import("./worker-store.js"),
-  ]);
+  const [{ recordFinishedRun }, { workerDb }] = await writer!;
   const recorded = await recordFinishedRun(await workerDb(store), job.record, finished);
   const m = finished.metrics;
   port!.postMessage({
