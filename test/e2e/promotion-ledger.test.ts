@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
-import { call, startTestPlatform } from "../support/test-platform.js";
+import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
 
 const spec = (fast: number) => ({
@@ -39,8 +39,10 @@ describe("the trial-ledger gate", () => {
       "the promotion service records both backtests and knows all three versions",
       async () => ({ trials: await count("trials"), versions: await count("known_bot_versions") }),
       (c) => c.trials === 2 && c.versions === 3,
+      // Two cold backtests, then the relay and the consumer: as long as sweep-evidence's wait.
+      60_000,
     );
-  });
+  }, PLATFORM_START_TIMEOUT_MS + 60_000);
   afterAll(async () => {
     await p?.close();
   });
