@@ -17,7 +17,12 @@ import {
 } from "@svc/lib/server";
 import { closeGateway, createGateway } from "@svc/gateway";
 import { createBotsModule } from "@svc/bots";
-import { botVersionsFrom, createPromotionModule, killSwitchFrom } from "@svc/promotion";
+import {
+  botVersionsFrom,
+  createPromotionModule,
+  killSwitchFrom,
+  trialReturnsFrom,
+} from "@svc/promotion";
 import { botExistsFrom, createKillSwitchModule, drillRosterFrom } from "@svc/killswitch";
 import {
   createComplianceModule,
@@ -92,6 +97,7 @@ export async function startPlatform(
     killSwitch: killSwitchFrom(killSwitchClient, config.timeouts.kvMs * 3),
     botVersion: (botRef, version) =>
       botVersionsFrom(botsClient, config.timeouts.dbMs)(botRef, version),
+    trialReturns: trialReturnsFrom(botsClient, config.timeouts.dbMs),
   });
   mcp.clients = {
     bots: botsClientFor("identity"),

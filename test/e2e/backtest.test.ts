@@ -65,7 +65,7 @@ describe("backtests through the gateway", () => {
     const trials = await sql<{
       n: number;
       days: number;
-    }>`select count(*)::int as n, max(jsonb_array_length(daily_returns))::int as days from bots.trial_ledger`.execute(
+    }>`select count(*)::int as n, max(observations)::int as days from bots.trial_ledger`.execute(
       p.platform.db.db,
     );
     expect(trials.rows[0]).toEqual({ n: 1, days: 1000 });

@@ -175,8 +175,8 @@ describe("keyset pagination on every list route, through the gateway, on postgre
       "trial_id",
       async (id, at) => {
         await q(
-          `insert into bots.trial_ledger (trial_id, bot_id, version, spec_hash, strategy_family, parameters, data_source, daily_returns, sharpe, recorded_at)
-           values ($1, $2, 1, 'h', 'ma_crossover', '{}', 'csv:x', '[]', 0, $3)`,
+          `insert into bots.trial_ledger (trial_id, bot_id, version, spec_hash, strategy_family, parameters, data_source, observations, sharpe, recorded_at)
+           values ($1, $2, 1, 'h', 'ma_crossover', '{}', 'csv:x', 0, 0, $3)`,
           [id, bot.id, at],
         );
       },

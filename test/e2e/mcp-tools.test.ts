@@ -291,8 +291,8 @@ describe("MCP list tools page to the last item", () => {
              case when g = 3 then 'halted' else 'success' end, 't-' || g, '{}',
              timestamptz '2026-02-01' + g * interval '1 second'
       from generate_series(1, 6) g`.execute(db);
-    await sql`insert into bots.trial_ledger (trial_id, bot_id, version, spec_hash, strategy_family, parameters, data_source, daily_returns, sharpe, recorded_at)
-      select gen_random_uuid(), ${botId}, 1, 'h', 'ma_crossover', '{}', 'csv:x', '[]', 0,
+    await sql`insert into bots.trial_ledger (trial_id, bot_id, version, spec_hash, strategy_family, parameters, data_source, observations, sharpe, recorded_at)
+      select gen_random_uuid(), ${botId}, 1, 'h', 'ma_crossover', '{}', 'csv:x', 0, 0,
              timestamptz '2026-02-01' + g * interval '1 second'
       from generate_series(1, 5) g`.execute(db);
     const token = await idp.sign(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { RunningPlatform } from "@svc/all-in-one";
-import { call, startTestPlatform } from "../support/test-platform.js";
+import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
 
 const spec = (fast: number) => ({
@@ -39,8 +39,10 @@ describe("the trial-ledger gate", () => {
       "the promotion service records both backtests and knows all three versions",
       async () => ({ trials: await count("trials"), versions: await count("known_bot_versions") }),
       (c) => c.trials === 2 && c.versions === 3,
+      // Two cold backtests, then the relay and the consumer: as long as sweep-evidence's wait.
+      60_000,
     );
-  });
+  }, PLATFORM_START_TIMEOUT_MS + 60_000);
   afterAll(async () => {
     await p?.close();
   });
@@ -61,6 +63,27 @@ describe("the trial-ledger gate", () => {
       },
     });
 
+  const returns = async (schema: "promotion" | "bots") =>
+    (
+      await sql<{ trial_id: string; daily: number[] | null }>`${sql.raw(
+        schema === "promotion"
+          ? "select trial_id, daily_returns as daily from promotion.trials"
+          : "select deployment_id as trial_id, jsonb_path_query_array(daily_returns, '$[*].value') as daily from bots.backtest_results",
+      )} order by 1`.execute(p.platform.db.db)
+    ).rows;
+
+  it("announces a trial without its daily returns: they stay with the backtest's result", async () => {
+    const events = await sql<{
+      bytes: number;
+    }>`select length(payload) as bytes from bots.outbox where type = 'svc.events.v1.TrialRecorded'`.execute(
+      p.platform.db.db,
+    );
+    // 1000 daily returns would be 8 kB of doubles; the event names the trial and counts them.
+    expect(events.rows.map((r) => r.bytes)).toHaveLength(2);
+    for (const r of events.rows) expect(r.bytes).toBeLessThan(1_000);
+    expect((await returns("promotion")).map((r) => r.daily)).toEqual([null, null]);
+  });
+
   it("takes N from the ledger and recomputes DSR and PBO from its returns", async () => {
     const res = await submit("ledger-1", 3);
     const gate = res.body.gates.find((g: { name: string }) => g.name === "trial_ledger");
@@ -68,6 +91,10 @@ describe("the trial-ledger gate", () => {
       /^N 2 \(from the ledger\); DSR [\d.]+ (>=|<) 0.95; PBO [\d.]+ (<=|>) 0.5 \(CSCV over 2 trials on csv:sample-btc-usd-1d\)$/,
     );
     expect(res.body.status).toBe(gate.passed ? "pending" : "denied");
+    // The gate read the returns from the bots service and keeps them: the next request reads none.
+    const kept = await returns("promotion");
+    expect(kept).toEqual(await returns("bots"));
+    expect(kept.every((r) => r.daily?.length === 1000)).toBe(true);
   });
 
   it("denies a version that was never backtested", async () => {

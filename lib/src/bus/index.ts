@@ -16,7 +16,13 @@ export async function createNatsBus(
 ): Promise<EventBus> {
   return (await import("./nats-bus.js")).createNatsBus(...args);
 }
-export { enqueueEvent, startOutboxRelay, outboxMigration, type OutboxRelay } from "./outbox.js";
+export {
+  enqueueEvent,
+  startOutboxRelay,
+  outboxMigration,
+  wakeOutboxRelays,
+  type OutboxRelay,
+} from "./outbox.js";
 export { processOnce, processedEventsMigration } from "./process-once.js";
 
 /** NATS JetStream when a URL is configured, the in-process bus otherwise. */

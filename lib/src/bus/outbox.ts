@@ -78,8 +78,16 @@ export async function enqueueEvent<DB>(
     .execute();
   // Read committed: the relay sees the row only once the caller's transaction commits, so a
   // woken relay keeps polling at its busy pace for a while rather than once.
-  for (const wake of relaysBySchema.get(schema) ?? []) wake();
+  wakeOutboxRelays(schema);
   return id;
+}
+
+/**
+ * Wakes this thread's relays of `schema` from their idle pace: what a thread that wrote an event
+ * on a connection of its own (a backtest's worker) asks the relay's thread to do once it committed.
+ */
+export function wakeOutboxRelays(schema: string): void {
+  for (const wake of relaysBySchema.get(schema) ?? []) wake();
 }
 
 /** This process's relays by schema: enqueueEvent wakes them from their idle pace. */

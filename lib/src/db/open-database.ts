@@ -12,6 +12,11 @@ import { PrioritisedPgliteDialect } from "./prioritised-pglite-dialect.js";
 export interface Database {
   db: Kysely<unknown>;
   kind: "postgres" | "pglite";
+  /**
+   * Postgres's address, for a thread that opens connections of its own (a backtest's worker
+   * writes its results itself); unset for PGlite, whose one connection is this handle's.
+   */
+  url?: string;
   /** A PGlite database that started as a copy of a migrated template instead of an empty one. */
   fromTemplate?: boolean;
   /** Where an embedded database's opening spent its time, ms from the call (for the ready log). */
@@ -61,7 +66,7 @@ export async function openDatabase(opts: {
     // a freeze) fails its query; without a listener its 'error' event would crash the process.
     pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: "postgres", close: () => db.destroy() };
+    return { db, kind: "postgres", url: opts.url, close: () => db.destroy() };
   }
   const inMemory = !opts.dataDir || opts.dataDir === "memory://";
   const startParams =

@@ -123,6 +123,7 @@ export const ERROR_CODES = [
   "bot_unverifiable",
   "bots_unreachable",
   "artifact_unverifiable",
+  "trial_returns_unavailable",
   "killswitch_unverifiable",
   "killswitch_unreachable",
   "membership_unverifiable",

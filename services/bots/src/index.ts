@@ -84,6 +84,11 @@ export async function createBotsModule(
   const pool = createBacktestPool({
     width: platform.config.backtests.workers,
     memoryMb: platform.config.backtests.workerMemoryMb,
+    // On Postgres each worker writes its runs' results on a connection of its own; on PGlite
+    // (one connection, this thread's) they come back here to be written.
+    ...(platform.db.url
+      ? { store: { postgresUrl: platform.db.url, timeoutMs: platform.config.timeouts.dbMs } }
+      : {}),
   });
   const runDeps = { db, tasks, hostId, pool, log: platform.log };
   const queue = backtestQueue({

@@ -8,6 +8,7 @@ import * as submitterInternalUser from "./2026-11-27T2100-submitter-internal-use
 import * as strategyDigest from "./2026-11-28T0100-strategy-digest.js";
 import * as trialSweeps from "./2026-11-28T0400-trial-sweeps.js";
 import * as modelDigests from "./2026-11-29T0410-model-digests.js";
+import * as trialReturnsOnDemand from "./2026-11-29T0710-trial-returns-on-demand.js";
 
 /** Every migration of the promotion schema, in order; names never change. */
 export const migrations: Record<string, Migration> = {
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T0100-strategy-digest": strategyDigest,
   "2026-11-28T0400-trial-sweeps": trialSweeps,
   "2026-11-29T0410-model-digests": modelDigests,
+  "2026-11-29T0710-trial-returns-on-demand": trialReturnsOnDemand,
 };

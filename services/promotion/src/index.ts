@@ -6,7 +6,8 @@ import { startOutboxRelay, type BusSubscription } from "@svc/lib/bus";
 import { completeService, type Platform, type ServiceModule } from "@svc/lib/server";
 import { migrations } from "../migrations/index.js";
 import { killSwitchOverNetwork } from "./clients/kill-switch.js";
-import { botVersionsOverNetwork } from "./clients/bot-versions.js";
+import { botVersionsOverNetwork, trialReturnsOverNetwork } from "./clients/bot-versions.js";
+import type { TrialReturnsLookup } from "./handlers/ledger-returns.js";
 import { consumeBotsEvents } from "./consumers/bots-events.js";
 import { DEFAULT_GATE_POLICY } from "./domain/gates.js";
 import {
@@ -15,8 +16,8 @@ import {
   type BotVersionLookup,
   type KillSwitchCheck,
 } from "./handlers/promotion-handlers.js";
-export type { BotVersionLookup, KillSwitchCheck };
-export { botVersionsFrom } from "./clients/bot-versions.js";
+export type { BotVersionLookup, KillSwitchCheck, TrialReturnsLookup };
+export { botVersionsFrom, trialReturnsFrom } from "./clients/bot-versions.js";
 export { killSwitchFrom } from "./clients/kill-switch.js";
 import * as repo from "./store/promotion.repository.js";
 import type { PromotionDatabase } from "./store/promotion.table.js";
@@ -28,7 +29,11 @@ import type { PromotionDatabase } from "./store/promotion.table.js";
  */
 export async function createPromotionModule(
   platform: Platform,
-  wiring: { killSwitch?: KillSwitchCheck; botVersion?: BotVersionLookup } = {},
+  wiring: {
+    killSwitch?: KillSwitchCheck;
+    botVersion?: BotVersionLookup;
+    trialReturns?: TrialReturnsLookup;
+  } = {},
 ): Promise<ServiceModule> {
   await migrateSchema(platform.db.db, PROMOTION_SCHEMA, migrations);
   const db = schemaDb<PromotionDatabase>(
@@ -46,6 +51,10 @@ export async function createPromotionModule(
     // All-in-one wires an in-process Connect client; a standalone service reaches it by address.
     killSwitch: wiring.killSwitch ?? killSwitchOverNetwork(platform.config, platform.log),
     botVersion: wiring.botVersion ?? botVersionsOverNetwork(platform.config, platform.log),
+    // Only the trial-ledger gate reads trials' returns: without it, no peer is asked for them.
+    trialReturns: flags.trialLedgerNEnforce
+      ? (wiring.trialReturns ?? trialReturnsOverNetwork(platform.config, platform.log))
+      : undefined,
     skipHumanKinds: flags.skipHumanKinds,
     signingKey: statementKeysFromPem({ privateKeyPem: signingKeyPem }).privateKey!,
     policy: {

@@ -1,7 +1,7 @@
-import { create, toBinary, type JsonObject } from "@bufbuild/protobuf";
+import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import type { Logger } from "@svc/lib/telemetry";
 import {
   BotsService,
@@ -9,8 +9,7 @@ import {
   ListBotDeploymentsResponseSchema,
   StrategyLanguage,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
-import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
-import { enqueueEvent } from "@svc/lib/bus";
+import { wakeOutboxRelays } from "@svc/lib/bus";
 import { Code, isStoreOutage, svcError } from "@svc/lib/errors";
 import {
   EngineInputError,
@@ -22,9 +21,10 @@ import {
   type SourceOptions,
 } from "../engine/index.js";
 import { TaskCancelled, type TaskRunner } from "../runtime/task-runner.js";
-import type { BacktestPool } from "../runtime/backtest-pool.js";
+import type { BacktestPool, RunEnd } from "../runtime/backtest-pool.js";
 import type { RunJob, WorkerError } from "../runtime/backtest-messages.js";
-import { strategyLogsJson, type FinishedRun } from "../runtime/backtest-record.js";
+import { strategyLogsJson } from "../runtime/backtest-record.js";
+import { BOTS_SCHEMA, recordFinishedRun, type RunIdentity } from "../runtime/record-run.js";
 import * as backtests from "../store/backtests.repository.js";
 import {
   enqueueBacktest,
@@ -35,7 +35,6 @@ import * as repo from "../store/bots.repository.js";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import { DEPLOYMENT_KEYS, listDeployments } from "../store/deployments.repository.js";
 import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
-import { recordTrial } from "../store/trials.repository.js";
 import { sandboxLimitsFromEnv } from "../sandbox/index.js";
 import { findStrategyBundle, findStrategySourceMap } from "../store/strategy-code.repository.js";
 import { storedToSpec } from "./bot-mapping.js";
@@ -50,12 +49,11 @@ import {
   runSource,
 } from "../runtime/run-source.js";
 import { isPortfolio } from "../engine/portfolio/portfolio-source.js";
-import { insertFailedRunLogs, insertResults } from "../store/backtest-results.repository.js";
+import { insertFailedRunLogs } from "../store/backtest-results.repository.js";
 import { modelDigestsOf } from "../models/accept-models.js";
 import { modelLimitsFromEnv } from "../models/model-host.js";
 import { modelBytes } from "../store/models.repository.js";
 
-const SCHEMA = "bots";
 /** How often a run in progress looks whether it was halted here (an in-memory look). */
 const CANCEL_LOOK_MS = 50;
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -420,9 +418,51 @@ function submitRun(deps: BacktestDeps, run: Run): void {
   deps.tasks.submit(run.taskId, async () => {
     // Halted or taken over before it started: the row is no longer this process's to run.
     if (!(await backtests.markBacktestRunning(deps.db, run.id, deps.hostId, run.barsTotal))) return;
-    const finished = await simulate(deps, run);
-    if (finished) await recordSuccess(deps, run, finished);
+    const end = await simulate(deps, run);
+    if (!end) return;
+    let headline: { recorded: boolean; bars: number; trades: number; totalReturn: number };
+    if ("finished" in end) {
+      const { metrics } = end.finished;
+      headline = {
+        recorded: await recordFinishedRun(deps.db, identityOf(deps, run), end.finished),
+        ...metrics,
+      };
+    } else {
+      headline = end.written;
+      // Its worker wrote the trial's event on a connection of its own: the relay is told here.
+      if (headline.recorded) wakeOutboxRelays(BOTS_SCHEMA);
+    }
+    if (headline.recorded)
+      deps.log?.info(
+        {
+          deployment_id: run.id,
+          task_id: run.taskId,
+          bot_id: run.botId,
+          version: run.version,
+          data_source: run.dataSource,
+          bars: headline.bars,
+          trades: headline.trades,
+          total_return: headline.totalReturn,
+        },
+        "backtest finished",
+      );
   });
+}
+
+/** What the run's result and trial are written under, on whichever thread writes them. */
+function identityOf(deps: BacktestDeps, run: Run): RunIdentity {
+  return {
+    id: run.id,
+    hostId: deps.hostId,
+    botId: run.botId,
+    version: run.version,
+    specHash: run.specHash,
+    strategyName: run.strategy.name,
+    params: run.strategy.params,
+    dataSource: run.dataSource,
+    symbol: run.symbol,
+    ...(run.sweepId ? { sweepId: run.sweepId } : {}),
+  };
 }
 
 /**
@@ -431,7 +471,7 @@ function submitRun(deps: BacktestDeps, run: Run): void {
  * the look for a halt, the progress write that is also the look for a takeover, an uploaded data
  * set's chunks. A run stopped here is told to stop there at its next slice.
  */
-async function simulate(deps: BacktestDeps, run: Run): Promise<FinishedRun | undefined> {
+async function simulate(deps: BacktestDeps, run: Run): Promise<RunEnd | undefined> {
   const { dataSource, startMs, endMs, opts } = run.bars;
   const job = deps.pool.run(
     {
@@ -451,6 +491,8 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<FinishedRun | und
       symbol: run.symbol,
       ...(run.portfolio ? { portfolio: run.portfolio } : {}),
       bars: { dataSource, startMs, endMs, timeframe: opts.timeframe, resampleMs: opts.resampleMs },
+      // On Postgres the worker writes the result on its own connection, off this event loop.
+      ...(deps.pool.writes ? { record: identityOf(deps, run) } : {}),
     },
     symbolOf(opts.datasets ?? NO_DATASETS, opts.symbol),
   );
@@ -476,36 +518,6 @@ async function simulate(deps: BacktestDeps, run: Run): Promise<FinishedRun | und
     // Halted, taken over or failed here: the worker stops too (a no-op once it has finished).
     job.stop();
   }
-}
-
-/**
- * The result and its trial, once: the write needs the row still running and held here, so a run
- * halted or taken over meanwhile records nothing, and the trial id is the deployment's own id.
- */
-async function recordSuccess(deps: BacktestDeps, run: Run, finished: FinishedRun): Promise<void> {
-  const { metrics, record } = finished;
-  const recorded = await deps.db.transaction().execute(async (trx) => {
-    const summary = summaryOf(metrics, run.dataSource);
-    if (!(await backtests.finishBacktest(trx, run.id, deps.hostId, summary, metrics.bars)))
-      return false;
-    await insertResults(trx, { deploymentId: run.id, symbol: run.symbol, record });
-    await recordAndAnnounceTrial(trx, run, finished);
-    return true;
-  });
-  if (recorded)
-    deps.log?.info(
-      {
-        deployment_id: run.id,
-        task_id: run.taskId,
-        bot_id: run.botId,
-        version: run.version,
-        data_source: run.dataSource,
-        bars: metrics.bars,
-        trades: metrics.trades,
-        total_return: metrics.totalReturn,
-      },
-      "backtest finished",
-    );
 }
 
 /**
@@ -540,72 +552,6 @@ export async function failDeployment(
       });
   });
   return "ended";
-}
-
-function summaryOf(m: FinishedRun["metrics"], dataSource: string): JsonObject {
-  const r = (x: number) => Math.round(x * 1e8) / 1e8;
-  return {
-    data_source: dataSource,
-    bars: m.bars,
-    total_return: r(m.totalReturn),
-    pnl: r(m.pnl),
-    final_equity: r(m.finalEquity),
-    sharpe: r(m.sharpe),
-    sortino: r(m.sortino),
-    max_drawdown: r(m.maxDrawdown),
-    trades: m.trades,
-    win_rate: r(m.winRate),
-    exposure: r(m.exposure),
-    fees: r(m.fees),
-    daily_returns: m.dailyReturns.length,
-    ...(m.turnover !== undefined ? { turnover: r(m.turnover) } : {}),
-    ...(m.grossExposure !== undefined ? { gross_exposure: r(m.grossExposure) } : {}),
-    ...(m.borrowCost !== undefined ? { borrow_cost: r(m.borrowCost) } : {}),
-    ...(m.riskRejections ? { risk_rejections: m.riskRejections } : {}),
-  };
-}
-
-/** The trial of a successful run in the TrialLedger, announced once (its id is the run's). */
-async function recordAndAnnounceTrial(
-  trx: Transaction<BotsDatabase>,
-  run: Run,
-  { metrics, record }: FinishedRun,
-): Promise<void> {
-  const family = run.strategy.name;
-  const params = run.strategy.params;
-  const recorded = await recordTrial(trx, {
-    trial_id: run.id,
-    bot_id: run.botId,
-    version: run.version,
-    spec_hash: run.specHash,
-    strategy_family: family,
-    parameters: JSON.stringify(params),
-    data_source: run.dataSource,
-    daily_returns: record.returnsJson,
-    sharpe: metrics.sharpe,
-  });
-  if (!recorded) return;
-  const ev = create(TrialRecordedSchema, {
-    trialId: run.id,
-    botId: run.botId,
-    version: run.version,
-    specHash: run.specHash,
-    strategyFamily: family,
-    parametersJson: JSON.stringify(params),
-    dataSource: run.dataSource,
-    sharpe: metrics.sharpe,
-    sweepId: run.sweepId ?? "",
-  });
-  // The daily returns were encoded on the worker (backtest-record.ts): appended, they merge in.
-  const head = toBinary(TrialRecordedSchema, ev);
-  const payload = new Uint8Array(head.length + record.returnsField.length);
-  payload.set(head);
-  payload.set(record.returnsField, head.length);
-  await enqueueEvent(trx, SCHEMA, {
-    subject: "svc.bots.trial_recorded",
-    type: TrialRecordedSchema.typeName,
-    payload,
-  });
 }
 
 /** The data sets as the worker reads them: a data set of several symbols gives the run's one. */

@@ -53,7 +53,8 @@ import {
 } from "./bot-mapping.js";
 import { acceptModels, modelDigestsOf } from "../models/accept-models.js";
 
-export const BOTS_SCHEMA = "bots";
+import { BOTS_SCHEMA } from "../runtime/record-run.js";
+export { BOTS_SCHEMA };
 
 type BotsHandlers = Pick<
   ServiceImpl<typeof BotsService>,

@@ -4,6 +4,7 @@ import type { PortfolioParts } from "../engine/portfolio/portfolio-source.js";
 import type { SandboxLimits } from "../sandbox/index.js";
 import type { ModelLimits } from "../models/model-host.js";
 import type { FinishedRun } from "./backtest-record.js";
+import type { RunIdentity } from "./record-run.js";
 import type { StrategyLogLine } from "../execution/kernel/index.js";
 
 /** What a backtest worker needs to build and run the engine: plain, structured-cloneable data. */
@@ -47,6 +48,20 @@ export interface RunJob {
     timeframe?: string;
     resampleMs?: number;
   };
+  /**
+   * Where the run's result and trial are written, when the worker writes them itself (on
+   * Postgres, its own connection: backtest-pool.ts's `store`); unset, it sends them back.
+   */
+  record?: RunIdentity;
+}
+
+/** What a worker that wrote a run's result tells: whether it was recorded, and its headline. */
+export interface WrittenRun {
+  /** False when the run was no longer running here (halted, taken over): nothing was written. */
+  recorded: boolean;
+  bars: number;
+  trades: number;
+  totalReturn: number;
 }
 
 export type RunOutcome = RunMetrics & {
@@ -82,5 +97,6 @@ export type FromWorker =
   | { type: "describe"; run: number; ask: number; name: string }
   | { type: "chunk"; run: number; ask: number; name: string }
   | { type: "done"; run: number; finished: FinishedRun }
+  | { type: "written"; run: number; written: WrittenRun }
   | { type: "stopped"; run: number }
   | { type: "error"; run: number; error: WorkerError };

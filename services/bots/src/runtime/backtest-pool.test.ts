@@ -58,10 +58,11 @@ function heldDataset() {
 const onHeld: Omit<RunJob, "id"> = { ...short, bars: { dataSource: "csv:held" } };
 
 /** The same job computed on this thread: what the worker's answer must equal, bit for bit. */
-const here = async (job: Omit<RunJob, "id">, datasets = NO_DATASETS) =>
-  finishedRun(
+const here = async (job: Omit<RunJob, "id">, datasets = NO_DATASETS) => ({
+  finished: finishedRun(
     (await computeBacktest({ ...job, id: 0 }, new Int32Array(new SharedArrayBuffer(8)), datasets))!,
-  );
+  ),
+});
 
 describe("the backtest worker pool", () => {
   let pool: BacktestPool | undefined;
@@ -75,7 +76,7 @@ describe("the backtest worker pool", () => {
     while (run.done() === 0 && Date.now() < giveUp);
     expect(run.done()).toBeGreaterThan(0);
     const outcome = await run.outcome;
-    expect(outcome?.metrics.bars).toBe(100_000);
+    expect(outcome && "finished" in outcome && outcome.finished.metrics.bars).toBe(100_000);
     expect(outcome).toEqual(await here(long(1)));
   }, 90_000);
 

@@ -1,8 +1,12 @@
 import { Worker } from "node:worker_threads";
 import { EngineInputError, type Bars, type DatasetSource } from "../engine/index.js";
 import type { EngineErrorCode } from "../engine/engine-error.js";
-import type { FromWorker, RunJob, ToWorker, WorkerError } from "./backtest-messages.js";
+import type { FromWorker, RunJob, ToWorker, WorkerError, WrittenRun } from "./backtest-messages.js";
 import type { FinishedRun } from "./backtest-record.js";
+import type { WorkerStore } from "./worker-store.js";
+
+/** A run's end: its results for this thread to write, or what its worker wrote itself. */
+export type RunEnd = { finished: FinishedRun } | { written: WrittenRun };
 
 /**
  * The worker's entry. From the TypeScript sources (tsx, vitest) it is the .ts file, loaded
@@ -13,8 +17,8 @@ const WORKER_URL = new URL("./backtest-worker.ts", import.meta.url);
 
 /** A run started on a worker: its outcome, its progress, and the way to stop it. */
 export interface PoolRun {
-  /** Its figures and serialised results, or undefined when it was stopped; rejects with the run's (or its worker's) error. */
-  readonly outcome: Promise<FinishedRun | undefined>;
+  /** Its end, or undefined when it was stopped; rejects with the run's (or its worker's) error. */
+  readonly outcome: Promise<RunEnd | undefined>;
   /** Bars fed to the engine so far. */
   done(): number;
   /** Asks the worker to stop at its next slice; `outcome` then resolves undefined. */
@@ -22,8 +26,13 @@ export interface PoolRun {
 }
 
 export interface BacktestPool {
-  /** Runs `job` on a free worker (waits for one); `datasets` serves uploaded data sets' bars. */
+  /**
+   * Runs `job` on a free worker (waits for one); `datasets` serves uploaded data sets' bars. With
+   * `job.record` and a `store`, the worker writes the result itself.
+   */
   run(job: Omit<RunJob, "id">, datasets: DatasetSource): PoolRun;
+  /** Whether the workers write their runs' results themselves (a `store` was given). */
+  readonly writes: boolean;
   /** Ends every worker (shutdown); runs still going reject. */
   close(): Promise<void>;
 }
@@ -39,7 +48,7 @@ interface Active {
   chunks?: AsyncIterator<Bars>;
   /** The data set `chunks` reads: a portfolio's run reads several, one after another. */
   chunksOf?: string;
-  settle(err: unknown, outcome?: FinishedRun): void;
+  settle(err: unknown, outcome?: RunEnd): void;
   control: Int32Array;
 }
 
@@ -48,8 +57,10 @@ export interface BacktestPoolOptions {
   width: number;
   /** Heap of each worker (SVC_BACKTEST_WORKER_MEMORY_MB): past it the worker dies, failing its run. */
   memoryMb?: number;
+  /** Where the workers write the results themselves (Postgres); unset, this thread writes them. */
+  store?: WorkerStore;
   /** Starts a worker with that heap; tests wrap it to reach one. */
-  spawn?: (memoryMb?: number) => Worker;
+  spawn?: (memoryMb?: number, store?: WorkerStore) => Worker;
 }
 
 /**
@@ -73,7 +84,7 @@ export function createBacktestPool(opts: BacktestPoolOptions): BacktestPool {
   };
 
   const startSlot = (): Slot => {
-    const slot: Slot = { worker: spawn(opts.memoryMb) };
+    const slot: Slot = { worker: spawn(opts.memoryMb, opts.store) };
     slots.add(slot);
     // Idle workers must not keep the process alive; a run in progress holds it by its timers.
     slot.worker.unref();
@@ -101,7 +112,10 @@ export function createBacktestPool(opts: BacktestPoolOptions): BacktestPool {
     if (!active || msg.run !== active.id) return;
     switch (msg.type) {
       case "done":
-        active.settle(undefined, msg.finished);
+        active.settle(undefined, { finished: msg.finished });
+        return release(slot);
+      case "written":
+        active.settle(undefined, { written: msg.written });
         return release(slot);
       case "stopped":
         active.settle(undefined, undefined);
@@ -162,7 +176,7 @@ export function createBacktestPool(opts: BacktestPoolOptions): BacktestPool {
       const control = new Int32Array(new SharedArrayBuffer(8));
       const id = nextId++;
       let settle!: Active["settle"];
-      const outcome = new Promise<FinishedRun | undefined>((resolve, reject) => {
+      const outcome = new Promise<RunEnd | undefined>((resolve, reject) => {
         let settled = false;
         settle = (err, metrics) => {
           if (settled) return;
@@ -193,6 +207,7 @@ export function createBacktestPool(opts: BacktestPoolOptions): BacktestPool {
         },
       };
     },
+    writes: opts.store !== undefined,
     async close() {
       closed = true;
       const all = [...slots];
@@ -214,11 +229,12 @@ function movable(b: Bars): ArrayBuffer[] {
   return [...new Set(buffers)].filter((x): x is ArrayBuffer => x instanceof ArrayBuffer);
 }
 
-export function spawnBacktestWorker(memoryMb?: number): Worker {
+export function spawnBacktestWorker(memoryMb?: number, store?: WorkerStore): Worker {
   // The sources need tsx in the thread too (backtest-worker-tsx.mjs); the bundle's is JavaScript.
   const fromSources = WORKER_URL.pathname.endsWith(".ts");
   return new Worker(fromSources ? new URL("./backtest-worker-tsx.mjs", WORKER_URL) : WORKER_URL, {
     ...(memoryMb ? { resourceLimits: { maxOldGenerationSizeMb: memoryMb } } : {}),
+    workerData: { store },
   });
 }
 

@@ -1,14 +1,14 @@
-import { create, toBinary } from "@bufbuild/protobuf";
-import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import type { PortfolioResult } from "../engine/portfolio/portfolio-books.js";
 import type { StrategyLogLine } from "../execution/kernel/index.js";
 import type { RunOutcome } from "./backtest-messages.js";
 
 /**
- * A finished run's results, serialised for the database and the bus where it was computed (the
- * worker thread): the curve, daily returns and trades are tens of thousands of numbers a run, and
- * turning them into JSON and protobuf on the process's event loop is what kept `GET /bots` waiting
- * while many runs finished. The main thread only passes these strings and bytes on.
+ * A finished run's results, serialised for the database where it was computed (the worker
+ * thread): the curve, daily returns and trades are tens of thousands of numbers a run, and turning
+ * them into JSON on the process's event loop is what kept `GET /bots` waiting while many runs
+ * finished. On Postgres the worker writes them too (record-run.ts); on PGlite the main thread
+ * only passes these strings on. The daily returns are kept once, with their dates: the
+ * TrialLedger and its TrialRecorded event only count them.
  */
 export interface RunRecord {
   /** [{time, equity, drawdown}] as backtest_results.equity stores it. */
@@ -20,13 +20,6 @@ export interface RunRecord {
   tradesJson: string;
   tradeCount: number;
   tradesTruncated: boolean;
-  /** The daily returns alone, as the TrialLedger stores them. */
-  returnsJson: string;
-  /**
-   * TrialRecorded's `daily_returns` field alone, encoded: protobuf merges concatenated encodings
-   * of one message, so the main thread appends this to the encoding of the other fields.
-   */
-  returnsField: Uint8Array;
   /** A code strategy's log lines as backtest_results.strategy_logs stores them, and the dropped. */
   strategyLogsJson?: string;
   strategyLogsDropped?: number;
@@ -69,11 +62,6 @@ export function finishedRun(outcome: RunOutcome): FinishedRun {
       tradesJson: JSON.stringify(trades),
       tradeCount: trades.length,
       tradesTruncated: results.tradesDropped > 0,
-      returnsJson: JSON.stringify(returns),
-      returnsField: toBinary(
-        TrialRecordedSchema,
-        create(TrialRecordedSchema, { dailyReturns: returns }),
-      ),
       ...(portfolio ? { portfolioJson: JSON.stringify(portfolioJson(portfolio)) } : {}),
       ...(strategyLogs
         ? {

@@ -7,15 +7,28 @@
  */
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { EngineInputError, type DatasetSource } from "../engine/index.js";
 import { StrategyFailure } from "../sandbox/index.js";
 import { computeBacktest } from "./backtest-compute.js";
 import { finishedRun } from "./backtest-record.js";
-import type { FromWorker, ToWorker } from "./backtest-messages.js";
+import type { FromWorker, RunJob, ToWorker } from "./backtest-messages.js";
+import type { FinishedRun } from "./backtest-record.js";
+import type { WorkerStore } from "./worker-store.js";
 
 const port = parentPort;
 if (!port) throw new Error("backtest-worker.ts runs as a worker thread (backtest-pool.ts)");
+/** Where this worker writes its runs' results itself (Postgres); none: it sends them back. */
+const store = (workerData as { store?: WorkerStore } | undefined)?.store;
+/**
+ * The write's code, loaded from the worker's start beside its first run rather than after it; a
+ * worker that never writes (PGlite) never loads it and keeps a lean heap.
+ */
+const writer = store
+  ? Promise.all([import("./record-run.js"), import("./worker-store.js")])
+  : undefined;
+// A failed load fails the first run that writes (awaited there), not the thread.
+writer?.catch(() => {});
 
 /**
  * The computation yields the CPU to the process's event loop: on a machine with as many cores
@@ -58,17 +71,32 @@ function remoteDatasets(runId: number): DatasetSource {
   };
 }
 
+/**
+ * The run's end, told to the main thread: written here (then only its headline crosses), or its
+ * results to write there; "stopped" when it was stopped before either.
+ */
+async function finish(job: RunJob, control: Int32Array, finished: FinishedRun | undefined) {
+  if (!finished || Atomics.load(control, 0) !== 0)
+    return port!.postMessage({ type: "stopped", run: job.id } satisfies FromWorker);
+  if (!store || !job.record)
+    return port!.postMessage({ type: "done", run: job.id, finished } satisfies FromWorker);
+  const [{ recordFinishedRun }, { workerDb }] = await writer!;
+  const recorded = await recordFinishedRun(await workerDb(store), job.record, finished);
+  const m = finished.metrics;
+  port!.postMessage({
+    type: "written",
+    run: job.id,
+    written: { recorded, bars: m.bars, trades: m.trades, totalReturn: m.totalReturn },
+  } satisfies FromWorker);
+}
+
 port.on("message", (msg: ToWorker) => {
   if (msg.type === "run") {
     computeBacktest(msg.job, msg.control, remoteDatasets(msg.job.id))
       .then((metrics) => metrics && finishedRun(metrics))
+      .then((finished) => finish(msg.job, msg.control, finished))
       .then(
-        (finished) =>
-          finished
-            ? port.postMessage({ type: "done", run: msg.job.id, finished } satisfies FromWorker, [
-                finished.record.returnsField.buffer as ArrayBuffer,
-              ])
-            : port.postMessage({ type: "stopped", run: msg.job.id } satisfies FromWorker),
+        () => {},
         (err: unknown) =>
           port.postMessage({
             type: "error",
@@ -95,6 +123,10 @@ port.on("message", (msg: ToWorker) => {
                   : {
                       name: (err as Error)?.name ?? "Error",
                       message: (err as Error)?.message ?? String(err),
+                      // A store's error keeps its code: an outage requeues the run, never fails it.
+                      ...(typeof (err as { code?: unknown })?.code === "string"
+                        ? { code: (err as { code: string }).code }
+                        : {}),
                     },
           } satisfies FromWorker),
       );

@@ -254,7 +254,13 @@ export interface TrialLedgerTable {
   strategy_family: string;
   parameters: ColumnType<Record<string, unknown>, string, string>;
   data_source: string;
-  daily_returns: ColumnType<number[], string, string>;
+  /**
+   * Only a trial recorded before backtests kept their results: the returns of any other are its
+   * result's (backtest_results.daily_returns), read by GetTrialReturns.
+   */
+  daily_returns: ColumnType<number[] | null, never, never>;
+  /** How many daily returns the trial has. */
+  observations: number;
   sharpe: number;
   recorded_at: Timestamp;
 }

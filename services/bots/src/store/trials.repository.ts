@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import { keysetAfter, timestampKey } from "@svc/lib/paging";
 import type { BotsDatabase, NewTrialRow } from "./bots.table.js";
 
@@ -51,4 +51,32 @@ export async function countTrials(db: Kysely<BotsDatabase>, botId: string): Prom
     .where("bot_id", "=", botId)
     .executeTakeFirstOrThrow();
   return Number(r.n);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The daily returns of the trials asked for that the ledger holds: their results' (only the
+ * values, read out by the database), or the ledger's own for a trial recorded before results
+ * were kept. An id that is no trial's (or no uuid at all) is left out.
+ */
+export async function trialReturns(
+  db: Kysely<BotsDatabase>,
+  trialIds: readonly string[],
+): Promise<Array<{ trial_id: string; daily_returns: number[] }>> {
+  const ids = trialIds.filter((id) => UUID.test(id));
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom("trial_ledger as t")
+    .leftJoin("backtest_results as r", "r.deployment_id", "t.trial_id")
+    .select("t.trial_id")
+    .select(
+      sql<
+        number[]
+      >`coalesce(t.daily_returns, jsonb_path_query_array(r.daily_returns, '$[*].value'), '[]'::jsonb)`.as(
+        "daily_returns",
+      ),
+    )
+    .where("t.trial_id", "in", ids)
+    .execute();
 }

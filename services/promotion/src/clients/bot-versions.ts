@@ -6,6 +6,7 @@ import { peerClient } from "@svc/lib/server";
 import type { Logger } from "@svc/lib/telemetry";
 import type { BotVersionLookup } from "../handlers/promotion-handlers.js";
 import { modelDigestsText } from "../consumers/bots-events.js";
+import type { TrialReturnsLookup } from "../handlers/ledger-returns.js";
 
 /**
  * Asks the bots service (the owner of bot versions) over Connect, with a deadline: the answer
@@ -63,4 +64,31 @@ export function botVersionsOverNetwork(
     return undefined;
   }
   return botVersionsFrom(peer.client, config.timeouts.dbMs);
+}
+
+/** The trials' daily returns from the bots service (GetTrialReturns), with a deadline. */
+export function trialReturnsFrom(
+  client: Client<typeof BotsService>,
+  timeoutMs: number,
+): TrialReturnsLookup {
+  return async (trialIds) => {
+    const res = await client.getTrialReturns({ trialIds }, { timeoutMs });
+    return res.items.map((i) => ({ trialId: i.trialId, dailyReturns: i.dailyReturns }));
+  };
+}
+
+/** The standalone promotion service's way to the trials' returns; see botVersionsOverNetwork. */
+export function trialReturnsOverNetwork(
+  config: Pick<Config, "serviceUrls" | "auth" | "serviceIdentity" | "timeouts">,
+  log: Logger,
+): TrialReturnsLookup | undefined {
+  const peer = peerClient(BotsService, config.serviceUrls.bots, "promotion", config);
+  if (!peer.client) {
+    log.warn(
+      { bots: peer.missing },
+      "the promotion service cannot ask the bots service for trials' daily returns: with SVC_TRIAL_LEDGER_N_ENFORCE a request for a bot whose trials it has not read yet answers 503 trial_returns_unavailable",
+    );
+    return undefined;
+  }
+  return trialReturnsFrom(peer.client, config.timeouts.dbMs);
 }

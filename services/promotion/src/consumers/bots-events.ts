@@ -74,7 +74,9 @@ export function consumeBotsEvents(deps: {
             version: e.version,
             spec_hash: e.specHash,
             strategy_family: e.strategyFamily,
-            daily_returns: e.dailyReturns,
+            // Since TrialRecorded names the trial only, its returns are read when a gate needs
+            // them (ledger-returns.ts); an event of an earlier release still carries them.
+            daily_returns: e.dailyReturns.length > 0 ? e.dailyReturns : null,
             data_source: e.dataSource,
             sweep_id: e.sweepId,
           });

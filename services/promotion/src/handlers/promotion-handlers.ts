@@ -34,6 +34,7 @@ import {
 import { runGates, type GatePolicy } from "../domain/gates.js";
 import { humanReview } from "../domain/human-review.js";
 import { knownVersionCache } from "./known-version-cache.js";
+import { ledgerWithReturns, type TrialReturnsLookup } from "./ledger-returns.js";
 import * as repo from "../store/promotion.repository.js";
 import type {
   DecisionRow,
@@ -76,6 +77,8 @@ export interface PromotionDeps {
   killSwitch: KillSwitchCheck;
   /** Asks the bots service for a version the projection has not seen yet. */
   botVersion?: BotVersionLookup;
+  /** Asks the bots service for the daily returns of trials the gate judges (read once, kept). */
+  trialReturns?: TrialReturnsLookup;
   /** Kinds whose submitter may waive human approval (SVC_PROMOTION_SKIP_HUMAN_KINDS). */
   skipHumanKinds: readonly string[];
   /** Signs ApprovedPromotion tokens; the bots service verifies them offline. */
@@ -455,7 +458,9 @@ export function createPromotionHandlers(deps: PromotionDeps): Handlers {
             engagedKeys(undefined, undefined),
             ...allocationTargets.map((t) => engagedKeys(t, t)),
           ]).then((keys) => [...new Set(keys.flat())]),
-      deps.policy.trialLedgerEnforce && known ? repo.trialsOfBot(db, known.bot_id) : undefined,
+      deps.policy.trialLedgerEnforce && known
+        ? ledgerWithReturns(db, known.bot_id, known.slug, deps.trialReturns)
+        : undefined,
       deps.policy.trialLedgerEnforce && kind === "allocation"
         ? repo.allocationLedger(db, allocationTargets)
         : undefined,

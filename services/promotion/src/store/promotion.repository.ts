@@ -299,31 +299,48 @@ export function findBotOfVersion(
     .executeTakeFirst();
 }
 
-/** The TrialLedger's trials of one bot (every version), oldest first. */
 /** One trial of the ledger as the gates read it. */
 export interface LedgerTrial {
+  trialId: string;
   specHash: string;
-  dailyReturns: number[];
+  /** null until read from the bots service (ledger-returns.ts fills and keeps them). */
+  dailyReturns: number[] | null;
   /** '' when projected before it was kept. */
   dataSource: string;
   /** The sweep it was a combination of; '' for a backtest of its version as it is. */
   sweepId: string;
 }
 
+/** The TrialLedger's trials of one bot (every version), oldest first. */
 export async function trialsOfBot(db: Db, botId: string): Promise<LedgerTrial[]> {
   const rows = await db
     .selectFrom("trials")
-    .select(["spec_hash", "daily_returns", "data_source", "sweep_id"])
+    .select(["trial_id", "spec_hash", "daily_returns", "data_source", "sweep_id"])
     .where("bot_id", "=", botId)
     .orderBy("recorded_at")
     .orderBy("trial_id")
     .execute();
   return rows.map((t) => ({
+    trialId: t.trial_id,
     specHash: t.spec_hash,
     dailyReturns: t.daily_returns,
     dataSource: t.data_source,
     sweepId: t.sweep_id,
   }));
+}
+
+/** Keeps the daily returns read from the bots service for trials that had none here. */
+export async function keepTrialReturns(
+  db: Db,
+  read: ReadonlyArray<{ trialId: string; dailyReturns: readonly number[] }>,
+): Promise<void> {
+  for (const r of read)
+    await db
+      .updateTable("trials")
+      .set({ daily_returns: JSON.stringify(r.dailyReturns) })
+      .where("trial_id", "=", r.trialId)
+      .where("daily_returns", "is", null)
+      .execute();
 }
 
 /** Keeps the ApprovedPromotion token signed at approval; reads return it as stored. */
@@ -357,14 +374,18 @@ export async function insertTrial(
     version: number;
     spec_hash: string;
     strategy_family: string;
-    daily_returns: number[];
+    /** An event of an earlier release carries them; null: read when a gate needs them. */
+    daily_returns: number[] | null;
     data_source: string;
     sweep_id: string;
   },
 ): Promise<void> {
   await trx
     .insertInto("trials")
-    .values({ ...t, daily_returns: JSON.stringify(t.daily_returns) })
+    .values({
+      ...t,
+      daily_returns: t.daily_returns === null ? null : JSON.stringify(t.daily_returns),
+    })
     .onConflict((oc) => oc.column("trial_id").doNothing())
     .execute();
 }

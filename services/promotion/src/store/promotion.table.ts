@@ -55,7 +55,8 @@ export interface PromotionDatabase {
     version: number;
     spec_hash: string;
     strategy_family: string;
-    daily_returns: Json<number[]>;
+    /** null until a gate first needed them (read from the bots service, then kept). */
+    daily_returns: ColumnType<number[] | null, string | null, string>;
     recorded_at: Timestamp;
     /** csv:<data set> or synthetic:<seed>; '' for a trial projected before it was kept. */
     data_source: ColumnType<string, string | undefined, never>;

@@ -8605,6 +8605,106 @@ export declare type ComplianceRunJson = {
 export declare const ComplianceRunSchema: GenMessage<ComplianceRun, {jsonType: ComplianceRunJson}>;
 
 /**
+ * @generated from message svc.bots.v1.GetTrialReturnsRequest
+ */
+export declare type GetTrialReturnsRequest = Message<"svc.bots.v1.GetTrialReturnsRequest"> & {
+  /**
+   * Trials of the TrialLedger (their backtests' ids); one not recorded is left out of the answer.
+   *
+   * @generated from field: repeated string trial_ids = 1;
+   */
+  trialIds: string[];
+};
+
+/**
+ * @generated from message svc.bots.v1.GetTrialReturnsRequest
+ */
+export declare type GetTrialReturnsRequestJson = {
+  /**
+   * Trials of the TrialLedger (their backtests' ids); one not recorded is left out of the answer.
+   *
+   * @generated from field: repeated string trial_ids = 1;
+   */
+  trialIds?: string[];
+};
+
+/**
+ * Describes the message svc.bots.v1.GetTrialReturnsRequest.
+ * Use `create(GetTrialReturnsRequestSchema)` to create a new message.
+ */
+export declare const GetTrialReturnsRequestSchema: GenMessage<GetTrialReturnsRequest, {jsonType: GetTrialReturnsRequestJson}>;
+
+/**
+ * One trial's daily returns, in order.
+ *
+ * @generated from message svc.bots.v1.TrialReturns
+ */
+export declare type TrialReturns = Message<"svc.bots.v1.TrialReturns"> & {
+  /**
+   * @generated from field: string trial_id = 1;
+   */
+  trialId: string;
+
+  /**
+   * @generated from field: repeated double daily_returns = 2;
+   */
+  dailyReturns: number[];
+};
+
+/**
+ * One trial's daily returns, in order.
+ *
+ * @generated from message svc.bots.v1.TrialReturns
+ */
+export declare type TrialReturnsJson = {
+  /**
+   * @generated from field: string trial_id = 1;
+   */
+  trialId?: string;
+
+  /**
+   * @generated from field: repeated double daily_returns = 2;
+   */
+  dailyReturns?: (number | "NaN" | "Infinity" | "-Infinity")[];
+};
+
+/**
+ * Describes the message svc.bots.v1.TrialReturns.
+ * Use `create(TrialReturnsSchema)` to create a new message.
+ */
+export declare const TrialReturnsSchema: GenMessage<TrialReturns, {jsonType: TrialReturnsJson}>;
+
+/**
+ * @generated from message svc.bots.v1.GetTrialReturnsResponse
+ */
+export declare type GetTrialReturnsResponse = Message<"svc.bots.v1.GetTrialReturnsResponse"> & {
+  /**
+   * The trials asked for that the ledger holds, in no particular order.
+   *
+   * @generated from field: repeated svc.bots.v1.TrialReturns items = 1;
+   */
+  items: TrialReturns[];
+};
+
+/**
+ * @generated from message svc.bots.v1.GetTrialReturnsResponse
+ */
+export declare type GetTrialReturnsResponseJson = {
+  /**
+   * The trials asked for that the ledger holds, in no particular order.
+   *
+   * @generated from field: repeated svc.bots.v1.TrialReturns items = 1;
+   */
+  items?: TrialReturnsJson[];
+};
+
+/**
+ * Describes the message svc.bots.v1.GetTrialReturnsResponse.
+ * Use `create(GetTrialReturnsResponseSchema)` to create a new message.
+ */
+export declare const GetTrialReturnsResponseSchema: GenMessage<GetTrialReturnsResponse, {jsonType: GetTrialReturnsResponseJson}>;
+
+/**
  * @generated from message svc.bots.v1.StartComplianceRunRequest
  */
 export declare type StartComplianceRunRequest = Message<"svc.bots.v1.StartComplianceRunRequest"> & {
@@ -10814,6 +10914,17 @@ export declare const BotsService: GenService<{
     methodKind: "unary";
     input: typeof GetFleetRiskLimitsRequestSchema;
     output: typeof FleetRiskLimitsRecordSchema;
+  },
+  /**
+   * The daily returns of trials, kept with their backtests' results: the promotion service is its
+   * caller when a gate recomputes DSR and PBO, and keeps what it read, so it has no route.
+   *
+   * @generated from rpc svc.bots.v1.BotsService.GetTrialReturns
+   */
+  getTrialReturns: {
+    methodKind: "unary";
+    input: typeof GetTrialReturnsRequestSchema;
+    output: typeof GetTrialReturnsResponseSchema;
   },
   /**
    * Starts a conformance or stress run off the request path; the compliance service is its caller

@@ -567,7 +567,9 @@ export declare const ArtifactActivatedSchema: GenMessage<ArtifactActivated, {jso
 
 /**
  * A finished backtest recorded in the TrialLedger: the promotion gates count trials and
- * recompute DSR and PBO from these returns, never from what a request reports.
+ * recompute DSR and PBO from their returns, never from what a request reports. The returns stay
+ * with the backtest's result: the promotion service reads them (BotsService.GetTrialReturns) when
+ * a gate needs them, so the event is a few hundred bytes, not a run's every day.
  *
  * @generated from message svc.events.v1.TrialRecorded
  */
@@ -608,6 +610,8 @@ export declare type TrialRecorded = Message<"svc.events.v1.TrialRecorded"> & {
   dataSource: string;
 
   /**
+   * Only in events of an earlier release, which carried them; empty since (see observations).
+   *
    * @generated from field: repeated double daily_returns = 8;
    */
   dailyReturns: number[];
@@ -624,11 +628,20 @@ export declare type TrialRecorded = Message<"svc.events.v1.TrialRecorded"> & {
    * @generated from field: string sweep_id = 10;
    */
   sweepId: string;
+
+  /**
+   * How many daily returns the trial has (GetTrialReturns answers them).
+   *
+   * @generated from field: int32 observations = 11;
+   */
+  observations: number;
 };
 
 /**
  * A finished backtest recorded in the TrialLedger: the promotion gates count trials and
- * recompute DSR and PBO from these returns, never from what a request reports.
+ * recompute DSR and PBO from their returns, never from what a request reports. The returns stay
+ * with the backtest's result: the promotion service reads them (BotsService.GetTrialReturns) when
+ * a gate needs them, so the event is a few hundred bytes, not a run's every day.
  *
  * @generated from message svc.events.v1.TrialRecorded
  */
@@ -669,6 +682,8 @@ export declare type TrialRecordedJson = {
   dataSource?: string;
 
   /**
+   * Only in events of an earlier release, which carried them; empty since (see observations).
+   *
    * @generated from field: repeated double daily_returns = 8;
    */
   dailyReturns?: (number | "NaN" | "Infinity" | "-Infinity")[];
@@ -685,6 +700,13 @@ export declare type TrialRecordedJson = {
    * @generated from field: string sweep_id = 10;
    */
   sweepId?: string;
+
+  /**
+   * How many daily returns the trial has (GetTrialReturns answers them).
+   *
+   * @generated from field: int32 observations = 11;
+   */
+  observations?: number;
 };
 
 /**
