@@ -168,7 +168,9 @@ describe.skipIf(!CHROMIUM)("operator console in a browser", () => {
       await failed.getByText("Strategy stack").click();
       const stack = failed.locator("details pre");
       await stack.waitFor();
-      expect(await stack.textContent()).toMatch(/^at .*strategy\.js:\d+:\d+/);
+      // The stack names the uploaded file's line of the throw, not the bundle's.
+      const line = throws.split("\n").findIndex((l) => l.includes("console boom")) + 1;
+      expect(await stack.textContent()).toMatch(new RegExp(`^at .*strategy\\.ts:${line}:\\d+`));
       await checkScreen(page, "bot-strategy-failure");
     },
   );

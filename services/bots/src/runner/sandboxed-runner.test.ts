@@ -107,6 +107,26 @@ function session(host: SandboxHost, startIndex: number, before: RunnerEvent[], t
   return { runner, events, state: () => state, committed: () => events.slice(0, committed) };
 }
 
+/**
+ * A session of `bundle` whose sandbox is killed once its state as of bar `bar` (or later) is
+ * committed, as a crashed runner leaves it: the state kept last, and the events committed with it.
+ */
+async function crashAfter(bundle: string, bar: number) {
+  const first = await hostOf(bundle);
+  const part = session(first.host, 0, []);
+  await new Promise<void>((resolve) => {
+    const poll = setInterval(() => {
+      if ((part.state()?.bar ?? -1) >= bar) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 1);
+  });
+  first.sandbox.kill();
+  await part.runner.finished().catch(() => undefined);
+  return { state: part.state()!, before: part.committed() };
+}
+
 const TRADING = ["order_placed", "order_filled", "position_changed"];
 const trading = (events: RunnerEvent[]) =>
   events.filter((e) => TRADING.includes(e.type)).map((e) => JSON.stringify(e));
@@ -143,20 +163,7 @@ describe("a paper session of a sandboxed strategy (BotRunner with an async host)
     await whole.runner.finished();
 
     // The first run stops after bar 149 (as a crashed runner's last committed bar would be).
-    const first = await hostOf(COUNTER);
-    const part = session(first.host, 0, []);
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if ((part.state()?.bar ?? -1) >= 149) {
-          clearInterval(poll);
-          resolve();
-        }
-      }, 1);
-    });
-    first.sandbox.kill();
-    await part.runner.finished().catch(() => undefined);
-    const state = part.state()!;
-    const before = part.committed();
+    const { state, before } = await crashAfter(COUNTER, 149);
 
     const { host } = await hostOf(COUNTER, { resume: { state } });
     const rest = session(host, state.bar + 1, before, state.target ?? undefined);
@@ -184,20 +191,7 @@ describe("a paper session of a sandboxed strategy (BotRunner with an async host)
         ctx.log.info("open", { ids: ctx.portfolio.openOrders.map((o) => o.id).join(","), mine: ctx.state.id ?? "" });
       },
     };`;
-    const first = await hostOf(resting);
-    const part = session(first.host, 0, []);
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if ((part.state()?.bar ?? -1) >= 20) {
-          clearInterval(poll);
-          resolve();
-        }
-      }, 1);
-    });
-    first.sandbox.kill();
-    await part.runner.finished().catch(() => undefined);
-    const state = part.state()!;
-    const before = part.committed();
+    const { state, before } = await crashAfter(resting, 20);
 
     const { host } = await hostOf(resting, { resume: { state } });
     const rest = session(host, state.bar + 1, before);

@@ -1733,13 +1733,15 @@ export declare type DrillSchedule = Message<"svc.killswitch.v1.DrillSchedule"> &
   dayOfMonth: number;
 
   /**
-   * The UTC hour (0-23) and minute (0-59) the drill starts at.
+   * The UTC hour (0-23) the drill starts at.
    *
    * @generated from field: int32 hour_utc = 4;
    */
   hourUtc: number;
 
   /**
+   * The minute (0-59) of that hour.
+   *
    * @generated from field: int32 minute_utc = 5;
    */
   minuteUtc: number;
@@ -1752,13 +1754,15 @@ export declare type DrillSchedule = Message<"svc.killswitch.v1.DrillSchedule"> &
   reason: string;
 
   /**
-   * Who set it and when (output only).
+   * Who set it (output only).
    *
    * @generated from field: string set_by = 7;
    */
   setBy: string;
 
   /**
+   * When it was set (output only; absent until someone sets it).
+   *
    * @generated from field: google.protobuf.Timestamp set_at = 8;
    */
   setAt?: Timestamp | undefined;
@@ -1794,13 +1798,15 @@ export declare type DrillScheduleJson = {
   dayOfMonth?: number;
 
   /**
-   * The UTC hour (0-23) and minute (0-59) the drill starts at.
+   * The UTC hour (0-23) the drill starts at.
    *
    * @generated from field: int32 hour_utc = 4;
    */
   hourUtc?: number;
 
   /**
+   * The minute (0-59) of that hour.
+   *
    * @generated from field: int32 minute_utc = 5;
    */
   minuteUtc?: number;
@@ -1813,13 +1819,15 @@ export declare type DrillScheduleJson = {
   reason?: string;
 
   /**
-   * Who set it and when (output only).
+   * Who set it (output only).
    *
    * @generated from field: string set_by = 7;
    */
   setBy?: string;
 
   /**
+   * When it was set (output only; absent until someone sets it).
+   *
    * @generated from field: google.protobuf.Timestamp set_at = 8;
    */
   setAt?: TimestampJson;
@@ -1836,6 +1844,8 @@ export declare const DrillScheduleSchema: GenMessage<DrillSchedule, {jsonType: D
  */
 export declare type SetDrillScheduleRequest = Message<"svc.killswitch.v1.SetDrillScheduleRequest"> & {
   /**
+   * The whole schedule (the request's body).
+   *
    * @generated from field: svc.killswitch.v1.DrillSchedule schedule = 1;
    */
   schedule?: DrillSchedule | undefined;
@@ -1846,6 +1856,8 @@ export declare type SetDrillScheduleRequest = Message<"svc.killswitch.v1.SetDril
  */
 export declare type SetDrillScheduleRequestJson = {
   /**
+   * The whole schedule (the request's body).
+   *
    * @generated from field: svc.killswitch.v1.DrillSchedule schedule = 1;
    */
   schedule?: DrillScheduleJson;
@@ -1889,11 +1901,15 @@ export declare type DrillQuarter = Message<"svc.killswitch.v1.DrillQuarter"> & {
   quarter: string;
 
   /**
+   * Its first instant (UTC).
+   *
    * @generated from field: google.protobuf.Timestamp starts_at = 2;
    */
   startsAt?: Timestamp | undefined;
 
   /**
+   * The first instant of the next quarter.
+   *
    * @generated from field: google.protobuf.Timestamp ends_at = 3;
    */
   endsAt?: Timestamp | undefined;
@@ -1934,11 +1950,15 @@ export declare type DrillQuarterJson = {
   quarter?: string;
 
   /**
+   * Its first instant (UTC).
+   *
    * @generated from field: google.protobuf.Timestamp starts_at = 2;
    */
   startsAt?: TimestampJson;
 
   /**
+   * The first instant of the next quarter.
+   *
    * @generated from field: google.protobuf.Timestamp ends_at = 3;
    */
   endsAt?: TimestampJson;
@@ -1976,6 +1996,8 @@ export declare const DrillQuarterSchema: GenMessage<DrillQuarter, {jsonType: Dri
  */
 export declare type DrillScheduleStatus = Message<"svc.killswitch.v1.DrillScheduleStatus"> & {
   /**
+   * The schedule as set.
+   *
    * @generated from field: svc.killswitch.v1.DrillSchedule schedule = 1;
    */
   schedule?: DrillSchedule | undefined;
@@ -2001,6 +2023,8 @@ export declare type DrillScheduleStatus = Message<"svc.killswitch.v1.DrillSchedu
  */
 export declare type DrillScheduleStatusJson = {
   /**
+   * The schedule as set.
+   *
    * @generated from field: svc.killswitch.v1.DrillSchedule schedule = 1;
    */
   schedule?: DrillScheduleJson;
