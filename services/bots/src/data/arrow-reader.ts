@@ -1,5 +1,5 @@
 import { open } from "node:fs/promises";
-import { RecordBatchReader } from "apache-arrow";
+import { lazily } from "@svc/lib/lazy";
 import { DataInputError, mapColumns, rowOf, type BarRow } from "./rows.js";
 
 /**
@@ -7,7 +7,12 @@ import { DataInputError, mapColumns, rowOf, type BarRow } from "./rows.js";
  * through apache-arrow's reader: at most one batch is held in memory. Columns are found by name
  * (mapColumns). A bad row is refused naming its record batch and its row within it.
  */
+// apache-arrow took a tenth of a second of every start of the bots service: it loads at the
+// first Arrow import instead.
+const loadArrow = lazily(() => import("apache-arrow"));
+
 export async function* readArrowRows(path: string): AsyncGenerator<BarRow> {
+  const { RecordBatchReader } = await loadArrow();
   const handle = await open(path);
   try {
     const reader = await RecordBatchReader.from(handle).catch((err: unknown) => {

@@ -1,5 +1,12 @@
-import ccxt, { type Exchange } from "ccxt";
+import type { Exchange } from "ccxt";
+import { lazily } from "@svc/lib/lazy";
 import { allocateBars, setBar, type Bars } from "../engine/bars.js";
+
+// ccxt (every exchange's code) took about half a second of every start of the bots service: it
+// loads at the first pull instead.
+const loadCcxt = lazily(() => import("ccxt"));
+/** ccxt once an exchange was opened: a failure is only ever judged after that. */
+let loaded: (typeof import("ccxt"))["default"] | undefined;
 
 /** Why a pull stopped short: the exchange refused the request, or could not be reached. */
 export class PullFailed extends Error {
@@ -16,7 +23,12 @@ export class PullFailed extends Error {
  * of that exchange): every API URL keeps its path and takes the base's origin. Spot markets only
  * then, since a facade serves no futures API.
  */
-export function openExchange(id: string, baseUrl: string | undefined, timeoutMs: number): Exchange {
+export async function openExchange(
+  id: string,
+  baseUrl: string | undefined,
+  timeoutMs: number,
+): Promise<Exchange> {
+  const ccxt = (loaded = (await loadCcxt()).default);
   const Ctor = (ccxt as unknown as Record<string, new (config: object) => Exchange>)[id];
   if (!Ctor || !(ccxt.exchanges as string[]).includes(id))
     throw new PullFailed("refused", `ccxt knows no exchange ${id}`);
@@ -88,7 +100,7 @@ function failure(ex: Exchange, err: unknown, what: string): PullFailed {
   const message = err instanceof Error ? err.message : String(err);
   // ccxt's OperationFailed is what may pass if tried again: network errors, timeouts, rate
   // limits, an exchange not available or failing on its side.
-  if (err instanceof ccxt.OperationFailed)
+  if (loaded && err instanceof loaded.OperationFailed)
     return new PullFailed("unreachable", `${ex.id} did not answer ${what}: ${message}`);
   return new PullFailed("refused", `${ex.id} refused ${what}: ${message}`);
 }

@@ -47,7 +47,7 @@ export function createPullHandlers(deps: PullDeps): Handlers {
         });
       const tfMs = timeframeMs(req.timeframe);
       const origin = `pull:${req.exchange}:${req.market}`;
-      const ex = openExchange(
+      const ex = await openExchange(
         req.exchange,
         deps.exchanges[req.exchange],
         deps.requestTimeoutMs ?? 30_000,
