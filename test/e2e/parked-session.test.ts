@@ -78,6 +78,51 @@ describe("a paper session halted by a kill switch is parked, not failed", () => 
     });
     expect((await call(p.url, "DELETE", "/kill-switches/parky-drill")).status).toBe(200);
   });
+
+  it("a halt that lands while a release restarts the session stops it for good: no runner left trading", async () => {
+    // The release restarts the runner (reading its events, building it) over some milliseconds; a
+    // halt arriving in that window once ended the session while the restart went on to start a
+    // runner nothing could reach, which went on writing events and set the status back to running.
+    for (const delayMs of [0, 5, 15, 30, 60]) {
+      const task = await approvedSession(p, `parky-race-${delayMs}`, "pk");
+      const slug = `parky-race-${delayMs}`;
+      const key = `/kill-switches/${slug}-drill`;
+      expect(
+        (await call(p.url, "PUT", key, { scope: "bot", target: slug, mode: "cancel", reason: "race" }))
+          .status,
+      ).toBe(200);
+      await eventually(
+        `${slug} parks`,
+        () => deploymentOf(p, slug),
+        (d) => d.parked,
+      );
+      const [released, halted] = await Promise.all([
+        call(p.url, "DELETE", key),
+        new Promise((r) => setTimeout(r, delayMs)).then(() =>
+          call(p.url, "POST", `/bots/${slug}/halt`, { reason: "race" }),
+        ),
+      ]);
+      expect(released.status).toBe(200);
+      expect(halted.status, halted.text).toBe(200);
+      const events = async () =>
+        (
+          await sql<{
+            n: number;
+          }>`select count(*)::int as n from bots.bot_events where task_id = ${task}`.execute(
+            p.platform.db.db,
+          )
+        ).rows[0]!.n;
+      const settled = await events();
+      // At speed 20 a runner left going writes a bar every 50 ms: a second is many bars.
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(await events(), `events written after the halt (delay ${delayMs} ms)`).toBe(settled);
+      expect(await deploymentOf(p, slug)).toMatchObject({
+        task_id: task,
+        status: "halted",
+        parked: false,
+      });
+    }
+  }, 90_000);
 });
 
 describe("the parked-sessions migration", () => {

@@ -184,6 +184,7 @@ export class PaperSessions {
   private async abandon(taskId: string): Promise<void> {
     const s = await this.end(taskId);
     if (!s) return;
+    await s.steps;
     this.deps.log.warn(
       { task_id: taskId },
       "paper session lease moved to another host; stopped here without writing",
@@ -503,6 +504,9 @@ export class PaperSessions {
   ): Promise<boolean> {
     const s = await this.end(taskId);
     if (!s) return false;
+    // A start or a restart after a release may be building the runner right now: halt the runner
+    // it makes, rather than end the session under it and leave that runner trading unreachable.
+    await s.steps;
     await s.runner?.halt(reason, mode);
     await this.setStatus(taskId, status, null);
     return true;
