@@ -88,8 +88,14 @@ describe("a paper session halted by a kill switch is parked, not failed", () => 
       const slug = `parky-race-${delayMs}`;
       const key = `/kill-switches/${slug}-drill`;
       expect(
-        (await call(p.url, "PUT", key, { scope: "bot", target: slug, mode: "cancel", reason: "race" }))
-          .status,
+        (
+          await call(p.url, "PUT", key, {
+            scope: "bot",
+            target: slug,
+            mode: "cancel",
+            reason: "race",
+          })
+        ).status,
       ).toBe(200);
       await eventually(
         `${slug} parks`,
