@@ -175,6 +175,8 @@ class SandboxProcess implements Sandbox {
   readonly exited: Promise<void>;
   private stderr = "";
   private input: Buffer = Buffer.alloc(0);
+  /** Log lines the child sent as they were written, not yet handed out with an answer or failure. */
+  private streamed: LogLine[] = [];
   private pending:
     | {
         resolve: (json: string) => void;
@@ -244,6 +246,10 @@ class SandboxProcess implements Sandbox {
         this.serveModel(body);
         continue;
       }
+      if (kind === Kind.Log && pending) {
+        if (!this.keepStreamed(body)) return;
+        continue;
+      }
       if (kind !== Kind.Answer || !pending) {
         this.fail(new StrategyFailure("strategy_error", "the sandbox answered out of turn"));
         return;
@@ -253,6 +259,49 @@ class SandboxProcess implements Sandbox {
       clearTimeout(pending.timer);
       pending.resolve(body);
     }
+  }
+
+  /** Keeps a streamed line; a line that is not one fails the run (the child is not trusted). */
+  private keepStreamed(body: string): boolean {
+    let line: unknown;
+    try {
+      line = JSON.parse(body);
+    } catch {
+      line = undefined;
+    }
+    const l = line as Partial<LogLine> | undefined;
+    if (
+      typeof l !== "object" ||
+      l === null ||
+      typeof l.message !== "string" ||
+      (l.level !== "info" && l.level !== "warn") ||
+      this.streamed.length >= this.limits.logLines
+    ) {
+      this.fail(
+        new StrategyFailure("strategy_error", "the sandbox sent a log line that is not one"),
+      );
+      return false;
+    }
+    this.streamed.push(l as LogLine);
+    return true;
+  }
+
+  private takeStreamed(): LogLine[] {
+    const lines = this.streamed;
+    this.streamed = [];
+    return lines;
+  }
+
+  /** A failure keeps the lines its call streamed before it (a killed call answers none). */
+  private withStreamed<F extends StrategyFailure | SandboxUnavailable>(failure: F): F {
+    if (failure instanceof StrategyFailure && this.streamed.length > 0) {
+      const earlier = failure.callLogs;
+      failure.callLogs = {
+        lines: [...this.takeStreamed(), ...(earlier?.lines ?? [])],
+        dropped: earlier?.dropped ?? 0,
+      };
+    }
+    return failure;
   }
 
   /**
@@ -354,12 +403,12 @@ class SandboxProcess implements Sandbox {
     if (pending) clearTimeout(pending.timer);
     if (this.stopping && !pending) return;
     if (this.killedByHost && !this.timedOut && !pending) return;
-    if (!this.failure) this.failure = this.classifyExit(code, signal, note);
+    if (!this.failure) this.failure = this.withStreamed(this.classifyExit(code, signal, note));
     pending?.reject(this.failure);
   }
 
   private fail(failure: StrategyFailure): void {
-    this.failure ??= failure;
+    this.failure ??= this.withStreamed(failure);
     const pending = this.pending;
     this.pending = undefined;
     if (pending) {
@@ -426,6 +475,10 @@ class SandboxProcess implements Sandbox {
       this.fail(failure);
       throw this.failure!;
     }
+    // The lines streamed during the call go out with the answer that carries the call's lines.
+    const ok = answer.ok as { logs?: LogLine[] } | undefined;
+    if (ok && Array.isArray(ok.logs) && this.streamed.length > 0)
+      ok.logs = [...this.takeStreamed(), ...ok.logs];
     return answer.ok;
   }
 

@@ -70,6 +70,19 @@ describe("hostile strategies are contained", () => {
     );
   });
 
+  it("a call killed at its limit keeps the lines the strategy wrote before it looped", async () => {
+    const failure = await expectFailure(
+      `onBar(ctx) { ctx.log.info("about to loop", { bar: 1 }); ctx.log.warn("still here"); for (;;) {} }`,
+      "strategy_timeout",
+      /ran over its limit of 1000 ms/,
+      { limits: { callTimeoutMs: 1_000 } },
+    );
+    expect(failure.callLogs?.lines.map((l) => [l.level, l.message, l.fields])).toEqual([
+      ["info", "about to loop", { bar: 1 }],
+      ["warn", "still here", undefined],
+    ]);
+  });
+
   it("an endless loop in module code or init is stopped the same way", async () => {
     await expectFailure("onBar() {}", "strategy_timeout", /ran over/, {
       head: "while (true) {}",

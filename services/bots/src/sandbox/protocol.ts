@@ -26,6 +26,11 @@ export const enum Kind {
   ModelCall = 0x82,
   /** child -> host, JSON: the runtime's answer ({ ok } or { fail }). */
   Answer = 0x81,
+  /**
+   * child -> host, JSON LogLine: a strategy's log line, sent as it is written, so a call a limit
+   * kills keeps the lines it wrote before.
+   */
+  Log = 0x83,
 }
 
 /**

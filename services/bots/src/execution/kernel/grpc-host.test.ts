@@ -12,6 +12,7 @@ import {
   bundleStrategyFile,
   DEFAULT_SANDBOX_LIMITS,
   startSandbox,
+  StrategyFailure,
   type Sandbox,
 } from "../../sandbox/index.js";
 import { SYSTEM_PYTHON } from "../../sandbox/python/isolation.js";
@@ -76,7 +77,7 @@ describe("a Python strategy over gRPC, in the sandbox", () => {
     expect(viaTypeScript.trades).toBeGreaterThan(50);
     expect(viaPython).toEqual(viaTypeScript);
     expect(Object.is(viaPython.finalEquity, viaTypeScript.finalEquity)).toBe(true);
-  });
+  }, 90_000);
 
   it("answers the parameters it resolved, and refuses ones that do not fit with invalid_params", async () => {
     const host = await startPythonHost({
@@ -218,6 +219,16 @@ def on_bar(ctx):
     const messages = (h: GrpcStrategyHost) => h.logs.map((l) => l.message);
     expect(messages(resumed)[0]).toBe("init 25");
     expect([...messages(first), ...messages(resumed).slice(1)]).toEqual(messages(straight));
+  });
+
+  it("an init that raises keeps the lines it wrote before, though no host is handed out", async () => {
+    const failure = (await startPythonHost({
+      source: "def init(ctx):\n    ctx.log('before the raise')\n    raise ValueError('bad init')\n",
+      symbol: SYMBOL,
+    }).catch((e: unknown) => e)) as StrategyFailure;
+    expect(failure).toBeInstanceOf(StrategyFailure);
+    expect(failure.message).toContain("ValueError: bad init");
+    expect(failure.callLogs?.lines.map((l) => l.message)).toEqual(["before the raise"]);
   });
 
   it("a ctx.state that is not JSON fails the snapshot with strategy_error saying so", async () => {

@@ -1,6 +1,7 @@
 import {
   DEFAULT_SANDBOX_LIMITS,
   SandboxUnavailable,
+  StrategyFailure,
   type SandboxLimits,
 } from "../../sandbox/index.js";
 import { startPythonStrategy } from "../../sandbox/python/process.js";
@@ -35,6 +36,13 @@ export async function startPythonHost(options: PythonHostOptions): Promise<GrpcS
     await host.init(options);
   } catch (error) {
     host.close();
+    // Whoever started the run never gets the host: the lines init wrote go with its failure.
+    if (
+      error instanceof StrategyFailure &&
+      !error.callLogs &&
+      host.logs.length + host.logsDropped > 0
+    )
+      error.callLogs = { lines: [...host.logs], dropped: host.logsDropped };
     throw error;
   }
   return host;

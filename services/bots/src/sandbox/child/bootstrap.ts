@@ -84,6 +84,11 @@ function modelCall(request: string): string {
   return Buffer.from(payload).toString("utf8");
 }
 
+/** A kept log line goes out at once: a call killed by its limit never answers with it. */
+function logLine(line: string): void {
+  reply(String(line), Kind.Log);
+}
+
 function fail(message: string): string {
   return JSON.stringify({ fail: { code: "strategy_error", message } });
 }
@@ -120,7 +125,7 @@ function load(request: InitRequest): { realm?: Realm; answer: string } {
   runtimeFactory(runtimeModule, runtimeModule.exports, ...values);
   const realm = runtimeModule.exports.realm;
   const config = JSON.stringify(request.config);
-  realm.setup(config, exchange, modelCall);
+  realm.setup(config, exchange, modelCall, logLine);
   // After setup: the names the strategy binds are those left, with the values setup put there.
   const strategyNames = globalNames(context);
   let factory: Parameters<Realm["load"]>[0];

@@ -18,6 +18,8 @@ let random: SeededRandom | undefined;
 let exchange: ((answer: string) => string) | undefined;
 /** The bootstrap's synchronous model call (strings in, strings out), held as `exchange` is. */
 let modelCall: ((request: string) => string) | undefined;
+/** The bootstrap's log line writer (a string in, nothing out), held as `exchange` is. */
+let logLine: ((line: string) => void) | undefined;
 
 function answer(run: () => unknown): string {
   try {
@@ -122,6 +124,7 @@ export const realm = {
     configJson: string,
     hostExchange?: (answer: string) => string,
     hostModelCall?: (request: string) => string,
+    hostLogLine?: (line: string) => void,
   ): void {
     if (hostExchange) {
       const outer = hostExchange;
@@ -130,6 +133,10 @@ export const realm = {
     if (hostModelCall) {
       const outer = hostModelCall;
       modelCall = (request: string) => String(outer(String(request)));
+    }
+    if (hostLogLine) {
+      const outer = hostLogLine;
+      logLine = (line: string) => void outer(String(line));
     }
     harden((JSON.parse(configJson) as RuntimeConfig).seed);
   },
@@ -151,6 +158,7 @@ export const realm = {
         random ?? SeededRandom.fromSeed(config.seed),
         exchange,
         modelCall,
+        logLine,
       );
       return runtime.init();
     });

@@ -473,6 +473,11 @@ export class StrategyRuntime {
     private readonly exchange?: (answer: string) => string,
     /** The child's model call (absent in-process): the host runs the model and answers. */
     private readonly modelCall?: (request: string) => string,
+    /**
+     * The child's log line writer (absent in-process): each kept line goes to the host as it is
+     * written instead of with the call's answer, so a call killed by its limit keeps its lines.
+     */
+    private readonly logLine?: (line: string) => void,
   ) {
     if (
       typeof definition !== "object" ||
@@ -683,7 +688,8 @@ export class StrategyRuntime {
     };
     const f = primitiveFields(fields, max);
     if (f) line.fields = f;
-    this.logs.push(line);
+    if (this.logLine) this.logLine(JSON.stringify(line));
+    else this.logs.push(line);
   }
 
   /** The lines of a call that failed (they go with its failure), and the run's dropped count. */
