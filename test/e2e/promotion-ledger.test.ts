@@ -68,7 +68,7 @@ describe("the trial-ledger gate", () => {
       await sql<{ trial_id: string; daily: number[] | null }>`${sql.raw(
         schema === "promotion"
           ? "select trial_id, daily_returns as daily from promotion.trials"
-          : "select deployment_id as trial_id, jsonb_path_query_array(daily_returns, '$[*].value') as daily from bots.backtest_results",
+          : "select deployment_id as trial_id, jsonb_path_query_array(daily_returns::jsonb, '$[*].value') as daily from bots.backtest_results",
       )} order by 1`.execute(p.platform.db.db)
     ).rows;
 

@@ -168,7 +168,7 @@ describe("the same strategy over the same bars, as a backtest and as a paper ses
     }
     const trial = await sql<{
       daily: number[];
-    }>`select jsonb_path_query_array(r.daily_returns, '$[*].value') as daily from bots.trial_ledger t join bots.bots b on b.id = t.bot_id join bots.backtest_results r on r.deployment_id = t.trial_id where b.slug = 'same-orders'`.execute(
+    }>`select jsonb_path_query_array(r.daily_returns::jsonb, '$[*].value') as daily from bots.trial_ledger t join bots.bots b on b.id = t.bot_id join bots.backtest_results r on r.deployment_id = t.trial_id where b.slug = 'same-orders'`.execute(
       p.platform.db.db,
     );
     const daily = trial.rows[0]!.daily;

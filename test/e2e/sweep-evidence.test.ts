@@ -115,7 +115,7 @@ describe("a sweep as the trial-ledger gate's evidence (real Postgres)", () => {
     const { rows } = await sql<{
       daily_returns: number[];
       trial_id: string;
-    }>`select jsonb_path_query_array(r.daily_returns, '$[*].value') as daily_returns, t.trial_id
+    }>`select jsonb_path_query_array(r.daily_returns::jsonb, '$[*].value') as daily_returns, t.trial_id
       from bots.trial_ledger t join bots.backtest_results r on r.deployment_id = t.trial_id
       order by t.recorded_at, t.trial_id`.execute(p.platform.db.db);
     const { rows: own } = await sql<{

@@ -6,7 +6,7 @@ import type { BotsDatabase } from "./bots.table.js";
 import { trialReturns } from "./trials.repository.js";
 
 const LAST = "2026-11-29T0700-trial-returns-with-results";
-const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name !== LAST));
+const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < LAST));
 const ids = {
   bot: "00000000-0000-4000-8000-000000000001",
   withResult: "00000000-0000-4000-8000-000000000002",

@@ -73,7 +73,7 @@ export async function trialReturns(
     .select(
       sql<
         number[]
-      >`coalesce(t.daily_returns, jsonb_path_query_array(r.daily_returns, '$[*].value'), '[]'::jsonb)`.as(
+      >`coalesce(t.daily_returns, jsonb_path_query_array(r.daily_returns::jsonb, '$[*].value'), '[]'::jsonb)`.as(
         "daily_returns",
       ),
     )
