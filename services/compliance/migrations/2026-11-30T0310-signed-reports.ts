@@ -60,5 +60,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create trigger signed_reports_no_truncate
     before truncate on compliance.signed_reports
     for each statement execute function compliance.signed_reports_retained()`.execute(db);
+  // The privileges follow: nobody keeps UPDATE or TRUNCATE, the owner (the compliance role in a
+  // cluster) included; DELETE stays for reports past their date, which the trigger judges.
   await sql`revoke update, truncate on compliance.signed_reports from public`.execute(db);
+  await sql`revoke update, truncate on compliance.signed_reports from current_user`.execute(db);
 }

@@ -380,7 +380,8 @@ async function announceControlChanges(
   );
   if (risk) await enqueueControlChange(trx, BOTS_SCHEMA, { ...base, kind: "risk_limits", ...risk });
   const code = changedSettings(controlCodeOf(c.row.spec), controlCodeOf(c.stored));
-  if (code) await enqueueControlChange(trx, BOTS_SCHEMA, { ...base, kind: "control_code", ...code });
+  if (code)
+    await enqueueControlChange(trx, BOTS_SCHEMA, { ...base, kind: "control_code", ...code });
 }
 
 /** The version and, when it carries code, its source and bundle: one transaction, never apart. */

@@ -1,9 +1,5 @@
 import type { StoredSignature } from "../store/compliance.table.js";
-import {
-  ATTESTATION_SLOTS,
-  type AttestationSlot,
-  type ValidationReport,
-} from "./report-types.js";
+import { ATTESTATION_SLOTS, type AttestationSlot, type ValidationReport } from "./report-types.js";
 
 /** How long a signed report is kept at least (SEC 17a-4, the spec's seven years). */
 export const RETENTION_YEARS = 7;

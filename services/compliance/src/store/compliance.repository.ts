@@ -1,4 +1,8 @@
-import { recordAudit as recordPlatformAudit, type AuditEntry, type AuditOrigin } from "@svc/lib/audit";
+import {
+  recordAudit as recordPlatformAudit,
+  type AuditEntry,
+  type AuditOrigin,
+} from "@svc/lib/audit";
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import { COMPLIANCE_SCHEMA, type ComplianceDatabase } from "./compliance.table.js";
 
@@ -79,10 +83,7 @@ export async function insertSignedReport(
 }
 
 /** Serializes the signers of one report (scope, bot, year) for the rest of the transaction. */
-export async function lockReport(
-  trx: Transaction<ComplianceDatabase>,
-  key: string,
-): Promise<void> {
+export async function lockReport(trx: Transaction<ComplianceDatabase>, key: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtext(${`signed-report:${key}`}))`.execute(trx);
 }
 
@@ -97,7 +98,8 @@ export async function latestCopyOf(
     .where("scope", "=", q.scope as "bot" | "platform")
     .where("year", "=", q.year)
     .where("unsigned_sha256", "=", q.unsignedSha256);
-  query = q.botId === null ? query.where("bot_id", "is", null) : query.where("bot_id", "=", q.botId);
+  query =
+    q.botId === null ? query.where("bot_id", "is", null) : query.where("bot_id", "=", q.botId);
   return query.orderBy("signed_at", "desc").orderBy("id", "desc").executeTakeFirst();
 }
 
