@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 
 // Frozen in time: imports no app code.
-// Signed validation reports, kept at least seven years (RTS 6 Art. 9, SEC 17a-4): append-only in
+// Signed validation reports, kept at least seven years (the spec's retention): append-only in
 // the database itself. A row trigger refuses every UPDATE (a signed report is never overwritten:
 // a new signature is a new row) and a DELETE before the row's retain_until; a statement trigger
 // refuses TRUNCATE. Like the audit trail's guard it holds for every session, the owner's and a

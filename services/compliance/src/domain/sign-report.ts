@@ -1,7 +1,7 @@
 import type { StoredSignature } from "../store/compliance.table.js";
 import { ATTESTATION_SLOTS, type AttestationSlot, type ValidationReport } from "./report-types.js";
 
-/** How long a signed report is kept at least (SEC 17a-4, the spec's seven years). */
+/** How long a signed report is kept at least: the spec asks for seven years. */
 export const RETENTION_YEARS = 7;
 
 /** The first instant a report signed at `signedAt` may be deleted. */

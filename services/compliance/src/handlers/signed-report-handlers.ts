@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { create } from "@bufbuild/protobuf";
+import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, type ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
@@ -94,15 +94,15 @@ export function createSignedReportHandlers(deps: {
   const now = deps.now ?? (() => new Date());
 
   /** A refusal is recorded (its own transaction: nothing else is written) before it is answered. */
-  const refuse = async (origin: AuditOrigin, action: string, resource: string, details: object) =>
-    db.transaction().execute((trx) =>
-      recordAudit(trx, origin, {
-        action,
-        outcome: "denied",
-        resource,
-        details: details as never,
-      }),
-    );
+  const refuse = async (
+    origin: AuditOrigin,
+    action: string,
+    resource: string,
+    details: JsonObject,
+  ) =>
+    db
+      .transaction()
+      .execute((trx) => recordAudit(trx, origin, { action, outcome: "denied", resource, details }));
 
   return {
     async getDueValidationReports() {
