@@ -48,6 +48,8 @@ const ADMIN_PERMISSIONS = [
   "admin:license",
   "read:credentials",
   "write:credentials",
+  "sign:compliance",
+  "admin:compliance",
 ];
 
 /**

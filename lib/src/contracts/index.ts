@@ -16,3 +16,9 @@ export {
   listenBotPhaseChanged,
   type BotPhaseName,
 } from "./bot-phase-changed.js";
+export {
+  changedSettings,
+  enqueueControlChange,
+  type ControlChange,
+  type ControlKind,
+} from "./control-changed.js";

@@ -68,6 +68,10 @@ export const ERROR_CODES = [
   "drill_caller_gone",
   "drill_not_found",
   "compliance_run_not_found",
+  // Signed validation reports
+  "report_changed",
+  "report_already_signed",
+  "signed_report_not_found",
   // Audit trail
   "audit_checkpoint_unavailable",
   // Licensing

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, toBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely, Transaction } from "kysely";
 import {
@@ -21,6 +21,7 @@ import {
 import { Code, invalidField, svcError } from "@svc/lib/errors";
 import { principalOf } from "@svc/lib/auth";
 import { enqueueEvent } from "@svc/lib/bus";
+import { changedSettings, enqueueControlChange } from "@svc/lib/contracts";
 import { isUniqueViolation } from "@svc/lib/db";
 import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import { deletable, specEditable, statusTransitionProblem } from "../domain/bot-status.js";
@@ -327,7 +328,60 @@ async function changeSpec(
     strategyDigest: accepted.code?.digest ?? "",
     modelDigests: modelDigestsOf(accepted.spec),
   });
+  await announceControlChanges(trx, {
+    row,
+    stored,
+    version,
+    slug: spec.slug,
+    fleet: spec.fleet,
+    actor,
+  });
   return updated;
+}
+
+/** What a version's control code is: its strategy (the code by its digest, not its files) and models. */
+function controlCodeOf(spec: Record<string, unknown>): JsonObject {
+  const strategy = { ...((spec.strategy ?? {}) as JsonObject) };
+  if (strategy.code && typeof strategy.code === "object" && !Array.isArray(strategy.code)) {
+    const { files: _files, ...code } = strategy.code;
+    strategy.code = code;
+  }
+  return { strategy, models: (spec.models ?? []) as JsonValue };
+}
+
+/**
+ * A new version that changes the bot's risk limits or its control code is a material control
+ * change (RTS 6 Art. 9): announced to the compliance service, which marks the year's validation
+ * report as due. A rename, a new data set or engine setting is not.
+ */
+async function announceControlChanges(
+  trx: Transaction<BotsDatabase>,
+  c: {
+    row: BotRow;
+    stored: JsonObject;
+    version: number;
+    slug: string;
+    fleet: string;
+    actor: string;
+  },
+): Promise<void> {
+  const base = {
+    botId: c.row.id,
+    botSlug: c.slug,
+    fleet: c.fleet,
+    version: c.version,
+    previousVersion: c.row.current_version,
+    actor: c.actor,
+    changedAt: new Date(),
+  };
+  const risk = changedSettings(
+    (c.row.spec.risk ?? {}) as JsonObject,
+    (c.stored.risk ?? {}) as JsonObject,
+  );
+  if (risk) await enqueueControlChange(trx, BOTS_SCHEMA, { ...base, kind: "risk_limits", ...risk });
+  const code = changedSettings(controlCodeOf(c.row.spec), controlCodeOf(c.stored));
+  if (code)
+    await enqueueControlChange(trx, BOTS_SCHEMA, { ...base, kind: "control_code", ...code });
 }
 
 /** The version and, when it carries code, its source and bundle: one transaction, never apart. */

@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import { FleetRiskLimitsRecordSchema, type BotsService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { auditOriginOf, recordAudit } from "@svc/lib/audit";
 import { principalOf } from "@svc/lib/auth";
+import { changedSettings, enqueueControlChange } from "@svc/lib/contracts";
 import { Code, svcError } from "@svc/lib/errors";
 import type { Logger } from "@svc/lib/telemetry";
 import type { SessionControl } from "../runtime/session-control.js";
@@ -79,7 +80,23 @@ export function createRiskHandlers(deps: {
         creditLimit: req.limits!.creditLimit,
       };
       const row = await db.transaction().execute(async (trx) => {
+        const previous = await risk.fleetLimitsOf(trx, req.fleet);
         const saved = await risk.setFleetLimits(trx, req.fleet, limits, by);
+        // A fleet's limits are risk limits of each of its bots: a material control change.
+        const changed = changedSettings(
+          previous
+            ? { capital_limit: previous.capital_limit, credit_limit: previous.credit_limit }
+            : {},
+          { capital_limit: saved.capital_limit, credit_limit: saved.credit_limit },
+        );
+        if (changed)
+          await enqueueControlChange(trx, BOTS_SCHEMA, {
+            kind: "risk_limits",
+            fleet: req.fleet,
+            actor: by,
+            changedAt: saved.updated_at,
+            ...changed,
+          });
         await recordAudit(trx, BOTS_SCHEMA, "bots", auditOriginOf(ctx), {
           action: "bots.fleet.risk_limits.set",
           outcome: "succeeded",

@@ -6,6 +6,7 @@ import {
   type Attestation,
   type AttestationSlot,
   type BotEvidence,
+  type ControlChangeEntry,
   type DrillEntry,
   type Rts6Key,
   type SecKey,
@@ -103,14 +104,38 @@ function section<K extends string>(
 }
 
 /**
+ * The control changes a report covers: the platform's, all of the year; a bot's, its own, its
+ * fleet's limits and the kill-switch settings (which hold every bot).
+ */
+function changesCovered(
+  scope: { kind: "bot" | "platform" },
+  bots: BotEvidence[],
+  changes: ControlChangeEntry[],
+): ControlChangeEntry[] {
+  const ids = new Set(bots.map((e) => e.bot.id));
+  const fleets = new Set(bots.map((e) => e.bot.fleet).filter((f) => f !== ""));
+  const covered =
+    scope.kind === "platform"
+      ? changes
+      : changes.filter((c) =>
+          c.bot_id !== null
+            ? ids.has(c.bot_id)
+            : c.kind === "kill_switch_settings" || (c.fleet !== null && fleets.has(c.fleet)),
+        );
+  return [...covered].sort(byTime((c) => c.changed_at));
+}
+
+/**
  * The report over `bots` (one bot, or every bot of the platform) for `year`. Pure: the same
  * records give the same report, with no clock read, so a signed report can be regenerated.
- * `drills` are the year's drills; a bot's report embeds only those it took part in.
+ * `drills` are the year's drills; a bot's report embeds only those it took part in. `changes`
+ * are the year's material control changes; a bot's report lists those that touch it.
  */
 export function buildReport(
   scope: { kind: "bot" | "platform"; year: number },
   bots: BotEvidence[],
   drills: DrillEntry[],
+  changes: ControlChangeEntry[] = [],
 ): ValidationReport {
   const sorted = [...bots].sort((a, b) => compare(a.bot.slug, b.bot.slug));
   const judged = sorted.map((e) => ({ slug: e.bot.slug, ...judgeBot(e, scope.year) }));
@@ -168,6 +193,7 @@ export function buildReport(
           ),
         }))
         .sort(byTime((d) => d.started_at)),
+      control_changes: changesCovered(scope, sorted, changes),
     },
     attestations: ATTESTATIONS,
   };

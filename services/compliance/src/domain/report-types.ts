@@ -160,9 +160,31 @@ export type AttestationSlot = "risk_management_function" | "internal_audit" | "c
 export interface Attestation {
   required_by: string;
   filled_by: string;
-  signed_by: null;
-  signed_at: null;
-  statement: null;
+  /** Null in a generated report; a signed copy names who signed, when, and what they attest. */
+  signed_by: string | null;
+  signed_at: string | null;
+  statement: string | null;
+}
+
+export const ATTESTATION_SLOTS: readonly AttestationSlot[] = [
+  "risk_management_function",
+  "internal_audit",
+  "ceo_certification",
+];
+
+/** A material control change the report covers (RTS 6 Art. 9: "after any material control change"). */
+export interface ControlChangeEntry {
+  id: string;
+  kind: "risk_limits" | "control_code" | "kill_switch_settings";
+  bot_id: string | null;
+  bot_slug: string | null;
+  fleet: string | null;
+  version: number | null;
+  previous_version: number | null;
+  actor: string;
+  changed_at: string;
+  before: { [k: string]: JsonValue };
+  after: { [k: string]: JsonValue };
 }
 
 export interface Scope {
@@ -185,6 +207,7 @@ export interface ValidationReport {
     conformance_results: ConformanceEntry[];
     stress_results: StressEntry[];
     kill_switch_drills: DrillEntry[];
+    control_changes: ControlChangeEntry[];
   };
   attestations: Record<AttestationSlot, Attestation>;
 }

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { Kysely } from "kysely";
 import { Code, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { ComplianceRunKind, type Bot, type ComplianceRun } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import type { DrillResult } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
@@ -17,7 +18,14 @@ import {
 } from "../clients/report-mapping.js";
 import type { ReportSources } from "../clients/report-sources.js";
 import { buildReport } from "../domain/build-report.js";
-import type { BotEvidence, DrillEntry, ValidationReport } from "../domain/report-types.js";
+import type {
+  BotEvidence,
+  ControlChangeEntry,
+  DrillEntry,
+  ValidationReport,
+} from "../domain/report-types.js";
+import { controlChangesBetween, type ControlChangeRow } from "../store/compliance.repository.js";
+import type { ComplianceDatabase } from "../store/compliance.table.js";
 import { reportSchemaErrors } from "../report/validate-report.js";
 import { writeReport } from "../report/write-report.js";
 
@@ -36,7 +44,7 @@ const badYear = (message: string, year: number) =>
 const FIRST_REPORT_YEAR = 2000;
 
 /** The year asked for, or the previous calendar year (UTC); never one that has not begun. */
-function yearOf(asked: number | undefined, now: Date): number {
+export function yearOf(asked: number | undefined, now: Date): number {
   const current = now.getUTCFullYear();
   const year = asked ?? current - 1;
   // Both bounds here, in one message: the ceiling moves with the clock, so no proto rule holds it.
@@ -59,18 +67,42 @@ function evidenceOf(bot: Bot, runs: ComplianceRun[], drills: DrillEntry[]): BotE
   };
 }
 
+/** Checks the report against its own schema and writes it: its YAML and that YAML's SHA-256. */
+export async function writeChecked(
+  report: ValidationReport,
+): Promise<{ yaml: string; sha256: string }> {
+  const errors = await reportSchemaErrors(report);
+  // A bug, not a request to refuse: answer 500 rather than a report an auditor cannot rely on.
+  if (errors.length > 0)
+    throw new Error(`the report does not conform to its schema: ${errors.join("; ")}`);
+  return writeReport(report);
+}
+
 /** Writes the report, checks it against its own schema, and puts its hash in the headers. */
 async function answer(
   report: ValidationReport,
   ctx: HandlerContext,
 ): Promise<ValidationReportMessage> {
-  const errors = await reportSchemaErrors(report);
-  // A bug, not a request to refuse: answer 500 rather than a report an auditor cannot rely on.
-  if (errors.length > 0)
-    throw new Error(`the generated report does not conform to its schema: ${errors.join("; ")}`);
-  const { yaml, sha256 } = await writeReport(report);
+  const { yaml, sha256 } = await writeChecked(report);
   ctx.responseHeader.set(REPORT_SHA_HEADER, sha256);
   return create(ValidationReportSchema, { yaml });
+}
+
+/** A stored control change as the report lists it. */
+export function controlChangeEntry(r: ControlChangeRow): ControlChangeEntry {
+  return {
+    id: r.id,
+    kind: r.kind as ControlChangeEntry["kind"],
+    bot_id: r.bot_id,
+    bot_slug: r.bot_slug,
+    fleet: r.fleet,
+    version: r.version,
+    previous_version: r.previous_version,
+    actor: r.actor,
+    changed_at: new Date(r.changed_at).toISOString(),
+    before: r.before as ControlChangeEntry["before"],
+    after: r.after as ControlChangeEntry["after"],
+  };
 }
 
 /** Bots whose runs are asked for at once by the platform report. */
@@ -78,14 +110,24 @@ const RUNS_IN_FLIGHT = 16;
 
 const createdYear = (b: Bot) => (b.createdAt ? timestampDate(b.createdAt).getUTCFullYear() : 0);
 
+/** A report made: the document, and (a bot's report) the bot it is of. */
+export interface MadeReport {
+  report: ValidationReport;
+  bot?: Bot;
+}
+
+/** Makes the report of one bot (botRef) or of the platform (botRef undefined) for a year. */
+export type MakeReport = (botRef: string | undefined, year: number) => Promise<MadeReport>;
+
 /**
  * The annual validation report (RTS 6 Art. 9, SEC 15c3-5 (e)) of one bot or of the platform.
- * It only reads: the bots and killswitch services are asked, nothing is written anywhere.
+ * It only reads: the bots and killswitch services are asked, and the control changes this
+ * service recorded; nothing is written anywhere.
  */
-export function createValidationReportHandlers(
+export function reportMaker(
   sources: ReportSources | undefined,
-  now: () => Date = () => new Date(),
-): Handlers {
+  db: Kysely<ComplianceDatabase>,
+): MakeReport {
   const need = (): ReportSources => {
     if (sources) return sources;
     throw svcError(
@@ -98,6 +140,63 @@ export function createValidationReportHandlers(
   };
   const drillsOf = async (s: ReportSources, year: number) =>
     (await s.drills(year)).map((d: DrillResult) => drillEntry(d));
+  const changesOf = async (year: number) =>
+    (
+      await controlChangesBetween(
+        db,
+        new Date(Date.UTC(year, 0, 1)),
+        new Date(Date.UTC(year + 1, 0, 1)),
+      )
+    ).map(controlChangeEntry);
+  return async (botRef, year) => {
+    const s = need();
+    if (botRef !== undefined) {
+      if (botRef.includes("\0"))
+        throw svcError(
+          Code.InvalidArgument,
+          "invalid_argument",
+          "bot_ref must not contain a NUL byte",
+          { field: "bot_ref" },
+        );
+      const bot = await s.bot(botRef);
+      if (year < createdYear(bot))
+        throw badYear(
+          `year=${year} is before bot ${bot.slug} existed (created ${createdYear(bot)})`,
+          year,
+        );
+      const [runs, drills, changes] = await Promise.all([
+        s.runs(bot.id, year),
+        drillsOf(s, year),
+        changesOf(year),
+      ]);
+      const evidence = [evidenceOf(bot, runs, drills)];
+      return { report: buildReport({ kind: "bot", year }, evidence, drills, changes), bot };
+    }
+    const [bots, drills, changes] = await Promise.all([
+      s.allBots(),
+      drillsOf(s, year),
+      changesOf(year),
+    ]);
+    // A bot created after the year has no place in it.
+    const existing = bots.filter((b) => createdYear(b) <= year);
+    const evidence: BotEvidence[] = [];
+    for (let i = 0; i < existing.length; i += RUNS_IN_FLIGHT)
+      evidence.push(
+        ...(await Promise.all(
+          existing
+            .slice(i, i + RUNS_IN_FLIGHT)
+            .map(async (bot) => evidenceOf(bot, await s.runs(bot.id, year), drills)),
+        )),
+      );
+    return { report: buildReport({ kind: "platform", year }, evidence, drills, changes) };
+  };
+}
+
+/** GET /bots/{bot_ref}/risk/validation-report and GET /risk/validation-report. */
+export function createValidationReportHandlers(
+  make: MakeReport,
+  now: () => Date = () => new Date(),
+): Handlers {
   return {
     async getValidationReport(req, ctx) {
       if (req.botRef.includes("\0"))
@@ -107,34 +206,12 @@ export function createValidationReportHandlers(
           "bot_ref must not contain a NUL byte",
           { field: "bot_ref" },
         );
-      const year = yearOf(req.year, now());
-      const s = need();
-      const bot = await s.bot(req.botRef);
-      if (year < createdYear(bot))
-        throw badYear(
-          `year=${year} is before bot ${bot.slug} existed (created ${createdYear(bot)})`,
-          year,
-        );
-      const [runs, drills] = await Promise.all([s.runs(bot.id, year), drillsOf(s, year)]);
-      const report = buildReport({ kind: "bot", year }, [evidenceOf(bot, runs, drills)], drills);
+      const { report } = await make(req.botRef, yearOf(req.year, now()));
       return answer(report, ctx);
     },
     async getPlatformValidationReport(req, ctx) {
-      const year = yearOf(req.year, now());
-      const s = need();
-      const [bots, drills] = await Promise.all([s.allBots(), drillsOf(s, year)]);
-      // A bot created after the year has no place in it.
-      const existing = bots.filter((b) => createdYear(b) <= year);
-      const evidence: BotEvidence[] = [];
-      for (let i = 0; i < existing.length; i += RUNS_IN_FLIGHT)
-        evidence.push(
-          ...(await Promise.all(
-            existing
-              .slice(i, i + RUNS_IN_FLIGHT)
-              .map(async (bot) => evidenceOf(bot, await s.runs(bot.id, year), drills)),
-          )),
-        );
-      return answer(buildReport({ kind: "platform", year }, evidence, drills), ctx);
+      const { report } = await make(undefined, yearOf(req.year, now()));
+      return answer(report, ctx);
     },
   };
 }

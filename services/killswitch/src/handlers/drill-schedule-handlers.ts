@@ -10,6 +10,7 @@ import {
 } from "@svc/gen/svc/killswitch/v1/killswitch_pb.js";
 import { auditOriginOf } from "@svc/lib/audit";
 import { principalOf } from "@svc/lib/auth";
+import { changedSettings, enqueueControlChange } from "@svc/lib/contracts";
 import { invalidField } from "@svc/lib/errors";
 import { nextScheduled, quarterAfter, quarterOf } from "../domain/quarters.js";
 import {
@@ -20,7 +21,7 @@ import {
   setPlatformSchedule,
 } from "../store/drill-schedule.repository.js";
 import { recordAudit } from "../store/killswitch.repository.js";
-import type { KillSwitchDatabase } from "../store/killswitch.table.js";
+import { KILLSWITCH_SCHEMA, type KillSwitchDatabase } from "../store/killswitch.table.js";
 
 /** Quarters GET shows: the current one and the four before it. */
 const QUARTERS_SHOWN = 5;
@@ -52,7 +53,25 @@ export function createDrillScheduleHandlers(deps: {
           reason: s.reason,
           set_by: by,
         };
+        const previous = await platformSchedule(trx);
         await setPlatformSchedule(trx, row);
+        // The drill schedule is the kill switch's setting: a material control change (RTS 6 Art. 9).
+        const settingsOf = (r: typeof row) => ({
+          enabled: r.enabled,
+          month_of_quarter: r.month_of_quarter,
+          day_of_month: r.day_of_month,
+          hour_utc: r.hour_utc,
+          minute_utc: r.minute_utc,
+        });
+        const changed = changedSettings(settingsOf(previous), settingsOf(row));
+        if (changed)
+          await enqueueControlChange(trx, KILLSWITCH_SCHEMA, {
+            kind: "kill_switch_settings",
+            actor: by,
+            changedAt: new Date(),
+            before: { drill_schedule: changed.before },
+            after: { drill_schedule: changed.after },
+          });
         await recordAudit(trx, origin, {
           action: "killswitch.drill_schedule.set",
           outcome: "succeeded",

@@ -6,7 +6,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
-import type { StructJson } from "@bufbuild/protobuf/wkt";
+import type { StructJson, Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file svc/compliance/v1/compliance.proto.
@@ -354,6 +354,602 @@ export declare type ValidationReportJson = {
 export declare const ValidationReportSchema: GenMessage<ValidationReport, {jsonType: ValidationReportJson}>;
 
 /**
+ * @generated from message svc.compliance.v1.GetDueValidationReportsRequest
+ */
+export declare type GetDueValidationReportsRequest = Message<"svc.compliance.v1.GetDueValidationReportsRequest"> & {
+};
+
+/**
+ * @generated from message svc.compliance.v1.GetDueValidationReportsRequest
+ */
+export declare type GetDueValidationReportsRequestJson = {
+};
+
+/**
+ * Describes the message svc.compliance.v1.GetDueValidationReportsRequest.
+ * Use `create(GetDueValidationReportsRequestSchema)` to create a new message.
+ */
+export declare const GetDueValidationReportsRequestSchema: GenMessage<GetDueValidationReportsRequest, {jsonType: GetDueValidationReportsRequestJson}>;
+
+/**
+ * A validation report due again after material control changes (RTS 6 Art. 9: "also after any
+ * material control change"): the changes of a year that no signed report of the scope covers yet.
+ *
+ * @generated from message svc.compliance.v1.DueValidationReport
+ */
+export declare type DueValidationReport = Message<"svc.compliance.v1.DueValidationReport"> & {
+  /**
+   * The calendar year (UTC) the changes were made in: the report of that year is due.
+   *
+   * @generated from field: int32 year = 1;
+   */
+  year: number;
+
+  /**
+   * bot (a bot's risk limits or control code changed) or platform (a fleet's limits or the
+   * kill-switch settings changed).
+   *
+   * @generated from field: string scope = 2;
+   */
+  scope: string;
+
+  /**
+   * The bot's slug as of its latest change, and its id; empty for the platform.
+   *
+   * @generated from field: string bot = 3;
+   */
+  bot: string;
+
+  /**
+   * @generated from field: string bot_id = 4;
+   */
+  botId: string;
+
+  /**
+   * The changes not yet covered, oldest first (their ids, as evidence.control_changes lists them).
+   *
+   * @generated from field: repeated string control_changes = 5;
+   */
+  controlChanges: string[];
+
+  /**
+   * Which kinds of control changed: risk_limits, control_code, kill_switch_settings.
+   *
+   * @generated from field: repeated string kinds = 6;
+   */
+  kinds: string[];
+
+  /**
+   * The first change not covered: the report has been due since.
+   *
+   * @generated from field: google.protobuf.Timestamp due_since = 7;
+   */
+  dueSince?: Timestamp | undefined;
+};
+
+/**
+ * A validation report due again after material control changes (RTS 6 Art. 9: "also after any
+ * material control change"): the changes of a year that no signed report of the scope covers yet.
+ *
+ * @generated from message svc.compliance.v1.DueValidationReport
+ */
+export declare type DueValidationReportJson = {
+  /**
+   * The calendar year (UTC) the changes were made in: the report of that year is due.
+   *
+   * @generated from field: int32 year = 1;
+   */
+  year?: number;
+
+  /**
+   * bot (a bot's risk limits or control code changed) or platform (a fleet's limits or the
+   * kill-switch settings changed).
+   *
+   * @generated from field: string scope = 2;
+   */
+  scope?: string;
+
+  /**
+   * The bot's slug as of its latest change, and its id; empty for the platform.
+   *
+   * @generated from field: string bot = 3;
+   */
+  bot?: string;
+
+  /**
+   * @generated from field: string bot_id = 4;
+   */
+  botId?: string;
+
+  /**
+   * The changes not yet covered, oldest first (their ids, as evidence.control_changes lists them).
+   *
+   * @generated from field: repeated string control_changes = 5;
+   */
+  controlChanges?: string[];
+
+  /**
+   * Which kinds of control changed: risk_limits, control_code, kill_switch_settings.
+   *
+   * @generated from field: repeated string kinds = 6;
+   */
+  kinds?: string[];
+
+  /**
+   * The first change not covered: the report has been due since.
+   *
+   * @generated from field: google.protobuf.Timestamp due_since = 7;
+   */
+  dueSince?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.compliance.v1.DueValidationReport.
+ * Use `create(DueValidationReportSchema)` to create a new message.
+ */
+export declare const DueValidationReportSchema: GenMessage<DueValidationReport, {jsonType: DueValidationReportJson}>;
+
+/**
+ * @generated from message svc.compliance.v1.DueValidationReports
+ */
+export declare type DueValidationReports = Message<"svc.compliance.v1.DueValidationReports"> & {
+  /**
+   * Oldest year first, then the platform, then bots by slug.
+   *
+   * @generated from field: repeated svc.compliance.v1.DueValidationReport items = 1;
+   */
+  items: DueValidationReport[];
+};
+
+/**
+ * @generated from message svc.compliance.v1.DueValidationReports
+ */
+export declare type DueValidationReportsJson = {
+  /**
+   * Oldest year first, then the platform, then bots by slug.
+   *
+   * @generated from field: repeated svc.compliance.v1.DueValidationReport items = 1;
+   */
+  items?: DueValidationReportJson[];
+};
+
+/**
+ * Describes the message svc.compliance.v1.DueValidationReports.
+ * Use `create(DueValidationReportsSchema)` to create a new message.
+ */
+export declare const DueValidationReportsSchema: GenMessage<DueValidationReports, {jsonType: DueValidationReportsJson}>;
+
+/**
+ * @generated from message svc.compliance.v1.SignValidationReportRequest
+ */
+export declare type SignValidationReportRequest = Message<"svc.compliance.v1.SignValidationReportRequest"> & {
+  /**
+   * The bot's slug or id; empty for the platform report.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef: string;
+
+  /**
+   * Calendar year covered (UTC); left out, the previous year (as GET).
+   *
+   * @generated from field: optional int32 year = 2;
+   */
+  year?: number | undefined;
+
+  /**
+   * The attestation slot the caller fills: risk_management_function, internal_audit or
+   * ceo_certification.
+   *
+   * @generated from field: string slot = 3;
+   */
+  slot: string;
+
+  /**
+   * What the signer attests, in their words.
+   *
+   * @generated from field: string statement = 4;
+   */
+  statement: string;
+
+  /**
+   * The X-Report-Sha256 of the report the signer read: a report whose records changed since is
+   * refused (409 report_changed), so nobody signs what they did not read.
+   *
+   * @generated from field: string report_sha256 = 5;
+   */
+  reportSha256: string;
+};
+
+/**
+ * @generated from message svc.compliance.v1.SignValidationReportRequest
+ */
+export declare type SignValidationReportRequestJson = {
+  /**
+   * The bot's slug or id; empty for the platform report.
+   *
+   * @generated from field: string bot_ref = 1;
+   */
+  botRef?: string;
+
+  /**
+   * Calendar year covered (UTC); left out, the previous year (as GET).
+   *
+   * @generated from field: optional int32 year = 2;
+   */
+  year?: number;
+
+  /**
+   * The attestation slot the caller fills: risk_management_function, internal_audit or
+   * ceo_certification.
+   *
+   * @generated from field: string slot = 3;
+   */
+  slot?: string;
+
+  /**
+   * What the signer attests, in their words.
+   *
+   * @generated from field: string statement = 4;
+   */
+  statement?: string;
+
+  /**
+   * The X-Report-Sha256 of the report the signer read: a report whose records changed since is
+   * refused (409 report_changed), so nobody signs what they did not read.
+   *
+   * @generated from field: string report_sha256 = 5;
+   */
+  reportSha256?: string;
+};
+
+/**
+ * Describes the message svc.compliance.v1.SignValidationReportRequest.
+ * Use `create(SignValidationReportRequestSchema)` to create a new message.
+ */
+export declare const SignValidationReportRequestSchema: GenMessage<SignValidationReportRequest, {jsonType: SignValidationReportRequestJson}>;
+
+/**
+ * One filled attestation slot of a signed report.
+ *
+ * @generated from message svc.compliance.v1.ReportSignature
+ */
+export declare type ReportSignature = Message<"svc.compliance.v1.ReportSignature"> & {
+  /**
+   * The slot: risk_management_function, internal_audit or ceo_certification.
+   *
+   * @generated from field: string slot = 1;
+   */
+  slot: string;
+
+  /**
+   * The role the slot is for (Head of Risk, Head of Internal Audit, CEO).
+   *
+   * @generated from field: string role = 2;
+   */
+  role: string;
+
+  /**
+   * Who signed (the token's subject).
+   *
+   * @generated from field: string signed_by = 3;
+   */
+  signedBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp signed_at = 4;
+   */
+  signedAt?: Timestamp | undefined;
+};
+
+/**
+ * One filled attestation slot of a signed report.
+ *
+ * @generated from message svc.compliance.v1.ReportSignature
+ */
+export declare type ReportSignatureJson = {
+  /**
+   * The slot: risk_management_function, internal_audit or ceo_certification.
+   *
+   * @generated from field: string slot = 1;
+   */
+  slot?: string;
+
+  /**
+   * The role the slot is for (Head of Risk, Head of Internal Audit, CEO).
+   *
+   * @generated from field: string role = 2;
+   */
+  role?: string;
+
+  /**
+   * Who signed (the token's subject).
+   *
+   * @generated from field: string signed_by = 3;
+   */
+  signedBy?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp signed_at = 4;
+   */
+  signedAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.compliance.v1.ReportSignature.
+ * Use `create(ReportSignatureSchema)` to create a new message.
+ */
+export declare const ReportSignatureSchema: GenMessage<ReportSignature, {jsonType: ReportSignatureJson}>;
+
+/**
+ * A signed validation report as stored, append-only, for at least seven years.
+ *
+ * @generated from message svc.compliance.v1.SignedReport
+ */
+export declare type SignedReport = Message<"svc.compliance.v1.SignedReport"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * bot or platform.
+   *
+   * @generated from field: string scope = 2;
+   */
+  scope: string;
+
+  /**
+   * @generated from field: string bot = 3;
+   */
+  bot: string;
+
+  /**
+   * @generated from field: string bot_id = 4;
+   */
+  botId: string;
+
+  /**
+   * @generated from field: int32 year = 5;
+   */
+  year: number;
+
+  /**
+   * SHA-256 (hex) of the stored YAML bytes, served again byte for byte.
+   *
+   * @generated from field: string sha256 = 6;
+   */
+  sha256: string;
+
+  /**
+   * SHA-256 of the report as generated before its slots were filled (what the signers read).
+   *
+   * @generated from field: string unsigned_sha256 = 7;
+   */
+  unsignedSha256: string;
+
+  /**
+   * @generated from field: repeated svc.compliance.v1.ReportSignature signatures = 8;
+   */
+  signatures: ReportSignature[];
+
+  /**
+   * When it was stored (the latest signature).
+   *
+   * @generated from field: google.protobuf.Timestamp signed_at = 9;
+   */
+  signedAt?: Timestamp | undefined;
+
+  /**
+   * signed_at plus seven years: until then it can be neither deleted nor overwritten.
+   *
+   * @generated from field: google.protobuf.Timestamp retain_until = 10;
+   */
+  retainUntil?: Timestamp | undefined;
+
+  /**
+   * The control changes the report lists (evidence.control_changes).
+   *
+   * @generated from field: repeated string control_changes = 11;
+   */
+  controlChanges: string[];
+
+  /**
+   * Where its bytes are served: /risk/validation-report/signed/{id}.
+   *
+   * @generated from field: string href = 12;
+   */
+  href: string;
+};
+
+/**
+ * A signed validation report as stored, append-only, for at least seven years.
+ *
+ * @generated from message svc.compliance.v1.SignedReport
+ */
+export declare type SignedReportJson = {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id?: string;
+
+  /**
+   * bot or platform.
+   *
+   * @generated from field: string scope = 2;
+   */
+  scope?: string;
+
+  /**
+   * @generated from field: string bot = 3;
+   */
+  bot?: string;
+
+  /**
+   * @generated from field: string bot_id = 4;
+   */
+  botId?: string;
+
+  /**
+   * @generated from field: int32 year = 5;
+   */
+  year?: number;
+
+  /**
+   * SHA-256 (hex) of the stored YAML bytes, served again byte for byte.
+   *
+   * @generated from field: string sha256 = 6;
+   */
+  sha256?: string;
+
+  /**
+   * SHA-256 of the report as generated before its slots were filled (what the signers read).
+   *
+   * @generated from field: string unsigned_sha256 = 7;
+   */
+  unsignedSha256?: string;
+
+  /**
+   * @generated from field: repeated svc.compliance.v1.ReportSignature signatures = 8;
+   */
+  signatures?: ReportSignatureJson[];
+
+  /**
+   * When it was stored (the latest signature).
+   *
+   * @generated from field: google.protobuf.Timestamp signed_at = 9;
+   */
+  signedAt?: TimestampJson;
+
+  /**
+   * signed_at plus seven years: until then it can be neither deleted nor overwritten.
+   *
+   * @generated from field: google.protobuf.Timestamp retain_until = 10;
+   */
+  retainUntil?: TimestampJson;
+
+  /**
+   * The control changes the report lists (evidence.control_changes).
+   *
+   * @generated from field: repeated string control_changes = 11;
+   */
+  controlChanges?: string[];
+
+  /**
+   * Where its bytes are served: /risk/validation-report/signed/{id}.
+   *
+   * @generated from field: string href = 12;
+   */
+  href?: string;
+};
+
+/**
+ * Describes the message svc.compliance.v1.SignedReport.
+ * Use `create(SignedReportSchema)` to create a new message.
+ */
+export declare const SignedReportSchema: GenMessage<SignedReport, {jsonType: SignedReportJson}>;
+
+/**
+ * @generated from message svc.compliance.v1.ListSignedReportsRequest
+ */
+export declare type ListSignedReportsRequest = Message<"svc.compliance.v1.ListSignedReportsRequest"> & {
+  /**
+   * Only reports of this year, when set.
+   *
+   * @generated from field: optional int32 year = 1;
+   */
+  year?: number | undefined;
+
+  /**
+   * Only reports of this bot (slug or id), when set; "platform" for the platform reports.
+   *
+   * @generated from field: string bot_ref = 2;
+   */
+  botRef: string;
+};
+
+/**
+ * @generated from message svc.compliance.v1.ListSignedReportsRequest
+ */
+export declare type ListSignedReportsRequestJson = {
+  /**
+   * Only reports of this year, when set.
+   *
+   * @generated from field: optional int32 year = 1;
+   */
+  year?: number;
+
+  /**
+   * Only reports of this bot (slug or id), when set; "platform" for the platform reports.
+   *
+   * @generated from field: string bot_ref = 2;
+   */
+  botRef?: string;
+};
+
+/**
+ * Describes the message svc.compliance.v1.ListSignedReportsRequest.
+ * Use `create(ListSignedReportsRequestSchema)` to create a new message.
+ */
+export declare const ListSignedReportsRequestSchema: GenMessage<ListSignedReportsRequest, {jsonType: ListSignedReportsRequestJson}>;
+
+/**
+ * @generated from message svc.compliance.v1.SignedReports
+ */
+export declare type SignedReports = Message<"svc.compliance.v1.SignedReports"> & {
+  /**
+   * Oldest first.
+   *
+   * @generated from field: repeated svc.compliance.v1.SignedReport items = 1;
+   */
+  items: SignedReport[];
+};
+
+/**
+ * @generated from message svc.compliance.v1.SignedReports
+ */
+export declare type SignedReportsJson = {
+  /**
+   * Oldest first.
+   *
+   * @generated from field: repeated svc.compliance.v1.SignedReport items = 1;
+   */
+  items?: SignedReportJson[];
+};
+
+/**
+ * Describes the message svc.compliance.v1.SignedReports.
+ * Use `create(SignedReportsSchema)` to create a new message.
+ */
+export declare const SignedReportsSchema: GenMessage<SignedReports, {jsonType: SignedReportsJson}>;
+
+/**
+ * @generated from message svc.compliance.v1.SignedReportRequest
+ */
+export declare type SignedReportRequest = Message<"svc.compliance.v1.SignedReportRequest"> & {
+  /**
+   * @generated from field: string report_id = 1;
+   */
+  reportId: string;
+};
+
+/**
+ * @generated from message svc.compliance.v1.SignedReportRequest
+ */
+export declare type SignedReportRequestJson = {
+  /**
+   * @generated from field: string report_id = 1;
+   */
+  reportId?: string;
+};
+
+/**
+ * Describes the message svc.compliance.v1.SignedReportRequest.
+ * Use `create(SignedReportRequestSchema)` to create a new message.
+ */
+export declare const SignedReportRequestSchema: GenMessage<SignedReportRequest, {jsonType: SignedReportRequestJson}>;
+
+/**
  * RTS 6 conformance and stress runs (executed by the bots service) and the annual validation
  * report.
  *
@@ -406,6 +1002,61 @@ export declare const ComplianceService: GenService<{
     methodKind: "unary";
     input: typeof GetPlatformValidationReportRequestSchema;
     output: typeof ValidationReportSchema;
+  },
+  /**
+   * The validation reports due again after material control changes (risk limits, control
+   * code, kill-switch settings) that no signed report covers yet.
+   *
+   * @generated from rpc svc.compliance.v1.ComplianceService.GetDueValidationReports
+   */
+  getDueValidationReports: {
+    methodKind: "unary";
+    input: typeof GetDueValidationReportsRequestSchema;
+    output: typeof DueValidationReportsSchema;
+  },
+  /**
+   * Fills one attestation slot of the report the caller read (report_sha256) and stores the
+   * signed report, append-only, for seven years. 409 report_changed when the records changed
+   * since it was read; 409 report_already_signed when the slot is filled already (a signed
+   * report is never overwritten).
+   *
+   * @generated from rpc svc.compliance.v1.ComplianceService.SignValidationReport
+   */
+  signValidationReport: {
+    methodKind: "unary";
+    input: typeof SignValidationReportRequestSchema;
+    output: typeof SignedReportSchema;
+  },
+  /**
+   * Every stored signed report (its digest, signatures and retention date), oldest first.
+   *
+   * @generated from rpc svc.compliance.v1.ComplianceService.ListSignedReports
+   */
+  listSignedReports: {
+    methodKind: "unary";
+    input: typeof ListSignedReportsRequestSchema;
+    output: typeof SignedReportsSchema;
+  },
+  /**
+   * A stored signed report, byte for byte as stored, with its SHA-256 in X-Report-Sha256.
+   *
+   * @generated from rpc svc.compliance.v1.ComplianceService.GetSignedReport
+   */
+  getSignedReport: {
+    methodKind: "unary";
+    input: typeof SignedReportRequestSchema;
+    output: typeof ValidationReportSchema;
+  },
+  /**
+   * Deletes a signed report whose retention date has passed. Before it: 409 evidence_retained,
+   * audited; nothing is deleted.
+   *
+   * @generated from rpc svc.compliance.v1.ComplianceService.DeleteSignedReport
+   */
+  deleteSignedReport: {
+    methodKind: "unary";
+    input: typeof SignedReportRequestSchema;
+    output: typeof SignedReportSchema;
   },
 }>;
 

@@ -882,6 +882,172 @@ export declare type DrillMissedJson = {
 export declare const DrillMissedSchema: GenMessage<DrillMissed, {jsonType: DrillMissedJson}>;
 
 /**
+ * A material control change (RTS 6 Art. 9: a validation report "also after any material control
+ * change"): a bot's or a fleet's risk limits, a bot's control code (its strategy: family,
+ * parameters, code or models, as a new version) or the kill-switch settings (the drill
+ * schedule). The owner of the control raises it in the transaction of the change; the compliance
+ * service records it and marks the year's validation report as due.
+ *
+ * @generated from message svc.events.v1.ControlChanged
+ */
+export declare type ControlChanged = Message<"svc.events.v1.ControlChanged"> & {
+  /**
+   * Unique per change (the outbox event's id is not visible to consumers of the payload).
+   *
+   * @generated from field: string change_id = 1;
+   */
+  changeId: string;
+
+  /**
+   * risk_limits, control_code or kill_switch_settings.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * The bot whose control changed; empty for a fleet's limits or the platform's kill-switch settings.
+   *
+   * @generated from field: string bot_id = 3;
+   */
+  botId: string;
+
+  /**
+   * @generated from field: string bot_slug = 4;
+   */
+  botSlug: string;
+
+  /**
+   * The fleet whose limits changed (kind risk_limits, bot_id empty).
+   *
+   * @generated from field: string fleet = 5;
+   */
+  fleet: string;
+
+  /**
+   * The bot's version after the change, and before it (0 when not a bot's).
+   *
+   * @generated from field: int32 version = 6;
+   */
+  version: number;
+
+  /**
+   * @generated from field: int32 previous_version = 7;
+   */
+  previousVersion: number;
+
+  /**
+   * Who changed it (the token's subject).
+   *
+   * @generated from field: string actor = 8;
+   */
+  actor: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp changed_at = 9;
+   */
+  changedAt?: Timestamp | undefined;
+
+  /**
+   * The changed settings before and after (only those that differ).
+   *
+   * @generated from field: google.protobuf.Struct before = 10;
+   */
+  before?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct after = 11;
+   */
+  after?: JsonObject | undefined;
+};
+
+/**
+ * A material control change (RTS 6 Art. 9: a validation report "also after any material control
+ * change"): a bot's or a fleet's risk limits, a bot's control code (its strategy: family,
+ * parameters, code or models, as a new version) or the kill-switch settings (the drill
+ * schedule). The owner of the control raises it in the transaction of the change; the compliance
+ * service records it and marks the year's validation report as due.
+ *
+ * @generated from message svc.events.v1.ControlChanged
+ */
+export declare type ControlChangedJson = {
+  /**
+   * Unique per change (the outbox event's id is not visible to consumers of the payload).
+   *
+   * @generated from field: string change_id = 1;
+   */
+  changeId?: string;
+
+  /**
+   * risk_limits, control_code or kill_switch_settings.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind?: string;
+
+  /**
+   * The bot whose control changed; empty for a fleet's limits or the platform's kill-switch settings.
+   *
+   * @generated from field: string bot_id = 3;
+   */
+  botId?: string;
+
+  /**
+   * @generated from field: string bot_slug = 4;
+   */
+  botSlug?: string;
+
+  /**
+   * The fleet whose limits changed (kind risk_limits, bot_id empty).
+   *
+   * @generated from field: string fleet = 5;
+   */
+  fleet?: string;
+
+  /**
+   * The bot's version after the change, and before it (0 when not a bot's).
+   *
+   * @generated from field: int32 version = 6;
+   */
+  version?: number;
+
+  /**
+   * @generated from field: int32 previous_version = 7;
+   */
+  previousVersion?: number;
+
+  /**
+   * Who changed it (the token's subject).
+   *
+   * @generated from field: string actor = 8;
+   */
+  actor?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp changed_at = 9;
+   */
+  changedAt?: TimestampJson;
+
+  /**
+   * The changed settings before and after (only those that differ).
+   *
+   * @generated from field: google.protobuf.Struct before = 10;
+   */
+  before?: StructJson;
+
+  /**
+   * @generated from field: google.protobuf.Struct after = 11;
+   */
+  after?: StructJson;
+};
+
+/**
+ * Describes the message svc.events.v1.ControlChanged.
+ * Use `create(ControlChangedSchema)` to create a new message.
+ */
+export declare const ControlChangedSchema: GenMessage<ControlChanged, {jsonType: ControlChangedJson}>;
+
+/**
  * A runner announces a phase change: drills time halts from these; bot_events stays the record.
  *
  * @generated from message svc.events.v1.BotPhaseChanged
