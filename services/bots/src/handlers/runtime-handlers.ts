@@ -112,7 +112,12 @@ export function createRuntimeHandlers(deps: {
       );
     // Before the token: a universe a session cannot trade is refused whatever was approved.
     try {
-      paperPortfolioOnly(storedToSpec(bot.spec), dataSource);
+      const wanted = storedToSpec(bot.spec);
+      paperPortfolioOnly(wanted, dataSource);
+      // Which data set holds each symbol is read from the catalog alone: cheap, and a universe its
+      // data does not cover is refused as a universe a session cannot trade.
+      const from = dataSource || defaultDataSource(wanted);
+      if (isPortfolio(wanted.universe?.symbols, from)) await portfolioSource(db, wanted, from);
     } catch (err) {
       if (err instanceof EngineInputError) throw engineInputRefused(err);
       throw err;
