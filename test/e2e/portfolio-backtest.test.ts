@@ -288,7 +288,7 @@ describe("a universe backtested as one portfolio (real Postgres)", () => {
     expect(sum).toBeCloseTo(r.metrics.pnl, 2);
   }, 180_000);
 
-  it("refuses a paper session of a universe's code strategy and a conformance run of a universe, saying why", async () => {
+  it("refuses a paper session of a universe's code strategy and a stress run of a universe, saying why", async () => {
     const paper = await call(p.url, "POST", "/bots/tech-code/paper/start", {
       approved_promotion: "x",
     });
@@ -297,8 +297,54 @@ describe("a universe backtested as one portfolio (real Postgres)", () => {
     expect(paper.body.error.message).toMatch(
       /a strategy of code trades a universe in backtests only/,
     );
-    const conformance = await call(p.url, "POST", "/bots/tech/conformance", {}, as("alice"));
-    expect(conformance.status).toBe(400);
-    expect(conformance.body.error.details.field).toBe("universe.symbols");
+    const stress = await call(p.url, "POST", "/bots/tech/stress", {}, as("alice"));
+    expect(stress.status).toBe(400);
+    expect(stress.body.error.details.field).toBe("universe.symbols");
+    expect(stress.body.error.message).toMatch(/sweeps and stress runs trade one symbol/);
   });
+
+  it("runs the conformance suite of a universe on its portfolio", async () => {
+    const capped = await call(p.url, "POST", "/bots", {
+      ...spec("capped-cf", { family: "ma_crossover", parameters: { fast: 5, slow: 20 } }),
+      risk: {
+        capital_limit: 40000,
+        credit_limit: 5000,
+        max_order_units: 1000,
+        max_order_notional: 50000,
+        price_collar_pct: 5,
+        max_orders_per_window: 10,
+        throttle_window_s: 60,
+        duplicate_window_s: 30,
+        restricted_symbols: ["XYZ"],
+      },
+    });
+    expect(capped.status, JSON.stringify(capped.body)).toBe(201);
+    const started = await call(p.url, "POST", "/bots/capped-cf/conformance", {}, as("alice"));
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const done = await eventually(
+      "the conformance run completes",
+      () => call(p.url, "GET", started.body.results.href),
+      (r) => r.status === 200 && r.body.status !== "pending" && r.body.status !== "running",
+      30_000,
+    );
+    expect(done.body.status, JSON.stringify(done.body)).toBe("completed");
+    const byName = new Map(
+      (done.body.cases as { name: string; observed: string; passed: boolean }[]).map((c) => [
+        c.name,
+        c,
+      ]),
+    );
+    // Two symbols each under the limit are refused together: the portfolio's gross value counts.
+    expect(byName.get("capital_threshold")).toMatchObject({
+      passed: true,
+      observed: expect.stringMatching(
+        /^AAPL placed; MSFT refused by capital_threshold: limit 40000/,
+      ),
+    });
+    // The kill switch drains every symbol of the universe.
+    expect(byName.get("kill_switch_drain")).toMatchObject({
+      passed: true,
+      observed: expect.stringContaining("(3 symbols ordered)"),
+    });
+  }, 60_000);
 });

@@ -78,9 +78,9 @@ function resampleTo(source: string, have?: string, want?: string): number | unde
 }
 
 /**
- * Refuses a universe of several symbols where only one is traded (sweeps, conformance and stress
- * runs, for now): a 400 that says so, never the first symbol traded silently. A backtest and a
- * paper session trade such a universe as a portfolio (portfolioSource, paperPortfolioOnly).
+ * Refuses a universe of several symbols where only one is traded (sweeps and stress runs, for
+ * now): a 400 that says so, never the first symbol traded silently. A backtest, a paper session
+ * and a conformance run trade such a universe as a portfolio.
  */
 export function oneSymbolOnly(spec: BotSpec, dataSource = ""): void {
   const symbols = spec.universe?.symbols ?? [];
@@ -88,8 +88,8 @@ export function oneSymbolOnly(spec: BotSpec, dataSource = ""): void {
   throw new EngineInputError(
     "invalid_parameter",
     symbols.length > 1
-      ? `universe.symbols has ${symbols.length} symbols (${symbols.slice(0, 10).join(", ")}${symbols.length > 10 ? ", ..." : ""}); backtests and paper sessions trade a universe as a portfolio, but sweeps, conformance and stress runs trade one symbol yet (their cases and replays drive one symbol's order path), so give this one a version of one symbol`
-      : `${dataSource} names several data sets; only a backtest or paper session of a universe of several symbols reads them`,
+      ? `universe.symbols has ${symbols.length} symbols (${symbols.slice(0, 10).join(", ")}${symbols.length > 10 ? ", ..." : ""}); backtests, paper sessions and conformance runs trade a universe as a portfolio, but sweeps and stress runs trade one symbol yet (a sweep's trials and a stress replay drive one symbol's strategy and order path), so give this one a version of one symbol`
+      : `${dataSource} names several data sets; only a backtest or a paper session of a universe of several symbols reads them`,
     symbols.length > 1 ? "universe.symbols" : "data_source",
   );
 }
