@@ -163,3 +163,31 @@ export function workingOrders(open: BotState["openOrders"], symbol?: string): Or
       ...(o.stopPrice !== undefined ? { stopPrice: o.stopPrice } : {}),
     }));
 }
+
+/**
+ * Where each symbol of a resumed portfolio session stands, from its state and its own events
+ * (`seen`): its position, the orders still working (they fill at the next bar's open of the
+ * session that takes over) and the next order id of its own running count.
+ */
+export function portfolioAccounts(
+  symbols: readonly string[],
+  state: BotState,
+  seen: readonly { type: string; data: unknown }[],
+): Record<string, { units: number; openOrders: Order[]; nextOrderId: number }> {
+  const placed = new Map<string, number>();
+  for (const e of seen) {
+    const symbol = (e.data as { symbol?: unknown }).symbol;
+    if (e.type === "order_placed" && typeof symbol === "string")
+      placed.set(symbol, (placed.get(symbol) ?? 0) + 1);
+  }
+  return Object.fromEntries(
+    symbols.map((symbol) => [
+      symbol,
+      {
+        units: state.positions[symbol] ?? 0,
+        openOrders: workingOrders(state.openOrders, symbol),
+        nextOrderId: (placed.get(symbol) ?? 0) + 1,
+      },
+    ]),
+  );
+}

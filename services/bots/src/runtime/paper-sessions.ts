@@ -19,7 +19,7 @@ import type { RunnerEvent } from "../runner/events.js";
 import { keysFor, watchKillSwitch, type Engagement } from "../runner/kill-switch-watcher.js";
 import { haltSpan, observePropagation } from "../runner/halt-telemetry.js";
 import { PortfolioRunner } from "../runner/portfolio-runner.js";
-import { workingOrders, type BotState } from "../runner/state.js";
+import { portfolioAccounts, workingOrders } from "../runner/state.js";
 import { isLiveSession } from "../domain/deployment-status.js";
 import { appendEvents, LeaseLost, stateAsOf, taskEvents } from "../store/events.repository.js";
 import { findBot, findVersion } from "../store/bots.repository.js";
@@ -330,7 +330,7 @@ export class PaperSessions {
           allowShort: engine.allowShort,
           symbolCosts: engine.symbolCosts,
         },
-        accounts: resumedAccounts(bars.symbols, state, seen),
+        accounts: portfolioAccounts(bars.symbols, state, seen),
         // Order ids are unique per bot: the task's prefix, then the symbol's own running count.
         idPrefix: `${row.task_id}-`,
         reduceOnly: () => this.reduceOnlyReason(),
@@ -600,35 +600,4 @@ export class PaperSessions {
     // Only the lease holder decides a session's status: a host that lost it writes nothing.
     await sessionStore.setSessionStatus(this.deps.db, taskId, this.hostId, status, error);
   }
-}
-
-/**
- * Where each symbol of a resumed portfolio session stands, from its events: its position, the
- * orders still working (they fill at the next bar's open of the session that takes over) and
- * the next order id of its own running count.
- */
-function resumedAccounts(
-  symbols: readonly string[],
-  state: BotState,
-  seen: { type: string; data: unknown }[],
-): Record<
-  string,
-  { units: number; openOrders: ReturnType<typeof workingOrders>; nextOrderId: number }
-> {
-  const placed = new Map<string, number>();
-  for (const e of seen) {
-    const symbol = (e.data as { symbol?: unknown }).symbol;
-    if (e.type === "order_placed" && typeof symbol === "string")
-      placed.set(symbol, (placed.get(symbol) ?? 0) + 1);
-  }
-  return Object.fromEntries(
-    symbols.map((symbol) => [
-      symbol,
-      {
-        units: state.positions[symbol] ?? 0,
-        openOrders: workingOrders(state.openOrders, symbol),
-        nextOrderId: (placed.get(symbol) ?? 0) + 1,
-      },
-    ]),
-  );
 }
