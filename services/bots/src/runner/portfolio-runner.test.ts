@@ -103,6 +103,72 @@ describe("a portfolio backtest and a paper session of it over the same bars", ()
   });
 });
 
+describe("a halt of a portfolio paper session", () => {
+  /** Runs until a step sends orders of at least two symbols, then halts in `mode`. */
+  async function haltedAfterOrders(mode: "cancel" | "flatten") {
+    const events: RunnerEvent[] = [];
+    let halted: Promise<void> | undefined;
+    let runner: PortfolioRunner | undefined = undefined;
+    runner = new PortfolioRunner({
+      bars: series(),
+      startIndex: 0,
+      speed: 0,
+      strategies: strategies(),
+      settings,
+      accounts: {},
+      idPrefix: "paper-1-",
+      sink: async (batch) => {
+        events.push(...batch);
+        // The first step's batch comes while the runner is still being built.
+        if (!runner) return;
+        const placed = new Set(
+          batch.flatMap((e) =>
+            e.type === "order_placed" ? [(e.data as { symbol?: string }).symbol] : [],
+          ),
+        );
+        const held = Object.values(runner.positions).filter((u) => u !== 0).length;
+        if (!halted && placed.size >= 2 && (mode === "cancel" || held >= 2))
+          halted = runner.halt("drill", mode);
+      },
+    });
+    expect(await runner.finished()).toBe("stopped");
+    await halted;
+    return { events, runner };
+  }
+
+  it("cancels every symbol's working orders, and fills none after", async () => {
+    const { events, runner } = await haltedAfterOrders("cancel");
+    const at = events.findIndex((e) => e.type === "phase_changed" && e.data.phase === "Draining");
+    expect(at).toBeGreaterThan(0);
+    const filled = new Set(
+      events.flatMap((e) => (e.type === "order_filled" ? [e.data.order_id] : [])),
+    );
+    const working = events
+      .slice(0, at)
+      .flatMap((e) => (e.type === "order_placed" && !filled.has(e.data.order_id) ? [e] : []));
+    expect(
+      new Set(working.map((e) => (e.data as { symbol?: string }).symbol)).size,
+    ).toBeGreaterThanOrEqual(2);
+    const cancelled = events
+      .slice(at)
+      .flatMap((e) => (e.type === "order_cancelled" ? [e.data.order_id] : []));
+    expect(cancelled.sort()).toEqual(working.map((e) => e.data.order_id).sort());
+    expect(events.slice(at).some((e) => e.type === "order_filled")).toBe(false);
+    expect(runner.phase).toBe("Stopped");
+  });
+
+  it("flatten closes every symbol's position", async () => {
+    const { events, runner } = await haltedAfterOrders("flatten");
+    expect(Object.values(runner.positions).every((u) => u === 0)).toBe(true);
+    const at = events.findIndex((e) => e.type === "phase_changed" && e.data.phase === "Draining");
+    const closed = events
+      .slice(at)
+      .flatMap((e) => (e.type === "order_filled" ? [(e.data as { symbol?: string }).symbol] : []));
+    expect(new Set(closed).size).toBeGreaterThanOrEqual(2);
+    expect(snapshotOf(foldEvents(stored([started(), ...events]))).positions).toEqual({});
+  });
+});
+
 const digits = (json: string) =>
   json.replace(/-?\d+\.\d+(e[-+]?\d+)?/g, (n) => Number(n).toPrecision(12));
 
