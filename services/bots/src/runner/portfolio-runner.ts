@@ -6,6 +6,7 @@ import { reduceOnlyWhile } from "../execution/reduce-only.js";
 import type { DisabledBy, FleetFigures, RiskLimits } from "../execution/risk-controls/index.js";
 import type { HaltMode } from "./bot-runner.js";
 import type { Phase, RunnerEvent } from "./events.js";
+import { BarPacer, TradingGate, type KillSwitchGate } from "./trading-gate.js";
 
 export interface PortfolioRunnerOptions {
   /** Every symbol's bars on one clock (alignBars): a symbol trades only at its own bars. */
@@ -31,7 +32,7 @@ export interface PortfolioRunnerOptions {
   };
   reduceOnly?: () => string | undefined;
   sink: (events: RunnerEvent[]) => Promise<void>;
-  killSwitch?: { engagedSince(t: number): number; engaged(): unknown };
+  killSwitch?: KillSwitchGate;
 }
 
 /**
@@ -43,17 +44,17 @@ export interface PortfolioRunnerOptions {
  */
 export class PortfolioRunner {
   private ownPhase: Phase = "Running";
-  private stoppedTradingAt = NaN;
-  private readonly startedAt = performance.now();
+  private readonly gate: TradingGate;
+  private readonly pacer = new BarPacer();
   private readonly run: PortfolioRun;
   private pending: RunnerEvent[] = [];
   private frozen = false;
   private index: number;
   private reduceOnlyReason: string | undefined;
   private readonly done: Promise<"finished" | "stopped">;
-  private wake: (() => void) | null = null;
 
   constructor(private readonly o: PortfolioRunnerOptions) {
+    this.gate = new TradingGate(o.killSwitch);
     const risk = o.risk;
     const fleet = risk?.fleet;
     this.run = new PortfolioRun(o.settings, o.bars.symbols, {
@@ -79,7 +80,7 @@ export class PortfolioRunner {
   }
 
   get phase(): Phase {
-    if (this.ownPhase === "Running" && this.gateClosed()) return "Draining";
+    if (this.ownPhase === "Running" && this.gate.closed()) return "Draining";
     return this.ownPhase;
   }
 
@@ -88,20 +89,7 @@ export class PortfolioRunner {
   }
 
   get drainingSince(): number {
-    this.gateClosed();
-    return this.stoppedTradingAt;
-  }
-
-  /** As BotRunner's: latched once a broadcast engaging one of its keys reached the process. */
-  private gateClosed(): boolean {
-    if (!Number.isNaN(this.stoppedTradingAt)) return true;
-    const gate = this.o.killSwitch;
-    if (!gate) return false;
-    let at = gate.engagedSince(this.startedAt);
-    if (Number.isNaN(at) && gate.engaged() !== null) at = performance.now();
-    if (Number.isNaN(at)) return false;
-    this.stoppedTradingAt = at;
-    return true;
+    return this.gate.since;
   }
 
   finished(): Promise<"finished" | "stopped"> {
@@ -189,16 +177,7 @@ export class PortfolioRunner {
 
   private pace(): Promise<void> {
     if (this.phase !== "Running") return Promise.resolve();
-    const ms = this.o.speed > 0 ? 1000 / this.o.speed : 0;
-    return new Promise((resolve) => {
-      if (ms < 1) {
-        const t = setImmediate(() => ((this.wake = null), resolve()));
-        this.wake = () => (clearImmediate(t), resolve());
-      } else {
-        const t = setTimeout(() => ((this.wake = null), resolve()), ms);
-        this.wake = () => (clearTimeout(t), resolve());
-      }
-    });
+    return this.pacer.wait(this.o.speed);
   }
 
   /** Fail-safe (BotRunner's): blind to the kill switch, no new orders, every symbol's cancelled. */
@@ -215,10 +194,10 @@ export class PortfolioRunner {
    */
   async halt(reason: string, mode: HaltMode = "cancel"): Promise<void> {
     if (this.ownPhase !== "Running") return;
-    if (!this.gateClosed()) this.stoppedTradingAt = performance.now();
+    this.gate.close();
     this.ownPhase = "Draining";
     await Promise.resolve();
-    this.wake?.();
+    this.pacer.cut();
     this.pending.push({ type: "phase_changed", data: { phase: "Draining", reason } });
     if (mode === "freeze") this.frozen = true;
     for (const s of this.run.sleeves) s.broker.cancelAll(`halt: ${reason}`);
