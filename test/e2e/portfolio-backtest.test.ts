@@ -38,21 +38,38 @@ const spec = (slug: string, strategy: object, engine: object = {}) => ({
 });
 const ALL = "csv:aapl-1d+csv:msft-1d+csv:goog-1d";
 
+/** The three walks in one file with a symbol column, rows of the symbols interleaved by date. */
+function oneFile(walks: [string, string][]): string {
+  const rows = walks.map(([symbol, csv]) =>
+    csv
+      .split("\n")
+      .slice(1)
+      .map((l) => `${symbol},${l}`),
+  );
+  const byDate = rows.flat().sort((a, b) => a.split(",")[1]!.localeCompare(b.split(",")[1]!));
+  return [`symbol,${HEADER}`, ...byDate].join("\n");
+}
+
 describe("a universe backtested as one portfolio (real Postgres)", () => {
   let p: RunningPlatform;
   beforeAll(async () => {
     p = await startTestPlatform("postgres", { SVC_BACKTEST_WORKERS: "2" });
     const up = (name: string, symbol: string, csv: string) =>
       call(p.url, "POST", "/datasets", { name, symbol, timeframe: "1d", csv });
-    for (const [name, symbol, csv] of [
+    const walks = [
       ["aapl-1d", "AAPL", walk(0, 0.005)],
       ["msft-1d", "MSFT", walk(300, 0.01)],
       // GOOG has no bars for ten days in the middle: a gap reported, not filled.
       ["goog-1d", "GOOG", walk(600, 0.004, (i) => i >= 500 && i < 510)],
-    ] as const) {
+    ] as const;
+    for (const [name, symbol, csv] of walks) {
       const res = await up(name, symbol, csv);
       expect(res.status, JSON.stringify(res.body)).toBe(201);
     }
+    // The same bars in one data set with a symbol column.
+    const one = await up("tech-1d", "", oneFile(walks.map(([, sym, csv]) => [sym, csv])));
+    expect(one.status, JSON.stringify(one.body)).toBe(201);
+    expect(one.body.symbols).toEqual(["AAPL", "GOOG", "MSFT"]);
     const created = await call(
       p.url,
       "POST",
@@ -140,6 +157,46 @@ describe("a universe backtested as one portfolio (real Postgres)", () => {
     const pnl = trades.body.items.reduce((n: number, t: { pnl: number }) => n + t.pnl, 0);
     expect(pnl).toBeCloseTo(r.metrics.pnl, 2);
   }, 120_000);
+
+  it("reads a portfolio from one data set with a symbol column, as from one data set per symbol", async () => {
+    const [apart, together] = await Promise.all(
+      [ALL, "csv:tech-1d"].map(async (data_source) => {
+        const res = await call(p.url, "POST", "/bots/tech/backtest", { data_source });
+        expect(res.status, JSON.stringify(res.body)).toBe(202);
+        expect(res.body.progress.bars_total).toBe(String(2990));
+        const done = await finished("tech", res.body.id);
+        expect(done.status, JSON.stringify(done.result_summary)).toBe("success");
+        return (await call(p.url, "GET", `/bots/tech/deployments/${res.body.id}/results`)).body;
+      }),
+    );
+    // The same bars aligned the same way: the same portfolio, gap for gap and trade for trade.
+    expect(together.gaps).toEqual(apart.gaps);
+    expect(together.gaps[2]).toMatchObject({ symbol: "GOOG", missing: "10" });
+    expect(together.symbols).toEqual(apart.symbols);
+    expect(together.metrics.pnl).toBe(apart.metrics.pnl);
+    expect(together.equity).toEqual(apart.equity);
+    // A universe symbol the data set does not hold is named, never dropped.
+    const wider = await call(p.url, "POST", "/bots", {
+      ...spec("wider", { family: "ma_crossover", parameters: { fast: 5, slow: 20 } }),
+      universe: { symbols: [...UNIVERSE, "AMZN"], timeframe: "1d" },
+    });
+    expect(wider.status, JSON.stringify(wider.body)).toBe(201);
+    const refused = await call(p.url, "POST", "/bots/wider/backtest", {
+      data_source: "csv:tech-1d",
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("universe_not_covered");
+    expect(refused.body.error.message).toContain("no bars of AMZN in csv:tech-1d");
+    // A universe of part of its symbols reads only those.
+    const pair = await call(p.url, "POST", "/bots", {
+      ...spec("pair", { family: "ma_crossover", parameters: { fast: 5, slow: 20 } }),
+      universe: { symbols: ["MSFT", "AAPL"], timeframe: "1d" },
+    });
+    expect(pair.status).toBe(201);
+    const res = await call(p.url, "POST", "/bots/pair/backtest", { data_source: "csv:tech-1d" });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(res.body.progress.bars_total).toBe("2000");
+  }, 180_000);
 
   it("holds the capital threshold across the portfolio", async () => {
     const capped = await call(p.url, "POST", "/bots", {
@@ -231,13 +288,63 @@ describe("a universe backtested as one portfolio (real Postgres)", () => {
     expect(sum).toBeCloseTo(r.metrics.pnl, 2);
   }, 180_000);
 
-  it("refuses a paper session and a conformance run of a universe, saying why", async () => {
-    const paper = await call(p.url, "POST", "/bots/tech/paper/start", { approved_promotion: "x" });
+  it("refuses a paper session of a universe's code strategy and a stress run of a universe, saying why", async () => {
+    const paper = await call(p.url, "POST", "/bots/tech-code/paper/start", {
+      approved_promotion: "x",
+    });
     expect(paper.status).toBe(400);
     expect(paper.body.error.details.field).toBe("universe.symbols");
-    expect(paper.body.error.message).toMatch(/only a backtest trades a universe/);
-    const conformance = await call(p.url, "POST", "/bots/tech/conformance", {}, as("alice"));
-    expect(conformance.status).toBe(400);
-    expect(conformance.body.error.details.field).toBe("universe.symbols");
+    expect(paper.body.error.message).toMatch(
+      /a strategy of code trades a universe in backtests only/,
+    );
+    const stress = await call(p.url, "POST", "/bots/tech/stress", {}, as("alice"));
+    expect(stress.status).toBe(400);
+    expect(stress.body.error.details.field).toBe("universe.symbols");
+    expect(stress.body.error.message).toMatch(/sweeps and stress runs trade one symbol/);
   });
+
+  it("runs the conformance suite of a universe on its portfolio", async () => {
+    const capped = await call(p.url, "POST", "/bots", {
+      ...spec("capped-cf", { family: "ma_crossover", parameters: { fast: 5, slow: 20 } }),
+      risk: {
+        capital_limit: 40000,
+        credit_limit: 5000,
+        max_order_units: 1000,
+        max_order_notional: 50000,
+        price_collar_pct: 5,
+        max_orders_per_window: 10,
+        throttle_window_s: 60,
+        duplicate_window_s: 30,
+        restricted_symbols: ["XYZ"],
+      },
+    });
+    expect(capped.status, JSON.stringify(capped.body)).toBe(201);
+    const started = await call(p.url, "POST", "/bots/capped-cf/conformance", {}, as("alice"));
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const done = await eventually(
+      "the conformance run completes",
+      () => call(p.url, "GET", started.body.results.href),
+      (r) => r.status === 200 && r.body.status !== "pending" && r.body.status !== "running",
+      30_000,
+    );
+    expect(done.body.status, JSON.stringify(done.body)).toBe("completed");
+    const byName = new Map(
+      (done.body.cases as { name: string; observed: string; passed: boolean }[]).map((c) => [
+        c.name,
+        c,
+      ]),
+    );
+    // Two symbols each under the limit are refused together: the portfolio's gross value counts.
+    expect(byName.get("capital_threshold")).toMatchObject({
+      passed: true,
+      observed: expect.stringMatching(
+        /^AAPL placed; MSFT refused by capital_threshold: limit 40000/,
+      ),
+    });
+    // The kill switch drains every symbol of the universe.
+    expect(byName.get("kill_switch_drain")).toMatchObject({
+      passed: true,
+      observed: expect.stringContaining("(3 symbols ordered)"),
+    });
+  }, 60_000);
 });

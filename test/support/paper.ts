@@ -10,7 +10,7 @@ export const as = (user: string) => ({ "x-svc-local-user": user });
  * A bot through promotion (alice submits, bob approves) into a running paper session; returns its
  * task id. It waits for what each step needs: the promotion and killswitch services to know the
  * bot (from the bots service's events), and the live plane to activate the artifact. `spec` adds
- * to the bot's spec (engine, universe...).
+ * to the bot's spec (engine, universe...), `start` to the paper start's body (data_source...).
  */
 export async function approvedSession(
   p: RunningPlatform,
@@ -18,6 +18,7 @@ export async function approvedSession(
   fleet: string,
   speed = 20,
   spec: Record<string, unknown> = {},
+  start: Record<string, unknown> = {},
 ): Promise<string> {
   const bot = (
     await call(
@@ -73,8 +74,9 @@ export async function approvedSession(
   const started = await call(p.url, "POST", `/bots/${slug}/paper/start`, {
     approved_promotion: token,
     speed,
+    ...start,
   });
-  expect(started.status).toBe(202);
+  expect(started.status, JSON.stringify(started.body)).toBe(202);
   return started.body.task_id;
 }
 

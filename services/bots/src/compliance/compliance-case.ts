@@ -17,6 +17,8 @@ export interface BotUnderTest {
   slug: string;
   fleet: string | null;
   symbol: string;
+  /** The bot's universe when it holds several symbols: its cases then run on its portfolio. */
+  symbols?: string[];
   costs: {
     feeBps: number;
     slippageBps: number;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { riskLimitsFrom } from "../execution/risk-controls/index.js";
 import type { BotUnderTest } from "./compliance-case.js";
-import { CONFORMANCE_SUITE } from "./conformance-suite.js";
+import { CONFORMANCE_SUITE, suiteFor } from "./conformance-suite.js";
 
 const bot = (risk: Parameters<typeof riskLimitsFrom>[0]): BotUnderTest => ({
   slug: "cf-bot",
@@ -71,5 +71,29 @@ describe("the conformance suite", () => {
     const r = results.find((x) => x.name === "message_throttle")!;
     expect(r.passed).toBe(false);
     expect(r.observed).toMatch(/max_orders_per_window/);
+  });
+
+  it("judges a bot of a universe on its portfolio: the capital threshold across symbols, every symbol drained", async () => {
+    const universe = { ...bot(ALL), symbols: ["AAPL", "MSFT", "GOOG"] };
+    const suite = suiteFor(universe);
+    expect(suite.map((c) => c.name)).toEqual(CONFORMANCE_SUITE.map((c) => c.name));
+    const results = [];
+    for (const c of suite) results.push(await c.run(universe));
+    for (const r of results) expect(r.passed, `${r.name}: ${r.observed}`).toBe(true);
+    const capital = results.find((r) => r.name === "capital_threshold")!;
+    // Each symbol alone (30,000) is under the limit: the portfolio's gross value is refused.
+    expect(capital.observed).toMatch(
+      /^AAPL placed; MSFT refused by capital_threshold: limit 40000, value 60000/,
+    );
+    const drain = results.find((r) => r.name === "kill_switch_drain")!;
+    expect(drain.observed).toMatch(/\(3 symbols ordered\)/);
+    expect(drain.evidence.final_positions).toBeDefined();
+    // Left off, the threshold fails naming its setting, as for one symbol.
+    const off = { ...universe, limits: riskLimitsFrom({ ...ALL, capitalLimit: 0 }) };
+    const r = await suiteFor(off)
+      .find((c) => c.name === "capital_threshold")!
+      .run(off);
+    expect(r.passed).toBe(false);
+    expect(r.observed).toMatch(/risk\.capital_limit is not set/);
   });
 });

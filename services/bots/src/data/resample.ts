@@ -1,4 +1,5 @@
 import { allocateBars, setBar, type Bars } from "../engine/bars.js";
+import { headOf } from "../engine/csv-source.js";
 
 /**
  * Bars of a coarser timeframe from finer ones, as they stream: each output bar covers
@@ -35,23 +36,11 @@ export async function* resampleBars(
       c = chunk.close[i]!;
       v += chunk.volume[i]!;
     }
-    if (n > 0) yield head(out, n);
+    if (n > 0) yield headOf(out, n);
   }
   if (!Number.isNaN(bucket)) {
     const last = allocateBars(1);
     setBar(last, 0, bucket, o, h, l, c, v);
     yield last;
   }
-}
-
-function head(b: Bars, n: number): Bars {
-  return {
-    length: n,
-    time: b.time.subarray(0, n),
-    open: b.open.subarray(0, n),
-    high: b.high.subarray(0, n),
-    low: b.low.subarray(0, n),
-    close: b.close.subarray(0, n),
-    volume: b.volume.subarray(0, n),
-  };
 }

@@ -37,6 +37,7 @@ export {
   isPortfolio,
   loadPortfolioBars,
   MAX_PORTFOLIO_SYMBOLS,
+  partOptions,
   portfolioParts,
   type PortfolioParts,
 } from "./portfolio/portfolio-source.js";

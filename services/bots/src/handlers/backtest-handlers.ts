@@ -48,7 +48,7 @@ import {
   portfolioSource,
   runSource,
 } from "../runtime/run-source.js";
-import { isPortfolio } from "../engine/portfolio/portfolio-source.js";
+import { isPortfolio, partOptions } from "../engine/portfolio/portfolio-source.js";
 import { insertFailedRunLogs } from "../store/backtest-results.repository.js";
 import { modelDigestsOf } from "../models/accept-models.js";
 import { modelLimitsFromEnv } from "../models/model-host.js";
@@ -283,7 +283,12 @@ async function portfolioInputs(
   if (counted === undefined)
     for (const part of parts) {
       try {
-        barsTotal += await checkBars(part.source, bars.startMs, bars.endMs, opts);
+        barsTotal += await checkBars(
+          part.source,
+          bars.startMs,
+          bars.endMs,
+          partOptions(part, opts),
+        );
       } catch (err) {
         if (err instanceof EngineInputError && err.code === "empty_data")
           throw new EngineInputError(

@@ -125,12 +125,16 @@ export function createComplianceRunHandlers(deps: {
               spec.strategy!.family,
               spec.strategy!.parameters as Record<string, unknown> | undefined,
             );
-        oneSymbolOnly(spec);
+        // A conformance run judges a universe's portfolio (suiteFor); a stress replay drives one
+        // symbol's strategy and order path, so it still refuses a universe.
+        if (kind === "stress") oneSymbolOnly(spec);
         const settings = engineSettingsFrom(spec.engine);
+        const universe = spec.universe?.symbols ?? [];
         const subject: BotUnderTest = {
           slug: bot.slug,
           fleet: bot.fleet,
-          symbol: spec.universe?.symbols[0] ?? "ASSET",
+          symbol: universe[0] ?? "ASSET",
+          ...(universe.length > 1 ? { symbols: [...universe] } : {}),
           costs: settings,
           initialCash: settings.initialCash,
           limits: await riskLimitsOf(db, spec, bot.fleet),

@@ -30,7 +30,14 @@ import type { SessionControl } from "../runtime/session-control.js";
 import { applyBotResource, type KubeClient } from "../runtime/kubernetes.js";
 import type { TaskRunner } from "../runtime/task-runner.js";
 import { haltBacktests } from "../runtime/backtest-recovery.js";
-import { defaultDataSource, oneSymbolOnly, runSource } from "../runtime/run-source.js";
+import {
+  defaultDataSource,
+  paperPortfolioOnly,
+  portfolioEngine,
+  portfolioSource,
+  runSource,
+} from "../runtime/run-source.js";
+import { isPortfolio, loadPortfolioBars } from "../engine/portfolio/portfolio-source.js";
 import * as repo from "../store/bots.repository.js";
 import { listEvents, stateAsOf, taskEvents } from "../store/events.repository.js";
 import type { BotRow, BotsDatabase } from "../store/bots.table.js";
@@ -105,7 +112,12 @@ export function createRuntimeHandlers(deps: {
       );
     // Before the token: a universe a session cannot trade is refused whatever was approved.
     try {
-      oneSymbolOnly(storedToSpec(bot.spec), dataSource);
+      const wanted = storedToSpec(bot.spec);
+      paperPortfolioOnly(wanted, dataSource);
+      // Which data set holds each symbol is read from the catalog alone: cheap, and a universe its
+      // data does not cover is refused as a universe a session cannot trade.
+      const from = dataSource || defaultDataSource(wanted);
+      if (isPortfolio(wanted.universe?.symbols, from)) await portfolioSource(db, wanted, from);
     } catch (err) {
       if (err instanceof EngineInputError) throw engineInputRefused(err);
       throw err;
@@ -133,8 +145,16 @@ export function createRuntimeHandlers(deps: {
           spec.strategy?.family ?? "",
           spec.strategy?.parameters as Record<string, unknown> | undefined,
         );
-      const source = await runSource(db, spec, dataSource || defaultDataSource(spec));
-      await loadBars(dataSource || defaultDataSource(spec), undefined, undefined, source.opts);
+      const from = dataSource || defaultDataSource(spec);
+      // A universe's every symbol covered by its data (universe_not_covered names the rest).
+      if (isPortfolio(spec.universe?.symbols, from)) {
+        const { opts, parts } = await portfolioSource(db, spec, from);
+        portfolioEngine(spec);
+        await loadPortfolioBars(parts, undefined, undefined, opts);
+      } else {
+        const source = await runSource(db, spec, from);
+        await loadBars(from, undefined, undefined, source.opts);
+      }
     } catch (err) {
       if (err instanceof EngineInputError) throw engineInputRefused(err);
       throw err;

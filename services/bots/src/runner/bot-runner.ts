@@ -20,6 +20,7 @@ import type {
 } from "../execution/risk-controls/index.js";
 import { namingSymbol } from "../engine/symbol-events.js";
 import type { Phase, RunnerEvent } from "./events.js";
+import { BarPacer, TradingGate, type KillSwitchGate } from "./trading-gate.js";
 
 export type HaltMode = "cancel" | "flatten" | "freeze";
 
@@ -80,7 +81,7 @@ export interface RunnerOptions {
    * bar, so a broadcast stops the runner the moment its process hears it, before the watcher's
    * `onEngage` gets to this runner among thousands and calls `halt`.
    */
-  killSwitch?: { engagedSince(t: number): number; engaged(): unknown };
+  killSwitch?: KillSwitchGate;
 }
 
 /**
@@ -95,9 +96,9 @@ export interface RunnerOptions {
  */
 export class BotRunner {
   private ownPhase: Phase = "Running";
-  /** When (performance.now()) it stopped starting bars: a halt, or a kill-switch broadcast. */
-  private stoppedTradingAt = NaN;
-  private readonly startedAt = performance.now();
+  /** When it stopped starting bars: a halt, or a kill-switch broadcast. */
+  private readonly gate: TradingGate;
+  private readonly pacer = new BarPacer();
   private readonly kernel: ExecutionKernel;
   private pending: RunnerEvent[] = [];
   private frozen = false;
@@ -105,10 +106,10 @@ export class BotRunner {
   private lastClose = NaN;
   private reduceOnlyReason: string | undefined;
   private done: Promise<"finished" | "stopped">;
-  private wake: (() => void) | null = null;
   private readonly guard: RiskGuard | undefined;
 
   constructor(private readonly o: RunnerOptions) {
+    this.gate = new TradingGate(o.killSwitch);
     const record = namingSymbol<RunnerEvent>(o.symbol, (e) => this.pending.push(e));
     const risk = o.risk;
     const fleet = risk?.fleet;
@@ -148,7 +149,7 @@ export class BotRunner {
    * instant (no bar is started, nothing ordered or filled), Stopped once the halt is done.
    */
   get phase(): Phase {
-    if (this.ownPhase === "Running" && this.gateClosed()) return "Draining";
+    if (this.ownPhase === "Running" && this.gate.closed()) return "Draining";
     return this.ownPhase;
   }
 
@@ -161,25 +162,7 @@ export class BotRunner {
 
   /** When the runner stopped starting bars (performance.now()), or NaN while it trades. */
   get drainingSince(): number {
-    this.gateClosed();
-    return this.stoppedTradingAt;
-  }
-
-  /**
-   * Whether a broadcast engaging one of its keys reached the process since it started, or its
-   * watcher already held an engagement when it was built; latched (its halt follows).
-   */
-  private gateClosed(): boolean {
-    if (!Number.isNaN(this.stoppedTradingAt)) return true;
-    const gate = this.o.killSwitch;
-    if (!gate) return false;
-    let at = gate.engagedSince(this.startedAt);
-    // Heard before this runner was built (while its session was starting): the watcher holds it,
-    // and the halt it asked for is queued behind that start.
-    if (Number.isNaN(at) && gate.engaged() !== null) at = performance.now();
-    if (Number.isNaN(at)) return false;
-    this.stoppedTradingAt = at;
-    return true;
+    return this.gate.since;
   }
 
   /** Resolves when the session ends: out of bars, or stopped. */
@@ -389,28 +372,7 @@ export class BotRunner {
     // A halt that came while the bar's events were being written found no wait to cut short:
     // do not start one, or the halt would wait a whole bar interval more.
     if (this.phase !== "Running") return Promise.resolve();
-    const ms = this.o.speed > 0 ? 1000 / this.o.speed : 0;
-    return new Promise((resolve) => {
-      const done = () => {
-        this.wake = null;
-        resolve();
-      };
-      // A timer waits at least a millisecond: under that, only yield to the event loop (a halt
-      // or a stop gets its turn) and run at full speed.
-      if (ms < 1) {
-        const t = setImmediate(done);
-        this.wake = () => {
-          clearImmediate(t);
-          resolve();
-        };
-      } else {
-        const t = setTimeout(done, ms);
-        this.wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      }
-    });
+    return this.pacer.wait(this.o.speed);
   }
 
   /**
@@ -431,10 +393,10 @@ export class BotRunner {
     // starts no bar, so nothing is ordered or filled. The work of stopping waits one microtask,
     // so a broadcast heard by thousands of runners of one process marks them all before any of
     // them does it.
-    if (!this.gateClosed()) this.stoppedTradingAt = performance.now();
+    this.gate.close();
     this.ownPhase = "Draining";
     await Promise.resolve();
-    this.wake?.();
+    this.pacer.cut();
     this.interrupt?.();
     this.pending.push({ type: "phase_changed", data: { phase: "Draining", reason } });
     if (mode === "freeze") this.frozen = true;

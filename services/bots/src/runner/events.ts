@@ -12,6 +12,8 @@ export type RunnerEvent =
         task_id: string;
         version: number;
         symbol: string;
+        /** A portfolio's universe (symbol is its first). */
+        symbols?: string[];
         initial_cash: number;
         data_source: string;
       };
@@ -20,6 +22,8 @@ export type RunnerEvent =
       type: "bar_received";
       data: {
         index: number;
+        /** A portfolio's bar names its symbol: at one index of its clock, a bar of each that has one. */
+        symbol?: string;
         time: number;
         open: number;
         high: number;

@@ -9,6 +9,8 @@ export interface BotState {
   initialCash: number;
   positions: Record<string, number>;
   lastPrice: number;
+  /** A portfolio's last close of each symbol (a one-symbol session's is lastPrice). */
+  lastPrices: Record<string, number>;
   symbol: string;
   fees: number;
   fills: number;
@@ -19,6 +21,8 @@ export interface BotState {
 
 /** A working order as its events tell it: a limit order the bar's volume filled in part keeps its rest. */
 export interface OpenOrder {
+  /** The symbol it is of (a portfolio's; absent in sessions recorded before orders named it). */
+  symbol?: string;
   side: string;
   kind: string;
   units: number;
@@ -34,6 +38,7 @@ export function emptyState(): BotState {
     initialCash: 0,
     positions: {},
     lastPrice: 0,
+    lastPrices: {},
     symbol: "",
     fees: 0,
     fills: 0,
@@ -51,6 +56,7 @@ export function applyEvent(s: BotState, e: StoredEvent): BotState {
     seq: e.seq,
     positions: { ...s.positions },
     openOrders: { ...s.openOrders },
+    lastPrices: s.lastPrices,
   };
   switch (e.type) {
     case "session_started":
@@ -64,10 +70,12 @@ export function applyEvent(s: BotState, e: StoredEvent): BotState {
       break;
     case "bar_received":
       next.lastPrice = d.close;
+      if (typeof d.symbol === "string") next.lastPrices = { ...s.lastPrices, [d.symbol]: d.close };
       next.bars++;
       break;
     case "order_placed":
       next.openOrders[d.order_id] = {
+        ...(typeof d.symbol === "string" ? { symbol: d.symbol } : {}),
         side: d.side,
         // Events written before orders had kinds were market orders.
         kind: d.kind ?? "market",
@@ -113,11 +121,16 @@ export function snapshotOf(s: BotState): {
   exposures: Record<string, number>;
   metrics: Record<string, number | string>;
 } {
-  const marked = Object.values(s.positions).reduce((sum, units) => sum + units * s.lastPrice, 0);
+  // Each symbol at its own last close (a portfolio's), else at the session's one price.
+  const priceOf = (sym: string) => s.lastPrices?.[sym] ?? s.lastPrice;
+  const marked = Object.entries(s.positions).reduce(
+    (sum, [sym, units]) => sum + units * priceOf(sym),
+    0,
+  );
   const equity = s.cash + marked;
   const exposures: Record<string, number> = {};
   for (const [sym, units] of Object.entries(s.positions))
-    exposures[sym] = equity !== 0 ? (units * s.lastPrice) / equity : 0;
+    exposures[sym] = equity !== 0 ? (units * priceOf(sym)) / equity : 0;
   return {
     positions: { ...s.positions },
     exposures,
@@ -138,13 +151,43 @@ export function snapshotOf(s: BotState): {
  * The orders a resumed session's venue still works, in placement order: an order placed at the
  * last bar before a crash fills at the next bar's open of the session that takes over.
  */
-export function workingOrders(open: BotState["openOrders"]): Order[] {
-  return Object.entries(open).map(([id, o]) => ({
-    id,
-    side: o.side as Side,
-    kind: o.kind as OrderKind,
-    units: o.units,
-    ...(o.limitPrice !== undefined ? { limitPrice: o.limitPrice } : {}),
-    ...(o.stopPrice !== undefined ? { stopPrice: o.stopPrice } : {}),
-  }));
+export function workingOrders(open: BotState["openOrders"], symbol?: string): Order[] {
+  return Object.entries(open)
+    .filter(([, o]) => symbol === undefined || o.symbol === symbol)
+    .map(([id, o]) => ({
+      id,
+      side: o.side as Side,
+      kind: o.kind as OrderKind,
+      units: o.units,
+      ...(o.limitPrice !== undefined ? { limitPrice: o.limitPrice } : {}),
+      ...(o.stopPrice !== undefined ? { stopPrice: o.stopPrice } : {}),
+    }));
+}
+
+/**
+ * Where each symbol of a resumed portfolio session stands, from its state and its own events
+ * (`seen`): its position, the orders still working (they fill at the next bar's open of the
+ * session that takes over) and the next order id of its own running count.
+ */
+export function portfolioAccounts(
+  symbols: readonly string[],
+  state: BotState,
+  seen: readonly { type: string; data: unknown }[],
+): Record<string, { units: number; openOrders: Order[]; nextOrderId: number }> {
+  const placed = new Map<string, number>();
+  for (const e of seen) {
+    const symbol = (e.data as { symbol?: unknown }).symbol;
+    if (e.type === "order_placed" && typeof symbol === "string")
+      placed.set(symbol, (placed.get(symbol) ?? 0) + 1);
+  }
+  return Object.fromEntries(
+    symbols.map((symbol) => [
+      symbol,
+      {
+        units: state.positions[symbol] ?? 0,
+        openOrders: workingOrders(state.openOrders, symbol),
+        nextOrderId: (placed.get(symbol) ?? 0) + 1,
+      },
+    ]),
+  );
 }

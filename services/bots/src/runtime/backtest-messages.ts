@@ -95,7 +95,8 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: "describe"; run: number; ask: number; name: string }
-  | { type: "chunk"; run: number; ask: number; name: string }
+  /** `symbol`: which of a data set of several symbols (a portfolio reads each of its own). */
+  | { type: "chunk"; run: number; ask: number; name: string; symbol?: string }
   | { type: "done"; run: number; finished: FinishedRun }
   | { type: "written"; run: number; written: WrittenRun }
   | { type: "stopped"; run: number }

@@ -46,7 +46,9 @@ interface Active {
   id: number;
   datasets: DatasetSource;
   chunks?: AsyncIterator<Bars>;
-  /** The data set `chunks` reads: a portfolio's run reads several, one after another. */
+  /**
+   * The data set (and symbol) `chunks` reads: a portfolio's run reads several, one after another.
+   */
   chunksOf?: string;
   settle(err: unknown, outcome?: RunEnd): void;
   control: Int32Array;
@@ -139,9 +141,10 @@ export function createBacktestPool(opts: BacktestPoolOptions): BacktestPool {
       case "chunk": {
         let next: IteratorResult<Bars>;
         try {
-          if (!active.chunks || active.chunksOf !== msg.name) {
-            active.chunks = active.datasets.chunks(msg.name)[Symbol.asyncIterator]();
-            active.chunksOf = msg.name;
+          const of = `${msg.name}\n${msg.symbol ?? ""}`;
+          if (!active.chunks || active.chunksOf !== of) {
+            active.chunks = active.datasets.chunks(msg.name, msg.symbol)[Symbol.asyncIterator]();
+            active.chunksOf = of;
           }
           next = stopped(active) ? { done: true, value: undefined } : await active.chunks.next();
           // Read to its end: a later read of the same data set starts again from its first chunk.

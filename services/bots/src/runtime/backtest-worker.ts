@@ -61,9 +61,15 @@ function remoteDatasets(runId: number): DatasetSource {
       const a = await ask({ type: "describe", run: runId, ask: nextAsk++, name });
       return a.type === "described" ? a.info : undefined;
     },
-    async *chunks(name) {
+    async *chunks(name, symbol) {
       for (;;) {
-        const a = await ask({ type: "chunk", run: runId, ask: nextAsk++, name });
+        const a = await ask({
+          type: "chunk",
+          run: runId,
+          ask: nextAsk++,
+          name,
+          ...(symbol !== undefined ? { symbol } : {}),
+        });
         if (a.type !== "chunk" || !a.bars) return;
         yield a.bars;
       }

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Bars } from "../engine/bars.js";
 import type { Strategy } from "../engine/strategies/strategy.js";
 import type { BotUnderTest, CaseResult } from "../compliance/compliance-case.js";
-import { CONFORMANCE_SUITE } from "../compliance/conformance-suite.js";
+import { CONFORMANCE_SUITE, suiteFor } from "../compliance/conformance-suite.js";
 import { peakFromDataSet } from "../compliance/peak-from-data-set.js";
 import { STRESS_SLICES, stressReplay, type Peak } from "../compliance/stress-replay.js";
 import { stressReplayCode, type NewCodeHost } from "../compliance/stress-replay-code.js";
@@ -56,7 +56,7 @@ export function submitComplianceRun(
 
 async function conformance(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise<void> {
   const cases: CaseResult[] = [];
-  for (const c of CONFORMANCE_SUITE) {
+  for (const c of suiteFor(t.bot)) {
     cases.push(await c.run(t.bot));
     await runs.recordComplianceProgress(db, t.id, cases.length, cases);
     await yieldToEventLoop();

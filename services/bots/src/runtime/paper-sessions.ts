@@ -6,13 +6,20 @@ import { publishBotPhaseChanged } from "@svc/lib/contracts";
 import type { KeyValueStore } from "@svc/lib/kv";
 import type { LicenseGate } from "@svc/lib/license";
 import { countRunnerSessions, type Logger } from "@svc/lib/telemetry";
-import { engineSettingsFrom, loadBars, resolveStrategy } from "../engine/index.js";
+import {
+  engineSettingsFrom,
+  isPortfolio,
+  loadBars,
+  loadPortfolioBars,
+  resolveStrategy,
+} from "../engine/index.js";
 import { storedToSpec } from "../handlers/bot-mapping.js";
 import { BotRunner, type HaltMode, type StrategyState } from "../runner/bot-runner.js";
 import type { RunnerEvent } from "../runner/events.js";
 import { keysFor, watchKillSwitch, type Engagement } from "../runner/kill-switch-watcher.js";
 import { haltSpan, observePropagation } from "../runner/halt-telemetry.js";
-import { workingOrders } from "../runner/state.js";
+import { PortfolioRunner } from "../runner/portfolio-runner.js";
+import { portfolioAccounts, workingOrders } from "../runner/state.js";
 import { isLiveSession } from "../domain/deployment-status.js";
 import { appendEvents, LeaseLost, stateAsOf, taskEvents } from "../store/events.repository.js";
 import { findBot, findVersion } from "../store/bots.repository.js";
@@ -20,7 +27,7 @@ import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import * as sessionStore from "../store/paper-sessions.repository.js";
 import { recordDisabled, riskStateOf } from "../store/risk.repository.js";
 import { riskLimitsOf } from "./risk-limits-of.js";
-import { runSource } from "./run-source.js";
+import { portfolioEngine, portfolioSource, runSource } from "./run-source.js";
 import { FleetBook } from "./fleet-book.js";
 import { SandboxUnavailable, StrategyFailure } from "../sandbox/index.js";
 import { startSessionStrategy, type SessionStrategy } from "./session-strategy.js";
@@ -55,7 +62,7 @@ interface Session {
   row: DeploymentRow;
   spec: Record<string, unknown>;
   fleet: string | null;
-  runner?: BotRunner;
+  runner?: BotRunner | PortfolioRunner;
   watcher: ReturnType<typeof watchKillSwitch>;
   /** Halted by a kill switch: restarts by itself on release. */
   parked: boolean;
@@ -108,7 +115,7 @@ export class PaperSessions {
   }
 
   /** The runner of a task (tests and drills read its phase). */
-  runnerOf(taskId: string): BotRunner | undefined {
+  runnerOf(taskId: string): BotRunner | PortfolioRunner | undefined {
     return this.sessions.get(taskId)?.runner;
   }
 
@@ -265,8 +272,11 @@ export class PaperSessions {
     const settings = request.initial_cash
       ? { ...fromSpec, initialCash: request.initial_cash }
       : fromSpec;
-    const { opts, symbol } = await runSource(this.deps.db, spec, request.data_source);
-    const bars = await loadBars(request.data_source, undefined, undefined, opts);
+    const portfolio = isPortfolio(spec.universe?.symbols, request.data_source);
+    const source = portfolio
+      ? await portfolioSource(this.deps.db, spec, request.data_source)
+      : await runSource(this.deps.db, spec, request.data_source);
+    const symbol = "symbol" in source ? source.symbol : source.parts[0]!.symbol;
     const state = await stateAsOf(this.deps.db, row.bot_id);
     const seen = fresh ? [] : await taskEvents(this.deps.db, row.task_id);
     const lastBar = seen.filter((e) => e.type === "bar_received").at(-1);
@@ -294,6 +304,7 @@ export class PaperSessions {
                 task_id: row.task_id,
                 version: row.version,
                 symbol,
+                ...("parts" in source ? { symbols: source.parts.map((p) => p.symbol) } : {}),
                 initial_cash: settings.initialCash,
                 data_source: request.data_source,
               },
@@ -305,6 +316,32 @@ export class PaperSessions {
           : [{ type: "phase_changed", data: { phase: "Running", reason: "restarted" } }],
     );
     const lastIndex = lastBar ? Number(lastBar.data.index) : undefined;
+    if ("parts" in source) {
+      const bars = await loadPortfolioBars(source.parts, undefined, undefined, source.opts);
+      const engine = portfolioEngine(spec);
+      const runner = new PortfolioRunner({
+        bars,
+        startIndex: lastIndex !== undefined ? lastIndex + 1 : 0,
+        speed: request.speed,
+        strategies: bars.symbols.map(() => builtIn!.family.create(builtIn!.params)),
+        settings: {
+          ...settings,
+          initialCash: state.initialCash ? state.cash : settings.initialCash,
+          allowShort: engine.allowShort,
+          symbolCosts: engine.symbolCosts,
+        },
+        accounts: portfolioAccounts(bars.symbols, state, seen),
+        // Order ids are unique per bot: the task's prefix, then the symbol's own running count.
+        idPrefix: `${row.task_id}-`,
+        reduceOnly: () => this.reduceOnlyReason(),
+        risk,
+        sink,
+        killSwitch: session.watcher,
+      });
+      this.follow(session, runner, sink);
+      return;
+    }
+    const bars = await loadBars(request.data_source, undefined, undefined, source.opts);
     let strategy: SessionStrategy | undefined;
     if (code)
       try {
@@ -356,6 +393,16 @@ export class PaperSessions {
       // say): the gate stops its bars the moment the broadcast is heard, whatever they wait on.
       killSwitch: session.watcher,
     });
+    this.follow(session, runner, sink);
+  }
+
+  /** The session's runner from now on, and what its end does: out of bars is a success. */
+  private follow(
+    session: Session,
+    runner: BotRunner | PortfolioRunner,
+    sink: (events: RunnerEvent[]) => Promise<void>,
+  ): void {
+    const { row } = session;
     session.runner = runner;
     session.parked = false;
     void runner

@@ -41,17 +41,8 @@ export async function runSource(
   const botTimeframe = spec.universe?.timeframe || undefined;
   const opts: SourceOptions = { datasets: datasetSource(db), timeframe: botTimeframe };
   const info = await describeSource(dataSource, opts);
-  if (info.timeframe && botTimeframe) {
-    const have = timeframeMs(info.timeframe);
-    const want = timeframeMs(botTimeframe);
-    if (want > have && want % have === 0) opts.resampleMs = want;
-    else if (want !== have)
-      throw new EngineInputError(
-        "timeframe_mismatch",
-        `${dataSource} has ${info.timeframe} bars and the bot's universe.timeframe is ${botTimeframe}; a run resamples to a whole multiple of a data set's timeframe, never to a finer one: choose a data set of ${botTimeframe} bars or finer, or change the bot's timeframe`,
-        "data_source",
-      );
-  }
+  const resampleMs = resampleTo(dataSource, info.timeframe, botTimeframe);
+  if (resampleMs) opts.resampleMs = resampleMs;
   const symbols = info.symbols ?? [];
   if (symbols.length > 1) {
     const wanted = spec.universe?.symbols[0];
@@ -68,9 +59,28 @@ export async function runSource(
 }
 
 /**
- * Refuses a universe of several symbols where only one is traded (paper sessions, sweeps,
- * conformance and stress runs, for now): a 400 that says so, never the first symbol traded
- * silently. A backtest trades such a universe as a portfolio (portfolioSource).
+ * The bar size a data set of `have` bars is resampled to on read for a bot of `want` bars: none
+ * when they are the same (or either is unsaid), the bot's when it is a whole multiple of the data
+ * set's; any other difference is refused, naming both (bars of another size would silently
+ * change what the strategy means).
+ */
+function resampleTo(source: string, have?: string, want?: string): number | undefined {
+  if (!have || !want) return undefined;
+  const haveMs = timeframeMs(have);
+  const wantMs = timeframeMs(want);
+  if (wantMs === haveMs) return undefined;
+  if (wantMs > haveMs && wantMs % haveMs === 0) return wantMs;
+  throw new EngineInputError(
+    "timeframe_mismatch",
+    `${source} has ${have} bars and the bot's universe.timeframe is ${want}; a run resamples to a whole multiple of a data set's timeframe, never to a finer one: choose a data set of ${want} bars or finer, or change the bot's timeframe`,
+    "data_source",
+  );
+}
+
+/**
+ * Refuses a universe of several symbols where only one is traded (sweeps and stress runs, for
+ * now): a 400 that says so, never the first symbol traded silently. A backtest, a paper session
+ * and a conformance run trade such a universe as a portfolio.
  */
 export function oneSymbolOnly(spec: BotSpec, dataSource = ""): void {
   const symbols = spec.universe?.symbols ?? [];
@@ -78,16 +88,38 @@ export function oneSymbolOnly(spec: BotSpec, dataSource = ""): void {
   throw new EngineInputError(
     "invalid_parameter",
     symbols.length > 1
-      ? `universe.symbols has ${symbols.length} symbols (${symbols.slice(0, 10).join(", ")}${symbols.length > 10 ? ", ..." : ""}); only a backtest trades a universe as a portfolio yet: paper sessions, sweeps, conformance and stress runs trade one symbol, so give this one a version of one symbol`
-      : `${dataSource} names several data sets; only a backtest of a universe of several symbols reads them`,
+      ? `universe.symbols has ${symbols.length} symbols (${symbols.slice(0, 10).join(", ")}${symbols.length > 10 ? ", ..." : ""}); backtests, paper sessions and conformance runs trade a universe as a portfolio, but sweeps and stress runs trade one symbol yet (a sweep's trials and a stress replay drive one symbol's strategy and order path), so give this one a version of one symbol`
+      : `${dataSource} names several data sets; only a backtest or a paper session of a universe of several symbols reads them`,
     symbols.length > 1 ? "universe.symbols" : "data_source",
   );
 }
 
 /**
+ * What a paper session of a universe cannot do yet, refused with a 400 before it starts: a
+ * strategy of code (a resumed session restarts its sandbox from a snapshot of one symbol's
+ * state), and a borrow cost (the session's events carry no borrow charge, so a resumed session's
+ * cash would not hold it).
+ */
+export function paperPortfolioOnly(spec: BotSpec, dataSource: string): void {
+  if (!isPortfolio(spec.universe?.symbols, dataSource)) return;
+  if (spec.strategy?.code)
+    throw new EngineInputError(
+      "invalid_parameter",
+      "a paper session of a universe of several symbols runs a built-in family: a strategy of code trades a universe in backtests only yet (a resumed session restarts its sandbox from one symbol's snapshot)",
+      "universe.symbols",
+    );
+  if ((spec.engine?.borrowBps ?? 0) > 0)
+    throw new EngineInputError(
+      "invalid_parameter",
+      "a paper session charges no borrow cost yet (its events would not hold it across a restart): set engine.borrow_bps to 0 for a paper session, or backtest it",
+      "engine.borrow_bps",
+    );
+}
+
+/**
  * How a portfolio's run of `spec` reads `dataSource`: which data set holds each symbol of its
  * universe (portfolioParts: a 400 names the symbols not covered), each held to the bot's
- * timeframe as a one-symbol run's data set is.
+ * timeframe (resampled on read) as a one-symbol run's data set is.
  */
 export async function portfolioSource(
   db: Kysely<BotsDatabase>,
@@ -97,14 +129,10 @@ export async function portfolioSource(
   const botTimeframe = spec.universe?.timeframe || undefined;
   const opts: SourceOptions = { datasets: datasetSource(db), timeframe: botTimeframe };
   const parts = await portfolioParts(dataSource, spec.universe?.symbols ?? [], opts);
-  for (const { source } of parts) {
-    const info = await describeSource(source, opts);
-    if (info.timeframe && botTimeframe && timeframeMs(info.timeframe) !== timeframeMs(botTimeframe))
-      throw new EngineInputError(
-        "timeframe_mismatch",
-        `${source} has ${info.timeframe} bars and the bot's universe.timeframe is ${botTimeframe}; choose data sets of ${botTimeframe} bars or change the bot's timeframe`,
-        "data_source",
-      );
+  for (const part of parts) {
+    const info = await describeSource(part.source, opts);
+    const resampleMs = resampleTo(part.source, info.timeframe, botTimeframe);
+    if (resampleMs) part.resampleMs = resampleMs;
   }
   return { opts, parts };
 }

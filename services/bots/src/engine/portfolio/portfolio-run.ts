@@ -8,7 +8,10 @@ import {
 } from "../../execution/pre-trade.js";
 import { RefusalCounter } from "../../execution/refusal-counter.js";
 import { anyLimit, type RiskLimits } from "../../execution/risk-controls/limits.js";
-import { RiskGuard } from "../../execution/risk-controls/risk-guard.js";
+import type { FleetFigures } from "../../execution/risk-controls/risk-context.js";
+import { RiskGuard, type DisabledBy } from "../../execution/risk-controls/risk-guard.js";
+import type { Account } from "../../execution/simulated-broker.js";
+import { namingSymbol } from "../symbol-events.js";
 import { ordersForTarget, type OrderIntent } from "../../execution/sizing.js";
 import type { EngineSettings } from "../settings.js";
 import type { Strategy } from "../strategies/strategy.js";
@@ -57,8 +60,24 @@ export interface PortfolioHost {
 }
 
 export interface PortfolioOptions {
-  risk?: { limits: RiskLimits; refused: Map<string, number> };
+  risk?: {
+    limits: RiskLimits;
+    refused: Map<string, number>;
+    /** The credit threshold's zero: a resumed session's start, not its cash now (initialCash). */
+    startEquity?: number;
+    /** The rest of the fleet (a paper session's fleet book), beside the rest of the portfolio. */
+    fleet?: () => FleetFigures;
+    /** A throttle breach no one re-enabled yet: the run starts disabled. */
+    disabled?: DisabledBy;
+  };
+  /** Every order record names its symbol; a refusal is recorded as order_rejected. */
   onEvent?: (e: ExecutionEvent) => void;
+  /** Checks after the risk controls (a paper session's reduce-only gate). */
+  checksAfter?: readonly PreTradeCheck[];
+  /** Where a resumed session's symbols start: positions, working orders, next order ids. */
+  accounts?: Readonly<Record<string, Omit<Account, "cash" | "idPrefix">>>;
+  /** Goes before each symbol's order ids (a paper session's task: ids unique per bot). */
+  idPrefix?: string;
 }
 
 /**
@@ -99,8 +118,10 @@ export class PortfolioRun implements PortfolioSink {
           ? { maxVolumeParticipation: settings.maxVolumeParticipation }
           : {}),
       };
-      return new Sleeve(s, i, costs, o.onEvent);
+      const account = { units: 0, ...o.accounts?.[s], idPrefix: o.idPrefix ?? "" };
+      return new Sleeve(s, i, costs, o.onEvent && namingSymbol(s, o.onEvent), account);
     });
+    this.onEvent = o.onEvent;
     this.books = new PortfolioBooks(settings.initialCash, this.sleeves);
     if (o.risk && anyLimit(o.risk.limits)) {
       const limits = o.risk.limits;
@@ -109,15 +130,27 @@ export class PortfolioRun implements PortfolioSink {
       // the fleet's; the guard's own controls see the rest of the portfolio as its fleet.
       if (limits.capitalLimit > 0)
         this.checks.push(counted(new PortfolioCapital(limits.capitalLimit, this.sleeves)));
+      const fleet = o.risk.fleet;
       const guard = new RiskGuard({
         limits: { ...limits, capitalLimit: 0 },
-        startEquity: settings.initialCash,
-        fleet: () => ({ exposure: this.books.grossExposure() - this.currentExposure(), loss: 0 }),
+        startEquity: o.risk.startEquity ?? settings.initialCash,
+        fleet: () => {
+          const rest = this.books.grossExposure() - this.currentExposure();
+          const others = fleet?.();
+          return { exposure: rest + (others?.exposure ?? 0), loss: others?.loss ?? 0 };
+        },
         ...(o.onEvent ? { emit: o.onEvent } : {}),
+        ...(o.risk.disabled ? { disabled: o.risk.disabled } : {}),
       });
+      this.guard = guard;
       this.checks.push(counted(guard));
     }
+    if (o.checksAfter) this.checks.push(...o.checksAfter);
   }
+
+  /** The risk controls' guard, when any limit is set (a person re-enables it after a breach). */
+  readonly guard: RiskGuard | undefined;
+  private readonly onEvent: ((e: ExecutionEvent) => void) | undefined;
 
   private current: Sleeve | undefined;
   private currentExposure(): number {
@@ -129,12 +162,16 @@ export class PortfolioRun implements PortfolioSink {
     return this.books.cash();
   }
 
-  /** Bars [from, to) with one built-in strategy per symbol: each gets 1/N of the weight it asks. */
+  /**
+   * Bars [from, to) with one built-in strategy per symbol: each gets 1/N of the weight it asks.
+   * With `act` false the strategies see the bars and nothing is ordered (a frozen session).
+   */
   runStrategies(
     bars: AlignedBars,
     strategies: readonly Strategy[],
     from = 0,
     to = bars.time.length,
+    act = true,
   ): void {
     const n = this.sleeves.length;
     this.bars = bars;
@@ -147,11 +184,39 @@ export class PortfolioRun implements PortfolioSink {
         if (close !== close) continue; // no bar of this symbol now
         const weight = strategies[i]!.onBar(b, t);
         // NaN: no target set yet, the sleeve is left as it is.
-        if (weight !== weight) continue;
+        if (weight !== weight || !act) continue;
         const target = weight / n;
         const s = this.sleeves[i]!;
         if (target !== s.asked && s.broker.openOrders.length === 0) this.target(i, target);
       }
+    }
+  }
+
+  /**
+   * A resumed session's strategies relearn from the bars it already saw (`[0, until)`), ordering
+   * nothing: the positions (given as `accounts`) already follow the targets they arrive at, and
+   * each symbol is valued at its last close from the start.
+   */
+  relearn(bars: AlignedBars, strategies: readonly Strategy[], until: number): void {
+    const n = this.sleeves.length;
+    this.bars = bars;
+    for (let t = 0; t < until; t++) {
+      for (let i = 0; i < n; i++) {
+        const b = bars.bars[i]!;
+        const close = b.close[t]!;
+        if (close !== close) continue;
+        const s = this.sleeves[i]!;
+        s.lastClose = close;
+        s.lastTime = bars.time[t]!;
+        const weight = strategies[i]!.onBar(b, t);
+        if (weight !== weight) continue;
+        s.asked = weight / n;
+        s.held = weight < 0 && !this.short ? 0 : weight / n;
+      }
+    }
+    if (until > 0) {
+      this.opened = until - 1;
+      this.lastClock = bars.time[until - 1]!;
     }
   }
 
@@ -306,7 +371,14 @@ export class PortfolioRun implements PortfolioSink {
     this.current = s;
     const refusal = firstRefusal(this.checks, order, context);
     this.current = undefined;
-    if (refusal) return false;
+    if (refusal) {
+      if (this.onEvent)
+        namingSymbol<ExecutionEvent>(
+          s.symbol,
+          this.onEvent,
+        )({ type: "order_rejected", data: { side: order.side, units: order.units, ...refusal } });
+      return false;
+    }
     noteAccepted(this.checks, order, context);
     return true;
   }

@@ -15,15 +15,28 @@ export function isPortfolio(symbols: readonly string[] | undefined, dataSource: 
   return (symbols?.length ?? 0) > 1 || dataSource.includes("+");
 }
 
-/** Where each symbol's bars come from: one data set per symbol, or synthetic bars for all. */
-export type PortfolioParts = { symbol: string; source: string }[];
+/**
+ * Where each symbol's bars come from: a data set of that symbol, a data set of several symbols
+ * (read for this one), or synthetic bars for all; `resampleMs` when the data set's bars are finer
+ * than the bot's timeframe (set by the caller that knows the bot, run-source's portfolioSource).
+ */
+export type PortfolioParts = { symbol: string; source: string; resampleMs?: number }[];
+
+/** How one part is read: its own symbol of its data set, resampled where it must be. */
+export function partOptions(part: PortfolioParts[number], opts: SourceOptions): SourceOptions {
+  const own: SourceOptions = { ...opts, symbol: part.symbol };
+  if (part.resampleMs) own.resampleMs = part.resampleMs;
+  else delete own.resampleMs;
+  return own;
+}
 
 /**
- * Which data set holds each symbol of the universe: `data_source` names several data sets
- * joined by `+` (each of one symbol), or `synthetic:<seed>` (each symbol its own seeded bars).
- * A universe symbol no data set holds is a 400 naming every one missing; so is a data set of a
- * symbol the universe does not name, or two data sets of one symbol: no symbol is silently
- * dropped, and none is traded on bars that are not its own.
+ * Which data set holds each symbol of the universe: `data_source` names one data set or several
+ * joined by `+` (each of one symbol, or of several: a symbol column), or `synthetic:<seed>` (each
+ * symbol its own seeded bars). A universe symbol no data set holds is a 400 naming every one
+ * missing; so is a data set of one symbol the universe does not name, or two data sets holding
+ * one symbol: no symbol is silently dropped, and none is traded on bars that are not its own. A
+ * data set of several symbols may hold more than the universe: the others are not read.
  */
 export async function portfolioParts(
   dataSource: string,
@@ -51,22 +64,26 @@ export async function portfolioParts(
         `synthetic bars cover a whole portfolio alone: give data_source synthetic:<seed>, not ${source} among data sets`,
         "data_source",
       );
-    const { symbol } = await describeSource(source, opts);
-    if (symbol === undefined) continue;
-    const other = bySymbol.get(symbol);
-    if (other !== undefined)
-      throw new EngineInputError(
-        "invalid_parameter",
-        `${other} and ${source} both hold ${symbol}; name one data set per symbol`,
-        "data_source",
-      );
-    bySymbol.set(symbol, source);
+    const info = await describeSource(source, opts);
+    const many = (info.symbols?.length ?? 0) > 1;
+    const held = many ? info.symbols!.filter((s) => universe.includes(s)) : [info.symbol];
+    for (const symbol of held) {
+      if (symbol === undefined) continue;
+      const other = bySymbol.get(symbol);
+      if (other !== undefined)
+        throw new EngineInputError(
+          "invalid_parameter",
+          `${other} and ${source} both hold ${symbol}; name one data set per symbol`,
+          "data_source",
+        );
+      bySymbol.set(symbol, source);
+    }
   }
   const missing = universe.filter((s) => !bySymbol.has(s));
   if (missing.length > 0)
     throw new EngineInputError(
       "universe_not_covered",
-      `the data does not cover the universe: no bars of ${missing.join(", ")} in ${dataSource}; upload a data set of each and name them all in data_source, joined by + (csv:a+csv:b)`,
+      `the data does not cover the universe: no bars of ${missing.join(", ")} in ${dataSource}; upload a data set of each (or one with a symbol column) and name them all in data_source, joined by + (csv:a+csv:b)`,
       "data_source",
     );
   const extra = [...bySymbol.keys()].filter((s) => !universe.includes(s));
@@ -90,9 +107,10 @@ export async function loadPortfolioBars(
   opts: SourceOptions = {},
 ): Promise<AlignedBars> {
   const series = new Map<string, Bars>();
-  for (const { symbol, source } of parts) {
+  for (const part of parts) {
+    const { symbol, source } = part;
     try {
-      series.set(symbol, await loadBars(source, startMs, endMs, opts));
+      series.set(symbol, await loadBars(source, startMs, endMs, partOptions(part, opts)));
     } catch (err) {
       if (err instanceof EngineInputError && err.code === "empty_data")
         throw new EngineInputError(

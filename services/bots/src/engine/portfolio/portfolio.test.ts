@@ -7,7 +7,7 @@ import { resolveStrategy } from "../strategies/registry.js";
 import type { Strategy } from "../strategies/strategy.js";
 import { alignBars } from "./aligned.js";
 import { PortfolioRun, SHORT_REFUSED } from "./portfolio-run.js";
-import { portfolioParts } from "./portfolio-source.js";
+import { loadPortfolioBars, portfolioParts } from "./portfolio-source.js";
 
 const settings = { initialCash: 100_000, feeBps: 10, slippageBps: 5, positionSize: 1 };
 const DAY = 86_400_000;
@@ -209,5 +209,71 @@ describe("a portfolio's data", () => {
       { symbol: "X", source: "synthetic:5" },
       { symbol: "Y", source: "synthetic:6" },
     ]);
+  });
+});
+
+describe("a portfolio over one data set with a symbol column", () => {
+  const MINUTE = 60_000;
+  /** 180 one-minute bars of a symbol; GOOG has none in the second hour. */
+  const minutes = (symbol: string): Bars => {
+    const b = allocateBars(180);
+    let n = 0;
+    for (let m = 0; m < 180; m++) {
+      if (symbol === "GOOG" && m >= 60 && m < 120) continue;
+      const p = 100 + m + (symbol === "MSFT" ? 50 : 0);
+      b.time[n] = Date.UTC(2024, 0, 1) + m * MINUTE;
+      b.open[n] = p;
+      b.high[n] = p + 1;
+      b.low[n] = p - 1;
+      b.close[n] = p + 0.5;
+      b.volume[n] = 1;
+      n++;
+    }
+    return { ...b, length: n };
+  };
+  const read: string[] = [];
+  const datasets = {
+    describe: async (name: string) =>
+      ({
+        majors: { symbol: "AAPL", timeframe: "1m", symbols: ["AAPL", "GOOG", "MSFT", "TSLA"] },
+        aapl: { symbol: "AAPL", timeframe: "1m" },
+      })[name],
+    chunks: async function* (name: string, symbol?: string) {
+      read.push(`${name}:${symbol}`);
+      yield barsAt(minutes(symbol!), 0, minutes(symbol!).length);
+    },
+  };
+
+  it("reads each universe symbol of it apart, aligned and resampled like data sets of one symbol", async () => {
+    const parts = await portfolioParts("csv:majors", ["MSFT", "GOOG"], { datasets });
+    expect(parts).toEqual([
+      { symbol: "MSFT", source: "csv:majors" },
+      { symbol: "GOOG", source: "csv:majors" },
+    ]);
+    for (const part of parts) part.resampleMs = 60 * MINUTE;
+    read.length = 0;
+    const aligned = await loadPortfolioBars(parts, undefined, undefined, { datasets });
+    // TSLA, which the universe does not name, is never read.
+    expect(read).toEqual(["majors:MSFT", "majors:GOOG"]);
+    expect(aligned.time.length).toBe(3);
+    expect([...aligned.bars[0]!.close]).toEqual([209.5, 269.5, 329.5]);
+    // GOOG's empty hour makes no bar, and is reported, not filled in.
+    expect(Number.isNaN(aligned.bars[1]!.close[1])).toBe(true);
+    expect(aligned.gaps[1]).toMatchObject({ symbol: "GOOG", bars: 2, missing: 1 });
+  });
+
+  it("names the universe symbols it lacks, and refuses a symbol two data sets hold", async () => {
+    await expect(
+      portfolioParts("csv:majors", ["AAPL", "AMZN"], { datasets }),
+    ).rejects.toMatchObject({
+      code: "universe_not_covered",
+      message: expect.stringContaining("no bars of AMZN in csv:majors"),
+    });
+    await expect(
+      portfolioParts("csv:majors+csv:aapl", ["AAPL", "MSFT"], { datasets }),
+    ).rejects.toMatchObject({
+      code: "invalid_parameter",
+      message: expect.stringContaining("csv:majors and csv:aapl both hold AAPL"),
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type { Costs } from "../../execution/costs.js";
+import type { Account } from "../../execution/simulated-broker.js";
 import type { Order } from "../../execution/events.js";
 import type { BrokerReport } from "../../execution/simulated-broker.js";
 import { SimulatedBroker } from "../../execution/simulated-broker.js";
@@ -42,11 +43,13 @@ export class Sleeve implements BrokerReport {
     readonly index: number,
     costs: Costs,
     event?: BrokerReport["event"],
+    /** A resumed session's position and working orders; `idPrefix` goes before the symbol's. */
+    account: Omit<Account, "cash"> = { units: 0 },
   ) {
     // The symbol prefixes its order ids, so ids stay unique across the portfolio.
     this.broker = new SimulatedBroker(
       symbol,
-      { cash: 0, units: 0, idPrefix: `${symbol}:` },
+      { ...account, cash: 0, idPrefix: `${account.idPrefix ?? ""}${symbol}:` },
       costs,
       event ? { event, fill: (s, p, f, o) => this.fill(s, p, f, o) } : this,
     );
