@@ -81,6 +81,12 @@ export const ERROR_CODES = [
   "org_not_found",
   "mapping_exists",
   "mapping_not_found",
+  "invite_not_found",
+  "invite_used",
+  "invite_revoked",
+  "invite_expired",
+  "org_invites_disabled",
+  "tenancy_strategy_unchanged",
   // Credentials vault
   "vault_unavailable",
   "credential_exists",
