@@ -51,6 +51,12 @@ const SPEC_ROUTES: Array<[string, string]> = [
   ["GET", "/tenancy/orgs/org-1/idp-group-mappings"],
   ["POST", "/tenancy/orgs/org-1/idp-group-mappings"],
   ["DELETE", "/tenancy/orgs/org-1/idp-group-mappings/m-1"],
+  ["GET", "/tenancy/orgs/org-1/invites"],
+  ["POST", "/tenancy/orgs/org-1/invites"],
+  ["POST", "/tenancy/orgs/org-1/invites/inv-1/revoke"],
+  ["POST", "/tenancy/orgs/org-1/invites/accept"],
+  ["POST", "/tenancy/orgs/org-1/tenancy-strategy/dry-run"],
+  ["POST", "/tenancy/orgs/org-1/tenancy-strategy/migrate"],
   ["POST", "/admin/license/deployments/dep-1/revoke"],
   ["POST", "/mcp/data/tools/search/invoke"],
 ];
