@@ -61,7 +61,7 @@ describe("a fleet's infrastructure", () => {
       SVC_KUBE_API_URL: kube.url,
       SVC_KUBE_TOKEN: "sa-token",
       SVC_KUBE_NAMESPACE: NS,
-      SVC_KUBE_TIMEOUT_MS: "500",
+      SVC_KUBE_TIMEOUT_MS: "2000",
       SVC_RUNNER_IMAGE: "registry.example/svc:1.2.3",
     });
     await grantMembership(p, "user|ops");
@@ -195,14 +195,28 @@ describe("a fleet's infrastructure", () => {
     expect(kube.requests.length).toBe(before);
   });
 
-  it("answers 503 when the API server does not answer, and audits the failed apply", async () => {
+  it("refuses a second operation on a fleet while one runs, and answers 503 when the API server does not answer", async () => {
     kube.hang();
+    let first: ReturnType<typeof infra> | undefined;
     try {
-      const res = await infra("minors", "apply");
-      expect([res.status, res.body.error.code]).toEqual([503, "kubernetes_unreachable"]);
+      first = infra("minors", "apply");
+      await eventually(
+        "the first apply waits on the cluster",
+        () => kube.requests.some((r) => r.held && r.path.includes("fleet%3Dminors")),
+        (v) => v,
+      );
+      const second = await infra("minors", "destroy");
+      expect([second.status, second.body.error?.code], second.text).toEqual([
+        409,
+        "fleet_infrastructure_busy",
+      ]);
+      expect(second.body.error.message).toMatch(/another apply/);
     } finally {
       kube.resume();
     }
+    const res = await first!;
+    expect([res.status, res.body.error.code]).toEqual([503, "kubernetes_unreachable"]);
+    expect(bots()).toContain(`${NS}/bots/gamma`);
     const rows = await eventually(
       "the failure is audited",
       () => audits("apply"),
@@ -212,5 +226,7 @@ describe("a fleet's infrastructure", () => {
       outcome: "failed",
       details: { error: "kubernetes_unreachable" },
     });
+    const after = await infra("minors", "apply");
+    expect(after.status, after.text).toBe(200);
   });
 });

@@ -136,6 +136,7 @@ export const ERROR_CODES = [
   "kubernetes_unreachable",
   "kubernetes_refused",
   "kubernetes_not_configured",
+  "fleet_infrastructure_busy",
   "deployment_not_found",
   "not_implemented",
 ] as const;

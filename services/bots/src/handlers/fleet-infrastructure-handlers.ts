@@ -15,9 +15,16 @@ import type { RunnerWorkloadSettings } from "../runtime/bot-workloads.js";
 import { BOTS_FIELD_MANAGER } from "../runtime/kubernetes.js";
 import { botsOfFleet, fleetRuntimeToDelete, renderFleetRuntime } from "../runtime/fleet-runtime.js";
 import type { BotsDatabase } from "../store/bots.table.js";
+import {
+  fleetInfrastructureHolder,
+  takeFleetInfrastructure,
+} from "../store/fleet-infrastructure-locks.repository.js";
 
 type Rpcs = "planFleetInfrastructure" | "applyFleetInfrastructure" | "destroyFleetInfrastructure";
 type Operation = "apply" | "destroy";
+
+/** A hold older than this is a process that died mid-operation: the next operation takes over. */
+const FLEET_HOLD_STALE_MS = 10 * 60_000;
 
 /**
  * A fleet's BYOC runtime in the customer's cluster: the runner Deployments of its Bot resources,
@@ -39,6 +46,19 @@ export function createFleetInfrastructureHandlers(deps: {
         { setting: "SVC_KUBE_API_URL" },
       );
     return deps.kube;
+  }
+
+  /** One apply or destroy per fleet at a time: the second is refused, not interleaved. */
+  async function takeFleet(fleet: string, op: Operation) {
+    const release = await takeFleetInfrastructure(deps.db, fleet, op, FLEET_HOLD_STALE_MS);
+    if (release) return release;
+    const holder = await fleetInfrastructureHolder(deps.db, fleet);
+    throw svcError(
+      Code.Aborted,
+      "fleet_infrastructure_busy",
+      `fleet ${fleet}'s infrastructure is being changed by another ${holder?.operation ?? "operation"} (since ${holder?.started_at.toISOString() ?? "a moment ago"}); run this again when it is done`,
+      { fleet, operation: holder?.operation ?? "" },
+    );
   }
 
   async function objectsFor(kube: KubeClient, fleet: string, op: Operation) {
@@ -87,8 +107,10 @@ export function createFleetInfrastructureHandlers(deps: {
           },
         }),
       );
+    let release: (() => Promise<void>) | undefined;
     try {
       const kube = cluster();
+      release = await takeFleet(req.fleet, op);
       for (const object of await objectsFor(kube, req.fleet, op)) {
         const result =
           op === "apply"
@@ -100,6 +122,8 @@ export function createFleetInfrastructureHandlers(deps: {
       const e = ConnectError.from(err);
       await audit("failed", { error: errorDetailOf(e).code, message: e.rawMessage });
       throw err;
+    } finally {
+      await release?.();
     }
     await audit("succeeded", {});
     return answer(req.fleet, op, false, done);
