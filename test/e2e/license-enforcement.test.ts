@@ -104,6 +104,13 @@ describe("license enforcement", () => {
     expect((await call(p.url, "GET", "/bots")).status).toBe(200);
     const scale = await call(p.url, "PATCH", "/manage/deployments/bots/scale?replicas=2");
     expect([scale.status, scale.body.error.details.feature]).toEqual([403, "byoc_deployments"]);
+    for (const op of ["dry-run", "apply", "destroy"]) {
+      const infra = await call(p.url, "POST", `/manage/fleets/majors/infrastructure/${op}`, {});
+      expect([infra.status, infra.body.error.details.feature], op).toEqual([
+        403,
+        "byoc_deployments",
+      ]);
+    }
     // The MCP codebase tools are kb_federation's; the data tools are not licensed.
     const source = await readSource();
     expect([source.status, source.body.error.details.feature]).toEqual([403, "kb_federation"]);

@@ -16,7 +16,9 @@ import { parse as parseYaml } from "yaml";
  *   `status` in the body is ignored (status subresource), generation moves with the spec,
  * - the status subresource by JSON merge patch (RFC 7386), leaving spec and generation alone,
  * - apps/v1 Deployments (the bots' runner workloads): discovery, list, get and server-side apply
- *   as above, and their scale subresource by merge patch.
+ *   as above, and their scale subresource by merge patch,
+ * - delete of a named object (a `Status` of Success, 404 when it is not there); dependents are
+ *   not collected (no garbage collector runs here).
  * It checks the bearer token and the content types and answers errors as a `Status`. Every
  * request is recorded (method, path with query, content type, parsed body) so a test can see
  * what the client library really sent.
@@ -303,6 +305,24 @@ export async function startMockKubeApi(token: string) {
         if (!prev) return status(404, "NotFound", `${plural}.${group} "${name}" not found`);
         const patched = mergePatch(prev.status ?? {}, (body as { status?: unknown }).status ?? {});
         return reply(200, stamp(key, { ...prev, status: patched as Json }, "MODIFIED"));
+      }
+      if (req.method === "DELETE" && name && !sub) {
+        const prev = objects.get(key);
+        if (!prev) return status(404, "NotFound", `${plural}.${group} "${name}" not found`);
+        objects.delete(key);
+        owners.delete(key);
+        const rv = version++;
+        emit(rv, "DELETED", key, {
+          ...prev,
+          metadata: { ...prev.metadata, resourceVersion: String(rv) },
+        });
+        return reply(200, {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Success",
+          details: { name, group, kind: plural, uid: prev.metadata.uid },
+        });
       }
       return status(
         405,

@@ -35,6 +35,9 @@ export const HTTP_STATUS_OF_MACHINE_CODE: Partial<Record<ErrorCode, number>> = {
   dataset_too_large: 413,
   model_too_large: 413,
   request_expired: 410,
+  // An organization invite revoked or past its date is gone; one already used is a conflict.
+  invite_revoked: 410,
+  invite_expired: 410,
   // A research chat with a trading bot (or a research tool on one): the bot's kind conflicts.
   bot_not_research: 409,
 };

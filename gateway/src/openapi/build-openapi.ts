@@ -248,6 +248,9 @@ function authSentence(policy: AuthPolicy | undefined): string {
   const extra = [
     policy?.stepUp ? "a fresh MFA sign-in (step-up)" : "",
     policy?.allowAgent ? "an agent acting for a user may call it" : "",
+    policy?.membershipOptional
+      ? "no membership row needed (accepting an invite is how one gets one)"
+      : "",
   ].filter(Boolean);
   return `Needs ${who}${scopes}${extra.length ? `; ${extra.join("; ")}` : ""}.`;
 }

@@ -69,7 +69,8 @@ export interface AuthInterceptorOptions {
  * 6. every scope of the policy (403 missing_scope naming the first missing one, or
  *    delegated_scope_revoked when the agent's person no longer holds it);
  * 7. step-up, RFC 9470 (401 insufficient_user_authentication with its challenge);
- * 8. membership rows, when a lookup is given (403 membership_required); permissive enforcement
+ * 8. membership rows, when a lookup is given and the policy does not make them optional (accepting
+ *    an invite: 403 membership_required otherwise); permissive enforcement
  *    lets read-only routes through, and a machine caller (the login hook provisioning members)
  *    has none to check; a halt (`call_kind` HALT) never waits on the identity service: it goes
  *    by the last known memberships, or the scope alone when none is known, and says so in the
@@ -188,6 +189,7 @@ export function createAuthInterceptor(opts: AuthInterceptorOptions): Interceptor
     const membershipChecked =
       hasMembership &&
       principal.actorType !== "machine" &&
+      !policy.membershipOptional &&
       !(settings.enforce === "permissive" && policy.readOnly);
     const kind = membershipChecked ? callKindOf(req.method) : undefined;
     const verdict = !membershipChecked

@@ -85,6 +85,12 @@ export const ERROR_CODES = [
   "org_not_found",
   "mapping_exists",
   "mapping_not_found",
+  "invite_not_found",
+  "invite_used",
+  "invite_revoked",
+  "invite_expired",
+  "org_invites_disabled",
+  "tenancy_strategy_unchanged",
   // Credentials vault
   "vault_unavailable",
   "credential_exists",
@@ -134,6 +140,7 @@ export const ERROR_CODES = [
   "kubernetes_unreachable",
   "kubernetes_refused",
   "kubernetes_not_configured",
+  "fleet_infrastructure_busy",
   "deployment_not_found",
   "not_implemented",
 ] as const;

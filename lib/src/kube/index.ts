@@ -1,7 +1,7 @@
 /**
  * The platform's calls to a Kubernetes API server, through the official client library
  * (`@kubernetes/client-node`): server-side apply of the Bot resource, status patches, the
- * scale subresource, and list-watch caches of the custom resources for the KillSwitch
+ * scale subresource, deletes, and list-watch caches of the custom resources for the KillSwitch
  * controller. Every call carries the SVC_KUBE_TIMEOUT_MS deadline; failures become
  * `kubernetes_refused` (412) or `kubernetes_unreachable` (503).
  */
@@ -9,6 +9,7 @@ export type { KubernetesObject } from "@kubernetes/client-node";
 export { applyObject } from "./apply.js";
 export { createBackoff } from "./backoff.js";
 export { createKubeClient, type KubeClient } from "./client.js";
+export { deleteObject } from "./delete.js";
 export { kubeConfigFor } from "./config.js";
 export { kubeError, refusalOf } from "./errors.js";
 export { startInformer, type InformerOptions, type ResourceInformer } from "./informer.js";

@@ -1,4 +1,5 @@
 import { createControlPlaneHandlers } from "./handlers/control-plane-handlers.js";
+import { createFleetInfrastructureHandlers } from "./handlers/fleet-infrastructure-handlers.js";
 import type { Kysely } from "kysely";
 import { BotsService, ControlPlaneService } from "@svc/gen/svc/bots/v1/bots_pb.js";
 import { migrateSchema, schemaDb } from "@svc/lib/db";
@@ -199,7 +200,15 @@ export async function createBotsModule(
     }),
     timeoutMs: platform.config.timeouts.dbMs,
   });
-  const controlPlane = createControlPlaneHandlers({ db, schema: BOTS_SCHEMA, kube: runtimeKube });
+  const controlPlane = {
+    ...createControlPlaneHandlers({ db, schema: BOTS_SCHEMA, kube: runtimeKube }),
+    ...createFleetInfrastructureHandlers({
+      db,
+      schema: BOTS_SCHEMA,
+      kube: runtimeKube,
+      workloads: platform.config.runnerWorkloads,
+    }),
+  };
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
   let leaseTimer: NodeJS.Timeout | undefined;

@@ -19,7 +19,7 @@ export function createControlPlaneHandlers(deps: {
   db: Kysely<BotsDatabase>;
   schema: string;
   kube: KubeClient | undefined;
-}): ServiceImpl<typeof ControlPlaneService> {
+}): Pick<ServiceImpl<typeof ControlPlaneService>, "scaleDeployment"> {
   return {
     async scaleDeployment(req, ctx) {
       const name = req.deploymentName;

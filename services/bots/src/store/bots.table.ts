@@ -28,6 +28,13 @@ export interface BotsDatabase {
   dataset_chunks: DatasetChunksTable;
   chat_conversations: ChatConversationsTable;
   chat_messages: ChatMessagesTable;
+  /** A fleet whose BYOC runtime an apply or destroy is changing now. */
+  fleet_infrastructure_locks: {
+    fleet: string;
+    operation: string;
+    holder: string;
+    started_at: Timestamp;
+  };
 }
 
 /** An uploaded OHLCV data set; its bars are in dataset_chunks. */

@@ -18,6 +18,11 @@ import { auditActorOf, auditOriginOf, currentTraceId, type AuditEntry } from "@s
 import { isUniqueViolation } from "@svc/lib/db";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
 import { claimsFromMemberships, grantChanges, normalizeGroups } from "../domain/group-sync.js";
+import { groupsGrant, type TenancyStrategyName } from "../domain/tenancy-strategy.js";
+import { orgForShare } from "../store/invite.repository.js";
+import { recordReportedGroups } from "../store/strategy.repository.js";
+import { createInviteHandlers } from "./invite-handlers.js";
+import { createStrategyHandlers } from "./strategy-handlers.js";
 import { appendAuditEvent } from "../store/audit-trail.repository.js";
 import type { GroupMappingRow, IdentityDatabase } from "../store/identity.table.js";
 import * as repo from "../store/tenancy.repository.js";
@@ -130,10 +135,17 @@ export function createTenancyHandlers(db: Kysely<IdentityDatabase>): {
         if (!org || !(await repo.hasActiveConnection(db, org.id, kind)))
           return create(IdpSyncGroupsResponseSchema, { noActiveConnection: true });
         const changes = await db.transaction().execute(async (trx) => {
+          // The org before the user, as a strategy migration and an invite's acceptance lock
+          // them, so none of the three waits on another in a circle.
+          const strategy = (await orgForShare(trx, org.id))?.tenancy_strategy;
           const user = await repo.provisionUser(trx, req.userId);
           const at = { userId: user.id, orgId: org.id, connectionKind: kind };
+          // Kept whatever the strategy, so a later move to group mapping knows what they grant.
+          await recordReportedGroups(trx, { ...at, groups });
           const held = await repo.groupGrantsOf(trx, user.id, org.id, kind);
-          const wanted = await repo.grantsForGroups(trx, org.id, kind, groups);
+          const wanted = groupsGrant(strategy as TenancyStrategyName)
+            ? await repo.grantsForGroups(trx, org.id, kind, groups)
+            : [];
           const diff = grantChanges(held, wanted);
           await repo.applyGrantChanges(trx, at, diff);
           if (diff.add.length + diff.remove.length > 0)
@@ -159,6 +171,9 @@ export function createTenancyHandlers(db: Kysely<IdentityDatabase>): {
     },
 
     tenancy: {
+      ...createInviteHandlers({ db, orgOrNotFound }),
+      ...createStrategyHandlers({ db, orgOrNotFound }),
+
       async listIdpGroupMappings(req) {
         const org = await orgOrNotFound(req.orgId);
         return create(ListIdpGroupMappingsResponseSchema, {

@@ -33,7 +33,37 @@ export interface IdentityDatabase {
     created_at: Timestamp;
     updated_at: Timestamp;
   };
-  orgs: { id: string; external_id: string | null; name: string; created_at: Timestamp };
+  orgs: {
+    id: string;
+    external_id: string | null;
+    name: string;
+    /** hybrid, invite_only or group_mapped: which sources grant memberships in the org. */
+    tenancy_strategy: Defaulted<string>;
+    created_at: Timestamp;
+  };
+  /** An invite keeps only the SHA-256 of its token. */
+  org_invites: {
+    id: string;
+    org_id: string;
+    token_hash: string;
+    role: string;
+    email: Defaulted<string>;
+    issued_by: string;
+    created_at: Timestamp;
+    expires_at: Timestamp;
+    accepted_by: Defaulted<string>;
+    accepted_at: NullableTimestamp;
+    revoked_by: Defaulted<string>;
+    revoked_at: NullableTimestamp;
+  };
+  /** The groups a person last reported through a connection kind of an org. */
+  external_groups: {
+    user_id: string;
+    org_id: string;
+    connection_kind: string;
+    groups: Json<string[]>;
+    synced_at: Timestamp;
+  };
   memberships: {
     user_id: string;
     org_id: string;
@@ -140,4 +170,5 @@ export type MembershipRow = Selectable<IdentityDatabase["memberships"]>;
 export type GroupMappingRow = Selectable<IdentityDatabase["idp_group_mappings"]>;
 export type SecurityAuditRow = Selectable<IdentityDatabase["security_audit_events"]>;
 
+export type OrgInviteRow = Selectable<IdentityDatabase["org_invites"]>;
 export type CredentialRow = Selectable<IdentityDatabase["credentials"]>;

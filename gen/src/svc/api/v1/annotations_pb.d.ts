@@ -198,6 +198,14 @@ export declare type AuthPolicy = Message<"svc.api.v1.AuthPolicy"> & {
    * @generated from field: repeated string callers = 6;
    */
   callers: string[];
+
+  /**
+   * The caller need not hold a membership row yet (SVC_AUTH_ENFORCE does not refuse them):
+   * accepting an organization invite is how a person gets their first one.
+   *
+   * @generated from field: bool membership_optional = 7;
+   */
+  membershipOptional: boolean;
 };
 
 /**
@@ -250,6 +258,14 @@ export declare type AuthPolicyJson = {
    * @generated from field: repeated string callers = 6;
    */
   callers?: string[];
+
+  /**
+   * The caller need not hold a membership row yet (SVC_AUTH_ENFORCE does not refuse them):
+   * accepting an organization invite is how a person gets their first one.
+   *
+   * @generated from field: bool membership_optional = 7;
+   */
+  membershipOptional?: boolean;
 };
 
 /**

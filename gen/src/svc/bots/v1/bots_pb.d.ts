@@ -7679,6 +7679,230 @@ export declare type ScaleDeploymentResponseJson = {
 export declare const ScaleDeploymentResponseSchema: GenMessage<ScaleDeploymentResponse, {jsonType: ScaleDeploymentResponseJson}>;
 
 /**
+ * @generated from message svc.bots.v1.FleetInfrastructureRequest
+ */
+export declare type FleetInfrastructureRequest = Message<"svc.bots.v1.FleetInfrastructureRequest"> & {
+  /**
+   * The fleet's name, as its bots' specs name it.
+   *
+   * @generated from field: string fleet = 1;
+   */
+  fleet: string;
+
+  /**
+   * For the dry run: which operation to show (apply when unset). Ignored by apply and destroy.
+   *
+   * @generated from field: svc.bots.v1.InfrastructureOperation operation = 2;
+   */
+  operation: InfrastructureOperation;
+};
+
+/**
+ * @generated from message svc.bots.v1.FleetInfrastructureRequest
+ */
+export declare type FleetInfrastructureRequestJson = {
+  /**
+   * The fleet's name, as its bots' specs name it.
+   *
+   * @generated from field: string fleet = 1;
+   */
+  fleet?: string;
+
+  /**
+   * For the dry run: which operation to show (apply when unset). Ignored by apply and destroy.
+   *
+   * @generated from field: svc.bots.v1.InfrastructureOperation operation = 2;
+   */
+  operation?: InfrastructureOperationJson;
+};
+
+/**
+ * Describes the message svc.bots.v1.FleetInfrastructureRequest.
+ * Use `create(FleetInfrastructureRequestSchema)` to create a new message.
+ */
+export declare const FleetInfrastructureRequestSchema: GenMessage<FleetInfrastructureRequest, {jsonType: FleetInfrastructureRequestJson}>;
+
+/**
+ * One Kubernetes object of a fleet's runtime.
+ *
+ * @generated from message svc.bots.v1.InfrastructureObject
+ */
+export declare type InfrastructureObject = Message<"svc.bots.v1.InfrastructureObject"> & {
+  /**
+   * apps/v1, svc.example.io/v1, ...
+   *
+   * @generated from field: string api_version = 1;
+   */
+  apiVersion: string;
+
+  /**
+   * Deployment, Bot, ...
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * The object's name in the namespace.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * The whole object as rendered (apply); for destroy, as the cluster holds it.
+   *
+   * @generated from field: google.protobuf.Struct manifest = 4;
+   */
+  manifest?: JsonObject | undefined;
+
+  /**
+   * applied, deleted, absent (already gone), or planned (dry run).
+   *
+   * @generated from field: string result = 5;
+   */
+  result: string;
+};
+
+/**
+ * One Kubernetes object of a fleet's runtime.
+ *
+ * @generated from message svc.bots.v1.InfrastructureObject
+ */
+export declare type InfrastructureObjectJson = {
+  /**
+   * apps/v1, svc.example.io/v1, ...
+   *
+   * @generated from field: string api_version = 1;
+   */
+  apiVersion?: string;
+
+  /**
+   * Deployment, Bot, ...
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind?: string;
+
+  /**
+   * The object's name in the namespace.
+   *
+   * @generated from field: string name = 3;
+   */
+  name?: string;
+
+  /**
+   * The whole object as rendered (apply); for destroy, as the cluster holds it.
+   *
+   * @generated from field: google.protobuf.Struct manifest = 4;
+   */
+  manifest?: StructJson;
+
+  /**
+   * applied, deleted, absent (already gone), or planned (dry run).
+   *
+   * @generated from field: string result = 5;
+   */
+  result?: string;
+};
+
+/**
+ * Describes the message svc.bots.v1.InfrastructureObject.
+ * Use `create(InfrastructureObjectSchema)` to create a new message.
+ */
+export declare const InfrastructureObjectSchema: GenMessage<InfrastructureObject, {jsonType: InfrastructureObjectJson}>;
+
+/**
+ * What an infrastructure operation did, or (dry run) would do.
+ *
+ * @generated from message svc.bots.v1.FleetInfrastructure
+ */
+export declare type FleetInfrastructure = Message<"svc.bots.v1.FleetInfrastructure"> & {
+  /**
+   * The fleet.
+   *
+   * @generated from field: string fleet = 1;
+   */
+  fleet: string;
+
+  /**
+   * The namespace (SVC_KUBE_NAMESPACE).
+   *
+   * @generated from field: string namespace = 2;
+   */
+  namespace: string;
+
+  /**
+   * apply or destroy.
+   *
+   * @generated from field: svc.bots.v1.InfrastructureOperation operation = 3;
+   */
+  operation: InfrastructureOperation;
+
+  /**
+   * True for the dry run: nothing changed.
+   *
+   * @generated from field: bool dry_run = 4;
+   */
+  dryRun: boolean;
+
+  /**
+   * The objects, in the order they are (or would be) applied or deleted.
+   *
+   * @generated from field: repeated svc.bots.v1.InfrastructureObject objects = 5;
+   */
+  objects: InfrastructureObject[];
+};
+
+/**
+ * What an infrastructure operation did, or (dry run) would do.
+ *
+ * @generated from message svc.bots.v1.FleetInfrastructure
+ */
+export declare type FleetInfrastructureJson = {
+  /**
+   * The fleet.
+   *
+   * @generated from field: string fleet = 1;
+   */
+  fleet?: string;
+
+  /**
+   * The namespace (SVC_KUBE_NAMESPACE).
+   *
+   * @generated from field: string namespace = 2;
+   */
+  namespace?: string;
+
+  /**
+   * apply or destroy.
+   *
+   * @generated from field: svc.bots.v1.InfrastructureOperation operation = 3;
+   */
+  operation?: InfrastructureOperationJson;
+
+  /**
+   * True for the dry run: nothing changed.
+   *
+   * @generated from field: bool dry_run = 4;
+   */
+  dryRun?: boolean;
+
+  /**
+   * The objects, in the order they are (or would be) applied or deleted.
+   *
+   * @generated from field: repeated svc.bots.v1.InfrastructureObject objects = 5;
+   */
+  objects?: InfrastructureObjectJson[];
+};
+
+/**
+ * Describes the message svc.bots.v1.FleetInfrastructure.
+ * Use `create(FleetInfrastructureSchema)` to create a new message.
+ */
+export declare const FleetInfrastructureSchema: GenMessage<FleetInfrastructure, {jsonType: FleetInfrastructureJson}>;
+
+/**
  * One case of a run: what it checks, under which article, what was expected and what was seen.
  *
  * @generated from message svc.bots.v1.ComplianceCase
@@ -10363,6 +10587,44 @@ export declare type StrategyLanguageJson = "STRATEGY_LANGUAGE_UNSPECIFIED" | "ST
 export declare const StrategyLanguageSchema: GenEnum<StrategyLanguage, StrategyLanguageJson>;
 
 /**
+ * What an infrastructure operation on a fleet's BYOC runtime acts on.
+ *
+ * @generated from enum svc.bots.v1.InfrastructureOperation
+ */
+export enum InfrastructureOperation {
+  /**
+   * @generated from enum value: INFRASTRUCTURE_OPERATION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Render the fleet's runner Deployments and apply them.
+   *
+   * @generated from enum value: INFRASTRUCTURE_OPERATION_APPLY = 1;
+   */
+  APPLY = 1,
+
+  /**
+   * Delete the fleet's Bot resources and runner Deployments.
+   *
+   * @generated from enum value: INFRASTRUCTURE_OPERATION_DESTROY = 2;
+   */
+  DESTROY = 2,
+}
+
+/**
+ * What an infrastructure operation on a fleet's BYOC runtime acts on.
+ *
+ * @generated from enum svc.bots.v1.InfrastructureOperation
+ */
+export declare type InfrastructureOperationJson = "INFRASTRUCTURE_OPERATION_UNSPECIFIED" | "INFRASTRUCTURE_OPERATION_APPLY" | "INFRASTRUCTURE_OPERATION_DESTROY";
+
+/**
+ * Describes the enum svc.bots.v1.InfrastructureOperation.
+ */
+export declare const InfrastructureOperationSchema: GenEnum<InfrastructureOperation, InfrastructureOperationJson>;
+
+/**
  * RTS 6 tests the bots service runs through its one order path (OrderPipeline, RiskGuard,
  * SimulatedBroker): conformance (Article 6) and stress (Article 10).
  *
@@ -11028,6 +11290,39 @@ export declare const ControlPlaneService: GenService<{
     methodKind: "unary";
     input: typeof ScaleDeploymentRequestSchema;
     output: typeof ScaleDeploymentResponseSchema;
+  },
+  /**
+   * What applying or destroying the fleet's BYOC runtime would do: the objects rendered (apply)
+   * or found (destroy); changes nothing. Needs a cluster (412 kubernetes_not_configured).
+   *
+   * @generated from rpc svc.bots.v1.ControlPlaneService.PlanFleetInfrastructure
+   */
+  planFleetInfrastructure: {
+    methodKind: "unary";
+    input: typeof FleetInfrastructureRequestSchema;
+    output: typeof FleetInfrastructureSchema;
+  },
+  /**
+   * Renders the runner Deployments of the fleet's Bot resources and applies them (server-side
+   * apply), step-up; audited, done or failed.
+   *
+   * @generated from rpc svc.bots.v1.ControlPlaneService.ApplyFleetInfrastructure
+   */
+  applyFleetInfrastructure: {
+    methodKind: "unary";
+    input: typeof FleetInfrastructureRequestSchema;
+    output: typeof FleetInfrastructureSchema;
+  },
+  /**
+   * Deletes the fleet's Bot resources and their runner Deployments, step-up; audited, done or
+   * failed. A deploy (with its ApprovedPromotion) brings a bot back.
+   *
+   * @generated from rpc svc.bots.v1.ControlPlaneService.DestroyFleetInfrastructure
+   */
+  destroyFleetInfrastructure: {
+    methodKind: "unary";
+    input: typeof FleetInfrastructureRequestSchema;
+    output: typeof FleetInfrastructureSchema;
   },
 }>;
 

@@ -1747,6 +1747,782 @@ export declare type DeleteIdpGroupMappingResponseJson = {
 export declare const DeleteIdpGroupMappingResponseSchema: GenMessage<DeleteIdpGroupMappingResponse, {jsonType: DeleteIdpGroupMappingResponseJson}>;
 
 /**
+ * An invitation to join an org with a role; its token is shown once, at issuance, and the
+ * platform keeps only its SHA-256.
+ *
+ * @generated from message svc.identity.v1.OrgInvite
+ */
+export declare type OrgInvite = Message<"svc.identity.v1.OrgInvite"> & {
+  /**
+   * The invite's id (a UUID).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The internal org id.
+   *
+   * @generated from field: string org_id = 2;
+   */
+  orgId: string;
+
+  /**
+   * The role the accepting person gets on the org.
+   *
+   * @generated from field: string role = 3;
+   */
+  role: string;
+
+  /**
+   * Who the invite is meant for, as the issuer noted it (the token alone admits).
+   *
+   * @generated from field: string email = 4;
+   */
+  email: string;
+
+  /**
+   * pending, accepted, revoked or expired.
+   *
+   * @generated from field: string status = 5;
+   */
+  status: string;
+
+  /**
+   * The subject of the person who issued it.
+   *
+   * @generated from field: string issued_by = 6;
+   */
+  issuedBy: string;
+
+  /**
+   * When it was issued.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * After this it can no longer be accepted.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 8;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * The subject of the person who accepted it; empty until then.
+   *
+   * @generated from field: string accepted_by = 9;
+   */
+  acceptedBy: string;
+
+  /**
+   * When it was accepted.
+   *
+   * @generated from field: google.protobuf.Timestamp accepted_at = 10;
+   */
+  acceptedAt?: Timestamp | undefined;
+
+  /**
+   * The subject of the person who revoked it; empty unless revoked.
+   *
+   * @generated from field: string revoked_by = 11;
+   */
+  revokedBy: string;
+
+  /**
+   * When it was revoked.
+   *
+   * @generated from field: google.protobuf.Timestamp revoked_at = 12;
+   */
+  revokedAt?: Timestamp | undefined;
+};
+
+/**
+ * An invitation to join an org with a role; its token is shown once, at issuance, and the
+ * platform keeps only its SHA-256.
+ *
+ * @generated from message svc.identity.v1.OrgInvite
+ */
+export declare type OrgInviteJson = {
+  /**
+   * The invite's id (a UUID).
+   *
+   * @generated from field: string id = 1;
+   */
+  id?: string;
+
+  /**
+   * The internal org id.
+   *
+   * @generated from field: string org_id = 2;
+   */
+  orgId?: string;
+
+  /**
+   * The role the accepting person gets on the org.
+   *
+   * @generated from field: string role = 3;
+   */
+  role?: string;
+
+  /**
+   * Who the invite is meant for, as the issuer noted it (the token alone admits).
+   *
+   * @generated from field: string email = 4;
+   */
+  email?: string;
+
+  /**
+   * pending, accepted, revoked or expired.
+   *
+   * @generated from field: string status = 5;
+   */
+  status?: string;
+
+  /**
+   * The subject of the person who issued it.
+   *
+   * @generated from field: string issued_by = 6;
+   */
+  issuedBy?: string;
+
+  /**
+   * When it was issued.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: TimestampJson;
+
+  /**
+   * After this it can no longer be accepted.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 8;
+   */
+  expiresAt?: TimestampJson;
+
+  /**
+   * The subject of the person who accepted it; empty until then.
+   *
+   * @generated from field: string accepted_by = 9;
+   */
+  acceptedBy?: string;
+
+  /**
+   * When it was accepted.
+   *
+   * @generated from field: google.protobuf.Timestamp accepted_at = 10;
+   */
+  acceptedAt?: TimestampJson;
+
+  /**
+   * The subject of the person who revoked it; empty unless revoked.
+   *
+   * @generated from field: string revoked_by = 11;
+   */
+  revokedBy?: string;
+
+  /**
+   * When it was revoked.
+   *
+   * @generated from field: google.protobuf.Timestamp revoked_at = 12;
+   */
+  revokedAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.OrgInvite.
+ * Use `create(OrgInviteSchema)` to create a new message.
+ */
+export declare const OrgInviteSchema: GenMessage<OrgInvite, {jsonType: OrgInviteJson}>;
+
+/**
+ * @generated from message svc.identity.v1.IssueOrgInviteRequest
+ */
+export declare type IssueOrgInviteRequest = Message<"svc.identity.v1.IssueOrgInviteRequest"> & {
+  /**
+   * The internal org id.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * The role on the org (default member): lower-case letters, digits, _ : and -.
+   *
+   * @generated from field: string role = 2;
+   */
+  role: string;
+
+  /**
+   * Who it is for (a note on the list; up to 320 characters).
+   *
+   * @generated from field: string email = 3;
+   */
+  email: string;
+
+  /**
+   * How long it can be accepted: 300 s to 30 days; 0 or absent: 7 days.
+   *
+   * @generated from field: int64 ttl_seconds = 4;
+   */
+  ttlSeconds: bigint;
+};
+
+/**
+ * @generated from message svc.identity.v1.IssueOrgInviteRequest
+ */
+export declare type IssueOrgInviteRequestJson = {
+  /**
+   * The internal org id.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId?: string;
+
+  /**
+   * The role on the org (default member): lower-case letters, digits, _ : and -.
+   *
+   * @generated from field: string role = 2;
+   */
+  role?: string;
+
+  /**
+   * Who it is for (a note on the list; up to 320 characters).
+   *
+   * @generated from field: string email = 3;
+   */
+  email?: string;
+
+  /**
+   * How long it can be accepted: 300 s to 30 days; 0 or absent: 7 days.
+   *
+   * @generated from field: int64 ttl_seconds = 4;
+   */
+  ttlSeconds?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.IssueOrgInviteRequest.
+ * Use `create(IssueOrgInviteRequestSchema)` to create a new message.
+ */
+export declare const IssueOrgInviteRequestSchema: GenMessage<IssueOrgInviteRequest, {jsonType: IssueOrgInviteRequestJson}>;
+
+/**
+ * The invite and its token, which no later answer shows again.
+ *
+ * @generated from message svc.identity.v1.IssueOrgInviteResponse
+ */
+export declare type IssueOrgInviteResponse = Message<"svc.identity.v1.IssueOrgInviteResponse"> & {
+  /**
+   * The invite as stored.
+   *
+   * @generated from field: svc.identity.v1.OrgInvite invite = 1;
+   */
+  invite?: OrgInvite | undefined;
+
+  /**
+   * Hand this to the person; they accept with it.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+};
+
+/**
+ * The invite and its token, which no later answer shows again.
+ *
+ * @generated from message svc.identity.v1.IssueOrgInviteResponse
+ */
+export declare type IssueOrgInviteResponseJson = {
+  /**
+   * The invite as stored.
+   *
+   * @generated from field: svc.identity.v1.OrgInvite invite = 1;
+   */
+  invite?: OrgInviteJson;
+
+  /**
+   * Hand this to the person; they accept with it.
+   *
+   * @generated from field: string token = 2;
+   */
+  token?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.IssueOrgInviteResponse.
+ * Use `create(IssueOrgInviteResponseSchema)` to create a new message.
+ */
+export declare const IssueOrgInviteResponseSchema: GenMessage<IssueOrgInviteResponse, {jsonType: IssueOrgInviteResponseJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListOrgInvitesRequest
+ */
+export declare type ListOrgInvitesRequest = Message<"svc.identity.v1.ListOrgInvitesRequest"> & {
+  /**
+   * The internal org id.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.ListOrgInvitesRequest
+ */
+export declare type ListOrgInvitesRequestJson = {
+  /**
+   * The internal org id.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.ListOrgInvitesRequest.
+ * Use `create(ListOrgInvitesRequestSchema)` to create a new message.
+ */
+export declare const ListOrgInvitesRequestSchema: GenMessage<ListOrgInvitesRequest, {jsonType: ListOrgInvitesRequestJson}>;
+
+/**
+ * An org's invites, newest first, without their tokens.
+ *
+ * @generated from message svc.identity.v1.ListOrgInvitesResponse
+ */
+export declare type ListOrgInvitesResponse = Message<"svc.identity.v1.ListOrgInvitesResponse"> & {
+  /**
+   * The invites.
+   *
+   * @generated from field: repeated svc.identity.v1.OrgInvite items = 1;
+   */
+  items: OrgInvite[];
+};
+
+/**
+ * An org's invites, newest first, without their tokens.
+ *
+ * @generated from message svc.identity.v1.ListOrgInvitesResponse
+ */
+export declare type ListOrgInvitesResponseJson = {
+  /**
+   * The invites.
+   *
+   * @generated from field: repeated svc.identity.v1.OrgInvite items = 1;
+   */
+  items?: OrgInviteJson[];
+};
+
+/**
+ * Describes the message svc.identity.v1.ListOrgInvitesResponse.
+ * Use `create(ListOrgInvitesResponseSchema)` to create a new message.
+ */
+export declare const ListOrgInvitesResponseSchema: GenMessage<ListOrgInvitesResponse, {jsonType: ListOrgInvitesResponseJson}>;
+
+/**
+ * @generated from message svc.identity.v1.RevokeOrgInviteRequest
+ */
+export declare type RevokeOrgInviteRequest = Message<"svc.identity.v1.RevokeOrgInviteRequest"> & {
+  /**
+   * The internal org id.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * The invite's id.
+   *
+   * @generated from field: string invite_id = 2;
+   */
+  inviteId: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.RevokeOrgInviteRequest
+ */
+export declare type RevokeOrgInviteRequestJson = {
+  /**
+   * The internal org id.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId?: string;
+
+  /**
+   * The invite's id.
+   *
+   * @generated from field: string invite_id = 2;
+   */
+  inviteId?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.RevokeOrgInviteRequest.
+ * Use `create(RevokeOrgInviteRequestSchema)` to create a new message.
+ */
+export declare const RevokeOrgInviteRequestSchema: GenMessage<RevokeOrgInviteRequest, {jsonType: RevokeOrgInviteRequestJson}>;
+
+/**
+ * @generated from message svc.identity.v1.AcceptOrgInviteRequest
+ */
+export declare type AcceptOrgInviteRequest = Message<"svc.identity.v1.AcceptOrgInviteRequest"> & {
+  /**
+   * The internal org id (from the invite link).
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * The token the issuer handed over.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.AcceptOrgInviteRequest
+ */
+export declare type AcceptOrgInviteRequestJson = {
+  /**
+   * The internal org id (from the invite link).
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId?: string;
+
+  /**
+   * The token the issuer handed over.
+   *
+   * @generated from field: string token = 2;
+   */
+  token?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.AcceptOrgInviteRequest.
+ * Use `create(AcceptOrgInviteRequestSchema)` to create a new message.
+ */
+export declare const AcceptOrgInviteRequestSchema: GenMessage<AcceptOrgInviteRequest, {jsonType: AcceptOrgInviteRequestJson}>;
+
+/**
+ * The accepted invite and the membership it created.
+ *
+ * @generated from message svc.identity.v1.AcceptOrgInviteResponse
+ */
+export declare type AcceptOrgInviteResponse = Message<"svc.identity.v1.AcceptOrgInviteResponse"> & {
+  /**
+   * The invite, now accepted.
+   *
+   * @generated from field: svc.identity.v1.OrgInvite invite = 1;
+   */
+  invite?: OrgInvite | undefined;
+
+  /**
+   * The caller's new membership.
+   *
+   * @generated from field: svc.identity.v1.Membership membership = 2;
+   */
+  membership?: Membership | undefined;
+};
+
+/**
+ * The accepted invite and the membership it created.
+ *
+ * @generated from message svc.identity.v1.AcceptOrgInviteResponse
+ */
+export declare type AcceptOrgInviteResponseJson = {
+  /**
+   * The invite, now accepted.
+   *
+   * @generated from field: svc.identity.v1.OrgInvite invite = 1;
+   */
+  invite?: OrgInviteJson;
+
+  /**
+   * The caller's new membership.
+   *
+   * @generated from field: svc.identity.v1.Membership membership = 2;
+   */
+  membership?: MembershipJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.AcceptOrgInviteResponse.
+ * Use `create(AcceptOrgInviteResponseSchema)` to create a new message.
+ */
+export declare const AcceptOrgInviteResponseSchema: GenMessage<AcceptOrgInviteResponse, {jsonType: AcceptOrgInviteResponseJson}>;
+
+/**
+ * @generated from message svc.identity.v1.MigrateTenancyStrategyRequest
+ */
+export declare type MigrateTenancyStrategyRequest = Message<"svc.identity.v1.MigrateTenancyStrategyRequest"> & {
+  /**
+   * The internal org id.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * The strategy to move the org to.
+   *
+   * @generated from field: svc.identity.v1.TenancyStrategy strategy = 2;
+   */
+  strategy: TenancyStrategy;
+};
+
+/**
+ * @generated from message svc.identity.v1.MigrateTenancyStrategyRequest
+ */
+export declare type MigrateTenancyStrategyRequestJson = {
+  /**
+   * The internal org id.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId?: string;
+
+  /**
+   * The strategy to move the org to.
+   *
+   * @generated from field: svc.identity.v1.TenancyStrategy strategy = 2;
+   */
+  strategy?: TenancyStrategyJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.MigrateTenancyStrategyRequest.
+ * Use `create(MigrateTenancyStrategyRequestSchema)` to create a new message.
+ */
+export declare const MigrateTenancyStrategyRequestSchema: GenMessage<MigrateTenancyStrategyRequest, {jsonType: MigrateTenancyStrategyRequestJson}>;
+
+/**
+ * One membership a migration adds or removes.
+ *
+ * @generated from message svc.identity.v1.MembershipChange
+ */
+export declare type MembershipChange = Message<"svc.identity.v1.MembershipChange"> & {
+  /**
+   * The person's subject.
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * org, team, workspace, project or lab.
+   *
+   * @generated from field: string scope_kind = 2;
+   */
+  scopeKind: string;
+
+  /**
+   * The id of that scope.
+   *
+   * @generated from field: string scope_id = 3;
+   */
+  scopeId: string;
+
+  /**
+   * The role.
+   *
+   * @generated from field: string role = 4;
+   */
+  role: string;
+
+  /**
+   * invite or idp_group: where the membership comes from.
+   *
+   * @generated from field: string source = 5;
+   */
+  source: string;
+
+  /**
+   * For a group's grant: the group.
+   *
+   * @generated from field: string source_group = 6;
+   */
+  sourceGroup: string;
+};
+
+/**
+ * One membership a migration adds or removes.
+ *
+ * @generated from message svc.identity.v1.MembershipChange
+ */
+export declare type MembershipChangeJson = {
+  /**
+   * The person's subject.
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject?: string;
+
+  /**
+   * org, team, workspace, project or lab.
+   *
+   * @generated from field: string scope_kind = 2;
+   */
+  scopeKind?: string;
+
+  /**
+   * The id of that scope.
+   *
+   * @generated from field: string scope_id = 3;
+   */
+  scopeId?: string;
+
+  /**
+   * The role.
+   *
+   * @generated from field: string role = 4;
+   */
+  role?: string;
+
+  /**
+   * invite or idp_group: where the membership comes from.
+   *
+   * @generated from field: string source = 5;
+   */
+  source?: string;
+
+  /**
+   * For a group's grant: the group.
+   *
+   * @generated from field: string source_group = 6;
+   */
+  sourceGroup?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.MembershipChange.
+ * Use `create(MembershipChangeSchema)` to create a new message.
+ */
+export declare const MembershipChangeSchema: GenMessage<MembershipChange, {jsonType: MembershipChangeJson}>;
+
+/**
+ * What a migration changes (dry run) or changed (apply).
+ *
+ * @generated from message svc.identity.v1.TenancyStrategyPlan
+ */
+export declare type TenancyStrategyPlan = Message<"svc.identity.v1.TenancyStrategyPlan"> & {
+  /**
+   * The internal org id.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * The org's strategy before.
+   *
+   * @generated from field: svc.identity.v1.TenancyStrategy from = 2;
+   */
+  from: TenancyStrategy;
+
+  /**
+   * The strategy asked for.
+   *
+   * @generated from field: svc.identity.v1.TenancyStrategy to = 3;
+   */
+  to: TenancyStrategy;
+
+  /**
+   * Memberships the groups people last reported grant under the new strategy.
+   *
+   * @generated from field: repeated svc.identity.v1.MembershipChange added = 4;
+   */
+  added: MembershipChange[];
+
+  /**
+   * Memberships the new strategy no longer grants.
+   *
+   * @generated from field: repeated svc.identity.v1.MembershipChange removed = 5;
+   */
+  removed: MembershipChange[];
+
+  /**
+   * Pending invites a move to group_mapped revokes.
+   *
+   * @generated from field: int32 invites_revoked = 6;
+   */
+  invitesRevoked: number;
+
+  /**
+   * False for a dry run: nothing changed.
+   *
+   * @generated from field: bool applied = 7;
+   */
+  applied: boolean;
+};
+
+/**
+ * What a migration changes (dry run) or changed (apply).
+ *
+ * @generated from message svc.identity.v1.TenancyStrategyPlan
+ */
+export declare type TenancyStrategyPlanJson = {
+  /**
+   * The internal org id.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId?: string;
+
+  /**
+   * The org's strategy before.
+   *
+   * @generated from field: svc.identity.v1.TenancyStrategy from = 2;
+   */
+  from?: TenancyStrategyJson;
+
+  /**
+   * The strategy asked for.
+   *
+   * @generated from field: svc.identity.v1.TenancyStrategy to = 3;
+   */
+  to?: TenancyStrategyJson;
+
+  /**
+   * Memberships the groups people last reported grant under the new strategy.
+   *
+   * @generated from field: repeated svc.identity.v1.MembershipChange added = 4;
+   */
+  added?: MembershipChangeJson[];
+
+  /**
+   * Memberships the new strategy no longer grants.
+   *
+   * @generated from field: repeated svc.identity.v1.MembershipChange removed = 5;
+   */
+  removed?: MembershipChangeJson[];
+
+  /**
+   * Pending invites a move to group_mapped revokes.
+   *
+   * @generated from field: int32 invites_revoked = 6;
+   */
+  invitesRevoked?: number;
+
+  /**
+   * False for a dry run: nothing changed.
+   *
+   * @generated from field: bool applied = 7;
+   */
+  applied?: boolean;
+};
+
+/**
+ * Describes the message svc.identity.v1.TenancyStrategyPlan.
+ * Use `create(TenancyStrategyPlanSchema)` to create a new message.
+ */
+export declare const TenancyStrategyPlanSchema: GenMessage<TenancyStrategyPlan, {jsonType: TenancyStrategyPlanJson}>;
+
+/**
  * Who called an MCP tool.
  *
  * @generated from message svc.identity.v1.McpActor
@@ -3936,6 +4712,51 @@ export declare type ConnectionKindJson = "CONNECTION_KIND_UNSPECIFIED" | "CONNEC
 export declare const ConnectionKindSchema: GenEnum<ConnectionKind, ConnectionKindJson>;
 
 /**
+ * How an org's people get their memberships.
+ *
+ * @generated from enum svc.identity.v1.TenancyStrategy
+ */
+export enum TenancyStrategy {
+  /**
+   * @generated from enum value: TENANCY_STRATEGY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Invites and group mappings both grant (the default).
+   *
+   * @generated from enum value: TENANCY_STRATEGY_HYBRID = 1;
+   */
+  HYBRID = 1,
+
+  /**
+   * Only invites grant; identity-provider groups grant nothing in the org.
+   *
+   * @generated from enum value: TENANCY_STRATEGY_INVITE_ONLY = 2;
+   */
+  INVITE_ONLY = 2,
+
+  /**
+   * Only the org's group mappings grant; invites are refused.
+   *
+   * @generated from enum value: TENANCY_STRATEGY_GROUP_MAPPED = 3;
+   */
+  GROUP_MAPPED = 3,
+}
+
+/**
+ * How an org's people get their memberships.
+ *
+ * @generated from enum svc.identity.v1.TenancyStrategy
+ */
+export declare type TenancyStrategyJson = "TENANCY_STRATEGY_UNSPECIFIED" | "TENANCY_STRATEGY_HYBRID" | "TENANCY_STRATEGY_INVITE_ONLY" | "TENANCY_STRATEGY_GROUP_MAPPED";
+
+/**
+ * Describes the enum svc.identity.v1.TenancyStrategy.
+ */
+export declare const TenancyStrategySchema: GenEnum<TenancyStrategy, TenancyStrategyJson>;
+
+/**
  * What a vault credential holds; its secret's fields follow from it.
  *
  * @generated from enum svc.identity.v1.CredentialKind
@@ -4145,6 +4966,73 @@ export declare const TenancyService: GenService<{
     methodKind: "unary";
     input: typeof DeleteIdpGroupMappingRequestSchema;
     output: typeof DeleteIdpGroupMappingResponseSchema;
+  },
+  /**
+   * Issues an invite to the org (step-up): single use, expiring; the token is in this answer
+   * only. 412 org_invites_disabled when the org is group-mapped. Audited.
+   *
+   * @generated from rpc svc.identity.v1.TenancyService.IssueOrgInvite
+   */
+  issueOrgInvite: {
+    methodKind: "unary";
+    input: typeof IssueOrgInviteRequestSchema;
+    output: typeof IssueOrgInviteResponseSchema;
+  },
+  /**
+   * The org's invites with their status, never their tokens.
+   *
+   * @generated from rpc svc.identity.v1.TenancyService.ListOrgInvites
+   */
+  listOrgInvites: {
+    methodKind: "unary";
+    input: typeof ListOrgInvitesRequestSchema;
+    output: typeof ListOrgInvitesResponseSchema;
+  },
+  /**
+   * Revokes a pending invite (step-up). 404 invite_not_found; 409 invite_used; 410
+   * invite_revoked or invite_expired. Audited.
+   *
+   * @generated from rpc svc.identity.v1.TenancyService.RevokeOrgInvite
+   */
+  revokeOrgInvite: {
+    methodKind: "unary";
+    input: typeof RevokeOrgInviteRequestSchema;
+    output: typeof OrgInviteSchema;
+  },
+  /**
+   * The caller accepts an invite with its token and becomes a member of the org with its role;
+   * no membership needed before. 404 invite_not_found; 409 invite_used; 410 invite_revoked or
+   * invite_expired; 412 org_invites_disabled. Of two accepts of one invite, one wins. Audited.
+   *
+   * @generated from rpc svc.identity.v1.TenancyService.AcceptOrgInvite
+   */
+  acceptOrgInvite: {
+    methodKind: "unary";
+    input: typeof AcceptOrgInviteRequestSchema;
+    output: typeof AcceptOrgInviteResponseSchema;
+  },
+  /**
+   * What moving the org to another tenancy strategy would change; changes nothing.
+   *
+   * @generated from rpc svc.identity.v1.TenancyService.PlanTenancyStrategyMigration
+   */
+  planTenancyStrategyMigration: {
+    methodKind: "unary";
+    input: typeof MigrateTenancyStrategyRequestSchema;
+    output: typeof TenancyStrategyPlanSchema;
+  },
+  /**
+   * Moves the org to another tenancy strategy (step-up): the plan's memberships are added and
+   * removed, pending invites revoked when invites stop granting, and the strategy set, in one
+   * transaction, audited. 409 tenancy_strategy_unchanged when the org already has it (of two
+   * migrations at once, one wins).
+   *
+   * @generated from rpc svc.identity.v1.TenancyService.MigrateTenancyStrategy
+   */
+  migrateTenancyStrategy: {
+    methodKind: "unary";
+    input: typeof MigrateTenancyStrategyRequestSchema;
+    output: typeof TenancyStrategyPlanSchema;
   },
 }>;
 
