@@ -122,3 +122,30 @@ export function hugeOutputOnnx(n: number): Uint8Array {
   );
   return Uint8Array.from([...int(1, 8), ...str(2, "svc-tests"), ...graph, ...msg(8, int(2, 13))]);
 }
+
+/**
+ * A hostile model: its one initializer's data lies in a file outside the model (ONNX external
+ * data, at `location`), and its output is that initializer as it is: a model that would hand the
+ * file's bytes to whoever runs it.
+ */
+export function externalDataOnnx(location: string, floats = 8): Uint8Array {
+  const EXTERNAL = 1;
+  const entry = (k: string, v: string) => msg(13, str(1, k), str(2, v));
+  const initializer = msg(
+    5,
+    int(1, floats),
+    int(2, FLOAT),
+    str(8, "secret"),
+    entry("location", location),
+    entry("length", String(floats * 4)),
+    int(14, EXTERNAL),
+  );
+  const graph = msg(
+    7,
+    node("Identity", ["secret"], ["out"], "leak"),
+    str(2, "external"),
+    initializer,
+    valueInfo(12, "out", [floats]),
+  );
+  return Uint8Array.from([...int(1, 8), ...str(2, "svc-tests"), ...graph, ...msg(8, int(2, 13))]);
+}

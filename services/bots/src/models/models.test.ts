@@ -9,7 +9,7 @@ import {
   type Sandbox,
 } from "../sandbox/index.js";
 import { inspectModel, ModelFailure, modelLimitsFromEnv } from "./model-host.js";
-import { hugeOutputOnnx, mlpOnnx } from "./mlp-onnx.js";
+import { externalDataOnnx, hugeOutputOnnx, mlpOnnx } from "./mlp-onnx.js";
 import { modelDigest, RunModels } from "./run-models.js";
 
 const fixture = (name: string) =>
@@ -65,6 +65,20 @@ describe("ONNX models, run outside the sandbox", () => {
     const slow = inspectModel(POLICY, { ...LIMITS, loadTimeoutMs: 1 });
     await expect(slow).rejects.toThrow(/ran past its limit of 1 ms/);
     await expect(slow).rejects.toBeInstanceOf(ModelFailure);
+  }, 60_000);
+
+  it("refuses a model whose weights name a file (ONNX external data): no file of the host is read into it", async () => {
+    // Absolute, relative to the process's directory, and climbing out of it: each is refused at
+    // the upload's check, before any run could ask the model for the bytes.
+    for (const location of ["/etc/passwd", "package.json", "../../../../etc/passwd"]) {
+      const refused = await inspectModel(externalDataOnnx(location), LIMITS).catch(
+        (e: unknown) => e as Error,
+      );
+      expect(refused, location).toBeInstanceOf(Error);
+      expect((refused as Error).message, location).toMatch(
+        /external data|model_path must not be empty/i,
+      );
+    }
   }, 60_000);
 
   it("refuses bytes that do not hash to the digest the version names", async () => {
