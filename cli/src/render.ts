@@ -43,9 +43,17 @@ export function objectFields(value: unknown, keys?: string[]): string {
   return shown.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join("\n") + "\n";
 }
 
-/** An answer for people: a list route's items as a table, anything else as fields. */
+/**
+ * An answer for people: a list route's items as a table (or the one list of objects an answer
+ * holds, as `tools` of GET /mcp/data/tools), anything else as fields.
+ */
 export function human(answer: unknown, columns?: string[], keys?: string[]): string {
-  const items = (answer as { items?: unknown } | null)?.items;
-  if (Array.isArray(items)) return rowsTable(items, columns);
+  const obj = (answer ?? {}) as Record<string, unknown>;
+  if (Array.isArray(obj.items)) return rowsTable(obj.items, columns);
+  const lists = Object.values(obj).filter(
+    (v) => Array.isArray(v) && v.every((x) => typeof x === "object" && x !== null),
+  );
+  if (!keys && lists.length === 1 && Object.keys(obj).length <= 2)
+    return rowsTable(lists[0] as unknown[], columns);
   return objectFields(answer, keys);
 }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { contextOf, type Ctx } from "../context.js";
 import { CliExit, type Io } from "../io.js";
-import { fields, number, percent, when } from "../output.js";
+import { fields, number, percent, table, when } from "../output.js";
 import { cell, objectFields, rowsTable } from "../render.js";
 import { declareRoutes } from "../routes/declare.js";
 import { watchOptions, watchUntil } from "../watch.js";
@@ -228,10 +228,10 @@ function resultsText(r: Results): string {
     ["win rate", pct("win_rate")],
     ["equity points", r.equity?.length],
   ]).concat(
-    "\nMETRIC  VALUE\n",
-    Object.entries(m)
-      .map(([k, v]) => `${k}  ${cell(v)}`)
-      .join("\n"),
     "\n",
+    table(
+      ["METRIC", "VALUE"],
+      Object.entries(m).map(([k, v]) => [k, cell(v)]),
+    ),
   );
 }
