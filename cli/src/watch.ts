@@ -1,12 +1,15 @@
-import { Option } from "commander";
+import { Option, type Command } from "commander";
 import { CliExit } from "./io.js";
 import type { Ctx } from "./context.js";
 
-/** The --watch and --interval options of a command whose subject changes. */
-export const watchOptions = (what: string, defaultMs: string) => [
-  new Option("-w, --watch", `poll until ${what} reaches a final state, printing each change`),
-  new Option("--interval <ms>", "how often --watch asks, in milliseconds").default(defaultMs),
-];
+/** Adds --watch and --interval to a command whose subject changes. */
+export function withWatch(cmd: Command, what: string, defaultMs: string): Command {
+  return cmd
+    .addOption(new Option("-w, --watch", `ask again until ${what}, a line at each change`))
+    .addOption(
+      new Option("--interval <ms>", "how often --watch asks, in milliseconds").default(defaultMs),
+    );
+}
 
 export function intervalOf(o: { interval?: string }): number {
   const ms = Number(o.interval ?? "1000");

@@ -3,7 +3,7 @@ import { contextOf, type Ctx } from "../context.js";
 import type { Io } from "../io.js";
 import { objectFields, rowsTable } from "../render.js";
 import { declareRoutes } from "../routes/declare.js";
-import { watchOptions, watchUntil } from "../watch.js";
+import { watchUntil, withWatch } from "../watch.js";
 import type { Items } from "../wire.js";
 
 interface Run {
@@ -77,7 +77,7 @@ export function registerComplianceRuns(program: Command, io: Io): void {
     .command("conformance")
     .description("start an RTS 6 conformance run of a bot (--watch follows it)")
     .argument("<bot>", "slug or id");
-  for (const o of watchOptions("the run completes or fails", "1000")) conformance.addOption(o);
+  withWatch(conformance, "the run completes or fails", "1000");
   conformance
     .addHelpText("after", "\nExample:\n  svc conformance alpha-ma --watch\n")
     .action(async (bot: string, o: { watch?: boolean; interval?: string }, cmd: Command) => {
@@ -95,7 +95,7 @@ export function registerComplianceRuns(program: Command, io: Io): void {
     .description("start an RTS 6 stress run of a bot (--watch follows it)")
     .argument("<bot>", "slug or id")
     .option("--peak-multiple <n>", "the load as a multiple of the bot's observed peak (1 to 100)");
-  for (const o of watchOptions("the run completes or fails", "1000")) stress.addOption(o);
+  withWatch(stress, "the run completes or fails", "1000");
   stress
     .addHelpText("after", "\nExample:\n  svc stress alpha-ma --peak-multiple 2 --watch\n")
     .action(
@@ -144,7 +144,7 @@ export function registerComplianceRuns(program: Command, io: Io): void {
     .description("one run: its status, progress and each case's verdict")
     .argument("<bot>", "slug or id")
     .argument("<run>", "the run's id");
-  for (const o of watchOptions("the run completes or fails", "1000")) show.addOption(o);
+  withWatch(show, "the run completes or fails", "1000");
   show.action(
     async (bot: string, id: string, o: { watch?: boolean; interval?: string }, cmd: Command) => {
       const ctx = await contextOf(cmd, io);

@@ -4,7 +4,7 @@ import { CliExit, type Io } from "../io.js";
 import { fields, number, percent, table, when } from "../output.js";
 import { cell, objectFields, rowsTable } from "../render.js";
 import { declareRoutes } from "../routes/declare.js";
-import { watchOptions, watchUntil } from "../watch.js";
+import { watchUntil, withWatch } from "../watch.js";
 import type { Deployment, Items } from "../wire.js";
 
 /** A deployment whose status changes no more (a parked paper session may still resume). */
@@ -67,8 +67,7 @@ export function registerDeployments(program: Command, io: Io): void {
     .argument("<bot>", "slug or id")
     .argument("<deployment>", "the deployment's id")
     .addHelpText("after", "\nExample:\n  svc deployments show alpha-ma 6f0a07e1-... --watch\n");
-  for (const o of watchOptions("the run ends (success, failed or halted)", "1000"))
-    show.addOption(o);
+  withWatch(show, "the run ends (success, failed or halted)", "1000");
   show.action(
     async (bot: string, id: string, o: { watch?: boolean; interval?: string }, cmd: Command) => {
       const ctx = await contextOf(cmd, io);

@@ -4,7 +4,7 @@ import { CliExit, type Io } from "../io.js";
 import { objectFields, rowsTable } from "../render.js";
 import { routeCommand } from "../route-command.js";
 import { declareRoutes } from "../routes/declare.js";
-import { watchOptions, watchUntil } from "../watch.js";
+import { watchUntil, withWatch } from "../watch.js";
 import type { Items } from "../wire.js";
 
 interface Drill {
@@ -63,7 +63,7 @@ export function registerDrills(program: Command, io: Io): void {
       "start a drill now: engages one more platform switch, times every paper session to a stop, releases and judges",
     )
     .option("--reason <text>", "why (kept with the drill)");
-  for (const o of watchOptions("the drill ends", "1000")) start.addOption(o);
+  withWatch(start, "the drill ends", "1000");
   start
     .addHelpText("after", "\nExample:\n  svc drills start --reason 'Q4 drill' --watch\n")
     .action(async (o: { reason?: string; watch?: boolean; interval?: string }, cmd: Command) => {
@@ -109,7 +109,7 @@ export function registerDrills(program: Command, io: Io): void {
     .command("show")
     .description("one drill: running, or finished with its verdicts per bot")
     .argument("<id>", "the drill's id");
-  for (const o of watchOptions("the drill ends", "1000")) show.addOption(o);
+  withWatch(show, "the drill ends", "1000");
   show.action(async (id: string, o: { watch?: boolean; interval?: string }, cmd: Command) => {
     const ctx = await contextOf(cmd, io);
     const d = await watchUntil(

@@ -6,7 +6,7 @@ import { fields } from "../output.js";
 import { objectFields, rowsTable } from "../render.js";
 import { routeCommand } from "../route-command.js";
 import { declareRoutes } from "../routes/declare.js";
-import { watchOptions, watchUntil } from "../watch.js";
+import { watchUntil, withWatch } from "../watch.js";
 import type { Deployment, Items, PromotionRequest } from "../wire.js";
 
 interface StartOptions {
@@ -128,8 +128,7 @@ function registerPaperReads(paper: Command, io: Io): void {
     .argument("<bot>", "slug or id")
     .argument("[task-id]", "the session's task id (default: the live one, else the latest)")
     .addHelpText("after", "\nExample:\n  svc paper status alpha-ma --watch --interval 2000\n");
-  for (const o of watchOptions("the session ends (success, failed or halted)", "2000"))
-    status.addOption(o);
+  withWatch(status, "the session ends (success, failed or halted)", "2000");
   status.action(
     async (
       bot: string,

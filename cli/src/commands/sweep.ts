@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import { declareAt } from "../routes/declare.js";
+import { watchUntil, withWatch } from "../watch.js";
 import { contextOf } from "../context.js";
 import { CliExit, type Io } from "../io.js";
 import { fields, number, percent, table, when } from "../output.js";
@@ -162,24 +163,37 @@ export function registerSweep(program: Command, io: Io): void {
       if (done.status !== "done") throw new CliExit(1, `sweep ${done.status}`);
     });
 
-  sweep
+  const show = sweep
     .command("show")
     .description("a sweep's progress and its results table, best first")
     .argument("<bot>", "slug or id")
     .argument("<id>", "the sweep's id")
     .option("--sort <metric>", "sharpe (default), sortino, total_return, pnl, max_drawdown, ...")
     .option("--asc", "smallest first")
-    .option("--top <n>", "rows of the results table printed", "20")
-    .action(async (bot: string, id: string, o: ShowOptions, cmd: Command) => {
+    .option("--top <n>", "rows of the results table printed", "20");
+  withWatch(show, "the sweep ends", "1000").action(
+    async (
+      bot: string,
+      id: string,
+      o: ShowOptions & { watch?: boolean; interval?: string },
+      cmd: Command,
+    ) => {
       const ctx = await contextOf(cmd, io);
       const query = new URLSearchParams();
       if (o.sort) query.set("sort_by", o.sort);
       if (o.asc) query.set("ascending", "true");
-      const s = await ctx.api.get<Sweep>(
-        `/bots/${encodeURIComponent(bot)}/sweeps/${encodeURIComponent(id)}${query.size ? `?${query}` : ""}`,
+      const path = `/bots/${encodeURIComponent(bot)}/sweeps/${encodeURIComponent(id)}${query.size ? `?${query}` : ""}`;
+      const s = await watchUntil(
+        ctx,
+        o,
+        () => ctx.api.get<Sweep>(path),
+        (s) => s.status !== "running",
+        (s) =>
+          `${s.status} ${s.runs_succeeded ?? 0}/${s.runs_total} done, ${s.runs_failed ?? 0} failed`,
       );
       ctx.show(s, () => sweepText(s, whole(o.top, "--top"), o.sort));
-    });
+    },
+  );
 
   sweep
     .command("list")
