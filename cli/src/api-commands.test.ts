@@ -331,6 +331,28 @@ describe("svc commands for the rest of the API", () => {
     expect(shown.table).toMatch(new RegExp(`^id +${r.id}$`, "m"));
   }, 120_000);
 
+  it("sweep show --watch follows a sweep to its end, in each format", async () => {
+    const started = await svc([
+      "-o",
+      "json",
+      "sweep",
+      "run",
+      "gamma-ma",
+      "-p",
+      "fast=5,10",
+      "--data-source",
+      "synthetic:3",
+    ]);
+    expect(started.code, started.stderr).toBe(0);
+    const id = JSON.parse(started.stdout).id as string;
+    const watched = await svc(["sweep", "show", "gamma-ma", id, "--watch", "--interval", "100"]);
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stderr).toMatch(/^\S+  done 2\/2 done, 0 failed$/m);
+    const done = await inEachFormat(["sweep", "show", "gamma-ma", id]);
+    expect(done.json).toMatchObject({ id, status: "done" });
+    expect(done.yaml).toEqual(done.json);
+  });
+
   it("models upload sends an ONNX file and shows its digest and tensors", async () => {
     const dir = await mkdtemp(join(tmpdir(), "svc-models-"));
     const file = join(dir, "policy.onnx");
