@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError, Help, Option } from "commander";
 import { ApiError, Unreachable } from "./client.js";
 import { COMMAND_MODULES } from "./commands/index.js";
 import { defaultUrl, OUTPUT_FORMATS } from "./context.js";
@@ -10,15 +10,22 @@ export const DEFAULT_TIMEOUT_S = "30";
 /** Options of `svc` itself that take a value: skipped when looking for the command's name. */
 const VALUE_OPTIONS = new Set(["--url", "--token", "--as", "--timeout", "-o", "--output"]);
 
-/** The first word of `args` that is not an option of `svc` itself: the command to run. */
-export function commandName(args: string[]): string | undefined {
+/** The words of `args` that are not options of `svc` itself. */
+function operands(args: string[]): string[] {
+  const words: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === "--") return args[i + 1];
-    if (!a.startsWith("-")) return a;
-    if (VALUE_OPTIONS.has(a)) i++;
+    if (a === "--") return [...words, ...args.slice(i + 1)];
+    if (!a.startsWith("-")) words.push(a);
+    else if (VALUE_OPTIONS.has(a)) i++;
   }
-  return undefined;
+  return words;
+}
+
+/** The command `args` runs (`svc help bots` asks about bots: its module is the one to load). */
+export function commandName(args: string[]): string | undefined {
+  const [first, second] = operands(args);
+  return first === "help" && second ? second : first;
 }
 
 /** `svc` with its own options and no commands yet. */
@@ -57,10 +64,16 @@ function rootCommand(io: Io): Command {
 export async function buildProgram(io: Io, args: string[] = []): Promise<Command> {
   const program = rootCommand(io);
   const name = commandName(args);
+  // A stand-in shows in --help as its command would: its name, then its arguments.
+  const terms = new Map<Command, string>();
+  program.configureHelp({
+    subcommandTerm: (cmd) => terms.get(cmd) ?? new Help().subcommandTerm(cmd),
+  });
   for (const m of COMMAND_MODULES) {
     if (name !== undefined && m.commands.some(([n]) => n === name)) (await m.load())(program, io);
     else
-      for (const [n, summary] of m.commands) if (summary) program.command(n).description(summary);
+      for (const [n, summary, args] of m.commands)
+        if (summary) terms.set(program.command(n).description(summary), args ? `${n} ${args}` : n);
   }
   return program;
 }

@@ -9,7 +9,8 @@ type Register = (program: Command, io: Io) => void;
  * without loading any (a test holds these summaries to the modules' own).
  */
 export const COMMAND_MODULES: Array<{
-  commands: Array<[name: string, summary: string]>;
+  /** Each command's name, summary and, for one without subcommands, its arguments in --help. */
+  commands: Array<[name: string, summary: string, args?: string]>;
   load: () => Promise<Register>;
 }> = [
   {
@@ -23,7 +24,13 @@ export const COMMAND_MODULES: Array<{
     load: async () => (await import("./strategy.js")).registerStrategy,
   },
   {
-    commands: [["backtest", "backtest a bot; --watch follows it to the end with a progress bar"]],
+    commands: [
+      [
+        "backtest",
+        "backtest a bot; --watch follows it to the end with a progress bar",
+        "[options] <bot>",
+      ],
+    ],
     load: async () => (await import("./backtest.js")).registerBacktest,
   },
   {
@@ -38,9 +45,17 @@ export const COMMAND_MODULES: Array<{
   },
   {
     commands: [
-      ["promote", "ask for a bot version's promotion (another person approves it: four eyes)"],
-      ["approve", "approve a promotion request (not your own); prints the ApprovedPromotion token"],
-      ["reject", "reject a promotion request, with the reason"],
+      [
+        "promote",
+        "ask for a bot version's promotion (another person approves it: four eyes)",
+        "[options] <bot>",
+      ],
+      [
+        "approve",
+        "approve a promotion request (not your own); prints the ApprovedPromotion token",
+        "[options] <request-id>",
+      ],
+      ["reject", "reject a promotion request, with the reason", "[options] <request-id>"],
       ["approvals", "promotion requests waiting for a person"],
     ],
     load: async () => (await import("./promotion.js")).registerPromotion,
@@ -71,6 +86,7 @@ export const COMMAND_MODULES: Array<{
       [
         "halt-all",
         "the platform switch: call every halt route in parallel (agents, quant agents, paper, bots, RL, workflows)",
+        "[options]",
       ],
     ],
     load: async () => (await import("./halt-all.js")).registerHaltAll,
@@ -93,15 +109,23 @@ export const COMMAND_MODULES: Array<{
   },
   {
     commands: [
-      ["conformance", "start an RTS 6 conformance run of a bot (--watch follows it)"],
-      ["stress", "start an RTS 6 stress run of a bot (--watch follows it)"],
+      [
+        "conformance",
+        "start an RTS 6 conformance run of a bot (--watch follows it)",
+        "[options] <bot>",
+      ],
+      ["stress", "start an RTS 6 stress run of a bot (--watch follows it)", "[options] <bot>"],
       ["compliance-runs", "a bot's conformance and stress runs: list, show (--watch)"],
     ],
     load: async () => (await import("./compliance-runs.js")).registerComplianceRuns,
   },
   {
     commands: [
-      ["report", "the annual validation report (YAML) of a bot, or of the platform without one"],
+      [
+        "report",
+        "the annual validation report (YAML) of a bot, or of the platform without one",
+        "[options] [bot]",
+      ],
       ["audit", "the audit trail"],
     ],
     load: async () => (await import("./compliance.js")).registerCompliance,
@@ -116,13 +140,19 @@ export const COMMAND_MODULES: Array<{
       ["fleets", "a fleet's shared risk limits"],
       ["org", "an organisation's identity-provider group mappings"],
       ["license", "bot runtime licenses"],
-      ["scale", "scale a platform deployment (Kubernetes) to a number of replicas"],
+      [
+        "scale",
+        "scale a platform deployment (Kubernetes) to a number of replicas",
+        "[options] <deployment>",
+      ],
       ["tools", "the data tools agents call over MCP"],
     ],
     load: async () => (await import("./admin.js")).registerAdmin,
   },
   {
-    commands: [["completion", "print a shell completion script: svc completion bash|zsh"]],
+    commands: [
+      ["completion", "print a shell completion script: svc completion bash|zsh", "<shell>"],
+    ],
     load: async () => (await import("./completion.js")).registerCompletion,
   },
 ];
