@@ -369,6 +369,9 @@ describe("svc commands for the rest of the API", () => {
     const me = await inEachFormat(["whoami"]);
     expect(me.json.sub).toBe("local|default");
     expect(me.table).toMatch(/^sub +local\|default$/m);
+    // -o after the command's name, as before it.
+    const after = await svc(["whoami", "-o", "yaml"]);
+    expect(parseYaml(after.stdout)).toEqual(me.json);
     await svc(["kill-switch", "engage", "cli-k", "--scope", "bot", "--target", "gamma-ma"]);
     const ks = await inEachFormat(["kill-switch", "show", "cli-k"]);
     expect(ks.json.metadata.name).toBe("cli-k");
