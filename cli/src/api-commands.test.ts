@@ -379,6 +379,43 @@ describe("svc commands for the rest of the API", () => {
     const agents = await inEachFormat(["agents", "status"]);
     expect(agents.yaml).toEqual(agents.json);
   });
+
+  it("one-call commands send their flags as the route's body or query: fleets, tools, promotion", async () => {
+    const set = await svc([
+      "fleets",
+      "set-risk-limits",
+      "majors",
+      "--capital-limit",
+      "1000000",
+      "--credit-limit",
+      "50000",
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+    const limits = await inEachFormat(["fleets", "risk-limits", "majors"]);
+    expect(limits.json.limits).toMatchObject({ capital_limit: 1000000, credit_limit: 50000 });
+    expect(limits.yaml).toEqual(limits.json);
+    expect(limits.table).toMatch(/^limits +\{"capital_limit":1000000,"credit_limit":50000\}$/m);
+    const notNumber = await svc([
+      "fleets",
+      "set-risk-limits",
+      "majors",
+      "--capital-limit",
+      "lots",
+      "--credit-limit",
+      "1",
+    ]);
+    expect(notNumber).toMatchObject({
+      code: 2,
+      stderr: "svc: --capital-limit must be a number, not lots\n",
+    });
+
+    const tools = await svc(["tools", "list"]);
+    expect(tools.stdout).toMatch(/^NAME +AGENT_ONLY +SCOPES +DESCRIPTION\nbots\.list +false +/);
+
+    const shown = await inEachFormat(["promotion", "show", "g-1"]);
+    expect(shown.json).toMatchObject({ request_id: "g-1", status: "promoted" });
+    expect(shown.table).toMatch(/^request_id +g-1$/m);
+  });
 });
 
 describe("svc completion", () => {
