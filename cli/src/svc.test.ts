@@ -17,7 +17,7 @@ import {
 } from "../../test/support/test-platform.js";
 import { eventually } from "../../test/support/until.js";
 import { processIo } from "./io.js";
-import { buildProgram } from "./program.js";
+import { buildFullProgram } from "./program.js";
 import { svcIn } from "./testing.js";
 
 const exec = promisify(execFile);
@@ -492,6 +492,9 @@ describe("svc", () => {
   });
 });
 
+// The whole tree, every command module loaded (svc itself loads only the one it runs).
+const tree = await buildFullProgram(processIo());
+
 describe("svc --help", () => {
   /** Every command path of the tree: ["bots", "list"], ["backtest"], ... */
   const paths = (cmd: Command, prefix: string[] = []): string[][] =>
@@ -499,7 +502,7 @@ describe("svc --help", () => {
       const path = [...prefix, c.name()];
       return c.commands.length > 0 ? [path, ...paths(c, path)] : [path];
     });
-  const all = paths(buildProgram(processIo()));
+  const all = paths(tree);
 
   it("covers the commands of the issue", () => {
     expect(all.map((p) => p.join(" "))).toEqual(

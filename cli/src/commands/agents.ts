@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { routeCommand } from "../route-command.js";
+import { declareAt } from "../routes/declare.js";
 import { contextOf } from "../context.js";
 import { CliExit, type Io } from "../io.js";
 import { table } from "../output.js";
@@ -28,7 +30,7 @@ export function registerAgents(program: Command, io: Io): void {
     .option("--reason <text>", "why (kept in the audit trail)", "released by an operator")
     .addHelpText("after", "\nExample:\n  svc agents release --reason 'incident over'\n")
     .action(async (o: { only?: string; reason: string }, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       if (o.only && !(o.only in SWITCHES))
         throw new CliExit(2, `--only takes agents or quant-agents, not ${JSON.stringify(o.only)}`);
       const names = (o.only ? [o.only] : Object.keys(SWITCHES)) as (keyof typeof SWITCHES)[];
@@ -46,4 +48,14 @@ export function registerAgents(program: Command, io: Io): void {
         ),
       );
     });
+  declareAt(program, "agents release", "DELETE /agents/halt", "DELETE /quant-agents/halt");
+  routeCommand(
+    agents,
+    {
+      name: "status",
+      summary: "whether each agent switch is engaged, by whom and why",
+      route: "GET /agents/halt",
+    },
+    io,
+  );
 }

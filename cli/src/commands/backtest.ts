@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { declareAt } from "../routes/declare.js";
 import { contextOf, type Ctx } from "../context.js";
 import { CliExit, type Io } from "../io.js";
 import { fields, number, percent } from "../output.js";
@@ -34,7 +35,7 @@ export function registerBacktest(program: Command, io: Io): void {
       "\nExample:\n  svc backtest alpha-ma --data-source csv:sample-btc-usd-1d --watch\n",
     )
     .action(async (bot: string, o: BacktestOptions, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const body: Record<string, unknown> = {};
       if (o.dataSource) body.data_source = o.dataSource;
       if (o.version) body.version = Number(o.version);
@@ -62,6 +63,12 @@ export function registerBacktest(program: Command, io: Io): void {
         throw new CliExit(1, `backtest ${ended.status}${why ? `: ${String(why)}` : ""}`);
       }
     });
+  declareAt(
+    program,
+    "backtest",
+    "POST /bots/{bot_ref}/backtest",
+    "GET /bots/{bot_ref}/deployments",
+  );
 }
 
 /** Polls the bot's deployments until this one ends, drawing its progress on stderr. */

@@ -2,7 +2,10 @@ import type { Command } from "commander";
 import { contextOf } from "../context.js";
 import { CliExit, type Io } from "../io.js";
 import { readInput } from "../read-input.js";
+import { registerBotOps } from "./bot-ops.js";
 import { fields, number, percent, table, when } from "../output.js";
+import { routeCommand } from "../route-command.js";
+import { declareRoutes } from "../routes/declare.js";
 import type { Bot, BotSummary, Deployment, Items } from "../wire.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -24,15 +27,17 @@ interface CreateOptions {
 }
 
 export function registerBots(program: Command, io: Io): void {
-  const bots = program.command("bots").description("list, create and show bots");
+  const bots = program
+    .command("bots")
+    .description("list, create, show, update, archive and delete bots");
 
-  bots
+  const list = bots
     .command("list")
     .description("every bot, oldest first (every page): slug, name, kind, status, version, fleet")
     .option("--status <status>", "only bots in this status (draft, active, archived)")
     .option("--fleet <fleet>", "only bots of this fleet")
     .action(async (o: { status?: string; fleet?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const query = new URLSearchParams({
         ...(o.status ? { status: o.status } : {}),
         ...(o.fleet ? { fleet: o.fleet } : {}),
@@ -55,9 +60,49 @@ export function registerBots(program: Command, io: Io): void {
       );
     });
 
-  bots
-    .command("create")
-    .description("create a bot from a BotSpec file, from flags, or both (flags win)")
+  const create = specOptions(
+    bots
+      .command("create")
+      .description("create a bot from a BotSpec file, from flags, or both (flags win)"),
+  )
+    .addHelpText(
+      "after",
+      "\nExample:\n  svc bots create --name 'Alpha MA' --fleet majors --family ma_crossover --param fast=10 --param slow=30\n",
+    )
+    .action(async (o: CreateOptions, cmd: Command) => {
+      const ctx = await contextOf(cmd, io);
+      const spec = await specOf(o);
+      if (!spec.name) throw new CliExit(2, "a bot needs a name: --name NAME or a --file with one");
+      const bot = await ctx.api.post<Bot>("/bots", spec);
+      ctx.show(
+        bot,
+        () => `created ${bot.slug} (id ${bot.id}), version ${bot.current_version}, ${bot.status}\n`,
+      );
+    });
+
+  const show = bots
+    .command("show")
+    .description("one bot: its spec in short, runtime state and latest deployments")
+    .argument("<bot>", "slug or id")
+    .action(async (ref: string, _o: unknown, cmd: Command) => {
+      const ctx = await contextOf(cmd, io);
+      const bot = await ctx.api.get<Bot>(`/bots/${encodeURIComponent(ref)}`);
+      if (ctx.json) return ctx.emit(bot);
+      const deployments = await ctx.api.get<Items<Deployment>>(
+        `/bots/${encodeURIComponent(ref)}/deployments`,
+      );
+      io.out(showBot(bot, deployments.items));
+    });
+  declareRoutes(list, "GET /bots");
+  declareRoutes(create, "POST /bots");
+  declareRoutes(show, "GET /bots/{bot_ref}", "GET /bots/{bot_ref}/deployments");
+  registerBotChanges(bots, io);
+  registerBotOps(bots, io);
+}
+
+/** The flags that make or change a BotSpec, shared by create and update. */
+function specOptions(cmd: Command): Command {
+  return cmd
     .option("-f, --file <spec.json>", "a BotSpec as JSON (- reads standard input)")
     .option("--name <name>", "the bot's name (its slug derives from it)")
     .option("--slug <slug>", "the slug, instead of the one derived from the name")
@@ -70,39 +115,91 @@ export function registerBots(program: Command, io: Io): void {
     .option("--initial-cash <n>", "engine: starting cash")
     .option("--fee-bps <n>", "engine: fees in basis points")
     .option("--slippage-bps <n>", "engine: slippage in basis points")
-    .option("--position-size <fraction>", "engine: fraction of equity one position may take")
-    .addHelpText(
-      "after",
-      "\nExample:\n  svc bots create --name 'Alpha MA' --fleet majors --family ma_crossover --param fast=10 --param slow=30\n",
-    )
-    .action(async (o: CreateOptions, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
-      const spec = await specOf(o);
-      if (!spec.name) throw new CliExit(2, "a bot needs a name: --name NAME or a --file with one");
-      const bot = await ctx.api.post<Bot>("/bots", spec);
-      ctx.show(
-        bot,
-        () => `created ${bot.slug} (id ${bot.id}), version ${bot.current_version}, ${bot.status}\n`,
-      );
-    });
-
-  bots
-    .command("show")
-    .description("one bot: its spec in short, runtime state and latest deployments")
-    .argument("<bot>", "slug or id")
-    .action(async (ref: string, _o: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
-      const bot = await ctx.api.get<Bot>(`/bots/${encodeURIComponent(ref)}`);
-      if (ctx.json) return ctx.show(bot, () => "");
-      const deployments = await ctx.api.get<Items<Deployment>>(
-        `/bots/${encodeURIComponent(ref)}/deployments`,
-      );
-      io.out(showBot(bot, deployments.items));
-    });
+    .option("--position-size <fraction>", "engine: fraction of equity one position may take");
 }
 
-async function specOf(o: CreateOptions): Promise<Record<string, unknown>> {
-  const spec: Record<string, unknown> = o.file ? await readSpec(o.file) : {};
+/** update (a new version from the current spec and the flags), archive, delete, versions. */
+function registerBotChanges(bots: Command, io: Io): void {
+  const update = specOptions(
+    bots
+      .command("update")
+      .description(
+        "change a bot: its current spec with the flags (or --file) applied, sent whole as the next version",
+      )
+      .argument("<bot>", "slug or id"),
+  )
+    .option("--status <status>", "draft or active (archive with `svc bots archive`)")
+    .addHelpText(
+      "after",
+      "\nFields the flags do not name keep their current values (universe, engine, risk...);\n--file replaces the spec with the file's, then the flags apply.\n\nExample:\n  svc bots update alpha-ma --param slow=40 --fee-bps 5\n",
+    )
+    .action(async (ref: string, o: CreateOptions & { status?: string }, cmd: Command) => {
+      const ctx = await contextOf(cmd, io);
+      const path = `/bots/${encodeURIComponent(ref)}`;
+      const changesSpec =
+        o.file !== undefined ||
+        [o.name, o.slug, o.kind, o.fleet, o.family, o.symbols, o.timeframe, o.initialCash]
+          .concat([o.feeBps, o.slippageBps, o.positionSize])
+          .some((v) => v !== undefined) ||
+        o.param.length > 0;
+      if (!changesSpec && !o.status)
+        throw new CliExit(2, "nothing to change: pass a flag of the spec, --file or --status");
+      const body: Record<string, unknown> = {};
+      if (changesSpec) {
+        const current = o.file
+          ? {}
+          : ((await ctx.api.get<Bot>(path)).spec as Record<string, unknown>);
+        body.spec = await specOf(o, current);
+      }
+      if (o.status) body.status = o.status;
+      const bot = await ctx.api.put<Bot>(path, body);
+      ctx.show(bot, () => `${bot.slug}: version ${bot.current_version}, ${bot.status}\n`);
+    });
+  declareRoutes(update, "PUT /bots/{bot_ref}", "GET /bots/{bot_ref}");
+
+  const archive = bots
+    .command("archive")
+    .description("archive a bot: it keeps its versions and evidence, and takes no new version")
+    .argument("<bot>", "slug or id")
+    .action(async (ref: string, _o: unknown, cmd: Command) => {
+      const ctx = await contextOf(cmd, io);
+      const bot = await ctx.api.put<Bot>(`/bots/${encodeURIComponent(ref)}`, {
+        status: "archived",
+      });
+      ctx.show(bot, () => `${bot.slug}: ${bot.status}\n`);
+    });
+  declareRoutes(archive, "PUT /bots/{bot_ref}");
+
+  routeCommand(
+    bots,
+    {
+      name: "delete",
+      summary:
+        "delete a draft or archived bot (one with conformance or stress evidence is archived instead)",
+      route: "DELETE /bots/{bot_ref}",
+      args: [["bot", "slug or id"]],
+    },
+    io,
+  );
+  routeCommand(
+    bots,
+    {
+      name: "versions",
+      summary: "a bot's versions, oldest first: number, hash, when",
+      route: "GET /bots/{bot_ref}/versions",
+      args: [["bot", "slug or id"]],
+      allPages: true,
+      columns: ["version", "spec_hash", "created_by", "created_at"],
+    },
+    io,
+  );
+}
+
+async function specOf(
+  o: CreateOptions,
+  base: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const spec: Record<string, unknown> = o.file ? await readSpec(o.file) : { ...base };
   const set = (key: string, value: unknown) => {
     if (value !== undefined) spec[key] = value;
   };

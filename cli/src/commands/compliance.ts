@@ -1,8 +1,9 @@
 import type { Command } from "commander";
+import { routeCommand } from "../route-command.js";
+import { declareAt } from "../routes/declare.js";
 import { verifyAuditTrail } from "../audit-verify.js";
 import { contextOf } from "../context.js";
 import { CliExit, type Io } from "../io.js";
-import { json } from "../output.js";
 import { fetchReport } from "../report.js";
 
 export function registerCompliance(program: Command, io: Io): void {
@@ -16,7 +17,7 @@ export function registerCompliance(program: Command, io: Io): void {
       "\nThe YAML alone goes to stdout, byte for byte; its SHA-256 to stderr.\n\nExample:\n  svc report alpha-ma --year 2026 > alpha-ma-2026.yaml\n",
     )
     .action(async (bot: string | undefined, o: { year?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const r = await fetchReport(
         ctx.api.base,
         ctx.api.headers,
@@ -44,7 +45,7 @@ export function registerCompliance(program: Command, io: Io): void {
       "\nExit 1 when the trail does not hold; docs/audit.md says what to do then.\n",
     )
     .action(async (o: { checkpointKeyId?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const pinned = (o.checkpointKeyId ?? "")
         .split(",")
         .map((k) => k.trim())
@@ -55,7 +56,7 @@ export function registerCompliance(program: Command, io: Io): void {
         ctx.api.options.timeoutMs,
         pinned,
       );
-      if (ctx.json) io.out(json(v));
+      if (ctx.json) ctx.emit(v);
       else if (v.broken)
         io.out(
           `audit trail BROKEN at seq ${v.broken.seq}${v.broken.id ? ` (id ${v.broken.id})` : ""}: ${v.broken.problem}: ${v.broken.why}\n`,
@@ -66,4 +67,29 @@ export function registerCompliance(program: Command, io: Io): void {
         );
       if (v.broken) throw new CliExit(1);
     });
+  declareAt(
+    program,
+    "report",
+    "GET /bots/{bot_ref}/risk/validation-report",
+    "GET /risk/validation-report",
+  );
+  declareAt(program, "audit verify", "GET /admin/audit-events", "GET /admin/audit-checkpoints");
+  routeCommand(
+    audit,
+    {
+      name: "check",
+      summary: "the server's own check of the audit trail (svc audit verify checks it here)",
+      route: "GET /admin/audit-trail/verify",
+    },
+    io,
+  );
+  routeCommand(
+    audit,
+    {
+      name: "checkpoint",
+      summary: "sign a checkpoint of the audit trail's head now (they are also signed on a timer)",
+      route: "POST /admin/audit-checkpoints",
+    },
+    io,
+  );
 }

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { declareAt } from "../routes/declare.js";
 import { contextOf } from "../context.js";
 import type { Io } from "../io.js";
 import { fields, when } from "../output.js";
@@ -36,7 +37,7 @@ export function registerData(program: Command, io: Io): void {
       "\nExample:\n  svc data pull btc-1m --exchange binance --market BTC/USDT --timeframe 1m --since 2024-01-01\n",
     )
     .action(async (name: string, o: PullOptions, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       let written = 0;
       let answer: PullAnswer;
       // Each request writes what it fetched; asking again continues after the last bar written.
@@ -69,4 +70,5 @@ export function registerData(program: Command, io: Io): void {
         ]),
       );
     });
+  declareAt(program, "data pull", "POST /datasets/{name}/pull");
 }

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
+import { declareAt } from "../routes/declare.js";
 import { contextOf } from "../context.js";
 import type { Io } from "../io.js";
 import { readInput } from "../read-input.js";
@@ -61,7 +62,7 @@ export function registerDatasets(program: Command, io: Io): void {
       "\nExample:\n  svc datasets upload btc-1h.csv --name btc-1h --symbol BTC-USD --timeframe 1h\n",
     )
     .action(async (file: string, o: UploadOptions, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const csv = await readInput(file);
       const d = await ctx.api.post<Dataset>("/datasets", {
         name: o.name,
@@ -96,7 +97,7 @@ export function registerDatasets(program: Command, io: Io): void {
       "\nExamples:\n  svc datasets import majors.parquet --name majors-1m --timeframe 1m\n  svc datasets import https://data.example.com/exports/btc.arrow --name btc --timeframe 1m --symbol BTC-USD\n",
     )
     .action(async (source: string, o: ImportOptions, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const remote = /^https?:\/\//.test(source);
       const format = o.format ?? formatOf(source);
       const d = await ctx.api.post<Dataset>("/datasets", {
@@ -114,7 +115,7 @@ export function registerDatasets(program: Command, io: Io): void {
     .description("one dataset: symbols, timeframe, range, bars, gaps, digest")
     .argument("<name>")
     .action(async (name: string, _o: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const d = await ctx.api.get<Dataset>(`/datasets/${encodeURIComponent(name)}`);
       ctx.show(d, () => describe(d));
     });
@@ -124,7 +125,7 @@ export function registerDatasets(program: Command, io: Io): void {
     .description("delete a dataset no run cites (one a backtest, trial or sweep cites is kept)")
     .argument("<name>")
     .action(async (name: string, _o: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const d = await ctx.api.delete<{ name: string; bar_count: string }>(
         `/datasets/${encodeURIComponent(name)}`,
       );
@@ -135,7 +136,7 @@ export function registerDatasets(program: Command, io: Io): void {
     .command("list")
     .description("datasets with symbol, timeframe, bars and range")
     .action(async (_o: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const answer = await ctx.api.all<Items<Dataset>>("/datasets");
       ctx.show(answer, () =>
         answer.items.length === 0
@@ -154,4 +155,9 @@ export function registerDatasets(program: Command, io: Io): void {
             ),
       );
     });
+  declareAt(program, "datasets upload", "POST /datasets");
+  declareAt(program, "datasets import", "POST /datasets");
+  declareAt(program, "datasets show", "GET /datasets/{name}");
+  declareAt(program, "datasets delete", "DELETE /datasets/{name}");
+  declareAt(program, "datasets list", "GET /datasets");
 }

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
+import { declareAt } from "../routes/declare.js";
 import { contextOf } from "../context.js";
 import { haltAll } from "../halt-all.js";
 import { CliExit, type Io } from "../io.js";
-import { json } from "../output.js";
 
 export function registerHaltAll(program: Command, io: Io): void {
   program
@@ -14,7 +14,7 @@ export function registerHaltAll(program: Command, io: Io): void {
     .option("-y, --yes", "do not ask for confirmation (needed when stdin is not a terminal)")
     .addHelpText("after", "\nExample:\n  svc halt-all --reason 'venue outage' --yes\n")
     .action(async (o: { reason: string; yes?: boolean }, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       if (!o.yes) {
         const what = `halt every running bot, agent, paper session, RL job and workflow on ${ctx.api.base}`;
         if (!io.stdinIsTTY)
@@ -30,9 +30,7 @@ export function registerHaltAll(program: Command, io: Io): void {
         ctx.api.options.timeoutMs,
       );
       if (ctx.json)
-        io.out(
-          json(results.map((r) => ({ route: r.route, status: r.status, body: r.body ?? null }))),
-        );
+        ctx.emit(results.map((r) => ({ route: r.route, status: r.status, body: r.body ?? null })));
       else
         for (const r of results)
           io.out(
@@ -40,4 +38,14 @@ export function registerHaltAll(program: Command, io: Io): void {
           );
       if (!results.every((r) => r.status === 200)) throw new CliExit(1);
     });
+  declareAt(
+    program,
+    "halt-all",
+    "POST /agents/halt",
+    "POST /quant-agents/halt",
+    "POST /paper/stop-all",
+    "POST /bots/halt-all",
+    "POST /rl/halt-all",
+    "POST /workflows/halt",
+  );
 }

@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { routeCommand } from "../route-command.js";
+import { declareAt } from "../routes/declare.js";
 import { contextOf, type Ctx } from "../context.js";
 import { CliExit, type Io } from "../io.js";
 import { fields, table, when } from "../output.js";
@@ -40,7 +42,7 @@ export function registerKillSwitch(program: Command, io: Io): void {
       "\nExample:\n  svc kill-switch engage majors-stop --scope fleet --target majors --mode cancel --reason 'venue outage'\n",
     )
     .action(async (name: string, o: EngageOptions, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const target = o.target ?? (o.scope === "platform" ? "platform" : undefined);
       if (!target) throw new CliExit(2, `--target is needed for the ${o.scope} scope`);
       const spec = {
@@ -72,7 +74,7 @@ export function registerKillSwitch(program: Command, io: Io): void {
     .argument("<name>", "the switch's name")
     .option("--reason <text>", "why (kept in the audit trail)")
     .action(async (name: string, o: { reason?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const why = o.reason ? `?reason=${encodeURIComponent(o.reason)}` : "";
       const answer = await ctx.api.delete<{ name: string; released: boolean }>(
         `/kill-switches/${encodeURIComponent(name)}${why}`,
@@ -85,12 +87,33 @@ export function registerKillSwitch(program: Command, io: Io): void {
 
   ks.command("list")
     .description("kill switches and whether each is engaged")
-    .action(async (_o: unknown, cmd: Command) => listKillSwitches(contextOf(cmd, io)));
+    .action(async (_o: unknown, cmd: Command) => listKillSwitches(await contextOf(cmd, io)));
 
   // The name of the first CLI, kept for scripts that use it.
   program
     .command("kill-switches", { hidden: true })
-    .action(async (_o: unknown, cmd: Command) => listKillSwitches(contextOf(cmd, io)));
+    .action(async (_o: unknown, cmd: Command) => listKillSwitches(await contextOf(cmd, io)));
+  declareAt(program, "kill-switch engage", "PUT /kill-switches/{name}");
+  declareAt(program, "kill-switch release", "DELETE /kill-switches/{name}");
+  declareAt(program, "kill-switch list", "GET /kill-switches");
+  routeCommand(
+    ks,
+    {
+      name: "show",
+      summary: "one kill switch: scope, target, mode, whether it is engaged and its key",
+      route: "GET /kill-switches/{name}",
+      keys: [
+        "metadata.name",
+        "spec.scope",
+        "spec.target",
+        "spec.mode",
+        "spec.reason",
+        "spec.ttl",
+        "status",
+      ],
+    },
+    io,
+  );
 }
 
 async function listKillSwitches(ctx: Ctx): Promise<void> {

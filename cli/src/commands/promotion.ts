@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { declareAt } from "../routes/declare.js";
 import { contextOf } from "../context.js";
 import { CliExit, type Io } from "../io.js";
 import { fields, table, when } from "../output.js";
@@ -36,7 +37,7 @@ export function registerPromotion(program: Command, io: Io): void {
       "\nExample:\n  svc --as alice promote alpha-ma --verdict PASS --risk APPROVE --request-id alpha-1\n",
     )
     .action(async (ref: string, o: PromoteOptions, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const bot = await ctx.api.get<Bot>(`/bots/${encodeURIComponent(ref)}`);
       const version = o.version ? Number(o.version) : bot.current_version;
       if (!Number.isInteger(version) || version < 1)
@@ -74,7 +75,7 @@ export function registerPromotion(program: Command, io: Io): void {
       "\nExample:\n  svc --as bob approve alpha-1 --note 'reviewed the tearsheet'\n",
     )
     .action(async (id: string, o: { note?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const request = await ctx.api.post<PromotionRequest>(
         `/promotion/requests/${encodeURIComponent(id)}/approve`,
         o.note ? { note: o.note } : {},
@@ -89,7 +90,7 @@ export function registerPromotion(program: Command, io: Io): void {
     .requiredOption("--reason <text>", "why (kept with the decision)")
     .addHelpText("after", "\nExample:\n  svc --as bob reject alpha-1 --reason 'PBO too high'\n")
     .action(async (id: string, o: { reason: string }, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const request = await ctx.api.post<PromotionRequest>(
         `/promotion/requests/${encodeURIComponent(id)}/reject`,
         { reason: o.reason },
@@ -101,7 +102,7 @@ export function registerPromotion(program: Command, io: Io): void {
     .command("approvals")
     .description("promotion requests waiting for a person")
     .action(async (_o: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const answer = await ctx.api.all<Items<PromotionRequest>>("/promotion/approvals");
       ctx.show(answer, () =>
         answer.items.length === 0
@@ -119,6 +120,10 @@ export function registerPromotion(program: Command, io: Io): void {
             ),
       );
     });
+  declareAt(program, "promote", "POST /promotion/requests", "GET /bots/{bot_ref}/versions");
+  declareAt(program, "approve", "POST /promotion/requests/{request_id}/approve");
+  declareAt(program, "reject", "POST /promotion/requests/{request_id}/reject");
+  declareAt(program, "approvals", "GET /promotion/approvals");
 }
 
 function requestText(r: PromotionRequest): string {

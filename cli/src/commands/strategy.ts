@@ -1,17 +1,12 @@
 import { access, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { Command } from "commander";
-import {
-  checkStrategy,
-  formatDiagnostic,
-  MA_CROSSOVER_EXAMPLE,
-  type StrategyDiagnostic,
-  type StrategyFile,
-} from "@svc/strategy-sdk/check";
+import { routeCommand } from "../route-command.js";
+import { declareAt } from "../routes/declare.js";
+import type { StrategyDiagnostic, StrategyFile } from "@svc/strategy-sdk/check";
 import { ApiError } from "../client.js";
-import { contextOf } from "../context.js";
+import { contextOf, machine, outputOf } from "../context.js";
 import { CliExit, type Io } from "../io.js";
-import { json } from "../output.js";
 import { readInput } from "../read-input.js";
 import type { Bot } from "../wire.js";
 
@@ -32,7 +27,7 @@ export function registerStrategy(program: Command, io: Io): void {
       );
       if (exists && !o.force)
         throw new CliExit(2, `${file} exists; choose another name or pass --force to overwrite it`);
-      await writeFile(file, MA_CROSSOVER_EXAMPLE);
+      await writeFile(file, (await checker()).MA_CROSSOVER_EXAMPLE);
       io.out(
         `wrote ${file}: a moving-average crossover on @svc/strategy-sdk\n` +
           `next: svc strategy check ${file}, then svc strategy push BOT ${file}\n`,
@@ -45,12 +40,13 @@ export function registerStrategy(program: Command, io: Io): void {
     .argument("<entry>", "the strategy's entry file (its default export is defineStrategy(...))")
     .argument("[files...]", "its other files, in or below the entry's folder")
     .action(async (entry: string, more: string[], _o: unknown, cmd: Command) => {
-      const asJson = Boolean(cmd.optsWithGlobals<{ json?: boolean }>().json);
+      const output = outputOf(cmd);
+      const asJson = output !== "table";
       const { files, folder } = await readStrategy(entry, more);
-      const result = await checkStrategy(files);
+      const result = await (await checker()).checkStrategy(files);
       if (asJson) {
         io.out(
-          json(
+          await machine(
             result.ok
               ? {
                   ok: true,
@@ -59,6 +55,7 @@ export function registerStrategy(program: Command, io: Io): void {
                   sdk_version: result.sdkVersion,
                 }
               : { ok: false, input: result.input, diagnostics: result.diagnostics },
+            output,
           ),
         );
         if (!result.ok) throw new CliExit(1);
@@ -66,7 +63,7 @@ export function registerStrategy(program: Command, io: Io): void {
       }
       if (!result.ok) {
         if (result.input) throw new CliExit(2, result.input.message);
-        printDiagnostics(io, folder, result.diagnostics);
+        await printDiagnostics(io, folder, result.diagnostics);
         throw new CliExit(1, `${entry}: ${count(result.diagnostics.length)}`);
       }
       io.out(
@@ -96,7 +93,7 @@ export function registerStrategy(program: Command, io: Io): void {
         o: { param: Record<string, unknown> },
         cmd: Command,
       ) => {
-        const ctx = contextOf(cmd, io);
+        const ctx = await contextOf(cmd, io);
         const { files, folder } = await readStrategy(entry, more);
         // A Python strategy (one .py file) is checked by the platform only: it compiles it.
         const python = entry.endsWith(".py");
@@ -105,10 +102,10 @@ export function registerStrategy(program: Command, io: Io): void {
             2,
             `a Python strategy is one file; ${entry} came with ${more.length} more`,
           );
-        const local = python ? undefined : await checkStrategy(files);
+        const local = python ? undefined : await (await checker()).checkStrategy(files);
         if (local && !local.ok) {
           if (local.input) throw new CliExit(2, local.input.message);
-          printDiagnostics(io, folder, local.diagnostics);
+          await printDiagnostics(io, folder, local.diagnostics);
           throw new CliExit(
             1,
             `${entry}: ${count(local.diagnostics.length)}; nothing was uploaded`,
@@ -140,6 +137,20 @@ export function registerStrategy(program: Command, io: Io): void {
         );
       },
     );
+  declareAt(program, "strategy push", "PUT /bots/{bot_ref}", "GET /bots/{bot_ref}");
+  routeCommand(
+    strategy,
+    {
+      name: "pull",
+      summary: "a bot version's strategy code as stored: its files and digest",
+      route: "GET /bots/{bot_ref}/versions/{version}/strategy",
+      args: [
+        ["bot", "slug or id"],
+        ["version", "the version's number"],
+      ],
+    },
+    io,
+  );
 }
 
 /**
@@ -200,7 +211,15 @@ async function readStrategy(
 }
 
 /** Each error at the path the person typed, so a terminal or editor opens it. */
-function printDiagnostics(io: Io, folder: string, diagnostics: StrategyDiagnostic[]): void {
+/** The TypeScript compiler and bundler behind check: loaded when a command needs them. */
+const checker = () => import("@svc/strategy-sdk/check");
+
+async function printDiagnostics(
+  io: Io,
+  folder: string,
+  diagnostics: StrategyDiagnostic[],
+): Promise<void> {
+  const { formatDiagnostic } = await checker();
   const here = process.cwd();
   for (const d of diagnostics) {
     const file =

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
+import { declareAt } from "../routes/declare.js";
+import { watchUntil, withWatch } from "../watch.js";
 import { contextOf } from "../context.js";
 import { CliExit, type Io } from "../io.js";
 import { fields, number, percent, table, when } from "../output.js";
@@ -114,7 +116,7 @@ export function registerSweep(program: Command, io: Io): void {
         "  svc sweep run alpha-ma -p fast=5,10 -p slow=40,80 --start 2021-01-01T00:00:00Z --end 2024-01-01T00:00:00Z --walk-forward 4:3\n",
     )
     .action(async (bot: string, o: RunOptions, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const body: Record<string, unknown> = {
         request_key: o.key ?? randomUUID(),
         parameters: o.param.map(parameterOf),
@@ -161,31 +163,44 @@ export function registerSweep(program: Command, io: Io): void {
       if (done.status !== "done") throw new CliExit(1, `sweep ${done.status}`);
     });
 
-  sweep
+  const show = sweep
     .command("show")
     .description("a sweep's progress and its results table, best first")
     .argument("<bot>", "slug or id")
     .argument("<id>", "the sweep's id")
     .option("--sort <metric>", "sharpe (default), sortino, total_return, pnl, max_drawdown, ...")
     .option("--asc", "smallest first")
-    .option("--top <n>", "rows of the results table printed", "20")
-    .action(async (bot: string, id: string, o: ShowOptions, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+    .option("--top <n>", "rows of the results table printed", "20");
+  withWatch(show, "the sweep ends", "1000").action(
+    async (
+      bot: string,
+      id: string,
+      o: ShowOptions & { watch?: boolean; interval?: string },
+      cmd: Command,
+    ) => {
+      const ctx = await contextOf(cmd, io);
       const query = new URLSearchParams();
       if (o.sort) query.set("sort_by", o.sort);
       if (o.asc) query.set("ascending", "true");
-      const s = await ctx.api.get<Sweep>(
-        `/bots/${encodeURIComponent(bot)}/sweeps/${encodeURIComponent(id)}${query.size ? `?${query}` : ""}`,
+      const path = `/bots/${encodeURIComponent(bot)}/sweeps/${encodeURIComponent(id)}${query.size ? `?${query}` : ""}`;
+      const s = await watchUntil(
+        ctx,
+        o,
+        () => ctx.api.get<Sweep>(path),
+        (s) => s.status !== "running",
+        (s) =>
+          `${s.status} ${s.runs_succeeded ?? 0}/${s.runs_total} done, ${s.runs_failed ?? 0} failed`,
       );
       ctx.show(s, () => sweepText(s, whole(o.top, "--top"), o.sort));
-    });
+    },
+  );
 
   sweep
     .command("list")
     .description("a bot's sweeps, newest first")
     .argument("<bot>", "slug or id")
     .action(async (bot: string, _o: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const list = await ctx.api.get<Items<Sweep>>(`/bots/${encodeURIComponent(bot)}/sweeps`);
       ctx.show(list, () =>
         table(
@@ -209,13 +224,22 @@ export function registerSweep(program: Command, io: Io): void {
     .argument("<bot>", "slug or id")
     .argument("<id>", "the sweep's id")
     .action(async (bot: string, id: string, _o: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd, io);
+      const ctx = await contextOf(cmd, io);
       const s = await ctx.api.post<Sweep>(
         `/bots/${encodeURIComponent(bot)}/sweeps/${encodeURIComponent(id)}/cancel`,
         {},
       );
       ctx.show(s, () => `sweep ${s.id} ${s.status}: ${s.runs_succeeded ?? 0} runs had finished\n`);
     });
+  declareAt(
+    program,
+    "sweep run",
+    "POST /bots/{bot_ref}/sweeps",
+    "GET /bots/{bot_ref}/sweeps/{sweep_id}",
+  );
+  declareAt(program, "sweep show", "GET /bots/{bot_ref}/sweeps/{sweep_id}");
+  declareAt(program, "sweep list", "GET /bots/{bot_ref}/sweeps");
+  declareAt(program, "sweep cancel", "POST /bots/{bot_ref}/sweeps/{sweep_id}/cancel");
 }
 
 /** NAME=V1,V2 (numbers, true/false, or strings for an enum) or NAME=MIN:MAX[:STEP]. */
