@@ -15,14 +15,16 @@ export interface ReportAnswer {
 export async function fetchReport(
   base: string,
   headers: Record<string, string>,
-  opts: { bot?: string; year?: string },
+  opts: { bot?: string; year?: string; signedId?: string },
   // The server gives a report the long call's deadline; the CLI waits that and a little more, so
   // the server's own 504 (which says why) arrives rather than the CLI giving up first.
   timeoutMs = CALL_DEADLINES_MS.long + 5_000,
 ): Promise<ReportAnswer> {
-  const path = opts.bot
-    ? `/bots/${encodeURIComponent(opts.bot)}/risk/validation-report`
-    : "/risk/validation-report";
+  const path = opts.signedId
+    ? `/risk/validation-report/signed/${encodeURIComponent(opts.signedId)}`
+    : opts.bot
+      ? `/bots/${encodeURIComponent(opts.bot)}/risk/validation-report`
+      : "/risk/validation-report";
   const query = opts.year ? `?year=${encodeURIComponent(opts.year)}` : "";
   const res = await fetch(`${base}${path}${query}`, {
     headers,

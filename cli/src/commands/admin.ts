@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { Io } from "../io.js";
-import { routeCommand } from "../route-command.js";
+import { routeCommand, type BodyFlag } from "../route-command.js";
 import { declareRoutes } from "../routes/declare.js";
 
 /** Who you are, credentials, fleet limits, org mappings, licenses, scaling, data tools. */
@@ -161,6 +161,9 @@ export function registerAdmin(program: Command, io: Io): void {
     io,
   );
 
+  registerInvites(org, io);
+  registerFleetInfrastructure(fleets, io);
+
   const license = program.command("license").description("bot runtime licenses");
   routeCommand(
     license,
@@ -205,6 +208,130 @@ export function registerAdmin(program: Command, io: Io): void {
       route: "POST /mcp/data/tools/{tool_name}/invoke",
       args: [["tool", "the tool's name"]],
       bodyFile: "the tool's arguments as JSON (- reads stdin)",
+    },
+    io,
+  );
+}
+
+const ORG: [string, string] = ["org", "the org's id"];
+
+/** An org's invites and its tenancy strategy (how its people become members). */
+function registerInvites(org: Command, io: Io): void {
+  const invites = org.command("invites").description("single-use invites into an org");
+  routeCommand(
+    invites,
+    {
+      name: "list",
+      summary: "an org's invites and their state (the tokens are never shown again)",
+      route: "GET /tenancy/orgs/{org_id}/invites",
+      args: [ORG],
+    },
+    io,
+  );
+  routeCommand(
+    invites,
+    {
+      name: "issue",
+      summary: "issue an invite; its token is shown once; needs step-up",
+      route: "POST /tenancy/orgs/{org_id}/invites",
+      args: [ORG],
+      body: [
+        { flag: "--role", field: "role", help: "the role the invitee gets (default member)" },
+        { flag: "--email", field: "email", help: "who it is for (a note; the token admits)" },
+        {
+          flag: "--ttl-seconds",
+          field: "ttl_seconds",
+          help: "how long it stays valid (300 to 2592000; default 7 days)",
+          type: "number",
+        },
+      ],
+    },
+    io,
+  );
+  routeCommand(
+    invites,
+    {
+      name: "revoke",
+      summary: "revoke an invite not yet accepted; needs step-up",
+      route: "POST /tenancy/orgs/{org_id}/invites/{invite_id}/revoke",
+      args: [ORG, ["invite", "the invite's id"]],
+    },
+    io,
+  );
+  routeCommand(
+    invites,
+    {
+      name: "accept",
+      summary: "accept an invite with its token: you become a member of the org",
+      route: "POST /tenancy/orgs/{org_id}/invites/accept",
+      args: [ORG],
+      body: [{ flag: "--token", field: "token", help: "the invite's token", required: true }],
+    },
+    io,
+  );
+  const strategy = org
+    .command("tenancy-strategy")
+    .description("how an org's people become members: hybrid, invite_only or group_mapped");
+  const to: BodyFlag = {
+    flag: "--strategy",
+    field: "strategy",
+    help: "hybrid, invite_only or group_mapped",
+    required: true,
+  };
+  routeCommand(
+    strategy,
+    {
+      name: "plan",
+      summary: "the memberships a move to another strategy would add and remove (changes nothing)",
+      route: "POST /tenancy/orgs/{org_id}/tenancy-strategy/dry-run",
+      args: [ORG],
+      body: [to],
+    },
+    io,
+  );
+  routeCommand(
+    strategy,
+    {
+      name: "migrate",
+      summary: "move the org to another strategy, applying the plan in one step; needs step-up",
+      route: "POST /tenancy/orgs/{org_id}/tenancy-strategy/migrate",
+      args: [ORG],
+      body: [to],
+    },
+    io,
+  );
+}
+
+/** A fleet's BYOC runtime: render and apply, or delete, its Kubernetes objects. */
+function registerFleetInfrastructure(fleets: Command, io: Io): void {
+  const infra = fleets
+    .command("infrastructure")
+    .description("a fleet's runtime on Kubernetes: plan, apply, destroy (BYOC)");
+  routeCommand(
+    infra,
+    {
+      name: "plan",
+      summary: "the objects an apply (or a destroy) would write or delete (changes nothing)",
+      route: "POST /manage/fleets/{fleet}/infrastructure/dry-run",
+      body: [{ flag: "--operation", field: "operation", help: "apply (default) or destroy" }],
+    },
+    io,
+  );
+  routeCommand(
+    infra,
+    {
+      name: "apply",
+      summary: "render the fleet's runner Deployments and apply them; needs step-up",
+      route: "POST /manage/fleets/{fleet}/infrastructure/apply",
+    },
+    io,
+  );
+  routeCommand(
+    infra,
+    {
+      name: "destroy",
+      summary: "delete the fleet's Bot resources and runners; needs step-up",
+      route: "POST /manage/fleets/{fleet}/infrastructure/destroy",
     },
     io,
   );

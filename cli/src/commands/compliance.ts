@@ -73,6 +73,7 @@ export function registerCompliance(program: Command, io: Io): void {
     "GET /bots/{bot_ref}/risk/validation-report",
     "GET /risk/validation-report",
   );
+  registerSignedReports(program, io);
   declareAt(program, "audit verify", "GET /admin/audit-events", "GET /admin/audit-checkpoints");
   routeCommand(
     audit,
@@ -89,6 +90,85 @@ export function registerCompliance(program: Command, io: Io): void {
       name: "checkpoint",
       summary: "sign a checkpoint of the audit trail's head now (they are also signed on a timer)",
       route: "POST /admin/audit-checkpoints",
+    },
+    io,
+  );
+}
+
+/** Reports due after control changes, signing one, and the signed reports kept for seven years. */
+function registerSignedReports(program: Command, io: Io): void {
+  const reports = program
+    .command("reports")
+    .description("validation reports due after control changes, signing, and signed reports kept");
+  routeCommand(
+    reports,
+    {
+      name: "due",
+      summary: "the reports a control change made due, with the changes no signed report covers",
+      route: "GET /risk/validation-report/due",
+    },
+    io,
+  );
+  routeCommand(
+    reports,
+    {
+      name: "sign",
+      summary:
+        "sign an attestation slot of the report you read (its SHA-256 from `svc report`); needs step-up",
+      route: "POST /risk/validation-report/signatures",
+      body: [
+        { flag: "--bot", field: "bot_ref", help: "the bot (the platform's report without one)" },
+        { flag: "--year", field: "year", help: "the calendar year", type: "number" },
+        { flag: "--slot", field: "slot", help: "the attestation slot", required: true },
+        { flag: "--statement", field: "statement", help: "what you attest", required: true },
+        {
+          flag: "--report-sha256",
+          field: "report_sha256",
+          help: "the SHA-256 of the report you read",
+          required: true,
+        },
+      ],
+    },
+    io,
+  );
+  const signed = reports.command("signed").description("signed reports, kept for seven years");
+  routeCommand(
+    signed,
+    {
+      name: "list",
+      summary: "the signed reports kept, with their digests and retention dates",
+      route: "GET /risk/validation-report/signed",
+      query: [
+        ["--year", "year", "only this year's"],
+        ["--bot", "bot_ref", "only this bot's"],
+      ],
+    },
+    io,
+  );
+  signed
+    .command("show")
+    .description("a signed report (YAML) as it was stored, byte for byte; its SHA-256 to stderr")
+    .argument("<report>", "the signed report's id")
+    .action(async (id: string, _o: unknown, cmd: Command) => {
+      const ctx = await contextOf(cmd, io);
+      const r = await fetchReport(
+        ctx.api.base,
+        ctx.api.headers,
+        { signedId: id },
+        ctx.api.options.timeoutMs,
+      );
+      if (!r.ok) throw new CliExit(1, `report refused: ${r.status} ${r.body}`);
+      io.out(r.body);
+      io.err(`sha256 ${r.sha256}\n`);
+    });
+  declareAt(signed, "show", "GET /risk/validation-report/signed/{report_id}");
+  routeCommand(
+    signed,
+    {
+      name: "delete",
+      summary: "delete a signed report past its retention date (refused before it); needs step-up",
+      route: "DELETE /risk/validation-report/signed/{report_id}",
+      args: [["report", "the signed report's id"]],
     },
     io,
   );

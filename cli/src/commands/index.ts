@@ -127,6 +127,7 @@ export const COMMAND_MODULES: Array<{
         "[options] [bot]",
       ],
       ["audit", "the audit trail"],
+      ["reports", "validation reports due after control changes, signing, and signed reports kept"],
     ],
     load: async () => (await import("./compliance.js")).registerCompliance,
   },
