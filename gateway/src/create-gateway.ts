@@ -29,7 +29,7 @@ import {
   UnsupportedTextBody,
 } from "./transcode/raw-text-body.js";
 import { parseJsonBody } from "./transcode/parse-json-body.js";
-import { transcodeServerStream } from "./transcode/server-stream.js";
+import { resumeInput, transcodeServerStream } from "./transcode/server-stream.js";
 import { registerMcpEndpoint } from "./mcp/mcp-endpoint.js";
 import { McpService } from "@svc/gen/svc/identity/v1/identity_pb.js";
 import { protoJsonToWire } from "@svc/lib/validate";
@@ -281,7 +281,7 @@ async function transcode(
           : requestInput(binding, params, query, req.body);
       let message;
       try {
-        message = fromJson(binding.method.input, input);
+        message = fromJson(binding.method.input, resumeInput(binding, req, input));
       } catch (err) {
         throw new WireInputError(`invalid request: ${(err as Error).message}`, "body");
       }
