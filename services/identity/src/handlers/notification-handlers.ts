@@ -183,7 +183,7 @@ export function createNotificationHandlers(deps: {
         );
       if (!(await t(repo.requeueDead(db, seen.id))))
         throw svcError(
-          Code.FailedPrecondition,
+          Code.Aborted,
           "webhook_delivery_not_dead",
           `delivery "${seen.id}" is ${seen.status === "dead" ? "being replayed already" : seen.status}; only a dead letter is replayed`,
           { delivery_id: seen.id, status: seen.status },
@@ -209,13 +209,14 @@ export function createNotificationHandlers(deps: {
     while (!ctx.signal.aborted) {
       const rows = await t(repo.eventsAfter(db, cursor, 100));
       for (const e of rows) {
-        cursor = e.seq;
+        // PGlite reads a bigint as a number, Postgres as a string.
+        cursor = String(e.seq);
         if (!mayHear(e.type, p.scopes, local(p))) continue;
         yield create(EventStreamItemSchema, {
           kind: {
             case: "notification",
             value: {
-              streamId: e.seq,
+              streamId: cursor,
               id: e.id,
               type: e.type,
               timestamp: timestampFromDate(e.occurred_at),

@@ -38,12 +38,23 @@ export async function recordEvent(
     .returning("seq")
     .executeTakeFirst();
   if (!inserted) return undefined;
-  await sql`
-    INSERT INTO webhook_deliveries (id, subscription_id, event_seq, status, next_attempt_at)
-    SELECT gen_random_uuid(), s.id, ${inserted.seq}::bigint, 'pending', now()
-    FROM webhook_subscriptions s
-    WHERE s.event_types ? ${ev.type}
-    ON CONFLICT DO NOTHING`.execute(trx);
+  await trx
+    .insertInto("webhook_deliveries")
+    .columns(["id", "subscription_id", "event_seq", "status", "next_attempt_at"])
+    .expression((eb) =>
+      eb
+        .selectFrom("webhook_subscriptions")
+        .select([
+          sql<string>`gen_random_uuid()`.as("id"),
+          "id as subscription_id",
+          sql<string>`${inserted.seq}::bigint`.as("event_seq"),
+          sql<"pending">`'pending'`.as("status"),
+          sql<Date>`now()`.as("next_attempt_at"),
+        ])
+        .where(sql<boolean>`${sql.ref("event_types")} ? ${ev.type}`),
+    )
+    .onConflict((oc) => oc.constraint("webhook_deliveries_once").doNothing())
+    .execute();
   return inserted.seq;
 }
 

@@ -1,0 +1,222 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningPlatform } from "@svc/all-in-one";
+import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
+import { eventually } from "../support/until.js";
+
+/** What the receiver was sent: the raw body as it came, and the headers. */
+interface Received {
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+  at: number;
+}
+
+/**
+ * A webhook receiver on loopback, run by the test: it keeps every request and answers each path
+ * with the status the test sets (200 unless told otherwise).
+ */
+async function startReceiver() {
+  const received: Received[] = [];
+  const statusOf = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      received.push({
+        path: req.url ?? "",
+        body: Buffer.concat(chunks).toString(),
+        headers: req.headers as Record<string, string>,
+        at: Date.now(),
+      });
+      res.statusCode = statusOf.get(req.url ?? "") ?? 200;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    received,
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    answer: (path: string, status: number) => statusOf.set(path, status),
+    to: (path: string) => received.filter((r) => r.path === path),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Reads a server-sent event stream: each event's id, name and parsed data, as they come. */
+async function openStream(url: string, headers: Record<string, string> = {}) {
+  const abort = new AbortController();
+  const res = await fetch(url, { headers: { accept: "text/event-stream", ...headers }, signal: abort.signal });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  async function next(): Promise<{ id?: string; event: string; data: any }> {
+    for (;;) {
+      const end = buffer.indexOf("\n\n");
+      if (end >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const line = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(frame)?.[1];
+        return { id: line("id"), event: line("event") ?? "message", data: JSON.parse(line("data")!) };
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the stream ended");
+      buffer += value;
+    }
+  }
+  return { status: res.status, contentType: res.headers.get("content-type"), next, close: () => abort.abort() };
+}
+
+const MAX_ATTEMPTS = 3;
+const RETRY_BASE_MS = 300;
+
+describe("webhooks and the event stream", () => {
+  let p: RunningPlatform;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let switches = 0;
+  const engage = async () => {
+    const name = `hook-${++switches}`;
+    const res = await call(p.url, "PUT", `/kill-switches/${name}`, {
+      scope: "fleet",
+      target: `webhooks-${switches}`,
+      mode: "cancel",
+      reason: "webhook test",
+    });
+    expect(res.status, res.text).toBeLessThan(300);
+    return name;
+  };
+  const subscribe = async (path: string, eventTypes = ["killswitch.engaged"]) => {
+    const res = await call(p.url, "POST", "/webhooks/subscriptions", {
+      url: receiver.url(path),
+      event_types: eventTypes,
+    });
+    expect(res.status, res.text).toBe(201);
+    return res.body as { subscription: { id: string }; secret: string };
+  };
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    p = await startTestPlatform("pglite", {
+      SVC_VAULT_KEK: randomBytes(32).toString("base64"),
+      SVC_WEBHOOK_ALLOW_HTTP_LOOPBACK: "true",
+      SVC_WEBHOOK_POLL_INTERVAL_MS: "100",
+      SVC_WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS),
+      SVC_WEBHOOK_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+      SVC_WEBHOOK_DELIVERY_TIMEOUT_MS: "2000",
+    });
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await p?.close();
+    await receiver?.close();
+  });
+
+  it("delivers an engaged kill switch, signed so the Standard Webhooks library verifies it", async () => {
+    const { subscription, secret } = await subscribe("/ok");
+    expect(secret).toMatch(/^whsec_/);
+    const listed = await call(p.url, "GET", "/webhooks/subscriptions");
+    expect(listed.body.items.map((s: { id: string }) => s.id)).toContain(subscription.id);
+    expect(listed.text).not.toContain(secret.slice(6));
+
+    const name = await engage();
+    const got = await eventually("the receiver is sent the engaged switch", async () => receiver.to("/ok"), (r) => r.length > 0);
+    const verified = new Webhook(secret).verify(got[0]!.body, got[0]!.headers) as {
+      type: string;
+      data: { name: string; mode: string };
+    };
+    expect(verified.type).toBe("killswitch.engaged");
+    expect(verified.data).toMatchObject({ name, mode: "cancel" });
+    // Signed with another secret, or altered, it does not verify.
+    expect(() => new Webhook(`whsec_${randomBytes(32).toString("base64")}`).verify(got[0]!.body, got[0]!.headers)).toThrow();
+    expect(() => new Webhook(secret).verify(got[0]!.body.replace(name, "forged"), got[0]!.headers)).toThrow();
+
+    const deliveries = await call(p.url, "GET", `/webhooks/subscriptions/${subscription.id}/deliveries`);
+    expect(deliveries.body.items[0]).toMatchObject({
+      id: got[0]!.headers["webhook-id"],
+      event_type: "killswitch.engaged",
+      status: "delivered",
+      attempts: 1,
+    });
+    expect(deliveries.body.items[0].attempt_log[0]).toMatchObject({ attempt: 1, status_code: 200 });
+  });
+
+  it("retries a failing receiver with growing waits, dead-letters it, and a replay delivers it", async () => {
+    receiver.answer("/flaky", 503);
+    const { subscription, secret } = await subscribe("/flaky");
+    await engage();
+    const deadLetters = await eventually(
+      "the delivery is a dead letter",
+      async () => (await call(p.url, "GET", "/webhooks/dead-letters")).body.items as { id: string; subscription_id: string; attempts: number }[],
+      (items) => items.some((d) => d.subscription_id === subscription.id),
+      20_000,
+    );
+    const dead = deadLetters.find((d) => d.subscription_id === subscription.id)!;
+    expect(dead.attempts).toBe(MAX_ATTEMPTS);
+    const tries = receiver.to("/flaky");
+    expect(tries).toHaveLength(MAX_ATTEMPTS);
+    // The same message each time (one webhook-id), each attempt signed at its own timestamp.
+    expect(new Set(tries.map((t) => t.headers["webhook-id"]))).toEqual(new Set([dead.id]));
+    // Waits between attempts: at least half the step (base, then twice the base), growing.
+    const waits = tries.slice(1).map((t, i) => t.at - tries[i]!.at);
+    expect(waits[0]).toBeGreaterThanOrEqual(RETRY_BASE_MS / 2);
+    expect(waits[1]).toBeGreaterThanOrEqual(RETRY_BASE_MS);
+    const log = await call(p.url, "GET", `/webhooks/subscriptions/${subscription.id}/deliveries`);
+    expect(log.body.items[0]).toMatchObject({ status: "dead", last_error: "the receiver answered HTTP 503" });
+    expect(log.body.items[0].attempt_log.map((a: { status_code: number }) => a.status_code)).toEqual([503, 503, 503]);
+
+    receiver.answer("/flaky", 204);
+    const replayed = await call(p.url, "POST", `/webhooks/deliveries/${dead.id}/replay`, {});
+    expect(replayed.status, replayed.text).toBe(200);
+    expect(replayed.body.status).toBe("pending");
+    const again = await call(p.url, "POST", `/webhooks/deliveries/${dead.id}/replay`, {});
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("webhook_delivery_not_dead");
+    await eventually("the replay is delivered", async () => receiver.to("/flaky"), (r) => r.length === MAX_ATTEMPTS + 1);
+    const last = receiver.to("/flaky").at(-1)!;
+    expect(last.headers["webhook-id"]).toBe(dead.id);
+    expect(new Webhook(secret).verify(last.body, last.headers)).toMatchObject({ type: "killswitch.engaged" });
+    await eventually(
+      "the delivery reads delivered",
+      async () => (await call(p.url, "GET", `/webhooks/subscriptions/${subscription.id}/deliveries`)).body.items[0].status,
+      (s) => s === "delivered",
+    );
+  }, 40_000);
+
+  it("refuses internal targets, unknown and unbuilt event types", async () => {
+    for (const url of ["https://169.254.169.254/latest/meta-data", "https://10.0.0.8/hook", "https://[::ffff:192.168.1.1]/", "http://hooks.example.com/"]) {
+      const res = await call(p.url, "POST", "/webhooks/subscriptions", { url, event_types: ["killswitch.engaged"] });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error).toMatchObject({ code: "webhook_url_refused", details: { field: "url" } });
+    }
+    const unknown = await call(p.url, "POST", "/webhooks/subscriptions", { url: "https://hooks.example.com/", event_types: ["nope"] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.code).toBe("unknown_event_type");
+    const unbuilt = await call(p.url, "POST", "/webhooks/subscriptions", { url: "https://hooks.example.com/", event_types: ["run.failed"] });
+    expect(unbuilt.status).toBe(501);
+    expect(unbuilt.body.error.code).toBe("event_type_not_built");
+    const missing = await call(p.url, "GET", "/webhooks/subscriptions/00000000-0000-4000-8000-000000000000/deliveries");
+    expect(missing.status).toBe(404);
+  });
+
+  it("streams the same events as server-sent events, and resumes after Last-Event-ID", async () => {
+    const stream = await openStream(`${p.url}/events/stream`);
+    expect(stream.status).toBe(200);
+    expect(stream.contentType).toContain("text/event-stream");
+    expect((await stream.next()).event).toBe("ready");
+    const first = await engage();
+    const seen = await stream.next();
+    expect(seen).toMatchObject({ event: "notification", data: { type: "killswitch.engaged", data: { name: first } } });
+    expect(seen.id).toBe(seen.data.stream_id);
+    stream.close();
+
+    const second = await engage();
+    // A client that reconnects with the last id it saw misses nothing in between.
+    const resumed = await openStream(`${p.url}/events/stream`, { "last-event-id": seen.id! });
+    expect((await resumed.next()).data).toMatchObject({ resumed_after: seen.id });
+    const caughtUp = await resumed.next();
+    expect(caughtUp.data).toMatchObject({ type: "killswitch.engaged", data: { name: second } });
+    resumed.close();
+  });
+});
