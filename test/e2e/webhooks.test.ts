@@ -4,7 +4,14 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningPlatform } from "@svc/all-in-one";
-import { call, PLATFORM_START_TIMEOUT_MS, startTestPlatform } from "../support/test-platform.js";
+import {
+  BACKENDS,
+  call,
+  PLATFORM_START_TIMEOUT_MS,
+  startTestPlatform,
+  testNatsNamespace,
+  testNatsUrl,
+} from "../support/test-platform.js";
 import { eventually } from "../support/until.js";
 
 /** What the receiver was sent: the raw body as it came, and the headers. */
@@ -50,7 +57,10 @@ async function startReceiver() {
 /** Reads a server-sent event stream: each event's id, name and parsed data, as they come. */
 async function openStream(url: string, headers: Record<string, string> = {}) {
   const abort = new AbortController();
-  const res = await fetch(url, { headers: { accept: "text/event-stream", ...headers }, signal: abort.signal });
+  const res = await fetch(url, {
+    headers: { accept: "text/event-stream", ...headers },
+    signal: abort.signal,
+  });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   async function next(): Promise<{ id?: string; event: string; data: any }> {
@@ -60,20 +70,30 @@ async function openStream(url: string, headers: Record<string, string> = {}) {
         const frame = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const line = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(frame)?.[1];
-        return { id: line("id"), event: line("event") ?? "message", data: JSON.parse(line("data")!) };
+        return {
+          id: line("id"),
+          event: line("event") ?? "message",
+          data: JSON.parse(line("data")!),
+        };
       }
       const { value, done } = await reader.read();
       if (done) throw new Error("the stream ended");
       buffer += value;
     }
   }
-  return { status: res.status, contentType: res.headers.get("content-type"), next, close: () => abort.abort() };
+  return {
+    status: res.status,
+    contentType: res.headers.get("content-type"),
+    next,
+    close: () => abort.abort(),
+  };
 }
 
 const MAX_ATTEMPTS = 3;
 const RETRY_BASE_MS = 300;
 
-describe("webhooks and the event stream", () => {
+// On Postgres the events come over the real NATS (JetStream durable consumers), as distributed.
+describe.each(BACKENDS)("webhooks and the event stream, on %s", (backend) => {
   let p: RunningPlatform;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let switches = 0;
@@ -99,7 +119,10 @@ describe("webhooks and the event stream", () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    p = await startTestPlatform("pglite", {
+    p = await startTestPlatform(backend, {
+      ...(backend === "postgres"
+        ? { SVC_NATS_URL: testNatsUrl(), SVC_NATS_NAMESPACE: testNatsNamespace() }
+        : {}),
       SVC_VAULT_KEK: randomBytes(32).toString("base64"),
       SVC_WEBHOOK_ALLOW_HTTP_LOOPBACK: "true",
       SVC_WEBHOOK_POLL_INTERVAL_MS: "100",
@@ -121,7 +144,11 @@ describe("webhooks and the event stream", () => {
     expect(listed.text).not.toContain(secret.slice(6));
 
     const name = await engage();
-    const got = await eventually("the receiver is sent the engaged switch", async () => receiver.to("/ok"), (r) => r.length > 0);
+    const got = await eventually(
+      "the receiver is sent the engaged switch",
+      async () => receiver.to("/ok"),
+      (r) => r.length > 0,
+    );
     const verified = new Webhook(secret).verify(got[0]!.body, got[0]!.headers) as {
       type: string;
       data: { name: string; mode: string };
@@ -129,10 +156,21 @@ describe("webhooks and the event stream", () => {
     expect(verified.type).toBe("killswitch.engaged");
     expect(verified.data).toMatchObject({ name, mode: "cancel" });
     // Signed with another secret, or altered, it does not verify.
-    expect(() => new Webhook(`whsec_${randomBytes(32).toString("base64")}`).verify(got[0]!.body, got[0]!.headers)).toThrow();
-    expect(() => new Webhook(secret).verify(got[0]!.body.replace(name, "forged"), got[0]!.headers)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${randomBytes(32).toString("base64")}`).verify(
+        got[0]!.body,
+        got[0]!.headers,
+      ),
+    ).toThrow();
+    expect(() =>
+      new Webhook(secret).verify(got[0]!.body.replace(name, "forged"), got[0]!.headers),
+    ).toThrow();
 
-    const deliveries = await call(p.url, "GET", `/webhooks/subscriptions/${subscription.id}/deliveries`);
+    const deliveries = await call(
+      p.url,
+      "GET",
+      `/webhooks/subscriptions/${subscription.id}/deliveries`,
+    );
     expect(deliveries.body.items[0]).toMatchObject({
       id: got[0]!.headers["webhook-id"],
       event_type: "killswitch.engaged",
@@ -148,7 +186,12 @@ describe("webhooks and the event stream", () => {
     await engage();
     const deadLetters = await eventually(
       "the delivery is a dead letter",
-      async () => (await call(p.url, "GET", "/webhooks/dead-letters")).body.items as { id: string; subscription_id: string; attempts: number }[],
+      async () =>
+        (await call(p.url, "GET", "/webhooks/dead-letters")).body.items as {
+          id: string;
+          subscription_id: string;
+          attempts: number;
+        }[],
       (items) => items.some((d) => d.subscription_id === subscription.id),
       20_000,
     );
@@ -163,8 +206,13 @@ describe("webhooks and the event stream", () => {
     expect(waits[0]).toBeGreaterThanOrEqual(RETRY_BASE_MS / 2);
     expect(waits[1]).toBeGreaterThanOrEqual(RETRY_BASE_MS);
     const log = await call(p.url, "GET", `/webhooks/subscriptions/${subscription.id}/deliveries`);
-    expect(log.body.items[0]).toMatchObject({ status: "dead", last_error: "the receiver answered HTTP 503" });
-    expect(log.body.items[0].attempt_log.map((a: { status_code: number }) => a.status_code)).toEqual([503, 503, 503]);
+    expect(log.body.items[0]).toMatchObject({
+      status: "dead",
+      last_error: "the receiver answered HTTP 503",
+    });
+    expect(
+      log.body.items[0].attempt_log.map((a: { status_code: number }) => a.status_code),
+    ).toEqual([503, 503, 503]);
 
     receiver.answer("/flaky", 204);
     const replayed = await call(p.url, "POST", `/webhooks/deliveries/${dead.id}/replay`, {});
@@ -173,30 +221,59 @@ describe("webhooks and the event stream", () => {
     const again = await call(p.url, "POST", `/webhooks/deliveries/${dead.id}/replay`, {});
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("webhook_delivery_not_dead");
-    await eventually("the replay is delivered", async () => receiver.to("/flaky"), (r) => r.length === MAX_ATTEMPTS + 1);
+    await eventually(
+      "the replay is delivered",
+      async () => receiver.to("/flaky"),
+      (r) => r.length === MAX_ATTEMPTS + 1,
+    );
     const last = receiver.to("/flaky").at(-1)!;
     expect(last.headers["webhook-id"]).toBe(dead.id);
-    expect(new Webhook(secret).verify(last.body, last.headers)).toMatchObject({ type: "killswitch.engaged" });
+    expect(new Webhook(secret).verify(last.body, last.headers)).toMatchObject({
+      type: "killswitch.engaged",
+    });
     await eventually(
       "the delivery reads delivered",
-      async () => (await call(p.url, "GET", `/webhooks/subscriptions/${subscription.id}/deliveries`)).body.items[0].status,
+      async () =>
+        (await call(p.url, "GET", `/webhooks/subscriptions/${subscription.id}/deliveries`)).body
+          .items[0].status,
       (s) => s === "delivered",
     );
   }, 40_000);
 
   it("refuses internal targets, unknown and unbuilt event types", async () => {
-    for (const url of ["https://169.254.169.254/latest/meta-data", "https://10.0.0.8/hook", "https://[::ffff:192.168.1.1]/", "http://hooks.example.com/"]) {
-      const res = await call(p.url, "POST", "/webhooks/subscriptions", { url, event_types: ["killswitch.engaged"] });
+    for (const url of [
+      "https://169.254.169.254/latest/meta-data",
+      "https://10.0.0.8/hook",
+      "https://[::ffff:192.168.1.1]/",
+      "http://hooks.example.com/",
+    ]) {
+      const res = await call(p.url, "POST", "/webhooks/subscriptions", {
+        url,
+        event_types: ["killswitch.engaged"],
+      });
       expect(res.status, url).toBe(400);
-      expect(res.body.error).toMatchObject({ code: "webhook_url_refused", details: { field: "url" } });
+      expect(res.body.error).toMatchObject({
+        code: "webhook_url_refused",
+        details: { field: "url" },
+      });
     }
-    const unknown = await call(p.url, "POST", "/webhooks/subscriptions", { url: "https://hooks.example.com/", event_types: ["nope"] });
+    const unknown = await call(p.url, "POST", "/webhooks/subscriptions", {
+      url: "https://hooks.example.com/",
+      event_types: ["nope"],
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.code).toBe("unknown_event_type");
-    const unbuilt = await call(p.url, "POST", "/webhooks/subscriptions", { url: "https://hooks.example.com/", event_types: ["run.failed"] });
+    const unbuilt = await call(p.url, "POST", "/webhooks/subscriptions", {
+      url: "https://hooks.example.com/",
+      event_types: ["run.failed"],
+    });
     expect(unbuilt.status).toBe(501);
     expect(unbuilt.body.error.code).toBe("event_type_not_built");
-    const missing = await call(p.url, "GET", "/webhooks/subscriptions/00000000-0000-4000-8000-000000000000/deliveries");
+    const missing = await call(
+      p.url,
+      "GET",
+      "/webhooks/subscriptions/00000000-0000-4000-8000-000000000000/deliveries",
+    );
     expect(missing.status).toBe(404);
   });
 
@@ -207,7 +284,10 @@ describe("webhooks and the event stream", () => {
     expect((await stream.next()).event).toBe("ready");
     const first = await engage();
     const seen = await stream.next();
-    expect(seen).toMatchObject({ event: "notification", data: { type: "killswitch.engaged", data: { name: first } } });
+    expect(seen).toMatchObject({
+      event: "notification",
+      data: { type: "killswitch.engaged", data: { name: first } },
+    });
     expect(seen.id).toBe(seen.data.stream_id);
     stream.close();
 
@@ -218,5 +298,14 @@ describe("webhooks and the event stream", () => {
     const caughtUp = await resumed.next();
     expect(caughtUp.data).toMatchObject({ type: "killswitch.engaged", data: { name: second } });
     resumed.close();
+
+    // Without Accept: text/event-stream, what is there after the id, at once, as JSON.
+    const polled = await call(p.url, "GET", `/events/stream?last_event_id=${seen.id}`);
+    expect(polled.status, polled.text).toBe(200);
+    expect(
+      polled.body.events.map(
+        (e: { notification?: { data: { name: string } } }) => e.notification?.data.name,
+      ),
+    ).toEqual([undefined, second]);
   });
 });

@@ -16,6 +16,9 @@ import { protoJsonToWire } from "@svc/lib/validate";
 /** The media type that asks a streaming route for server-sent events. */
 export const EVENT_STREAM = "text/event-stream";
 
+/** Set (to "1") on a streaming call whose HTTP caller reads server-sent events. */
+export const EVENT_STREAM_HEADER = "x-svc-event-stream";
+
 /** Whether the caller asked for server-sent events (Accept: text/event-stream). */
 export function wantsEventStream(req: FastifyRequest): boolean {
   const accept = req.headers.accept;

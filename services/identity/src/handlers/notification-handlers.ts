@@ -28,6 +28,8 @@ import type { KekRing } from "../vault/kek.js";
 
 /** Deliveries and dead letters answered at once: the newest. */
 const LIST_LIMIT = 100;
+/** The gateway's mark of a caller that reads server-sent events (gateway/src/transcode). */
+const EVENT_STREAM_HEADER = "x-svc-event-stream";
 /** How often a stream looks for events another identity process recorded. */
 const STREAM_POLL_MS = 1_000;
 
@@ -202,6 +204,7 @@ export function createNotificationHandlers(deps: {
     ctx: HandlerContext,
   ): AsyncGenerator<EventStreamItem> {
     const p = principalOf(ctx);
+    const follows = ctx.requestHeader.get(EVENT_STREAM_HEADER) === "1";
     let cursor = lastEventId || (await t(repo.lastEventSeq(db)));
     yield create(EventStreamItemSchema, {
       kind: { case: "ready", value: { resumedAfter: lastEventId } },
@@ -225,6 +228,9 @@ export function createNotificationHandlers(deps: {
           },
         });
       }
+      // A caller that waits for one JSON answer (no Accept: text/event-stream) gets what is
+      // there after its last id, now, rather than everything at the deadline.
+      if (!follows && rows.length < 100) return;
       if (rows.length === 0) await deps.signal.next(STREAM_POLL_MS, ctx.signal);
     }
   }

@@ -73,7 +73,10 @@ export function startDispatcher(deps: {
           ? { status: "delivered" }
           : n >= s.maxAttempts
             ? { status: "dead" }
-            : { status: "pending", inMs: retryDelayMs(n, { baseMs: s.retryBaseMs, maxMs: s.retryMaxMs }) },
+            : {
+                status: "pending",
+                inMs: retryDelayMs(n, { baseMs: s.retryBaseMs, maxMs: s.retryMaxMs }),
+              },
       }),
       deps.timeoutMs,
       "database",

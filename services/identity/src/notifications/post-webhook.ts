@@ -58,9 +58,7 @@ export function postWebhook(
       const finish = () => {
         clearTimeout(timer);
         const code = res.statusCode ?? 0;
-        resolve(
-          done(code, code >= 200 && code < 300 ? "" : `the receiver answered HTTP ${code}`),
-        );
+        resolve(done(code, code >= 200 && code < 300 ? "" : `the receiver answered HTTP ${code}`));
       };
       res.on("end", finish);
       res.on("close", finish);

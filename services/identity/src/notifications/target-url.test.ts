@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkTargetUrl, TargetRefused } from "./target-url.js";
+import { checkTargetUrl, guardedLookup, TargetRefused } from "./target-url.js";
 
 const strict = { allowHttpLoopback: false };
 const dev = { allowHttpLoopback: true };
@@ -48,5 +48,18 @@ describe("webhook target URLs", () => {
     expect(refused("http://hooks.example.com/", dev)).toMatch(/loopback address only/);
     expect(refused("https://10.0.0.1/", dev)).toMatch(/internal address/);
     expect(refused("http://127.0.0.1:8080/")).toMatch(/SVC_WEBHOOK_ALLOW_HTTP_LOOPBACK/);
+  });
+
+  it("refuses at connection time a name that resolves to an internal address", async () => {
+    const resolve = (policy: { allowHttpLoopback: boolean }) =>
+      new Promise<string>((done) =>
+        guardedLookup(policy)("localhost", { family: 4 }, (err, address) =>
+          done(err ? `refused: ${err.message}` : String(address)),
+        ),
+      );
+    expect(await resolve(strict)).toMatch(
+      /^refused: localhost resolves to 127\.0\.0\.1 is an internal address/,
+    );
+    expect(await resolve(dev)).toBe("127.0.0.1");
   });
 });

@@ -10,9 +10,11 @@ import { newWebhookSecret } from "./standard-webhooks.js";
  */
 const at = (subscriptionId: string) => ({ credentialId: `webhook:${subscriptionId}`, version: 1 });
 
-export function sealNewWebhookSecret(
-  ring: Extract<KekRing, { on: true }>,
-): { id: string; secret: string; sealed: Sealed } {
+export function sealNewWebhookSecret(ring: Extract<KekRing, { on: true }>): {
+  id: string;
+  secret: string;
+  sealed: Sealed;
+} {
   const id = randomUUID();
   const secret = newWebhookSecret();
   return { id, secret, sealed: seal(Buffer.from(secret), at(id), ring.active) };

@@ -109,7 +109,11 @@ const deliveries = (db: Db) =>
     .selectAll("d")
     .select(["e.id as event_id", "e.type as event_type"]);
 
-export function deliveriesOf(db: Db, subscriptionId: string, limit: number): Promise<DeliveryRow[]> {
+export function deliveriesOf(
+  db: Db,
+  subscriptionId: string,
+  limit: number,
+): Promise<DeliveryRow[]> {
   return deliveries(db)
     .where("d.subscription_id", "=", subscriptionId)
     .orderBy("d.created_at", "desc")
