@@ -63,6 +63,8 @@ async function openStream(url: string, headers: Record<string, string> = {}) {
   });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
+  // Events are read as loose JSON and judged by expect(), as test/support/sse.ts does.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async function next(): Promise<{ id?: string; event: string; data: any }> {
     for (;;) {
       const end = buffer.indexOf("\n\n");
