@@ -12,6 +12,7 @@ import {
   testNatsNamespace,
   testNatsUrl,
 } from "../support/test-platform.js";
+import { approvedSession, phaseOf } from "../support/paper.js";
 import { eventually } from "../support/until.js";
 
 /** What the receiver was sent: the raw body as it came, and the headers. */
@@ -91,6 +92,14 @@ async function openStream(url: string, headers: Record<string, string> = {}) {
   };
 }
 
+/** Reads a stream up to the engagement of the switch `name`. */
+async function nextNamed(stream: Awaited<ReturnType<typeof openStream>>, name: string) {
+  for (;;) {
+    const e = await stream.next();
+    if (e.data?.type === "killswitch.engaged" && e.data.data?.name === name) return e;
+  }
+}
+
 const MAX_ATTEMPTS = 3;
 const RETRY_BASE_MS = 300;
 
@@ -168,10 +177,11 @@ describe.each(BACKENDS)("webhooks and the event stream, on %s", (backend) => {
       new Webhook(secret).verify(got[0]!.body.replace(name, "forged"), got[0]!.headers),
     ).toThrow();
 
-    const deliveries = await call(
-      p.url,
-      "GET",
-      `/webhooks/subscriptions/${subscription.id}/deliveries`,
+    // The attempt is written once the receiver has answered.
+    const deliveries = await eventually(
+      "the delivery reads delivered",
+      () => call(p.url, "GET", `/webhooks/subscriptions/${subscription.id}/deliveries`),
+      (r) => r.body.items[0]?.status !== "pending",
     );
     expect(deliveries.body.items[0]).toMatchObject({
       id: got[0]!.headers["webhook-id"],
@@ -242,6 +252,44 @@ describe.each(BACKENDS)("webhooks and the event stream, on %s", (backend) => {
     );
   }, 40_000);
 
+  it("delivers a promotion's approval and a bot's halt under a kill switch", async () => {
+    const { secret } = await subscribe("/desk", ["promotion.approved", "bot.halted"]);
+    const fleet = `desk-${backend}`;
+    await approvedSession(p, `hooked-${backend}`, fleet);
+    await eventually(
+      "the bot runs",
+      () => phaseOf(p, `hooked-${backend}`),
+      (ph) => ph === "Running",
+    );
+    const halt = await call(p.url, "PUT", `/kill-switches/desk-${backend}`, {
+      scope: "fleet",
+      target: fleet,
+      mode: "cancel",
+      reason: "webhook test",
+    });
+    expect(halt.status, halt.text).toBeLessThan(300);
+    const types = await eventually(
+      "the receiver hears of the approval and the halt",
+      async () =>
+        receiver.to("/desk").map(
+          (r) =>
+            new Webhook(secret).verify(r.body, r.headers) as {
+              type: string;
+              data: Record<string, unknown>;
+            },
+        ),
+      (events) => events.some((e) => e.type === "bot.halted"),
+      20_000,
+    );
+    const botId = (await call(p.url, "GET", `/bots/hooked-${backend}`)).body.id;
+    expect(types.find((e) => e.type === "promotion.approved")?.data).toMatchObject({
+      bot_ref: botId,
+      approver: "local|bob",
+    });
+    expect(types.find((e) => e.type === "bot.halted")?.data).toMatchObject({ bot_id: botId });
+    await call(p.url, "DELETE", `/kill-switches/desk-${backend}`);
+  }, 60_000);
+
   it("refuses internal targets, unknown and unbuilt event types", async () => {
     for (const url of [
       "https://169.254.169.254/latest/meta-data",
@@ -285,7 +333,8 @@ describe.each(BACKENDS)("webhooks and the event stream, on %s", (backend) => {
     expect(stream.contentType).toContain("text/event-stream");
     expect((await stream.next()).event).toBe("ready");
     const first = await engage();
-    const seen = await stream.next();
+    // Events of the tests before may still be on their way: read on to this test's own.
+    const seen = await nextNamed(stream, first);
     expect(seen).toMatchObject({
       event: "notification",
       data: { type: "killswitch.engaged", data: { name: first } },
@@ -297,8 +346,9 @@ describe.each(BACKENDS)("webhooks and the event stream, on %s", (backend) => {
     // A client that reconnects with the last id it saw misses nothing in between.
     const resumed = await openStream(`${p.url}/events/stream`, { "last-event-id": seen.id! });
     expect((await resumed.next()).data).toMatchObject({ resumed_after: seen.id });
-    const caughtUp = await resumed.next();
+    const caughtUp = await nextNamed(resumed, second);
     expect(caughtUp.data).toMatchObject({ type: "killswitch.engaged", data: { name: second } });
+    expect(Number(caughtUp.id)).toBeGreaterThan(Number(seen.id));
     resumed.close();
 
     // Without Accept: text/event-stream, what is there after the id, at once, as JSON.
@@ -308,6 +358,6 @@ describe.each(BACKENDS)("webhooks and the event stream, on %s", (backend) => {
       polled.body.events.map(
         (e: { notification?: { data: { name: string } } }) => e.notification?.data.name,
       ),
-    ).toEqual([undefined, second]);
+    ).toContain(second);
   });
 });
