@@ -12,6 +12,7 @@ import { registerPaper } from "./commands/paper.js";
 import { registerPromotion } from "./commands/promotion.js";
 import { registerStrategy } from "./commands/strategy.js";
 import { registerSweep } from "./commands/sweep.js";
+import { registerWebhooks } from "./commands/webhooks.js";
 import { defaultUrl } from "./context.js";
 import { CliExit, type Io } from "./io.js";
 
@@ -47,6 +48,7 @@ export function buildProgram(io: Io): Command {
   registerDatasets(program, io);
   registerData(program, io);
   registerCompliance(program, io);
+  registerWebhooks(program, io);
   return program;
 }
 
