@@ -12,6 +12,8 @@ import {
   testNatsNamespace,
   testNatsUrl,
 } from "../support/test-platform.js";
+import { freshMfaClaims, startTestIdp, userClaims, type TestIdp } from "@svc/lib/auth/testing";
+import { grantMembership } from "../support/memberships.js";
 import { approvedSession, phaseOf } from "../support/paper.js";
 import { eventually } from "../support/until.js";
 
@@ -359,5 +361,105 @@ describe.each(BACKENDS)("webhooks and the event stream, on %s", (backend) => {
         (e: { notification?: { data: { name: string } } }) => e.notification?.data.name,
       ),
     ).toContain(second);
+  });
+});
+
+describe("webhooks and the stream under OIDC: orgs and scopes", () => {
+  let p: RunningPlatform;
+  let idp: TestIdp;
+  const NS = "https://svc.example/claims/";
+  const token = async (sub: string, scopes: string[], org: string, mfa = false) => ({
+    authorization: `Bearer ${await idp.sign(
+      (mfa ? freshMfaClaims : userClaims)(sub, scopes, { [`${NS}org_id`]: org }),
+    )}`,
+  });
+  const HOOKS = ["read:webhooks", "write:webhooks"];
+
+  beforeAll(async () => {
+    idp = await startTestIdp();
+    p = await startTestPlatform("pglite", {
+      SVC_AUTH_PROVIDER: "oidc",
+      SVC_AUTH_OIDC_ISSUER: idp.issuer,
+      SVC_AUTH_OIDC_AUDIENCE: idp.audience,
+      SVC_VAULT_KEK: randomBytes(32).toString("base64"),
+      SVC_WEBHOOK_POLL_INTERVAL_MS: "100",
+    });
+    await grantMembership(p, "user|ana", "user|ben", "user|cy", "user|ops");
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await p?.close();
+    await idp?.stop();
+  });
+
+  it("keeps an org's subscriptions to that org, and refuses types the caller may not read", async () => {
+    const ana = await token("user|ana", [...HOOKS, "read:killswitch"], "org-a");
+    const ben = await token("user|ben", [...HOOKS, "read:killswitch"], "org-b");
+    const body = { url: "https://hooks.example.com/a", event_types: ["killswitch.engaged"] };
+    const made = await call(p.url, "POST", "/webhooks/subscriptions", body, ana);
+    expect(made.status, made.text).toBe(201);
+    const id = made.body.subscription.id;
+    expect(made.body.subscription.org_id).toBe("org-a");
+
+    const theirs = await call(p.url, "GET", "/webhooks/subscriptions", undefined, ben);
+    expect(theirs.body.items).toEqual([]);
+    const del = await call(p.url, "DELETE", `/webhooks/subscriptions/${id}`, undefined, ben);
+    expect(del.status).toBe(404);
+    const reads = await call(
+      p.url,
+      "GET",
+      `/webhooks/subscriptions/${id}/deliveries`,
+      undefined,
+      ben,
+    );
+    expect(reads.status).toBe(404);
+
+    const cy = await token("user|cy", [...HOOKS, "read:promotion"], "org-a");
+    const refused = await call(p.url, "POST", "/webhooks/subscriptions", body, cy);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({
+      code: "missing_scope",
+      details: { scope: "read:killswitch" },
+    });
+    const noScope = await call(
+      p.url,
+      "GET",
+      "/webhooks/subscriptions",
+      undefined,
+      await token("user|cy", ["read:promotion"], "org-a"),
+    );
+    expect(noScope.status).toBe(403);
+  });
+
+  it("streams a kill switch's engagement to who may read kill switches, and not to others", async () => {
+    const reader = await openStream(
+      `${p.url}/events/stream`,
+      await token("user|ana", ["read:killswitch"], "org-a"),
+    );
+    const outsider = await openStream(
+      `${p.url}/events/stream`,
+      await token("user|cy", ["read:promotion"], "org-a"),
+    );
+    expect((await reader.next()).event).toBe("ready");
+    expect((await outsider.next()).event).toBe("ready");
+    const engaged = await call(
+      p.url,
+      "PUT",
+      "/kill-switches/oidc-hook",
+      { scope: "fleet", target: "oidc", mode: "cancel", reason: "scoped stream" },
+      await token("user|ops", ["halt:platform"], "org-a", true),
+    );
+    expect(engaged.status, engaged.text).toBeLessThan(300);
+    expect((await nextNamed(reader, "oidc-hook")).data.type).toBe("killswitch.engaged");
+    reader.close();
+    // The outsider's stream stays silent: it polls the same log, its filter leaves the event out.
+    const polled = await call(
+      p.url,
+      "GET",
+      "/events/stream?last_event_id=0",
+      undefined,
+      await token("user|cy", ["read:promotion"], "org-a"),
+    );
+    expect(polled.body.events).toEqual([{ ready: { resumed_after: "0" } }]);
+    outsider.close();
   });
 });

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { isForeignKeyViolation } from "@svc/lib/db";
 import { withDeadline } from "@svc/lib/deadline";
 import type { IdentityDatabase } from "../store/identity.table.js";
 import { claimDue, recordAttempt, type DueDelivery } from "../store/notifications.repository.js";
@@ -88,7 +89,15 @@ export function startDispatcher(deps: {
     if (running) return running;
     running = (async () => {
       const due = await withDeadline(claimDue(deps.db, BATCH, leaseMs), deps.timeoutMs, "database");
-      await Promise.all(due.map((d) => attempt(d)));
+      const tried = await Promise.allSettled(due.map((d) => attempt(d)));
+      tried.forEach((t, i) => {
+        // A subscription deleted while its delivery was tried takes its deliveries along.
+        if (t.status === "rejected" && !isForeignKeyViolation(t.reason))
+          deps.log.warn(
+            { err: t.reason, delivery_id: due[i]!.id },
+            "a webhook attempt was not recorded; it is tried again once its claim lapses",
+          );
+      });
       return due.length;
     })();
     try {
