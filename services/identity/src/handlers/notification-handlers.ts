@@ -30,6 +30,8 @@ import type { KekRing } from "../vault/kek.js";
 const LIST_LIMIT = 100;
 /** The gateway's mark of a caller that reads server-sent events (gateway/src/transcode). */
 const EVENT_STREAM_HEADER = "x-svc-event-stream";
+/** How long before its deadline a stream ends by itself. */
+const STREAM_END_MARGIN_MS = 2_000;
 /** How often a stream looks for events another identity process recorded. */
 const STREAM_POLL_MS = 1_000;
 
@@ -231,7 +233,15 @@ export function createNotificationHandlers(deps: {
       // A caller that waits for one JSON answer (no Accept: text/event-stream) gets what is
       // there after its last id, now, rather than everything at the deadline.
       if (!follows && rows.length < 100) return;
-      if (rows.length === 0) await deps.signal.next(STREAM_POLL_MS, ctx.signal);
+      // End cleanly before the call's deadline, rather than with a deadline error: EventSource
+      // reconnects with Last-Event-ID and misses nothing.
+      const left = ctx.timeoutMs();
+      if (left !== undefined && left < STREAM_END_MARGIN_MS) return;
+      if (rows.length === 0)
+        await deps.signal.next(
+          Math.min(STREAM_POLL_MS, (left ?? Infinity) - STREAM_END_MARGIN_MS),
+          ctx.signal,
+        );
     }
   }
 }
