@@ -16,7 +16,7 @@ import {
   type WebhookDelivery,
 } from "@svc/gen/svc/identity/v1/identity_pb.js";
 import { principalOf, type Principal } from "@svc/lib/auth";
-import { withDeadline } from "@svc/lib/deadline";
+import { CALL_DEADLINES_MS, withDeadline } from "@svc/lib/deadline";
 import { svcError } from "@svc/lib/errors";
 import { EVENT_TYPES, BUILT_EVENT_TYPES, mayHear } from "../notifications/event-catalog.js";
 import type { EventSignal } from "../notifications/event-signal.js";
@@ -207,6 +207,12 @@ export function createNotificationHandlers(deps: {
   ): AsyncGenerator<EventStreamItem> {
     const p = principalOf(ctx);
     const follows = ctx.requestHeader.get(EVENT_STREAM_HEADER) === "1";
+    // The call's deadline when the transport carries one; a long call's otherwise (the in-process
+    // hop of all-in-one does not pass a stream's deadline on).
+    const endsAt =
+      Date.now() +
+      Math.min(ctx.timeoutMs() ?? Infinity, CALL_DEADLINES_MS.long) -
+      STREAM_END_MARGIN_MS;
     let cursor = lastEventId || (await t(repo.lastEventSeq(db)));
     yield create(EventStreamItemSchema, {
       kind: { case: "ready", value: { resumedAfter: lastEventId } },
@@ -235,13 +241,9 @@ export function createNotificationHandlers(deps: {
       if (!follows && rows.length < 100) return;
       // End cleanly before the call's deadline, rather than with a deadline error: EventSource
       // reconnects with Last-Event-ID and misses nothing.
-      const left = ctx.timeoutMs();
-      if (left !== undefined && left < STREAM_END_MARGIN_MS) return;
-      if (rows.length === 0)
-        await deps.signal.next(
-          Math.min(STREAM_POLL_MS, (left ?? Infinity) - STREAM_END_MARGIN_MS),
-          ctx.signal,
-        );
+      const left = endsAt - Date.now();
+      if (left <= 0) return;
+      if (rows.length === 0) await deps.signal.next(Math.min(STREAM_POLL_MS, left), ctx.signal);
     }
   }
 }
