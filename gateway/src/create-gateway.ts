@@ -29,7 +29,12 @@ import {
   UnsupportedTextBody,
 } from "./transcode/raw-text-body.js";
 import { parseJsonBody } from "./transcode/parse-json-body.js";
-import { transcodeServerStream } from "./transcode/server-stream.js";
+import {
+  EVENT_STREAM_HEADER,
+  resumeInput,
+  transcodeServerStream,
+  wantsEventStream,
+} from "./transcode/server-stream.js";
 import { registerMcpEndpoint } from "./mcp/mcp-endpoint.js";
 import { McpService } from "@svc/gen/svc/identity/v1/identity_pb.js";
 import { protoJsonToWire } from "@svc/lib/validate";
@@ -281,7 +286,7 @@ async function transcode(
           : requestInput(binding, params, query, req.body);
       let message;
       try {
-        message = fromJson(binding.method.input, input);
+        message = fromJson(binding.method.input, resumeInput(binding, req, input));
       } catch (err) {
         throw new WireInputError(`invalid request: ${(err as Error).message}`, "body");
       }
@@ -294,6 +299,9 @@ async function transcode(
       headers.set(REQUEST_ID_HEADER, req.id);
       injectTraceHeaders(headers);
       if (binding.method.methodKind === "server_streaming") {
+        // A stream that never ends by itself (the event stream) tells from this whether its
+        // caller reads events as they come or waits for one JSON answer.
+        if (wantsEventStream(req)) headers.set(EVENT_STREAM_HEADER, "1");
         span.setAttribute("http.response.status_code", binding.rule.successStatus || 200);
         return await transcodeServerStream(
           binding,

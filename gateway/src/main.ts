@@ -10,6 +10,7 @@ import {
   AuditService,
   CredentialService,
   IdentityService,
+  NotificationService,
   LicenseService,
   McpService,
   TenancyService,
@@ -39,6 +40,7 @@ const owners = {
     McpService,
     AuditService,
     CredentialService,
+    NotificationService,
   ],
 } as const;
 const missing = Object.keys(owners).filter(

@@ -152,6 +152,12 @@ export const COMMAND_MODULES: Array<{
   },
   {
     commands: [
+      ["webhooks", "webhook subscriptions: signed deliveries of platform events to your URL"],
+    ],
+    load: async () => (await import("./webhooks.js")).registerWebhooks,
+  },
+  {
+    commands: [
       ["completion", "print a shell completion script: svc completion bash|zsh", "<shell>"],
     ],
     load: async () => (await import("./completion.js")).registerCompletion,

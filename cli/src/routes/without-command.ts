@@ -10,4 +10,5 @@ export const WITHOUT_COMMAND: Record<string, string> = {
   "GET /auth/callback": "the identity provider's redirect back to the browser after sign-in",
   "POST /auth/license/leases": "called by a deployed bot's runtime for its license lease",
   "GET /auth/license/public-key": "read by bot runtimes to check their lease signatures",
+  "GET /events/stream": "a server-sent event stream for the console and API clients (EventSource)",
 };

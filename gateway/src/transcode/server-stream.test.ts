@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ChatEventSchema, ChatFinalSchema } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { EventStreamItemSchema } from "@svc/gen/svc/identity/v1/identity_pb.js";
 import { sseFrame } from "./server-stream.js";
 
 describe("sseFrame", () => {
@@ -22,5 +23,14 @@ describe("sseFrame", () => {
       text: "two\nlines",
       tokens_used: "3",
     });
+  });
+
+  it("gives an event carrying a stream_id that id, so a reconnecting client resumes after it", () => {
+    const item = create(EventStreamItemSchema, {
+      kind: { case: "notification", value: { streamId: "42", type: "killswitch.engaged" } },
+    });
+    expect(sseFrame(EventStreamItemSchema, item)).toMatch(
+      /^id: 42\nevent: notification\ndata: \{"stream_id":"42"/,
+    );
   });
 });

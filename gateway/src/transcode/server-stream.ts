@@ -3,6 +3,7 @@ import {
   toJson,
   type DescMessage,
   type DescMethodServerStreaming,
+  type JsonObject,
   type JsonValue,
   type Message,
 } from "@bufbuild/protobuf";
@@ -14,6 +15,9 @@ import { protoJsonToWire } from "@svc/lib/validate";
 
 /** The media type that asks a streaming route for server-sent events. */
 export const EVENT_STREAM = "text/event-stream";
+
+/** Set (to "1") on a streaming call whose HTTP caller reads server-sent events. */
+export const EVENT_STREAM_HEADER = "x-svc-event-stream";
 
 /** Whether the caller asked for server-sent events (Accept: text/event-stream). */
 export function wantsEventStream(req: FastifyRequest): boolean {
@@ -44,8 +48,37 @@ export function sseFrame(schema: DescMessage, message: Message): string {
   return frame("message", wire(schema, message));
 }
 
-const frame = (event: string, data: JsonValue) =>
-  `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+/**
+ * A streamed message that carries a `stream_id` names its event's SSE id, so a client that
+ * reconnects sends it back as Last-Event-ID and the stream resumes after it.
+ */
+const frame = (event: string, data: JsonValue) => {
+  const id =
+    data && typeof data === "object" && !Array.isArray(data) && typeof data.stream_id === "string"
+      ? `id: ${data.stream_id}\n`
+      : "";
+  return `${id}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+};
+
+/**
+ * The Last-Event-ID header of a reconnecting EventSource, as the `last_event_id` field of a
+ * streaming RPC that has one (a query parameter of the same name wins).
+ */
+export function resumeInput(
+  binding: RouteBinding,
+  req: FastifyRequest,
+  input: JsonObject,
+): JsonObject {
+  const header = req.headers["last-event-id"];
+  if (
+    binding.method.methodKind !== "server_streaming" ||
+    typeof header !== "string" ||
+    input.last_event_id !== undefined ||
+    !binding.method.input.fields.some((f) => f.name === "last_event_id")
+  )
+    return input;
+  return { ...input, last_event_id: header };
+}
 
 /**
  * Transcodes a server-streaming RPC. The first message is awaited before anything is sent, so a

@@ -46,6 +46,15 @@ export interface Config {
   licenseLease: { privateKeyPem?: string; privateKeyPath?: string; retiredPublicKeysPem?: string };
   /** The credentials vault's key-encryption keys (SVC_VAULT_*). */
   vault: { kek?: string; previousKek?: string };
+  /** Outbound webhooks (SVC_WEBHOOK_*). */
+  webhooks: {
+    allowHttpLoopback: boolean;
+    deliveryTimeoutMs: number;
+    maxAttempts: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
+    pollIntervalMs: number;
+  };
   /** The audit trail's checkpoints (SVC_AUDIT_CHECKPOINT_*). */
   auditCheckpoints: {
     privateKeyPem?: string;
@@ -289,6 +298,14 @@ function assemble(r: Raw): Config {
       retiredPublicKeysPem: s("SVC_AUTH_LICENSE_LEASE_RETIRED_PUBLIC_KEYS_PEM"),
     },
     vault: { kek: s("SVC_VAULT_KEK"), previousKek: s("SVC_VAULT_PREVIOUS_KEK") },
+    webhooks: {
+      allowHttpLoopback: b("SVC_WEBHOOK_ALLOW_HTTP_LOOPBACK"),
+      deliveryTimeoutMs: i("SVC_WEBHOOK_DELIVERY_TIMEOUT_MS"),
+      maxAttempts: i("SVC_WEBHOOK_MAX_ATTEMPTS"),
+      retryBaseMs: i("SVC_WEBHOOK_RETRY_BASE_MS"),
+      retryMaxMs: i("SVC_WEBHOOK_RETRY_MAX_MS"),
+      pollIntervalMs: i("SVC_WEBHOOK_POLL_INTERVAL_MS"),
+    },
     auditCheckpoints: {
       privateKeyPem: s("SVC_AUDIT_CHECKPOINT_PRIVATE_KEY_PEM"),
       trustedPublicKeysPem: s("SVC_AUDIT_CHECKPOINT_TRUSTED_PUBLIC_KEYS_PEM"),

@@ -240,6 +240,37 @@ export const SETTINGS = {
     secret: true,
   },
 
+  SVC_WEBHOOK_ALLOW_HTTP_LOOPBACK: {
+    kind: bool,
+    default: "false",
+    doc: "Lets a webhook subscription post to http:// (or https://) on a loopback address, for a receiver on a developer's machine. Off: webhook URLs are https:// to public addresses only (docs/notifications.md).",
+  },
+  SVC_WEBHOOK_DELIVERY_TIMEOUT_MS: {
+    kind: int(100, 60_000),
+    default: "10000",
+    doc: "Deadline of one webhook attempt, connection included; a receiver slower than this has failed the attempt.",
+  },
+  SVC_WEBHOOK_MAX_ATTEMPTS: {
+    kind: int(1, 50),
+    default: "8",
+    doc: "Attempts of one webhook delivery before it becomes a dead letter (GET /webhooks/dead-letters, replayed with POST /webhooks/deliveries/{id}/replay).",
+  },
+  SVC_WEBHOOK_RETRY_BASE_MS: {
+    kind: int(10, 3_600_000),
+    default: "5000",
+    doc: "The first retry's wait after a failed webhook attempt; each further failure doubles it (half of it random jitter), up to SVC_WEBHOOK_RETRY_MAX_MS.",
+  },
+  SVC_WEBHOOK_RETRY_MAX_MS: {
+    kind: int(10, 86_400_000),
+    default: "3600000",
+    doc: "The longest wait between two attempts of a webhook delivery.",
+  },
+  SVC_WEBHOOK_POLL_INTERVAL_MS: {
+    kind: int(50, 60_000),
+    default: "1000",
+    doc: "How often the identity service looks for webhook deliveries that are due.",
+  },
+
   SVC_AUDIT_CHECKPOINT_PRIVATE_KEY_PEM: {
     kind: str,
     doc: "Ed25519 private key (PKCS#8 PEM) that signs the audit trail's checkpoints; identity service only, never the lease key. Unset: a key made at start, which anchors nothing across a restart (the start-up log says so).",

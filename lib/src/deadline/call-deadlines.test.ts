@@ -5,6 +5,7 @@ import {
   AuditService,
   CredentialService,
   IdentityService,
+  NotificationService,
   LicenseService,
   McpService,
   TenancyService,
@@ -23,6 +24,7 @@ const methods = [
   TenancyService,
   AuditService,
   CredentialService,
+  NotificationService,
   KillSwitchService,
   PromotionService,
 ].flatMap((s) => s.methods);

@@ -143,6 +143,13 @@ export const ERROR_CODES = [
   "fleet_infrastructure_busy",
   "deployment_not_found",
   "not_implemented",
+  // Webhooks and the event stream (docs/notifications.md)
+  "webhook_url_refused",
+  "unknown_event_type",
+  "event_type_not_built",
+  "webhook_subscription_not_found",
+  "webhook_delivery_not_found",
+  "webhook_delivery_not_dead",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

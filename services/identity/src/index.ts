@@ -3,6 +3,7 @@ import {
   AuditService,
   CredentialService,
   IdentityService,
+  NotificationService,
   LicenseService,
   McpService,
   TenancyService,
@@ -30,6 +31,10 @@ import type { IdentityDatabase } from "./store/identity.table.js";
 import { createCredentialHandlers } from "./handlers/credential-handlers.js";
 import { createCredentialVault } from "./vault/credential-vault.js";
 import { kekRingFrom } from "./vault/kek.js";
+import { consumeNotificationEvents } from "./consumers/notification-events.js";
+import { createNotificationHandlers } from "./handlers/notification-handlers.js";
+import { createEventSignal } from "./notifications/event-signal.js";
+import { startDispatcher, type Dispatcher } from "./notifications/dispatcher.js";
 
 /** A member is remembered 30 s; a non-member 2 s, so a person just synced gets in at once. */
 const MEMBER_CACHE_MS = 30_000;
@@ -127,6 +132,9 @@ export async function createIdentityModule(
     }),
   );
   let auditTrail: BusSubscription | undefined;
+  let notificationEvents: BusSubscription | undefined;
+  let dispatcher: Dispatcher | undefined;
+  const eventSignal = createEventSignal();
   return {
     name: "identity",
     services: [
@@ -136,6 +144,7 @@ export async function createIdentityModule(
       McpService,
       AuditService,
       CredentialService,
+      NotificationService,
     ],
     routes(router) {
       router.service(
@@ -152,6 +161,16 @@ export async function createIdentityModule(
       );
       router.service(TenancyService, completeService(TenancyService, tenancy.tenancy));
       router.service(CredentialService, createCredentialHandlers(vault, platform.config.auth));
+      router.service(
+        NotificationService,
+        createNotificationHandlers({
+          db,
+          kekRing,
+          allowHttpLoopback: platform.config.webhooks.allowHttpLoopback,
+          timeoutMs: platform.config.timeouts.dbMs,
+          signal: eventSignal,
+        }),
+      );
       router.service(
         McpService,
         completeService(
@@ -185,8 +204,24 @@ export async function createIdentityModule(
         db,
         timeoutMs: platform.config.timeouts.dbMs,
       });
+      notificationEvents = await consumeNotificationEvents({
+        bus: platform.bus,
+        db,
+        timeoutMs: platform.config.timeouts.dbMs,
+        recorded: eventSignal.notify,
+        log: platform.log,
+      });
+      dispatcher = startDispatcher({
+        db,
+        kekRing,
+        settings: platform.config.webhooks,
+        timeoutMs: platform.config.timeouts.dbMs,
+        log: platform.log,
+      });
     },
     async stop() {
+      await dispatcher?.stop();
+      await notificationEvents?.stop();
       await auditTrail?.stop();
       await checkpointer.stop();
       await checkpointing.log.close();

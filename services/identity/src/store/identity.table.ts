@@ -26,6 +26,47 @@ export interface IdentityDatabase {
     rotated_by: string;
     rotated_at: Timestamp;
   };
+  /** Platform events people may hear of; seq is the SSE id (docs/notifications.md). */
+  notification_events: {
+    seq: ColumnType<string, never, never>;
+    id: string;
+    type: string;
+    occurred_at: Timestamp;
+    data: Json<JsonObject>;
+    recorded_at: ColumnType<Date, never, never>;
+  };
+  /** An org's webhook subscription; its signing secret only as a vault envelope. */
+  webhook_subscriptions: {
+    id: string;
+    org_id: string;
+    url: string;
+    event_types: Json<string[]>;
+    description: string;
+    kek_id: string;
+    wrapped_key: Buffer;
+    ciphertext: Buffer;
+    created_by: string;
+    created_at: Defaulted<Date>;
+  };
+  webhook_deliveries: {
+    id: string;
+    subscription_id: string;
+    event_seq: string;
+    status: "pending" | "delivered" | "dead";
+    attempts: Defaulted<number>;
+    next_attempt_at: Timestamp;
+    last_error: Defaulted<string>;
+    created_at: Defaulted<Date>;
+  };
+  webhook_attempts: {
+    id: ColumnType<string, never, never>;
+    delivery_id: string;
+    attempt: number;
+    at: Defaulted<Date>;
+    status_code: number;
+    error: string;
+    duration_ms: number;
+  };
   users: {
     id: string;
     subject: string;

@@ -4646,6 +4646,797 @@ export declare type ResolveCredentialResponseJson = {
 export declare const ResolveCredentialResponseSchema: GenMessage<ResolveCredentialResponse, {jsonType: ResolveCredentialResponseJson}>;
 
 /**
+ * An org's subscription to platform events, delivered to its URL as Standard Webhooks
+ * (docs/notifications.md). Its signing secret is never answered again after the creation.
+ *
+ * @generated from message svc.identity.v1.WebhookSubscription
+ */
+export declare type WebhookSubscription = Message<"svc.identity.v1.WebhookSubscription"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The org of the person who made it (empty under local auth): only that org sees and changes it.
+   *
+   * @generated from field: string org_id = 2;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string url = 3;
+   */
+  url: string;
+
+  /**
+   * The event types delivered (killswitch.engaged, killswitch.released, promotion.approved, ...).
+   *
+   * @generated from field: repeated string event_types = 4;
+   */
+  eventTypes: string[];
+
+  /**
+   * @generated from field: string description = 5;
+   */
+  description: string;
+
+  /**
+   * @generated from field: string created_by = 6;
+   */
+  createdBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * An org's subscription to platform events, delivered to its URL as Standard Webhooks
+ * (docs/notifications.md). Its signing secret is never answered again after the creation.
+ *
+ * @generated from message svc.identity.v1.WebhookSubscription
+ */
+export declare type WebhookSubscriptionJson = {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id?: string;
+
+  /**
+   * The org of the person who made it (empty under local auth): only that org sees and changes it.
+   *
+   * @generated from field: string org_id = 2;
+   */
+  orgId?: string;
+
+  /**
+   * @generated from field: string url = 3;
+   */
+  url?: string;
+
+  /**
+   * The event types delivered (killswitch.engaged, killswitch.released, promotion.approved, ...).
+   *
+   * @generated from field: repeated string event_types = 4;
+   */
+  eventTypes?: string[];
+
+  /**
+   * @generated from field: string description = 5;
+   */
+  description?: string;
+
+  /**
+   * @generated from field: string created_by = 6;
+   */
+  createdBy?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: TimestampJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.WebhookSubscription.
+ * Use `create(WebhookSubscriptionSchema)` to create a new message.
+ */
+export declare const WebhookSubscriptionSchema: GenMessage<WebhookSubscription, {jsonType: WebhookSubscriptionJson}>;
+
+/**
+ * @generated from message svc.identity.v1.CreateWebhookSubscriptionRequest
+ */
+export declare type CreateWebhookSubscriptionRequest = Message<"svc.identity.v1.CreateWebhookSubscriptionRequest"> & {
+  /**
+   * https://, or http:// to a loopback address when SVC_WEBHOOK_ALLOW_HTTP_LOOPBACK is on; never
+   * an internal address (400 webhook_url_refused).
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: repeated string event_types = 2;
+   */
+  eventTypes: string[];
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.CreateWebhookSubscriptionRequest
+ */
+export declare type CreateWebhookSubscriptionRequestJson = {
+  /**
+   * https://, or http:// to a loopback address when SVC_WEBHOOK_ALLOW_HTTP_LOOPBACK is on; never
+   * an internal address (400 webhook_url_refused).
+   *
+   * @generated from field: string url = 1;
+   */
+  url?: string;
+
+  /**
+   * @generated from field: repeated string event_types = 2;
+   */
+  eventTypes?: string[];
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.CreateWebhookSubscriptionRequest.
+ * Use `create(CreateWebhookSubscriptionRequestSchema)` to create a new message.
+ */
+export declare const CreateWebhookSubscriptionRequestSchema: GenMessage<CreateWebhookSubscriptionRequest, {jsonType: CreateWebhookSubscriptionRequestJson}>;
+
+/**
+ * @generated from message svc.identity.v1.CreateWebhookSubscriptionResponse
+ */
+export declare type CreateWebhookSubscriptionResponse = Message<"svc.identity.v1.CreateWebhookSubscriptionResponse"> & {
+  /**
+   * @generated from field: svc.identity.v1.WebhookSubscription subscription = 1;
+   */
+  subscription?: WebhookSubscription | undefined;
+
+  /**
+   * whsec_<base64 of 32 random bytes>: shown once, here; the platform keeps it sealed in the vault.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.CreateWebhookSubscriptionResponse
+ */
+export declare type CreateWebhookSubscriptionResponseJson = {
+  /**
+   * @generated from field: svc.identity.v1.WebhookSubscription subscription = 1;
+   */
+  subscription?: WebhookSubscriptionJson;
+
+  /**
+   * whsec_<base64 of 32 random bytes>: shown once, here; the platform keeps it sealed in the vault.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.CreateWebhookSubscriptionResponse.
+ * Use `create(CreateWebhookSubscriptionResponseSchema)` to create a new message.
+ */
+export declare const CreateWebhookSubscriptionResponseSchema: GenMessage<CreateWebhookSubscriptionResponse, {jsonType: CreateWebhookSubscriptionResponseJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListWebhookSubscriptionsRequest
+ */
+export declare type ListWebhookSubscriptionsRequest = Message<"svc.identity.v1.ListWebhookSubscriptionsRequest"> & {
+};
+
+/**
+ * @generated from message svc.identity.v1.ListWebhookSubscriptionsRequest
+ */
+export declare type ListWebhookSubscriptionsRequestJson = {
+};
+
+/**
+ * Describes the message svc.identity.v1.ListWebhookSubscriptionsRequest.
+ * Use `create(ListWebhookSubscriptionsRequestSchema)` to create a new message.
+ */
+export declare const ListWebhookSubscriptionsRequestSchema: GenMessage<ListWebhookSubscriptionsRequest, {jsonType: ListWebhookSubscriptionsRequestJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListWebhookSubscriptionsResponse
+ */
+export declare type ListWebhookSubscriptionsResponse = Message<"svc.identity.v1.ListWebhookSubscriptionsResponse"> & {
+  /**
+   * @generated from field: repeated svc.identity.v1.WebhookSubscription items = 1;
+   */
+  items: WebhookSubscription[];
+};
+
+/**
+ * @generated from message svc.identity.v1.ListWebhookSubscriptionsResponse
+ */
+export declare type ListWebhookSubscriptionsResponseJson = {
+  /**
+   * @generated from field: repeated svc.identity.v1.WebhookSubscription items = 1;
+   */
+  items?: WebhookSubscriptionJson[];
+};
+
+/**
+ * Describes the message svc.identity.v1.ListWebhookSubscriptionsResponse.
+ * Use `create(ListWebhookSubscriptionsResponseSchema)` to create a new message.
+ */
+export declare const ListWebhookSubscriptionsResponseSchema: GenMessage<ListWebhookSubscriptionsResponse, {jsonType: ListWebhookSubscriptionsResponseJson}>;
+
+/**
+ * @generated from message svc.identity.v1.DeleteWebhookSubscriptionRequest
+ */
+export declare type DeleteWebhookSubscriptionRequest = Message<"svc.identity.v1.DeleteWebhookSubscriptionRequest"> & {
+  /**
+   * @generated from field: string subscription_id = 1;
+   */
+  subscriptionId: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.DeleteWebhookSubscriptionRequest
+ */
+export declare type DeleteWebhookSubscriptionRequestJson = {
+  /**
+   * @generated from field: string subscription_id = 1;
+   */
+  subscriptionId?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.DeleteWebhookSubscriptionRequest.
+ * Use `create(DeleteWebhookSubscriptionRequestSchema)` to create a new message.
+ */
+export declare const DeleteWebhookSubscriptionRequestSchema: GenMessage<DeleteWebhookSubscriptionRequest, {jsonType: DeleteWebhookSubscriptionRequestJson}>;
+
+/**
+ * @generated from message svc.identity.v1.DeleteWebhookSubscriptionResponse
+ */
+export declare type DeleteWebhookSubscriptionResponse = Message<"svc.identity.v1.DeleteWebhookSubscriptionResponse"> & {
+};
+
+/**
+ * @generated from message svc.identity.v1.DeleteWebhookSubscriptionResponse
+ */
+export declare type DeleteWebhookSubscriptionResponseJson = {
+};
+
+/**
+ * Describes the message svc.identity.v1.DeleteWebhookSubscriptionResponse.
+ * Use `create(DeleteWebhookSubscriptionResponseSchema)` to create a new message.
+ */
+export declare const DeleteWebhookSubscriptionResponseSchema: GenMessage<DeleteWebhookSubscriptionResponse, {jsonType: DeleteWebhookSubscriptionResponseJson}>;
+
+/**
+ * One try at delivering an event to a subscription's URL.
+ *
+ * @generated from message svc.identity.v1.WebhookAttempt
+ */
+export declare type WebhookAttempt = Message<"svc.identity.v1.WebhookAttempt"> & {
+  /**
+   * @generated from field: int32 attempt = 1;
+   */
+  attempt: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp at = 2;
+   */
+  at?: Timestamp | undefined;
+
+  /**
+   * The receiver's HTTP status; 0 when no answer came (refused, timed out, unreachable).
+   *
+   * @generated from field: int32 status_code = 3;
+   */
+  statusCode: number;
+
+  /**
+   * Why it failed, when it did.
+   *
+   * @generated from field: string error = 4;
+   */
+  error: string;
+
+  /**
+   * @generated from field: int32 duration_ms = 5;
+   */
+  durationMs: number;
+};
+
+/**
+ * One try at delivering an event to a subscription's URL.
+ *
+ * @generated from message svc.identity.v1.WebhookAttempt
+ */
+export declare type WebhookAttemptJson = {
+  /**
+   * @generated from field: int32 attempt = 1;
+   */
+  attempt?: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp at = 2;
+   */
+  at?: TimestampJson;
+
+  /**
+   * The receiver's HTTP status; 0 when no answer came (refused, timed out, unreachable).
+   *
+   * @generated from field: int32 status_code = 3;
+   */
+  statusCode?: number;
+
+  /**
+   * Why it failed, when it did.
+   *
+   * @generated from field: string error = 4;
+   */
+  error?: string;
+
+  /**
+   * @generated from field: int32 duration_ms = 5;
+   */
+  durationMs?: number;
+};
+
+/**
+ * Describes the message svc.identity.v1.WebhookAttempt.
+ * Use `create(WebhookAttemptSchema)` to create a new message.
+ */
+export declare const WebhookAttemptSchema: GenMessage<WebhookAttempt, {jsonType: WebhookAttemptJson}>;
+
+/**
+ * One event on its way to one subscription.
+ *
+ * @generated from message svc.identity.v1.WebhookDelivery
+ */
+export declare type WebhookDelivery = Message<"svc.identity.v1.WebhookDelivery"> & {
+  /**
+   * The webhook-id header: the same on every attempt and on a replay, so a receiver deduplicates.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string subscription_id = 2;
+   */
+  subscriptionId: string;
+
+  /**
+   * @generated from field: string event_id = 3;
+   */
+  eventId: string;
+
+  /**
+   * @generated from field: string event_type = 4;
+   */
+  eventType: string;
+
+  /**
+   * pending, delivered or dead (dead-lettered after SVC_WEBHOOK_MAX_ATTEMPTS failures).
+   *
+   * @generated from field: string status = 5;
+   */
+  status: string;
+
+  /**
+   * @generated from field: int32 attempts = 6;
+   */
+  attempts: number;
+
+  /**
+   * When the next attempt is due (pending only).
+   *
+   * @generated from field: google.protobuf.Timestamp next_attempt_at = 7;
+   */
+  nextAttemptAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string last_error = 8;
+   */
+  lastError: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 9;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: repeated svc.identity.v1.WebhookAttempt attempt_log = 10;
+   */
+  attemptLog: WebhookAttempt[];
+};
+
+/**
+ * One event on its way to one subscription.
+ *
+ * @generated from message svc.identity.v1.WebhookDelivery
+ */
+export declare type WebhookDeliveryJson = {
+  /**
+   * The webhook-id header: the same on every attempt and on a replay, so a receiver deduplicates.
+   *
+   * @generated from field: string id = 1;
+   */
+  id?: string;
+
+  /**
+   * @generated from field: string subscription_id = 2;
+   */
+  subscriptionId?: string;
+
+  /**
+   * @generated from field: string event_id = 3;
+   */
+  eventId?: string;
+
+  /**
+   * @generated from field: string event_type = 4;
+   */
+  eventType?: string;
+
+  /**
+   * pending, delivered or dead (dead-lettered after SVC_WEBHOOK_MAX_ATTEMPTS failures).
+   *
+   * @generated from field: string status = 5;
+   */
+  status?: string;
+
+  /**
+   * @generated from field: int32 attempts = 6;
+   */
+  attempts?: number;
+
+  /**
+   * When the next attempt is due (pending only).
+   *
+   * @generated from field: google.protobuf.Timestamp next_attempt_at = 7;
+   */
+  nextAttemptAt?: TimestampJson;
+
+  /**
+   * @generated from field: string last_error = 8;
+   */
+  lastError?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 9;
+   */
+  createdAt?: TimestampJson;
+
+  /**
+   * @generated from field: repeated svc.identity.v1.WebhookAttempt attempt_log = 10;
+   */
+  attemptLog?: WebhookAttemptJson[];
+};
+
+/**
+ * Describes the message svc.identity.v1.WebhookDelivery.
+ * Use `create(WebhookDeliverySchema)` to create a new message.
+ */
+export declare const WebhookDeliverySchema: GenMessage<WebhookDelivery, {jsonType: WebhookDeliveryJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListWebhookDeliveriesRequest
+ */
+export declare type ListWebhookDeliveriesRequest = Message<"svc.identity.v1.ListWebhookDeliveriesRequest"> & {
+  /**
+   * @generated from field: string subscription_id = 1;
+   */
+  subscriptionId: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.ListWebhookDeliveriesRequest
+ */
+export declare type ListWebhookDeliveriesRequestJson = {
+  /**
+   * @generated from field: string subscription_id = 1;
+   */
+  subscriptionId?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.ListWebhookDeliveriesRequest.
+ * Use `create(ListWebhookDeliveriesRequestSchema)` to create a new message.
+ */
+export declare const ListWebhookDeliveriesRequestSchema: GenMessage<ListWebhookDeliveriesRequest, {jsonType: ListWebhookDeliveriesRequestJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListWebhookDeliveriesResponse
+ */
+export declare type ListWebhookDeliveriesResponse = Message<"svc.identity.v1.ListWebhookDeliveriesResponse"> & {
+  /**
+   * @generated from field: repeated svc.identity.v1.WebhookDelivery items = 1;
+   */
+  items: WebhookDelivery[];
+};
+
+/**
+ * @generated from message svc.identity.v1.ListWebhookDeliveriesResponse
+ */
+export declare type ListWebhookDeliveriesResponseJson = {
+  /**
+   * @generated from field: repeated svc.identity.v1.WebhookDelivery items = 1;
+   */
+  items?: WebhookDeliveryJson[];
+};
+
+/**
+ * Describes the message svc.identity.v1.ListWebhookDeliveriesResponse.
+ * Use `create(ListWebhookDeliveriesResponseSchema)` to create a new message.
+ */
+export declare const ListWebhookDeliveriesResponseSchema: GenMessage<ListWebhookDeliveriesResponse, {jsonType: ListWebhookDeliveriesResponseJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListWebhookDeadLettersRequest
+ */
+export declare type ListWebhookDeadLettersRequest = Message<"svc.identity.v1.ListWebhookDeadLettersRequest"> & {
+};
+
+/**
+ * @generated from message svc.identity.v1.ListWebhookDeadLettersRequest
+ */
+export declare type ListWebhookDeadLettersRequestJson = {
+};
+
+/**
+ * Describes the message svc.identity.v1.ListWebhookDeadLettersRequest.
+ * Use `create(ListWebhookDeadLettersRequestSchema)` to create a new message.
+ */
+export declare const ListWebhookDeadLettersRequestSchema: GenMessage<ListWebhookDeadLettersRequest, {jsonType: ListWebhookDeadLettersRequestJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ListWebhookDeadLettersResponse
+ */
+export declare type ListWebhookDeadLettersResponse = Message<"svc.identity.v1.ListWebhookDeadLettersResponse"> & {
+  /**
+   * @generated from field: repeated svc.identity.v1.WebhookDelivery items = 1;
+   */
+  items: WebhookDelivery[];
+};
+
+/**
+ * @generated from message svc.identity.v1.ListWebhookDeadLettersResponse
+ */
+export declare type ListWebhookDeadLettersResponseJson = {
+  /**
+   * @generated from field: repeated svc.identity.v1.WebhookDelivery items = 1;
+   */
+  items?: WebhookDeliveryJson[];
+};
+
+/**
+ * Describes the message svc.identity.v1.ListWebhookDeadLettersResponse.
+ * Use `create(ListWebhookDeadLettersResponseSchema)` to create a new message.
+ */
+export declare const ListWebhookDeadLettersResponseSchema: GenMessage<ListWebhookDeadLettersResponse, {jsonType: ListWebhookDeadLettersResponseJson}>;
+
+/**
+ * @generated from message svc.identity.v1.ReplayWebhookDeliveryRequest
+ */
+export declare type ReplayWebhookDeliveryRequest = Message<"svc.identity.v1.ReplayWebhookDeliveryRequest"> & {
+  /**
+   * @generated from field: string delivery_id = 1;
+   */
+  deliveryId: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.ReplayWebhookDeliveryRequest
+ */
+export declare type ReplayWebhookDeliveryRequestJson = {
+  /**
+   * @generated from field: string delivery_id = 1;
+   */
+  deliveryId?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.ReplayWebhookDeliveryRequest.
+ * Use `create(ReplayWebhookDeliveryRequestSchema)` to create a new message.
+ */
+export declare const ReplayWebhookDeliveryRequestSchema: GenMessage<ReplayWebhookDeliveryRequest, {jsonType: ReplayWebhookDeliveryRequestJson}>;
+
+/**
+ * @generated from message svc.identity.v1.StreamEventsRequest
+ */
+export declare type StreamEventsRequest = Message<"svc.identity.v1.StreamEventsRequest"> & {
+  /**
+   * Resume after this event (the SSE id of the last one received; the gateway takes the
+   * Last-Event-ID header into it). Empty: only events from now on.
+   *
+   * @generated from field: string last_event_id = 1;
+   */
+  lastEventId: string;
+};
+
+/**
+ * @generated from message svc.identity.v1.StreamEventsRequest
+ */
+export declare type StreamEventsRequestJson = {
+  /**
+   * Resume after this event (the SSE id of the last one received; the gateway takes the
+   * Last-Event-ID header into it). Empty: only events from now on.
+   *
+   * @generated from field: string last_event_id = 1;
+   */
+  lastEventId?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.StreamEventsRequest.
+ * Use `create(StreamEventsRequestSchema)` to create a new message.
+ */
+export declare const StreamEventsRequestSchema: GenMessage<StreamEventsRequest, {jsonType: StreamEventsRequestJson}>;
+
+/**
+ * The first message of a stream: it is open, and from where.
+ *
+ * @generated from message svc.identity.v1.EventStreamReady
+ */
+export declare type EventStreamReady = Message<"svc.identity.v1.EventStreamReady"> & {
+  /**
+   * @generated from field: string resumed_after = 1;
+   */
+  resumedAfter: string;
+};
+
+/**
+ * The first message of a stream: it is open, and from where.
+ *
+ * @generated from message svc.identity.v1.EventStreamReady
+ */
+export declare type EventStreamReadyJson = {
+  /**
+   * @generated from field: string resumed_after = 1;
+   */
+  resumedAfter?: string;
+};
+
+/**
+ * Describes the message svc.identity.v1.EventStreamReady.
+ * Use `create(EventStreamReadySchema)` to create a new message.
+ */
+export declare const EventStreamReadySchema: GenMessage<EventStreamReady, {jsonType: EventStreamReadyJson}>;
+
+/**
+ * A platform event as webhooks carry it.
+ *
+ * @generated from message svc.identity.v1.PlatformEvent
+ */
+export declare type PlatformEvent = Message<"svc.identity.v1.PlatformEvent"> & {
+  /**
+   * The SSE id: the event's place in the platform's event log, for Last-Event-ID.
+   *
+   * @generated from field: string stream_id = 1;
+   */
+  streamId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string type = 3;
+   */
+  type: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp timestamp = 4;
+   */
+  timestamp?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct data = 5;
+   */
+  data?: JsonObject | undefined;
+};
+
+/**
+ * A platform event as webhooks carry it.
+ *
+ * @generated from message svc.identity.v1.PlatformEvent
+ */
+export declare type PlatformEventJson = {
+  /**
+   * The SSE id: the event's place in the platform's event log, for Last-Event-ID.
+   *
+   * @generated from field: string stream_id = 1;
+   */
+  streamId?: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id?: string;
+
+  /**
+   * @generated from field: string type = 3;
+   */
+  type?: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp timestamp = 4;
+   */
+  timestamp?: TimestampJson;
+
+  /**
+   * @generated from field: google.protobuf.Struct data = 5;
+   */
+  data?: StructJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.PlatformEvent.
+ * Use `create(PlatformEventSchema)` to create a new message.
+ */
+export declare const PlatformEventSchema: GenMessage<PlatformEvent, {jsonType: PlatformEventJson}>;
+
+/**
+ * @generated from message svc.identity.v1.EventStreamItem
+ */
+export declare type EventStreamItem = Message<"svc.identity.v1.EventStreamItem"> & {
+  /**
+   * @generated from oneof svc.identity.v1.EventStreamItem.kind
+   */
+  kind: {
+    /**
+     * @generated from field: svc.identity.v1.EventStreamReady ready = 1;
+     */
+    value: EventStreamReady;
+    case: "ready";
+  } | {
+    /**
+     * @generated from field: svc.identity.v1.PlatformEvent notification = 2;
+     */
+    value: PlatformEvent;
+    case: "notification";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * @generated from message svc.identity.v1.EventStreamItem
+ */
+export declare type EventStreamItemJson = {
+  /**
+   * @generated from field: svc.identity.v1.EventStreamReady ready = 1;
+   */
+  ready?: EventStreamReadyJson;
+
+  /**
+   * @generated from field: svc.identity.v1.PlatformEvent notification = 2;
+   */
+  notification?: PlatformEventJson;
+};
+
+/**
+ * Describes the message svc.identity.v1.EventStreamItem.
+ * Use `create(EventStreamItemSchema)` to create a new message.
+ */
+export declare const EventStreamItemSchema: GenMessage<EventStreamItem, {jsonType: EventStreamItemJson}>;
+
+/**
  * The kind of identity-provider connection a person signs in through; a group mapping and a
  * group sync name one.
  *
@@ -5196,6 +5987,93 @@ export declare const CredentialService: GenService<{
     methodKind: "unary";
     input: typeof ResolveCredentialRequestSchema;
     output: typeof ResolveCredentialResponseSchema;
+  },
+}>;
+
+/**
+ * Outbound events: webhook subscriptions per org and a server-sent event stream
+ * (docs/notifications.md).
+ *
+ * @generated from service svc.identity.v1.NotificationService
+ */
+export declare const NotificationService: GenService<{
+  /**
+   * Subscribes a URL to event types; answers the signing secret once. 400 webhook_url_refused
+   * for a URL that is not https or points at an internal address; 400 unknown_event_type; 501
+   * event_type_not_built for a type the platform raises no event for yet; 403 missing_scope
+   * for a type whose resource the caller may not read; 503 vault_unavailable without SVC_VAULT_KEK.
+   *
+   * @generated from rpc svc.identity.v1.NotificationService.CreateWebhookSubscription
+   */
+  createWebhookSubscription: {
+    methodKind: "unary";
+    input: typeof CreateWebhookSubscriptionRequestSchema;
+    output: typeof CreateWebhookSubscriptionResponseSchema;
+  },
+  /**
+   * The caller's org's subscriptions; never a secret.
+   *
+   * @generated from rpc svc.identity.v1.NotificationService.ListWebhookSubscriptions
+   */
+  listWebhookSubscriptions: {
+    methodKind: "unary";
+    input: typeof ListWebhookSubscriptionsRequestSchema;
+    output: typeof ListWebhookSubscriptionsResponseSchema;
+  },
+  /**
+   * Removes a subscription with its deliveries. 404 webhook_subscription_not_found.
+   *
+   * @generated from rpc svc.identity.v1.NotificationService.DeleteWebhookSubscription
+   */
+  deleteWebhookSubscription: {
+    methodKind: "unary";
+    input: typeof DeleteWebhookSubscriptionRequestSchema;
+    output: typeof DeleteWebhookSubscriptionResponseSchema;
+  },
+  /**
+   * A subscription's latest deliveries (100), newest first, each with its attempts. 404
+   * webhook_subscription_not_found.
+   *
+   * @generated from rpc svc.identity.v1.NotificationService.ListWebhookDeliveries
+   */
+  listWebhookDeliveries: {
+    methodKind: "unary";
+    input: typeof ListWebhookDeliveriesRequestSchema;
+    output: typeof ListWebhookDeliveriesResponseSchema;
+  },
+  /**
+   * The org's dead letters (deliveries that failed every attempt), newest first (100).
+   *
+   * @generated from rpc svc.identity.v1.NotificationService.ListWebhookDeadLetters
+   */
+  listWebhookDeadLetters: {
+    methodKind: "unary";
+    input: typeof ListWebhookDeadLettersRequestSchema;
+    output: typeof ListWebhookDeadLettersResponseSchema;
+  },
+  /**
+   * Sends a dead letter again: it is pending at once, with a fresh set of attempts and the same
+   * webhook-id. 404 webhook_delivery_not_found; 409 webhook_delivery_not_dead.
+   *
+   * @generated from rpc svc.identity.v1.NotificationService.ReplayWebhookDelivery
+   */
+  replayWebhookDelivery: {
+    methodKind: "unary";
+    input: typeof ReplayWebhookDeliveryRequestSchema;
+    output: typeof WebhookDeliverySchema;
+  },
+  /**
+   * The platform's events as they happen (SSE with Accept: text/event-stream): a `ready` event,
+   * then one `notification` event each, only of the types whose resource the caller may read.
+   * The stream ends at the long-call deadline; EventSource reconnects with Last-Event-ID and
+   * misses nothing still in the event log.
+   *
+   * @generated from rpc svc.identity.v1.NotificationService.StreamEvents
+   */
+  streamEvents: {
+    methodKind: "server_streaming";
+    input: typeof StreamEventsRequestSchema;
+    output: typeof EventStreamItemSchema;
   },
 }>;
 
