@@ -113,7 +113,7 @@ describe("re-enabling a bot a throttle breach disabled", () => {
             resource: string;
             outcome: string;
           }>`select actor_user_id, resource, outcome from identity.security_audit_events
-               where action = 'bots.risk.re_enable'`.execute(p.platform.db.db)
+               where event_type = 'bots.risk.re_enable'`.execute(p.platform.db.db)
         ).rows,
       (rows) => rows.length > 0,
     );

@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Kysely } from "kysely";
+import type { Kysely, Transaction } from "kysely";
+import type { AuditOrigin, AuditOutcome } from "@svc/lib/audit";
 import type { Logger } from "@svc/lib/telemetry";
+import { recordWorkloadRun, RUNNER_ORIGIN } from "../audit/workload-run.js";
 import {
   failExhaustedBacktests,
   haltLiveBacktests,
+  type EndedRun,
   renewBacktestLeases,
 } from "../store/backtests.repository.js";
 import { requeueOrphanedBacktests } from "../store/backtest-queue.repository.js";
@@ -49,10 +52,34 @@ export async function haltBacktests(
   db: Kysely<BotsDatabase>,
   tasks: TaskRunner,
   reason: string,
+  origin: AuditOrigin,
 ): Promise<string[]> {
-  const ids = await haltLiveBacktests(db, reason);
+  const ids = await db.transaction().execute(async (trx) => {
+    const ended = await haltLiveBacktests(trx, reason);
+    await auditStops(trx, origin, ended, "succeeded", `halted: ${reason}`);
+    return ended.map((r) => r.task_id);
+  });
   tasks.cancel(ids);
   return ids;
+}
+
+/** The workload_run stop entries of backtests one statement ended. */
+async function auditStops(
+  trx: Transaction<BotsDatabase>,
+  origin: AuditOrigin,
+  ended: EndedRun[],
+  outcome: AuditOutcome,
+  reason: string,
+): Promise<void> {
+  for (const r of ended)
+    await recordWorkloadRun(trx, origin, {
+      workload: "backtest",
+      op: "stop",
+      outcome,
+      taskId: r.task_id,
+      bot: { id: r.bot_id, version: r.version },
+      reason,
+    });
 }
 
 export interface RecoveryDeps {
@@ -110,10 +137,14 @@ async function pass(deps: RecoveryDeps): Promise<void> {
   });
   if (ended.length > 0)
     log.warn({ task_ids: ended }, "compliance runs of a process that died; marked failed");
-  const given = await failExhaustedBacktests(db, {
-    leaseSeconds: deps.leaseSeconds,
-    maxAttempts: MAX_ATTEMPTS,
-    error: INTERRUPTED,
+  const given = await db.transaction().execute(async (trx) => {
+    const ended = await failExhaustedBacktests(trx, {
+      leaseSeconds: deps.leaseSeconds,
+      maxAttempts: MAX_ATTEMPTS,
+      error: INTERRUPTED,
+    });
+    await auditStops(trx, RUNNER_ORIGIN, ended, "failed", `failed: ${INTERRUPTED}`);
+    return ended.map((r) => r.task_id);
   });
   if (given.length > 0)
     log.warn(

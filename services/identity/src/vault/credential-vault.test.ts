@@ -104,7 +104,10 @@ describe("the credentials vault on Postgres", () => {
     expect(JSON.stringify(listed)).not.toContain("hunter2-pass");
     expect(Object.keys(listed[0]!)).not.toContain("ciphertext");
     const [audit] = await auditRows("credential/desk-fix");
-    expect(audit).toMatchObject({ action: "identity.credential.created", outcome: "succeeded" });
+    expect(audit).toMatchObject({
+      event_type: "identity.credential.created",
+      outcome: "succeeded",
+    });
     expect(audit!.actor_user_id).toBe("user|ops");
     expect(JSON.parse(audit!.details)).toMatchObject({ kind: "broker_fix", name: "desk-fix" });
     expect(JSON.stringify(audit)).not.toContain("hunter2-pass");
@@ -191,7 +194,7 @@ describe("the credentials vault on Postgres", () => {
     });
     const failed = (await auditRows("credential/copy-from")).filter((r) => r.outcome === "failed");
     expect(failed).toHaveLength(1);
-    expect(failed[0]).toMatchObject({ action: "identity.credential.undecryptable" });
+    expect(failed[0]).toMatchObject({ event_type: "identity.credential.undecryptable" });
     expect(JSON.parse(failed[0]!.details)).toMatchObject({ reason: "tampered" });
   });
 
