@@ -1,8 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Transaction } from "kysely";
 import { recordAudit, type AuditOrigin, type AuditOutcome } from "@svc/lib/audit";
-import { storedToSpec } from "../handlers/bot-mapping.js";
-import { modelDigestsOf } from "../models/accept-models.js";
 import type { BotsDatabase } from "../store/bots.table.js";
 
 /** The spec's audit event type of a workload's start and stop (service-interface.md, Events 1). */
@@ -92,6 +90,23 @@ async function botOf(trx: Transaction<BotsDatabase>, b: NonNullable<WorkloadRunE
     slug: row?.slug ?? b.slug,
     specHash: row?.spec_hash ?? b.specHash,
     codeDigest: row?.strategy_digest ?? b.codeDigest ?? null,
-    modelDigests: row ? modelDigestsOf(storedToSpec(row.spec)) : {},
+    modelDigests: row ? modelDigestsOf(row.spec) : {},
   };
+}
+
+/**
+ * The models a stored spec runs, name to digest, by name (as accept-models.ts reads them). Read
+ * from the stored JSON itself: a backtest's worker thread writes this entry, and loading the
+ * spec's protobuf schema there would cost each worker its start.
+ */
+function modelDigestsOf(spec: Record<string, unknown>): Record<string, string> {
+  const models = Array.isArray(spec.models)
+    ? (spec.models as { name?: unknown; digest?: unknown }[])
+    : [];
+  return Object.fromEntries(
+    models
+      .filter((m) => typeof m.name === "string" && typeof m.digest === "string" && m.digest)
+      .map((m) => [m.name as string, m.digest as string] as const)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
 }

@@ -17,6 +17,7 @@ import {
 } from "../store/compliance-runs.repository.js";
 import type { BotsDatabase } from "../store/bots.table.js";
 import { MAX_ATTEMPTS } from "./backtest-queue.js";
+import { auditComplianceStop } from "./compliance-run-task.js";
 import type { TaskRunner } from "./task-runner.js";
 
 /**
@@ -130,10 +131,14 @@ async function pass(deps: RecoveryDeps): Promise<void> {
   await renewComplianceRunLeases(db, hostId, tasks.ids());
   // Shutting down: keep the leases of the runs that finish, take on nothing new.
   if (!tasks.accepting()) return;
-  const ended = await failOrphanedComplianceRuns(db, {
-    runningHere: tasks.ids(),
-    leaseSeconds: deps.leaseSeconds,
-    error: RUN_INTERRUPTED,
+  const ended = await db.transaction().execute(async (trx) => {
+    const runs = await failOrphanedComplianceRuns(trx, {
+      runningHere: tasks.ids(),
+      leaseSeconds: deps.leaseSeconds,
+      error: RUN_INTERRUPTED,
+    });
+    for (const r of runs) await auditComplianceStop(trx, r, `failed: ${RUN_INTERRUPTED}`);
+    return runs.map((r) => r.task_id);
   });
   if (ended.length > 0)
     log.warn({ task_ids: ended }, "compliance runs of a process that died; marked failed");
