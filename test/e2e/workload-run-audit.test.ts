@@ -64,6 +64,7 @@ describe("workload_run audit entries", () => {
       "the backtest's start and stop reach the audit trail",
       () => runsOf(taskId),
       (r) => r.length === 2,
+      30_000,
     );
     const version = {
       bot_id: bot.body.id,
@@ -90,6 +91,32 @@ describe("workload_run audit entries", () => {
     ]);
   }, 60_000);
 
+  it("records a compliance run's start (who asked) and its end (finished, passed or not)", async () => {
+    const started = await call(p.url, "POST", "/bots/wr-bt/conformance", {}, as("erin"));
+    expect(started.status, started.text).toBe(202);
+    const runs = await eventually(
+      "the conformance run's start and stop reach the audit trail",
+      async () =>
+        (
+          (await call(p.url, "GET", "/admin/audit-events?action=workload_run&resource=bot/wr-bt"))
+            .body.items as WorkloadRunItem[]
+        ).filter((e) => e.details.workload === "compliance_run"),
+      (r) => r.length === 2,
+      30_000,
+    );
+    expect(runs).toMatchObject([
+      {
+        actor_user_id: "local|erin",
+        details: { op: "start", version: 1, kind: "conformance", requested_by: "local|erin" },
+      },
+      {
+        actor_user_id: "system:bots-runner",
+        details: { op: "stop", version: 1, reason: "finished", passed: expect.any(Boolean) },
+      },
+    ]);
+    expect(runs[1]!.details.task_id).toBe(runs[0]!.details.task_id);
+  }, 60_000);
+
   it("records a paper session's start and its stop by a person, with the reason", async () => {
     const taskId = await approvedSession(p, "wr-paper", "wr-fleet", 20);
     const stopped = await call(
@@ -104,6 +131,7 @@ describe("workload_run audit entries", () => {
       "the session's start and stop reach the audit trail",
       () => runsOf(taskId),
       (r) => r.length === 2,
+      30_000,
     );
     const bot = (await call(p.url, "GET", "/bots/wr-paper")).body;
     expect(runs).toMatchObject([
