@@ -106,7 +106,8 @@ describe("workload_run audit entries", () => {
     );
     expect(runs).toMatchObject([
       {
-        actor_user_id: "local|erin",
+        // The compliance service starts it for the person, whom it names.
+        actor_user_id: "service|compliance",
         details: { op: "start", version: 1, kind: "conformance", requested_by: "local|erin" },
       },
       {
