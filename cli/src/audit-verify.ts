@@ -34,29 +34,25 @@ interface WireCheckpoints {
   store?: string;
 }
 
+/** A row as the API serves it: the spec's names are the ones the hash reads. */
 interface WireAuditEvent {
   seq: string | number;
   id: string;
-  occurred_at: string;
+  created_at: string;
   service: string;
-  action: string;
+  event_type?: string;
   outcome: string;
   resource: string;
-  actor: ChainLink["actor"] | null;
+  actor_user_id?: string;
+  actor?: { actor_type?: string } | null;
+  user_id?: string;
   request_id: string;
   trace_id: string;
   details: ChainLink["details"] | null;
   prev_hash: string;
   hash: string;
+  hash_format?: number;
 }
-
-const EMPTY_ACTOR = {
-  subject: "",
-  actor_type: "",
-  internal_user_id: "",
-  agent_subject: "",
-  on_behalf_of: "",
-};
 
 /**
  * Reads the whole audit trail through `GET /admin/audit-events`, page by page in chain order, and
@@ -131,16 +127,19 @@ function linkOf(e: WireAuditEvent): ChainLink {
     seq: Number(e.seq),
     id: e.id,
     // The API may drop a zero fraction; the hash covers the millisecond form.
-    occurred_at: new Date(e.occurred_at).toISOString(),
+    created_at: new Date(e.created_at).toISOString(),
     service: e.service,
-    action: e.action,
+    event_type: e.event_type ?? "",
     outcome: e.outcome,
     resource: e.resource,
-    actor: { ...EMPTY_ACTOR, ...(e.actor ?? {}) },
+    actor_user_id: e.actor_user_id ?? "",
+    actor_type: e.actor?.actor_type ?? "",
+    user_id: e.user_id ?? "",
     request_id: e.request_id,
     trace_id: e.trace_id,
     details: e.details ?? {},
     prev_hash: e.prev_hash,
     hash: e.hash,
+    hash_format: e.hash_format === 1 ? 1 : 2,
   };
 }

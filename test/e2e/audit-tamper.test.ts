@@ -85,23 +85,20 @@ describe.each(BACKENDS)("the audit trail under attack, on %s", (backend) => {
   const linkOf = (r: Row): ChainLink => ({
     seq: Number(r.seq),
     id: String(r.id),
-    occurred_at: new Date(r.occurred_at as string).toISOString(),
+    created_at: new Date(r.created_at as string).toISOString(),
     service: String(r.service),
-    action: String(r.action),
+    event_type: String(r.event_type),
     outcome: String(r.outcome),
     resource: String(r.resource),
-    actor: {
-      subject: String(r.actor_subject),
-      actor_type: String(r.actor_type),
-      internal_user_id: String(r.internal_user_id),
-      agent_subject: String(r.agent_subject),
-      on_behalf_of: String(r.on_behalf_of),
-    },
+    actor_user_id: String(r.actor_user_id),
+    actor_type: String(r.actor_type),
+    user_id: String(r.user_id),
     request_id: String(r.request_id),
     trace_id: String(r.trace_id),
     details: JSON.parse(String(r.details)),
     prev_hash: r.prev_hash,
     hash: r.hash,
+    hash_format: r.hash_format === 1 ? 1 : 2,
   });
   const hashOf = (link: ChainLink) => {
     const { seq: _seq, hash: _hash, ...fields } = link;
@@ -203,21 +200,22 @@ describe.each(BACKENDS)("the audit trail under attack, on %s", (backend) => {
       ...last,
       seq: last.seq + 1,
       id: "forged-1",
-      action: "killswitch.released",
+      event_type: "killswitch.released",
       resource: "kill_switch/everything",
-      actor: { ...last.actor, internal_user_id: "", agent_subject: "", on_behalf_of: "" },
+      user_id: "",
+      details: {},
       request_id: "",
       trace_id: "",
       prev_hash: last.hash,
     };
     forged.hash = hashOf(forged);
     await sql`insert into identity.security_audit_events
-      (seq, id, occurred_at, service, action, outcome, resource, actor_subject, actor_type,
-       internal_user_id, agent_subject, on_behalf_of, request_id, trace_id, details, prev_hash, hash)
-      values (${String(forged.seq)}, ${forged.id}, ${forged.occurred_at}, ${forged.service},
-       ${forged.action}, ${forged.outcome}, ${forged.resource}, ${forged.actor.subject},
-       ${forged.actor.actor_type}, '', '', '', '', '', ${JSON.stringify(forged.details)},
-       ${forged.prev_hash}, ${forged.hash})`.execute(db);
+      (seq, id, created_at, service, event_type, outcome, resource, actor_user_id, actor_type,
+       user_id, request_id, trace_id, details, prev_hash, hash, hash_format)
+      values (${String(forged.seq)}, ${forged.id}, ${forged.created_at}, ${forged.service},
+       ${forged.event_type}, ${forged.outcome}, ${forged.resource}, ${forged.actor_user_id},
+       ${forged.actor_type}, '', '', '', ${JSON.stringify(forged.details)},
+       ${forged.prev_hash}, ${forged.hash}, 2)`.execute(db);
     await expectBroken(forged.seq, "unanchored");
     // A genuine act appended on top of it does not launder it: the service never vouches for a
     // row that chains onto one it did not append.

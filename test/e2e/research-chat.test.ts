@@ -74,6 +74,27 @@ describe("research chat", () => {
     await llm?.close();
   });
 
+  /** The workload_run entries of a conversation's answers, oldest first. */
+  const chatRuns = (conversationId: unknown) =>
+    eventually(
+      "the answer's start and stop reach the audit trail",
+      async () =>
+        (
+          ((
+            await call(
+              o.p.url,
+              "GET",
+              "/admin/audit-events?action=workload_run&limit=1000",
+              undefined,
+              carol,
+            )
+          ).body?.items as
+            Array<{ actor_user_id: string; details: Record<string, unknown> }> | undefined) ?? []
+        ).filter((e) => e.details.conversation_id === conversationId),
+      (runs) => runs.length >= 2 && runs.length % 2 === 0,
+      30_000,
+    );
+
   it("answers as JSON: the model asks for bots.list, the tool runs delegated and audited, the answer cites it", async () => {
     const res = await chat("lab-bot", { message: "Which bots do we have?" });
     expect(res.status, res.text).toBe(200);
@@ -117,6 +138,16 @@ describe("research chat", () => {
       on_behalf_of_sub: "dev|carol",
       profile: "svc-agent-delegation",
     });
+
+    // The answer is a workload: its start and its stop are carol's workload_run entries.
+    const conversationId = events[0]!.started!.conversation_id;
+    expect(await chatRuns(conversationId)).toMatchObject([
+      {
+        actor_user_id: "dev|carol",
+        details: { workload: "chat_session", op: "start", version: 1 },
+      },
+      { actor_user_id: "dev|carol", details: { op: "stop", reason: "finished" } },
+    ]);
   });
 
   it("streams server-sent events named by kind, and continues a conversation with its history", async () => {
@@ -308,6 +339,10 @@ describe("research chat", () => {
       data: { scope: "agents", reason: "chat drill" },
     });
     expect(seen.some((e) => e.event === "final")).toBe(false);
+    const haltedRuns = await chatRuns(String(seen[0]!.data.conversation_id));
+    expect(haltedRuns.at(-1)).toMatchObject({
+      details: { op: "stop", reason: "halted: chat drill" },
+    });
 
     const refused = await chat("lab-bot", { message: "hello" });
     expect([refused.status, refused.body.error.code]).toEqual([503, "agents_halted"]);

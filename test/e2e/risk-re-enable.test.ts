@@ -109,16 +109,16 @@ describe("re-enabling a bot a throttle breach disabled", () => {
       async () =>
         (
           await sql<{
-            actor_subject: string;
+            actor_user_id: string;
             resource: string;
             outcome: string;
-          }>`select actor_subject, resource, outcome from identity.security_audit_events
-               where action = 'bots.risk.re_enable'`.execute(p.platform.db.db)
+          }>`select actor_user_id, resource, outcome from identity.security_audit_events
+               where event_type = 'bots.risk.re_enable'`.execute(p.platform.db.db)
         ).rows,
       (rows) => rows.length > 0,
     );
     expect(audit).toEqual([
-      { actor_subject: "dev|ops-a", resource: "bot/throttled", outcome: "succeeded" },
+      { actor_user_id: "dev|ops-a", resource: "bot/throttled", outcome: "succeeded" },
     ]);
   });
 

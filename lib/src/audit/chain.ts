@@ -1,30 +1,54 @@
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
+import { DELEGATION_PROFILE } from "../auth/agent-broker.js";
 import { canonicalBytes } from "../license/canonical.js";
 
 /** The prev_hash of the first row of a chain. */
 export const GENESIS_HASH = "0".repeat(64);
 
+/** Who an agent acted for, as the spec's `details.delegation` names it (and the person's subject). */
+export interface AuditDelegation {
+  agent_subject: string;
+  /** The person's internal user id. */
+  on_behalf_of_user_id: string;
+  /** The person's token subject. */
+  on_behalf_of_sub: string;
+  profile: string;
+  /** Set only on a block the rename's migration added to a row hashed without it. */
+  added_by?: string;
+}
+
+/** The migration that gave the trail the spec's names; it marks the delegation blocks it added. */
+export const SPEC_COLUMNS_MIGRATION = "2026-11-30T0100-audit-spec-columns";
+
+/**
+ * How a row's hash is computed: 1 for rows appended before the trail took the spec's column names
+ * (the hash covers the fields under their old names, below), 2 since (the hash covers the row's
+ * columns as they are named now).
+ */
+export type AuditHashFormat = 1 | 2;
+
 /** Everything a row's hash covers: all it records, and the hash of the row before it. */
 export interface ChainedAuditFields {
   id: string;
-  /** RFC 3339 with milliseconds, UTC (Date.toISOString). */
-  occurred_at: string;
+  /** RFC 3339 with milliseconds, UTC (Date.toISOString): when the act happened. */
+  created_at: string;
   service: string;
-  action: string;
+  /** What was done: killswitch.engaged, workload_run, admin.identity.license.revoke... */
+  event_type: string;
   outcome: string;
   resource: string;
-  actor: {
-    subject: string;
-    actor_type: string;
-    internal_user_id: string;
-    agent_subject: string;
-    on_behalf_of: string;
-  };
+  /** Who made the call: the token subject, `service|<name>`, or `system:<job>`. */
+  actor_user_id: string;
+  actor_type: string;
+  /** The platform's internal id of the person the act is theirs (for an agent, the person it acted for). */
+  user_id: string;
   request_id: string;
   trace_id: string;
+  /** What else matters; a delegated call carries `delegation` (AuditDelegation). */
   details: JsonObject;
   prev_hash: string;
+  hash_format: AuditHashFormat;
 }
 
 /**
@@ -32,10 +56,44 @@ export interface ChainedAuditFields {
  * can recompute it from a row as the API returns it, so `svc audit verify` needs no secret: a row
  * altered, inserted or removed breaks every link after it.
  *
- * @example auditHash({ ...row, prev_hash: previous.hash })
+ * @example auditHash({ ...row, prev_hash: previous.hash, hash_format: 2 })
  */
 export function auditHash(fields: ChainedAuditFields): string {
-  return createHash("sha256").update(canonicalBytes(fields)).digest("hex");
+  const covered = fields.hash_format === 1 ? formatOneFieldsOf(fields) : fields;
+  return createHash("sha256").update(canonicalBytes(covered)).digest("hex");
+}
+
+/**
+ * A row appended before the rename as its hash covered it: the old field names, and the actor as
+ * one object whose agent and person the delegation block holds now. A block the rename's
+ * migration added (it says so, and holds nothing else) was not hashed: it is left out.
+ */
+function formatOneFieldsOf(f: ChainedAuditFields): JsonObject {
+  const { delegation, ...rest } = f.details;
+  const d = (delegation ?? {}) as Partial<AuditDelegation>;
+  const added =
+    d.added_by === SPEC_COLUMNS_MIGRATION &&
+    d.profile === DELEGATION_PROFILE &&
+    Object.keys(d).length === 5;
+  return {
+    id: f.id,
+    occurred_at: f.created_at,
+    service: f.service,
+    action: f.event_type,
+    outcome: f.outcome,
+    resource: f.resource,
+    actor: {
+      subject: f.actor_user_id,
+      actor_type: f.actor_type,
+      internal_user_id: f.user_id,
+      agent_subject: d.agent_subject ?? "",
+      on_behalf_of: d.on_behalf_of_sub ?? "",
+    },
+    request_id: f.request_id,
+    trace_id: f.trace_id,
+    details: added ? rest : f.details,
+    prev_hash: f.prev_hash,
+  };
 }
 
 /** A row as a verifier reads it: its chained fields, its place and the hash it claims. */

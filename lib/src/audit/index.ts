@@ -18,10 +18,14 @@ export {
   auditHash,
   firstBrokenLink,
   GENESIS_HASH,
+  SPEC_COLUMNS_MIGRATION,
+  type AuditDelegation,
+  type AuditHashFormat,
   type BrokenLink,
   type ChainedAuditFields,
   type ChainLink,
 } from "./chain.js";
+export { DELEGATION_PROFILE } from "../auth/agent-broker.js";
 export {
   CHECKPOINT_FORMAT,
   checkpointRefusal,

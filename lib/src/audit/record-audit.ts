@@ -12,7 +12,6 @@ import type { Principal } from "../auth/index.js";
 import { principalKey } from "../auth/index.js";
 import { enqueueEvent, type EventBus } from "../bus/index.js";
 import { requestIdKey } from "../telemetry/index.js";
-import type { ChainedAuditFields } from "./chain.js";
 
 /** The subject audit events travel on, from the contract. */
 export const AUDIT_SUBJECT = getOption(AuditRecordedSchema, eventSubject);
@@ -27,11 +26,17 @@ export interface AuditEntry {
   details?: JsonObject;
 }
 
+/** Who acted, as an AuditRecorded event carries it (the identity service maps it onto the row). */
+export interface AuditActor {
+  subject: string;
+  actor_type: string;
+  internal_user_id: string;
+  agent_subject: string;
+  on_behalf_of: string;
+}
+
 /** The caller as the audit trail names it; no principal is the platform itself (a sweep, a controller). */
-export function auditActorOf(
-  p: Principal | undefined,
-  system = "system",
-): ChainedAuditFields["actor"] {
+export function auditActorOf(p: Principal | undefined, system = "system"): AuditActor {
   if (!p)
     return {
       subject: system,

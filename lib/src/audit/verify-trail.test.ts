@@ -16,22 +16,19 @@ function chain(n: number): ChainLink[] {
   for (let seq = 1; seq <= n; seq++) {
     const fields = {
       id: `e${seq}`,
-      occurred_at: new Date(Date.UTC(2026, 10, 27, 12, 0, seq)).toISOString(),
+      created_at: new Date(Date.UTC(2026, 10, 27, 12, 0, seq)).toISOString(),
       service: "killswitch",
-      action: "killswitch.engaged",
+      event_type: "killswitch.engaged",
       outcome: "succeeded",
       resource: `kill_switch/k${seq}`,
-      actor: {
-        subject: "local|ops",
-        actor_type: "local",
-        internal_user_id: "",
-        agent_subject: "",
-        on_behalf_of: "",
-      },
+      actor_user_id: "local|ops",
+      actor_type: "local",
+      user_id: "",
       request_id: "",
       trace_id: "",
       details: {},
       prev_hash: out.at(-1)?.hash ?? GENESIS_HASH,
+      hash_format: 2 as const,
     };
     out.push({ ...fields, seq, hash: auditHash(fields) });
   }

@@ -9,6 +9,7 @@ import {
   ListBotDeploymentsResponseSchema,
   StrategyLanguage,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { auditOriginOf } from "@svc/lib/audit";
 import { wakeOutboxRelays } from "@svc/lib/bus";
 import { Code, isStoreOutage, svcError } from "@svc/lib/errors";
 import {
@@ -20,6 +21,7 @@ import {
   type DatasetSource,
   type SourceOptions,
 } from "../engine/index.js";
+import { recordWorkloadRun, RUNNER_ORIGIN } from "../audit/workload-run.js";
 import { TaskCancelled, type TaskRunner } from "../runtime/task-runner.js";
 import type { BacktestPool, RunEnd } from "../runtime/backtest-pool.js";
 import type { RunJob, WorkerError } from "../runtime/backtest-messages.js";
@@ -145,7 +147,7 @@ interface Run {
 export function createBacktestHandlers(deps: BacktestRouteDeps): Handlers {
   const { db } = deps;
   return {
-    async backtestBot(req) {
+    async backtestBot(req, ctx) {
       const bot = await repo.findBot(db, req.botRef);
       if (!bot) throw botNotFound(req.botRef);
       if (bot.status === "archived")
@@ -199,6 +201,16 @@ export function createBacktestHandlers(deps: BacktestRouteDeps): Handlers {
           barsTotal: inputs.barsTotal,
         },
         deps.queueMax,
+        // Who asked for which version, recorded with the row that queues it.
+        (trx, row) =>
+          recordWorkloadRun(trx, auditOriginOf(ctx), {
+            workload: "backtest",
+            op: "start",
+            outcome: "succeeded",
+            taskId: row.task_id,
+            bot: { id: bot.id, version },
+            details: { data_source: dataSource },
+          }),
       );
       if ("full" in queued)
         throw svcError(
@@ -458,6 +470,7 @@ function submitRun(deps: BacktestDeps, run: Run): void {
 function identityOf(deps: BacktestDeps, run: Run): RunIdentity {
   return {
     id: run.id,
+    taskId: run.taskId,
     hostId: deps.hostId,
     botId: run.botId,
     version: run.version,
@@ -542,16 +555,22 @@ export async function failDeployment(
   const status = err instanceof TaskCancelled ? "halted" : "failed";
   const message = (err as Error)?.message ?? String(err);
   const logs = (err as { strategyLogs?: WorkerError["strategyLogs"] } | undefined)?.strategyLogs;
-  if (status === "halted" || !logs) {
-    await backtests.endBacktest(db, hostId, taskId, status, message);
-    return "ended";
-  }
-  // The strategy's lines before its failure are kept with the run, in the write that ends it.
+  // The write that ends it, its workload_run stop entry, and the strategy's lines before a
+  // failure are one transaction.
   await db.transaction().execute(async (trx) => {
-    const id = await backtests.endBacktest(trx, hostId, taskId, status, message);
-    if (id)
+    const ended = await backtests.endBacktest(trx, hostId, taskId, status, message);
+    if (!ended) return;
+    await recordWorkloadRun(trx, RUNNER_ORIGIN, {
+      workload: "backtest",
+      op: "stop",
+      outcome: status === "halted" ? "succeeded" : "failed",
+      taskId,
+      bot: { id: ended.bot_id, version: ended.version },
+      reason: `${status}: ${message}`,
+    });
+    if (status === "failed" && logs)
       await insertFailedRunLogs(trx, {
-        deploymentId: id,
+        deploymentId: ended.id,
         logsJson: strategyLogsJson(logs.lines),
         dropped: logs.dropped,
       });

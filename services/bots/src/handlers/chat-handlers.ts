@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { auditOriginOf } from "@svc/lib/audit";
+import { recordWorkloadRun } from "../audit/workload-run.js";
 import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
@@ -181,7 +183,22 @@ export function createChatHandlers(
       }
       if (ctx.signal.aborted) onGone();
       else ctx.signal.addEventListener("abort", onGone, { once: true });
+      // The answer is a workload: its start and stop are workload_run entries, the person's.
+      const audit = (op: "start" | "stop", reason?: string) =>
+        db.transaction().execute((trx) =>
+          recordWorkloadRun(trx, auditOriginOf(ctx), {
+            workload: "chat_session",
+            op,
+            outcome: reason?.startsWith("failed") ? "failed" : "succeeded",
+            taskId: hold.answerId,
+            bot: { id: bot.id, version: bot.current_version },
+            ...(reason !== undefined ? { reason } : {}),
+            details: { conversation_id: conversation.id },
+          }),
+        );
+      let failure: string | undefined;
       try {
+        await audit("start");
         const history = await repo.listMessages(db, conversation.id);
         mcp = await openTools(p, ctx, stop.signal);
         watch = deps.halts.watch((h) => {
@@ -228,9 +245,22 @@ export function createChatHandlers(
             if (!halt) throw chatFailure(err);
           }
         }
+      } catch (err) {
+        failure = (err as Error)?.message ?? String(err);
+        throw err;
       } finally {
         parked = false;
         await letGo();
+        const why = halt
+          ? `halted: ${halt.reason}`
+          : failure !== undefined
+            ? `failed: ${failure}`
+            : finalEvent
+              ? "finished"
+              : "stopped: the person left before the answer ended";
+        await audit("stop", why).catch((err: unknown) =>
+          deps.log.warn({ err, conversation_id: conversation.id }, "chat stop not audited"),
+        );
         if (finalEvent?.kind?.case === "final") {
           finalEvent.kind.value.tokensUsed = BigInt(tokens);
           finalEvent.kind.value.conversationTokens = BigInt(total ?? 0);

@@ -1,4 +1,6 @@
 import { create } from "@bufbuild/protobuf";
+import { auditOriginOf } from "@svc/lib/audit";
+import { recordWorkloadRun } from "../audit/workload-run.js";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import {
@@ -180,16 +182,34 @@ export function createComplianceRunHandlers(deps: {
           { limit: "SVC_BACKTEST_QUEUE_MAX", queued: deps.tasks.waiting(), retry_after_s: 5 },
           { headers: { "retry-after": "5" } },
         );
-      const row = await runs
-        .insertComplianceRun(db, {
-          botId: bot.id,
-          kind,
-          version: versionRow.version,
-          versionHash: versionRow.spec_hash,
-          peakMultiple: kind === "stress" ? multiple : 0,
-          casesTotal: stepsOf(kind),
-          requestedBy: req.requestedBy || principalOf(ctx).sub,
-          hostId: deps.hostId,
+      const requestedBy = req.requestedBy || principalOf(ctx).sub;
+      // The row and its workload_run start entry commit together.
+      const row = await db
+        .transaction()
+        .execute(async (trx) => {
+          const inserted = await runs.insertComplianceRun(trx, {
+            botId: bot.id,
+            kind,
+            version: versionRow.version,
+            versionHash: versionRow.spec_hash,
+            peakMultiple: kind === "stress" ? multiple : 0,
+            casesTotal: stepsOf(kind),
+            requestedBy,
+            hostId: deps.hostId,
+          });
+          await recordWorkloadRun(trx, auditOriginOf(ctx), {
+            workload: "compliance_run",
+            op: "start",
+            outcome: "succeeded",
+            taskId: inserted.task_id,
+            bot: { id: bot.id, version: versionRow.version },
+            details: {
+              kind,
+              requested_by: requestedBy,
+              ...(kind === "stress" ? { peak_multiple: multiple } : {}),
+            },
+          });
+          return inserted;
         })
         .catch((err: unknown) => {
           // The bot was deleted between the read above and this insert (a delete racing the start).

@@ -1,4 +1,5 @@
 import type { KeyObject } from "node:crypto";
+import { auditOriginOf, type AuditOrigin } from "@svc/lib/audit";
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
@@ -101,7 +102,13 @@ export function createRuntimeHandlers(deps: {
     return bot;
   };
 
-  const startPaper = async (botRef: string, token: string, dataSource: string, speed: number) => {
+  const startPaper = async (
+    botRef: string,
+    token: string,
+    dataSource: string,
+    speed: number,
+    origin: AuditOrigin,
+  ) => {
     const bot = await mustFind(botRef);
     if (bot.status === "archived")
       throw svcError(
@@ -167,14 +174,16 @@ export function createRuntimeHandlers(deps: {
       dataSource: dataSource || defaultDataSource(spec),
       speed: speed > 0 ? speed : 10,
       allocation,
+      origin,
     });
     return rowToDeployment(row);
   };
 
   return {
-    startPaper: (req) => startPaper(req.botRef, req.approvedPromotion, req.dataSource, req.speed),
+    startPaper: (req, ctx) =>
+      startPaper(req.botRef, req.approvedPromotion, req.dataSource, req.speed, auditOriginOf(ctx)),
 
-    async stopPaper(req) {
+    async stopPaper(req, ctx) {
       const bot = await mustFind(req.botRef);
       const row = await findPaperSession(db, bot.id, req.taskId);
       if (!row)
@@ -184,7 +193,7 @@ export function createRuntimeHandlers(deps: {
           `bot "${bot.slug}" has no paper session ${req.taskId}`,
           { task_id: req.taskId },
         );
-      if (!(await sessions.stop(req.taskId, "success", "stopped by request"))) {
+      if (!(await sessions.stop(req.taskId, "success", "stopped by request", auditOriginOf(ctx)))) {
         throw svcError(
           Code.FailedPrecondition,
           "invalid_transition",
@@ -196,10 +205,10 @@ export function createRuntimeHandlers(deps: {
       return rowToDeployment(stopped ?? row);
     },
 
-    async haltBot(req) {
+    async haltBot(req, ctx) {
       const bot = await mustFind(req.botRef);
       const reason = req.reason || "halted by request";
-      const ids = await sessions.haltBot(bot.id, reason);
+      const ids = await sessions.haltBot(bot.id, reason, auditOriginOf(ctx));
       return halted(
         create(HaltResultSchema, { scope: "bot", halted: ids.length, taskIds: ids }),
         reason,
@@ -207,11 +216,11 @@ export function createRuntimeHandlers(deps: {
       );
     },
 
-    async haltAllBots(req) {
+    async haltAllBots(req, ctx) {
       const reason = req.reason || "platform halt";
       const [paper, backtests] = await Promise.all([
-        sessions.haltAll(reason),
-        haltBacktests(db, deps.tasks, reason),
+        sessions.haltAll(reason, auditOriginOf(ctx)),
+        haltBacktests(db, deps.tasks, reason, auditOriginOf(ctx)),
       ]);
       const ids = [...paper, ...backtests];
       return halted(
@@ -224,9 +233,9 @@ export function createRuntimeHandlers(deps: {
       );
     },
 
-    async stopAllPaper(req) {
+    async stopAllPaper(req, ctx) {
       const reason = req.reason || "all paper sessions stopped";
-      const ids = await sessions.haltAll(reason);
+      const ids = await sessions.haltAll(reason, auditOriginOf(ctx));
       return halted(
         create(HaltResultSchema, { scope: "paper sessions", halted: ids.length, taskIds: ids }),
         reason,
@@ -243,9 +252,9 @@ export function createRuntimeHandlers(deps: {
       });
     },
 
-    async haltWorkflows(req) {
+    async haltWorkflows(req, ctx) {
       const reason = req.reason || "halted by request";
-      const ids = await haltBacktests(db, deps.tasks, reason);
+      const ids = await haltBacktests(db, deps.tasks, reason, auditOriginOf(ctx));
       return halted(
         create(HaltResultSchema, {
           scope: "background tasks (backtests)",
@@ -308,9 +317,9 @@ export function createRuntimeHandlers(deps: {
       });
     },
 
-    async deployBot(req) {
+    async deployBot(req, ctx) {
       if (req.target === DeploymentTarget.PAPER)
-        return startPaper(req.botRef, req.approvedPromotion, "", 0);
+        return startPaper(req.botRef, req.approvedPromotion, "", 0, auditOriginOf(ctx));
       if (req.target === DeploymentTarget.BACKTEST)
         throw svcError(
           Code.InvalidArgument,

@@ -2,6 +2,7 @@ import { create, toJson, type JsonObject, type JsonValue } from "@bufbuild/proto
 import { ValueSchema, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
+import { auditOriginOf } from "@svc/lib/audit";
 import { Code, svcError } from "@svc/lib/errors";
 import { decodePageToken, pageOf, pageSize } from "@svc/lib/paging";
 import {
@@ -16,6 +17,7 @@ import {
   type CreateSweepRequest,
   type Sweep,
 } from "@svc/gen/svc/bots/v1/bots_pb.js";
+import { recordWorkloadRun } from "../audit/workload-run.js";
 import { EngineInputError, checkBars, engineSettingsFrom } from "../engine/index.js";
 import { LIVE_BACKTEST_STATES } from "../domain/deployment-status.js";
 import { canonicalJson } from "../domain/canonical-json.js";
@@ -98,7 +100,7 @@ export function createSweepHandlers(deps: SweepDeps): Handlers {
     return sweep;
   };
   return {
-    async createSweep(req) {
+    async createSweep(req, ctx) {
       const bot = await botOf(req.botRef);
       if (bot.status === "archived")
         throw svcError(
@@ -183,6 +185,17 @@ export function createSweepHandlers(deps: SweepDeps): Handlers {
         runs,
         folds.length,
         deps.queueMax,
+        // One start entry for the sweep: who asked, which version, how many backtests it queues;
+        // each of its backtests writes its own stop entry, naming the sweep.
+        (trx, sweep, count) =>
+          recordWorkloadRun(trx, auditOriginOf(ctx), {
+            workload: "backtest",
+            op: "start",
+            outcome: "succeeded",
+            taskId: `sweep-${sweep.id}`,
+            bot: { id: bot.id, version },
+            details: { sweep_id: sweep.id, runs: count },
+          }),
       );
       if ("full" in created)
         throw svcError(

@@ -417,12 +417,13 @@ export class LiveRunner {
   ) {
     return auditWorkloadRun(this.o.db, this.o.schema, {
       op,
+      mode: this.o.mode,
       outcome,
-      slug: this.o.bot.slug,
+      taskId: this.o.taskId,
+      bot: this.o.bot,
+      ...(this.promotion ? { version: this.promotion.version } : {}),
       details: {
         mode: this.o.mode,
-        task_id: this.o.taskId,
-        bot_id: this.o.bot.id,
         venue: this.venue.name,
         ...(details as Record<string, never>),
       },

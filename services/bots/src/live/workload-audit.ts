@@ -1,13 +1,11 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Kysely } from "kysely";
-import { recordAudit, type AuditOutcome } from "@svc/lib/audit";
+import type { AuditOutcome } from "@svc/lib/audit";
+import { recordWorkloadRun, RUNNER_ORIGIN } from "../audit/workload-run.js";
 import type { BotsDatabase } from "../store/bots.table.js";
 
-/** The spec's audit action of a runner workload's start and stop. */
-export const WORKLOAD_RUN = "workload_run";
-
 /**
- * Writes a `workload_run` audit entry (service-interface.md, Audit 1) for a live or paper
+ * Writes a `workload_run` audit entry (service-interface.md, Events 1) for a live or paper
  * runner's start or stop, done or refused, through the bots service's outbox: the identity
  * service chains it with every other audit record.
  */
@@ -16,23 +14,32 @@ export async function auditWorkloadRun(
   schema: string,
   entry: {
     op: "start" | "stop";
+    mode: "paper" | "live";
     outcome: AuditOutcome;
-    slug: string;
+    taskId: string;
+    bot: { id: string; slug: string; specHash: string; strategyDigest?: string };
+    /** Known once the promotion token named it. */
+    version?: number;
+    reason?: string;
     details: JsonObject;
   },
 ): Promise<void> {
   await db.transaction().execute((trx) =>
-    recordAudit(
-      trx,
-      schema,
-      "bots",
-      { system: "system:bots-runner" },
-      {
-        action: WORKLOAD_RUN,
-        outcome: entry.outcome,
-        resource: `bot/${entry.slug}`,
-        details: { op: entry.op, ...entry.details },
+    recordWorkloadRun(trx, RUNNER_ORIGIN, {
+      workload: entry.mode,
+      op: entry.op,
+      outcome: entry.outcome,
+      taskId: entry.taskId,
+      bot: {
+        id: entry.bot.id,
+        ...(entry.version !== undefined ? { version: entry.version } : {}),
+        slug: entry.bot.slug,
+        specHash: entry.bot.specHash,
+        codeDigest: entry.bot.strategyDigest ?? null,
       },
-    ),
+      ...(entry.reason !== undefined ? { reason: entry.reason } : {}),
+      details: entry.details,
+      schema,
+    }),
   );
 }

@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Kysely } from "kysely";
+import type { Kysely, Transaction } from "kysely";
+import type { AuditOrigin, AuditOutcome } from "@svc/lib/audit";
 import type { Logger } from "@svc/lib/telemetry";
+import { recordWorkloadRun, RUNNER_ORIGIN } from "../audit/workload-run.js";
 import {
   failExhaustedBacktests,
   haltLiveBacktests,
+  type EndedRun,
   renewBacktestLeases,
 } from "../store/backtests.repository.js";
 import { requeueOrphanedBacktests } from "../store/backtest-queue.repository.js";
@@ -14,6 +17,7 @@ import {
 } from "../store/compliance-runs.repository.js";
 import type { BotsDatabase } from "../store/bots.table.js";
 import { MAX_ATTEMPTS } from "./backtest-queue.js";
+import { auditComplianceStop } from "./compliance-run-task.js";
 import type { TaskRunner } from "./task-runner.js";
 
 /**
@@ -49,10 +53,34 @@ export async function haltBacktests(
   db: Kysely<BotsDatabase>,
   tasks: TaskRunner,
   reason: string,
+  origin: AuditOrigin,
 ): Promise<string[]> {
-  const ids = await haltLiveBacktests(db, reason);
+  const ids = await db.transaction().execute(async (trx) => {
+    const ended = await haltLiveBacktests(trx, reason);
+    await auditStops(trx, origin, ended, "succeeded", `halted: ${reason}`);
+    return ended.map((r) => r.task_id);
+  });
   tasks.cancel(ids);
   return ids;
+}
+
+/** The workload_run stop entries of backtests one statement ended. */
+async function auditStops(
+  trx: Transaction<BotsDatabase>,
+  origin: AuditOrigin,
+  ended: EndedRun[],
+  outcome: AuditOutcome,
+  reason: string,
+): Promise<void> {
+  for (const r of ended)
+    await recordWorkloadRun(trx, origin, {
+      workload: "backtest",
+      op: "stop",
+      outcome,
+      taskId: r.task_id,
+      bot: { id: r.bot_id, version: r.version },
+      reason,
+    });
 }
 
 export interface RecoveryDeps {
@@ -103,17 +131,25 @@ async function pass(deps: RecoveryDeps): Promise<void> {
   await renewComplianceRunLeases(db, hostId, tasks.ids());
   // Shutting down: keep the leases of the runs that finish, take on nothing new.
   if (!tasks.accepting()) return;
-  const ended = await failOrphanedComplianceRuns(db, {
-    runningHere: tasks.ids(),
-    leaseSeconds: deps.leaseSeconds,
-    error: RUN_INTERRUPTED,
+  const ended = await db.transaction().execute(async (trx) => {
+    const runs = await failOrphanedComplianceRuns(trx, {
+      runningHere: tasks.ids(),
+      leaseSeconds: deps.leaseSeconds,
+      error: RUN_INTERRUPTED,
+    });
+    for (const r of runs) await auditComplianceStop(trx, r, `failed: ${RUN_INTERRUPTED}`);
+    return runs.map((r) => r.task_id);
   });
   if (ended.length > 0)
     log.warn({ task_ids: ended }, "compliance runs of a process that died; marked failed");
-  const given = await failExhaustedBacktests(db, {
-    leaseSeconds: deps.leaseSeconds,
-    maxAttempts: MAX_ATTEMPTS,
-    error: INTERRUPTED,
+  const given = await db.transaction().execute(async (trx) => {
+    const ended = await failExhaustedBacktests(trx, {
+      leaseSeconds: deps.leaseSeconds,
+      maxAttempts: MAX_ATTEMPTS,
+      error: INTERRUPTED,
+    });
+    await auditStops(trx, RUNNER_ORIGIN, ended, "failed", `failed: ${INTERRUPTED}`);
+    return ended.map((r) => r.task_id);
   });
   if (given.length > 0)
     log.warn(

@@ -1,4 +1,5 @@
-import type { Kysely } from "kysely";
+import type { Kysely, Transaction } from "kysely";
+import { recordWorkloadRun, RUNNER_ORIGIN } from "../audit/workload-run.js";
 import type { Bars } from "../engine/bars.js";
 import type { Strategy } from "../engine/strategies/strategy.js";
 import type { BotUnderTest, CaseResult } from "../compliance/compliance-case.js";
@@ -49,8 +50,42 @@ export function submitComplianceRun(
         err instanceof StrategyFailure
           ? `${err.code}: ${err.message}`
           : ((err as Error)?.message ?? String(err));
-      await runs.failComplianceRun(db, t.id, message);
+      await endRun(db, (trx) => runs.failComplianceRun(trx, t.id, message), `failed: ${message}`);
     }
+  });
+}
+
+/**
+ * Ends a run with its workload_run stop entry, in one transaction; a run ended already (by the
+ * recovery of a host that thought this one dead) writes neither.
+ */
+async function endRun(
+  db: Kysely<BotsDatabase>,
+  end: (trx: Transaction<BotsDatabase>) => Promise<runs.EndedComplianceRun | undefined>,
+  reason: string,
+  passed?: boolean,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const ended = await end(trx);
+    if (ended) await auditComplianceStop(trx, ended, reason, passed);
+  });
+}
+
+/** The workload_run stop entry of a conformance or stress run. */
+export function auditComplianceStop(
+  trx: Transaction<BotsDatabase>,
+  ended: runs.EndedComplianceRun,
+  reason: string,
+  passed?: boolean,
+): Promise<void> {
+  return recordWorkloadRun(trx, RUNNER_ORIGIN, {
+    workload: "compliance_run",
+    op: "stop",
+    outcome: reason.startsWith("failed") ? "failed" : "succeeded",
+    taskId: ended.task_id,
+    bot: { id: ended.bot_id, version: ended.version },
+    reason,
+    details: { kind: ended.kind, ...(passed !== undefined ? { passed } : {}) },
   });
 }
 
@@ -61,7 +96,13 @@ async function conformance(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise
     await runs.recordComplianceProgress(db, t.id, cases.length, cases);
     await yieldToEventLoop();
   }
-  await runs.finishComplianceRun(db, t.id, { passed: cases.every((c) => c.passed), cases });
+  const passed = cases.every((c) => c.passed);
+  await endRun(
+    db,
+    (trx) => runs.finishComplianceRun(trx, t.id, { passed, cases }),
+    "finished",
+    passed,
+  );
 }
 
 async function stress(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise<void> {
@@ -73,11 +114,13 @@ async function stress(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise<void
   };
   if (s.newHost) {
     const outcome = await stressReplayCode(t.bot, s.bars, s.newHost, recorded, s.multiple, slice);
-    await runs.finishComplianceRun(db, t.id, {
-      passed: outcome.controls_held && outcome.orders_lost === 0,
-      cases: [],
-      stress: outcome,
-    });
+    const passed = outcome.controls_held && outcome.orders_lost === 0;
+    await endRun(
+      db,
+      (trx) => runs.finishComplianceRun(trx, t.id, { passed, cases: [], stress: outcome }),
+      "finished",
+      passed,
+    );
     return;
   }
   const newStrategy = s.newStrategy!;
@@ -94,9 +137,11 @@ async function stress(db: Kysely<BotsDatabase>, t: ComplianceTask): Promise<void
     await runs.recordComplianceProgress(db, t.id, done);
     await yieldToEventLoop();
   });
-  await runs.finishComplianceRun(db, t.id, {
-    passed: outcome.controls_held && outcome.orders_lost === 0,
-    cases: [],
-    stress: outcome,
-  });
+  const passed = outcome.controls_held && outcome.orders_lost === 0;
+  await endRun(
+    db,
+    (trx) => runs.finishComplianceRun(trx, t.id, { passed, cases: [], stress: outcome }),
+    "finished",
+    passed,
+  );
 }

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Kysely } from "kysely";
+import type { Kysely, Transaction } from "kysely";
+import type { AuditOrigin } from "@svc/lib/audit";
 import type { EventBus } from "@svc/lib/bus";
 import { publishBotPhaseChanged } from "@svc/lib/contracts";
 import type { KeyValueStore } from "@svc/lib/kv";
 import type { LicenseGate } from "@svc/lib/license";
 import { countRunnerSessions, type Logger } from "@svc/lib/telemetry";
+import { recordWorkloadRun, RUNNER_ORIGIN } from "../audit/workload-run.js";
 import {
   engineSettingsFrom,
   isPortfolio,
@@ -40,6 +42,8 @@ export interface NewSession {
   speed: number;
   /** The approved allocation whose capital the session trades instead of the spec's initial cash. */
   allocation?: { requestId: string; capital: number };
+  /** Who started it (the caller of the route), for its workload_run entry. */
+  origin?: AuditOrigin;
 }
 
 /** The deployment row of a new paper session, status running, before any runner takes it on. */
@@ -55,7 +59,41 @@ export async function insertPaperDeployment(
       ? { allocation_request_id: p.allocation.requestId, initial_cash: p.allocation.capital }
       : {}),
   };
-  return sessionStore.insertPaperSession(db, { botId: p.botId, version: p.version, request }, host);
+  // The row and its workload_run start entry commit together.
+  return db.transaction().execute(async (trx) => {
+    const row = await sessionStore.insertPaperSession(
+      trx,
+      { botId: p.botId, version: p.version, request },
+      host,
+    );
+    await recordWorkloadRun(trx, p.origin ?? RUNNER_ORIGIN, {
+      workload: "paper",
+      op: "start",
+      outcome: "succeeded",
+      taskId: row.task_id,
+      bot: { id: row.bot_id, version: row.version },
+      details: { data_source: p.dataSource, speed: p.speed },
+    });
+    return row;
+  });
+}
+
+/** The workload_run stop entry of a paper session one statement just ended. */
+export function auditSessionStop(
+  trx: Transaction<BotsDatabase>,
+  origin: AuditOrigin,
+  ended: sessionStore.EndedSession,
+  status: "success" | "failed" | "halted",
+  reason: string,
+): Promise<void> {
+  return recordWorkloadRun(trx, origin, {
+    workload: "paper",
+    op: "stop",
+    outcome: status === "failed" ? "failed" : "succeeded",
+    taskId: ended.task_id,
+    bot: { id: ended.bot_id, version: ended.version },
+    reason: `${status === "success" ? "stopped" : status}: ${reason}`,
+  });
 }
 
 interface Session {
@@ -414,7 +452,7 @@ export class PaperSessions {
         await sink([
           { type: "phase_changed", data: { phase: "Stopped", reason: "the data feed ended" } },
         ]);
-        await this.setStatus(row.task_id, "success");
+        await this.endSession(row.task_id, "success", null, "the data feed ended");
       })
       .catch(async (err: unknown) => {
         if (
@@ -442,7 +480,7 @@ export class PaperSessions {
     const error = err instanceof StrategyFailure ? `${err.code}: ${err.message}` : err.message;
     await this.end(taskId);
     await sink([{ type: "phase_changed", data: { phase: "Stopped", reason: error } }]);
-    await this.setStatus(taskId, "failed", error);
+    await this.endSession(taskId, "failed", error, error);
   }
 
   /**
@@ -547,6 +585,7 @@ export class PaperSessions {
     taskId: string,
     status: "success" | "halted",
     reason: string,
+    origin?: AuditOrigin,
     mode: HaltMode = "cancel",
   ): Promise<boolean> {
     const s = await this.end(taskId);
@@ -555,21 +594,21 @@ export class PaperSessions {
     // it makes, rather than end the session under it and leave that runner trading unreachable.
     await s.steps;
     await s.runner?.halt(reason, mode);
-    await this.setStatus(taskId, status, null);
+    await this.endSession(taskId, status, null, reason, origin);
     return true;
   }
 
-  async haltBot(botId: string, reason: string): Promise<string[]> {
+  async haltBot(botId: string, reason: string, origin?: AuditOrigin): Promise<string[]> {
     const ids = [...this.sessions.values()]
       .filter((s) => s.row.bot_id === botId)
       .map((s) => s.row.task_id);
-    await Promise.all(ids.map((id) => this.stop(id, "halted", reason)));
+    await Promise.all(ids.map((id) => this.stop(id, "halted", reason, origin)));
     return ids;
   }
 
-  async haltAll(reason: string): Promise<string[]> {
+  async haltAll(reason: string, origin?: AuditOrigin): Promise<string[]> {
     const ids = [...this.sessions.keys()];
-    await Promise.all(ids.map((id) => this.stop(id, "halted", reason)));
+    await Promise.all(ids.map((id) => this.stop(id, "halted", reason, origin)));
     return ids;
   }
 
@@ -590,6 +629,25 @@ export class PaperSessions {
       if (s.runner) s.runner.phase = "Stopped";
     }
     await Promise.all(all.map((s) => s.runner?.finished().catch(() => undefined)));
+  }
+
+  /**
+   * Ends a session this host holds with its workload_run stop entry, in one transaction. One the
+   * bots service ended already (external runners: it wrote the entry) is only given the status.
+   */
+  private async endSession(
+    taskId: string,
+    status: "success" | "failed" | "halted",
+    error: string | null,
+    reason: string,
+    origin: AuditOrigin = RUNNER_ORIGIN,
+  ): Promise<void> {
+    const ended = await this.deps.db.transaction().execute(async (trx) => {
+      const row = await sessionStore.endHeldSession(trx, taskId, this.hostId, status, error);
+      if (row) await auditSessionStop(trx, origin, row, status, reason);
+      return row;
+    });
+    if (!ended) await this.setStatus(taskId, status, error);
   }
 
   private async setStatus(

@@ -2,6 +2,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import type { Kysely } from "kysely";
 import { TrialRecordedSchema } from "@svc/gen/svc/events/v1/events_pb.js";
 import { enqueueEvent } from "@svc/lib/bus";
+import { recordWorkloadRun, RUNNER_ORIGIN } from "../audit/workload-run.js";
 import type { FinishedRun } from "./backtest-record.js";
 import * as backtests from "../store/backtests.repository.js";
 import { insertResults } from "../store/backtest-results.repository.js";
@@ -13,6 +14,8 @@ export const BOTS_SCHEMA = "bots";
 /** Who a run is and where it ran: what its result and trial are written under (plain data). */
 export interface RunIdentity {
   id: string;
+  /** The deployment's task id, which its workload_run entries name. */
+  taskId: string;
   /** This process's name on the row: the write needs the run still held here. */
   hostId: string;
   botId: string;
@@ -43,6 +46,19 @@ export async function recordFinishedRun(
     if (!(await backtests.finishBacktest(trx, run.id, run.hostId, summary, metrics.bars)))
       return false;
     await insertResults(trx, { deploymentId: run.id, symbol: run.symbol, record });
+    await recordWorkloadRun(trx, RUNNER_ORIGIN, {
+      workload: "backtest",
+      op: "stop",
+      outcome: "succeeded",
+      taskId: run.taskId,
+      bot: { id: run.botId, version: run.version },
+      reason: "finished",
+      details: {
+        bars: metrics.bars,
+        trades: metrics.trades,
+        ...(run.sweepId ? { sweep_id: run.sweepId } : {}),
+      },
+    });
     const params = JSON.stringify(run.params);
     const recorded = await recordTrial(trx, {
       trial_id: run.id,

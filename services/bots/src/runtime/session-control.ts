@@ -2,15 +2,28 @@ import type { Kysely } from "kysely";
 import type { EventBus } from "@svc/lib/bus";
 import type { BotsDatabase, DeploymentRow } from "../store/bots.table.js";
 import { endLiveSession, liveSessions } from "../store/paper-sessions.repository.js";
-import { insertPaperDeployment, type NewSession, type PaperSessions } from "./paper-sessions.js";
+import type { AuditOrigin } from "@svc/lib/audit";
+import { RUNNER_ORIGIN } from "../audit/workload-run.js";
+import {
+  auditSessionStop,
+  insertPaperDeployment,
+  type NewSession,
+  type PaperSessions,
+} from "./paper-sessions.js";
 
 /** What the bots routes ask of the paper sessions, wherever the runners run. */
 export interface SessionControl {
   runningTaskOf(botId: string): Promise<string | undefined>;
   start(p: NewSession): Promise<DeploymentRow>;
-  stop(taskId: string, status: "success" | "halted", reason: string): Promise<boolean>;
-  haltBot(botId: string, reason: string): Promise<string[]>;
-  haltAll(reason: string): Promise<string[]>;
+  /** `origin`: who stopped it (the caller of the route), for its workload_run entry. */
+  stop(
+    taskId: string,
+    status: "success" | "halted",
+    reason: string,
+    origin?: AuditOrigin,
+  ): Promise<boolean>;
+  haltBot(botId: string, reason: string, origin?: AuditOrigin): Promise<string[]>;
+  haltAll(reason: string, origin?: AuditOrigin): Promise<string[]>;
   /** The bot's stored risk state changed (re-enabled): its sessions follow it now. */
   syncRisk(botId: string): Promise<void>;
 }
@@ -37,14 +50,24 @@ export function externalControl(deps: { db: Kysely<BotsDatabase>; bus: EventBus 
     deps.bus
       .broadcast(CONTROL_SUBJECT, new TextEncoder().encode(JSON.stringify(c)))
       .catch(() => undefined);
-  const stop = async (taskId: string, status: "success" | "halted", reason: string) => {
-    if (!(await endLiveSession(deps.db, taskId, status))) return false;
+  const stop = async (
+    taskId: string,
+    status: "success" | "halted",
+    reason: string,
+    origin: AuditOrigin = RUNNER_ORIGIN,
+  ) => {
+    const ended = await deps.db.transaction().execute(async (trx) => {
+      const row = await endLiveSession(trx, taskId, status);
+      if (row) await auditSessionStop(trx, origin, row, status, reason);
+      return row;
+    });
+    if (!ended) return false;
     await tell({ op: "stop", task_id: taskId, status, reason });
     return true;
   };
-  const haltAll = async (reason: string, botId?: string) => {
+  const haltAll = async (reason: string, origin?: AuditOrigin, botId?: string) => {
     const ids = await liveSessions(deps.db, botId);
-    for (const id of ids) await stop(id, "halted", reason);
+    for (const id of ids) await stop(id, "halted", reason, origin);
     return ids;
   };
   return {
@@ -57,8 +80,8 @@ export function externalControl(deps: { db: Kysely<BotsDatabase>; bus: EventBus 
       return row;
     },
     stop,
-    haltBot: (botId, reason) => haltAll(reason, botId),
-    haltAll: (reason) => haltAll(reason),
+    haltBot: (botId, reason, origin) => haltAll(reason, origin, botId),
+    haltAll: (reason, origin) => haltAll(reason, origin),
     // A lost word is made good by the runners' own pick-up, which reads the state again.
     syncRisk: (botId) => tell({ op: "risk-sync", bot_id: botId }),
   };

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import { LIVE_BACKTEST_STATES } from "../domain/deployment-status.js";
 import type { BotsDatabase, DeploymentRow } from "./bots.table.js";
 
@@ -26,6 +26,8 @@ export function enqueueBacktest(
   db: Db,
   b: { botId: string; version: number; request: Record<string, unknown>; barsTotal: number },
   max: number,
+  /** Written in the same transaction as the queued row (its workload_run start entry). */
+  andThen?: (trx: Transaction<BotsDatabase>, row: DeploymentRow) => Promise<void>,
 ): Promise<Enqueued> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${QUEUE_LOCK})`.execute(trx);
@@ -49,6 +51,7 @@ export function enqueueBacktest(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await andThen?.(trx, row);
     return { row, position: queued + 1 };
   });
 }

@@ -7,7 +7,7 @@ import {
   type Transaction,
 } from "kysely";
 import { LIVE_BACKTEST_STATES } from "../domain/deployment-status.js";
-import type { BotsDatabase } from "./bots.table.js";
+import type { BotsDatabase, DeploymentRow } from "./bots.table.js";
 
 type Db = Kysely<BotsDatabase>;
 const now = () => sql<Date>`now()` as unknown as Date;
@@ -75,17 +75,19 @@ export async function endBacktest(
   taskId: string,
   status: "failed" | "halted",
   error: string,
-): Promise<string | undefined> {
-  const ended = await db
+): Promise<EndedRun | undefined> {
+  return db
     .updateTable("bot_deployments")
     .set({ status, error, updated_at: now() })
     .where("task_id", "=", taskId)
     .where("host", "=", hostId)
     .where("status", "in", LIVE_BACKTEST_STATES)
-    .returning("id")
+    .returning(["id", "task_id", "bot_id", "version"])
     .executeTakeFirst();
-  return ended?.id;
 }
+
+/** A run a statement just ended: what its workload_run stop entry names. */
+export type EndedRun = Pick<DeploymentRow, "id" | "task_id" | "bot_id" | "version">;
 
 /**
  * Writes a running backtest's progress, if this process still holds it (not halted, not taken
@@ -107,16 +109,15 @@ export async function reportBacktestProgress(
   return Number(updated.numUpdatedRows) > 0;
 }
 
-/** Halts every live backtest wherever it runs; returns their task ids. */
-export async function haltLiveBacktests(db: Db, reason: string): Promise<string[]> {
-  const rows = await db
+/** Halts every live backtest wherever it runs; returns them. */
+export function haltLiveBacktests(db: Db, reason: string): Promise<EndedRun[]> {
+  return db
     .updateTable("bot_deployments")
     .set({ status: "halted", error: reason, updated_at: now() })
     .where("target", "=", "backtest")
     .where("status", "in", LIVE_BACKTEST_STATES)
-    .returning("task_id")
+    .returning(["id", "task_id", "bot_id", "version"])
     .execute();
-  return rows.map((r) => r.task_id);
 }
 
 /** Keeps the lease of every backtest this process still runs. */
@@ -138,15 +139,14 @@ export async function renewBacktestLeases(
 export async function failExhaustedBacktests(
   db: Db,
   o: { leaseSeconds: number; maxAttempts: number; error: string },
-): Promise<string[]> {
-  const rows = await db
+): Promise<EndedRun[]> {
+  return db
     .updateTable("bot_deployments")
     .set({ status: "failed", error: o.error, host: null, updated_at: now() })
     .where(orphaned(o.leaseSeconds))
     .where("attempts", ">=", o.maxAttempts)
-    .returning("task_id")
+    .returning(["id", "task_id", "bot_id", "version"])
     .execute();
-  return rows.map((r) => r.task_id);
 }
 
 /** A live backtest whose holder is silent, or that names none (rows from before leases). */

@@ -1,9 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import { keysetAfter, timestampKey } from "@svc/lib/paging";
 import type { BotsDatabase, ComplianceRunRow, ComplianceRunsTable } from "./bots.table.js";
 
-type Db = Kysely<BotsDatabase>;
+type Db = Kysely<BotsDatabase> | Transaction<BotsDatabase>;
+
+/** A run a statement just ended: what its workload_run stop entry names. */
+export type EndedComplianceRun = Pick<ComplianceRunRow, "task_id" | "bot_id" | "version" | "kind">;
+const ENDED = ["task_id", "bot_id", "version", "kind"] as const;
 const now = () => sql<Date>`now()` as unknown as Date;
 
 /** Only SQL lives here: rows of compliance_runs, the RTS 6 conformance and stress runs. */
@@ -73,7 +77,7 @@ export async function renewComplianceRunLeases(
 export async function failOrphanedComplianceRuns(
   db: Db,
   o: { runningHere: string[]; leaseSeconds: number; error: string },
-): Promise<string[]> {
+): Promise<EndedComplianceRun[]> {
   let q = db
     .updateTable("compliance_runs")
     .set({ status: "failed", passed: false, error: o.error, finished_at: now() })
@@ -86,7 +90,7 @@ export async function failOrphanedComplianceRuns(
       ]),
     );
   if (o.runningHere.length > 0) q = q.where("task_id", "not in", o.runningHere);
-  return (await q.returning("task_id").execute()).map((r) => r.task_id);
+  return q.returning(ENDED).execute();
 }
 
 export async function markComplianceRunRunning(db: Db, id: string): Promise<void> {
@@ -122,8 +126,8 @@ export async function finishComplianceRun(
     cases: readonly object[];
     stress?: object;
   },
-): Promise<void> {
-  await db
+): Promise<EndedComplianceRun | undefined> {
+  return db
     .updateTable("compliance_runs")
     .set({
       status: "completed",
@@ -134,16 +138,22 @@ export async function finishComplianceRun(
     })
     .where("id", "=", id)
     .where("status", "=", "running")
-    .execute();
+    .returning(ENDED)
+    .executeTakeFirst();
 }
 
-export async function failComplianceRun(db: Db, id: string, error: string): Promise<void> {
-  await db
+export function failComplianceRun(
+  db: Db,
+  id: string,
+  error: string,
+): Promise<EndedComplianceRun | undefined> {
+  return db
     .updateTable("compliance_runs")
     .set({ status: "failed", passed: false, error, finished_at: now() })
     .where("id", "=", id)
     .where("status", "in", ["pending", "running"])
-    .execute();
+    .returning(ENDED)
+    .executeTakeFirst();
 }
 
 export function findComplianceRun(

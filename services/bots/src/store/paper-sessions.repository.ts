@@ -54,19 +54,43 @@ export async function liveSessions(db: Db, botId?: string): Promise<string[]> {
   return (await q.orderBy("created_at").execute()).map((r) => r.task_id);
 }
 
-/** Ends a live session by decision of the bots service; false when it was not live. */
-export async function endLiveSession(
+/** A session a statement just ended: what its workload_run stop entry names. */
+export type EndedSession = Pick<DeploymentRow, "task_id" | "bot_id" | "version">;
+
+/** Ends a live session by decision of the bots service; undefined when it was not live. */
+export function endLiveSession(
   db: Db,
   taskId: string,
   status: "success" | "halted",
-): Promise<boolean> {
-  const updated = await db
+): Promise<EndedSession | undefined> {
+  return db
     .updateTable("bot_deployments")
     .set({ status, error: null, updated_at: now() })
     .where("task_id", "=", taskId)
     .where("status", "in", LIVE_SESSION_STATES)
+    .returning(["task_id", "bot_id", "version"])
     .executeTakeFirst();
-  return Number(updated.numUpdatedRows) > 0;
+}
+
+/**
+ * Ends a session this host holds that is still live (running or parked); undefined when it is not
+ * (the bots service ended it already, or another host holds it).
+ */
+export function endHeldSession(
+  db: Db,
+  taskId: string,
+  hostId: string,
+  status: "success" | "failed" | "halted",
+  error: string | null,
+): Promise<EndedSession | undefined> {
+  return db
+    .updateTable("bot_deployments")
+    .set({ status, error, updated_at: now() })
+    .where("task_id", "=", taskId)
+    .where("host", "=", hostId)
+    .where("status", "in", LIVE_SESSION_STATES)
+    .returning(["task_id", "bot_id", "version"])
+    .executeTakeFirst();
 }
 
 /**

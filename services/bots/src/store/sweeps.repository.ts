@@ -45,6 +45,8 @@ export function createSweep(
   runs: SweepRun[],
   reserved: number,
   queueMax: number,
+  /** Written in the same transaction as a new sweep and its runs (its workload_run start entry). */
+  andThen?: (trx: Trx, sweep: SweepRow, runs: number) => Promise<void>,
 ): Promise<SweepCreated> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${QUEUE_LOCK})`.execute(trx);
@@ -68,6 +70,7 @@ export function createSweep(
       .returningAll()
       .executeTakeFirstOrThrow();
     await insertRuns(trx, sweep, runs);
+    await andThen?.(trx, sweep, runs.length + reserved);
     return { sweep, created: true };
   });
 }

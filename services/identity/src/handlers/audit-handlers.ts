@@ -7,6 +7,7 @@ import {
   ListAuditEventsResponseSchema,
   type AuditService,
 } from "@svc/gen/svc/identity/v1/identity_pb.js";
+import type { AuditDelegation } from "@svc/lib/audit";
 import { invalidField } from "@svc/lib/errors";
 import { chainLinkOf, listAuditEvents } from "../store/audit-trail.repository.js";
 import type { IdentityDatabase } from "../store/identity.table.js";
@@ -37,26 +38,33 @@ export function createAuditHandlers(
       return create(ListAuditEventsResponseSchema, {
         items: page.map((r) => {
           const link = chainLinkOf(r);
+          const delegation = (link.details.delegation ?? {}) as Partial<AuditDelegation>;
+          const createdAt = timestampFromDate(r.created_at);
           return create(AuditEventSchema, {
             seq: BigInt(link.seq),
             id: link.id,
-            occurredAt: timestampFromDate(r.occurred_at),
+            createdAt,
+            occurredAt: createdAt,
             service: link.service,
-            action: link.action,
+            eventType: link.event_type,
+            action: link.event_type,
             outcome: link.outcome,
             resource: link.resource,
+            actorUserId: link.actor_user_id,
+            userId: link.user_id,
             actor: {
-              subject: link.actor.subject,
-              actorType: link.actor.actor_type,
-              internalUserId: link.actor.internal_user_id,
-              agentSubject: link.actor.agent_subject,
-              onBehalfOf: link.actor.on_behalf_of,
+              subject: link.actor_user_id,
+              actorType: link.actor_type,
+              internalUserId: link.user_id,
+              agentSubject: delegation.agent_subject ?? "",
+              onBehalfOf: delegation.on_behalf_of_sub ?? "",
             },
             requestId: link.request_id,
             traceId: link.trace_id,
             details: link.details,
             prevHash: link.prev_hash,
             hash: link.hash,
+            hashFormat: link.hash_format,
             recordedAt: timestampFromDate(r.recorded_at),
           });
         }),

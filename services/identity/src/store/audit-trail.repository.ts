@@ -1,11 +1,71 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { sql, type Kysely, type Transaction } from "kysely";
-import { auditHash, GENESIS_HASH, type ChainedAuditFields, type ChainLink } from "@svc/lib/audit";
+import {
+  auditHash,
+  DELEGATION_PROFILE,
+  GENESIS_HASH,
+  type ChainedAuditFields,
+  type ChainLink,
+} from "@svc/lib/audit";
 import { canonicalBytes } from "@svc/lib/license";
 import type { IdentityDatabase, SecurityAuditRow } from "./identity.table.js";
 
-/** An audit event before the chain places it. */
-export type NewAuditEvent = Omit<ChainedAuditFields, "prev_hash">;
+/** An audit event as a service records it (AuditRecorded), before the chain places it. */
+export interface NewAuditEvent {
+  id: string;
+  /** When the act happened, RFC 3339 (toISOString). */
+  occurred_at: string;
+  service: string;
+  action: string;
+  outcome: string;
+  resource: string;
+  actor: {
+    subject: string;
+    actor_type: string;
+    internal_user_id: string;
+    agent_subject: string;
+    on_behalf_of: string;
+  };
+  request_id: string;
+  trace_id: string;
+  details: JsonObject;
+}
+
+/**
+ * The row the spec names (service-interface.md, security_audit_events): the act as event_type,
+ * the caller as actor_user_id, the person as user_id, and for a delegated call a
+ * `details.delegation` naming the agent, the person it acted for and the delegation profile.
+ */
+export function specFieldsOf(e: NewAuditEvent): Omit<ChainedAuditFields, "prev_hash"> {
+  // The MCP tools write the block themselves; any other delegated act gets it here.
+  const delegated = e.actor.agent_subject !== "" && e.details.delegation === undefined;
+  return {
+    id: e.id,
+    created_at: e.occurred_at,
+    service: e.service,
+    event_type: e.action,
+    outcome: e.outcome,
+    resource: e.resource,
+    actor_user_id: e.actor.subject,
+    actor_type: e.actor.actor_type,
+    user_id: e.actor.internal_user_id,
+    request_id: e.request_id,
+    trace_id: e.trace_id,
+    // The chain's own block wins over anything a service put under the same name.
+    details: delegated
+      ? {
+          ...e.details,
+          delegation: {
+            agent_subject: e.actor.agent_subject,
+            on_behalf_of_user_id: e.actor.internal_user_id,
+            on_behalf_of_sub: e.actor.on_behalf_of,
+            profile: DELEGATION_PROFILE,
+          },
+        }
+      : e.details,
+    hash_format: 2,
+  };
+}
 
 /**
  * Appends one event to the chain in the caller's transaction: under a lock every appender takes
@@ -32,26 +92,13 @@ export async function appendAuditEvent(
     .orderBy("seq", "desc")
     .limit(1)
     .executeTakeFirst();
-  const fields: ChainedAuditFields = { ...e, prev_hash: head?.hash ?? GENESIS_HASH };
+  const fields: ChainedAuditFields = { ...specFieldsOf(e), prev_hash: head?.hash ?? GENESIS_HASH };
   await trx
     .insertInto("security_audit_events")
     .values({
+      ...fields,
       seq: String(Number(head?.seq ?? 0) + 1),
-      id: e.id,
-      occurred_at: e.occurred_at,
-      service: e.service,
-      action: e.action,
-      outcome: e.outcome,
-      resource: e.resource,
-      actor_subject: e.actor.subject,
-      actor_type: e.actor.actor_type,
-      internal_user_id: e.actor.internal_user_id,
-      agent_subject: e.actor.agent_subject,
-      on_behalf_of: e.actor.on_behalf_of,
-      request_id: e.request_id,
-      trace_id: e.trace_id,
-      details: new TextDecoder().decode(canonicalBytes(e.details)),
-      prev_hash: fields.prev_hash,
+      details: new TextDecoder().decode(canonicalBytes(fields.details)),
       hash: auditHash(fields),
     })
     // What the checkpointer reads (watchAuditAppends) to vouch for this row.
@@ -76,18 +123,32 @@ export async function listAuditEvents(
   limit: number,
 ): Promise<SecurityAuditRow[]> {
   let q = db.selectFrom("security_audit_events").selectAll().where("seq", ">", String(afterSeq));
-  if (f.action) q = q.where("action", "=", f.action);
+  if (f.action) q = q.where("event_type", "=", f.action);
   if (f.resource) q = q.where("resource", "=", f.resource);
-  if (f.since) q = q.where("occurred_at", ">=", f.since);
-  if (f.until) q = q.where("occurred_at", "<", f.until);
+  if (f.since) q = q.where("created_at", ">=", f.since);
+  if (f.until) q = q.where("created_at", "<", f.until);
   const actor = f.actor;
   if (actor)
     q = q.where((w) =>
       w.or([
-        w("actor_subject", "=", actor),
-        w("agent_subject", "=", actor),
-        w("on_behalf_of", "=", actor),
-        w("internal_user_id", "=", actor),
+        w("actor_user_id", "=", actor),
+        w("user_id", "=", actor),
+        // Only a delegated row's text is parsed: the others never hold the block.
+        w(
+          sql<string>`case when actor_type = 'agent' then details::jsonb #>> '{delegation,agent_subject}' end`,
+          "=",
+          actor,
+        ),
+        w(
+          sql<string>`case when actor_type = 'agent' then details::jsonb #>> '{delegation,on_behalf_of_user_id}' end`,
+          "=",
+          actor,
+        ),
+        w(
+          sql<string>`case when actor_type = 'agent' then details::jsonb #>> '{delegation,on_behalf_of_sub}' end`,
+          "=",
+          actor,
+        ),
       ]),
     );
   return q
@@ -133,22 +194,19 @@ export function chainLinkOf(r: SecurityAuditRow): ChainLink {
   return {
     seq: Number(r.seq),
     id: r.id,
-    occurred_at: r.occurred_at.toISOString(),
+    created_at: r.created_at.toISOString(),
     service: r.service,
-    action: r.action,
+    event_type: r.event_type,
     outcome: r.outcome,
     resource: r.resource,
-    actor: {
-      subject: r.actor_subject,
-      actor_type: r.actor_type,
-      internal_user_id: r.internal_user_id,
-      agent_subject: r.agent_subject,
-      on_behalf_of: r.on_behalf_of,
-    },
+    actor_user_id: r.actor_user_id,
+    actor_type: r.actor_type,
+    user_id: r.user_id,
     request_id: r.request_id,
     trace_id: r.trace_id,
     details: JSON.parse(r.details) as JsonObject,
     prev_hash: r.prev_hash,
     hash: r.hash,
+    hash_format: r.hash_format === 1 ? 1 : 2,
   };
 }

@@ -175,22 +175,22 @@ export interface IdentityDatabase {
   security_audit_events: {
     seq: string;
     id: string;
-    occurred_at: Timestamp;
+    created_at: Timestamp;
     service: string;
-    action: string;
+    event_type: string;
     outcome: string;
     resource: string;
-    actor_subject: string;
+    actor_user_id: string;
     actor_type: string;
-    internal_user_id: string;
-    agent_subject: string;
-    on_behalf_of: string;
+    user_id: string;
     request_id: string;
     trace_id: string;
-    /** Canonical JSON text, exactly what the hash covers. */
+    /** Canonical JSON text, exactly what the hash covers (with `delegation` for a delegated call). */
     details: string;
     prev_hash: string;
     hash: string;
+    /** 1: hashed under the old field names (before 2026-11-30T0100); 2: as named now. */
+    hash_format: number;
     recorded_at: ColumnType<Date, never, never>;
   };
   /** Before the chain; no longer written. */

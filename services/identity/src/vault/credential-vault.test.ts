@@ -104,8 +104,11 @@ describe("the credentials vault on Postgres", () => {
     expect(JSON.stringify(listed)).not.toContain("hunter2-pass");
     expect(Object.keys(listed[0]!)).not.toContain("ciphertext");
     const [audit] = await auditRows("credential/desk-fix");
-    expect(audit).toMatchObject({ action: "identity.credential.created", outcome: "succeeded" });
-    expect(audit!.actor_subject).toBe("user|ops");
+    expect(audit).toMatchObject({
+      event_type: "identity.credential.created",
+      outcome: "succeeded",
+    });
+    expect(audit!.actor_user_id).toBe("user|ops");
     expect(JSON.parse(audit!.details)).toMatchObject({ kind: "broker_fix", name: "desk-fix" });
     expect(JSON.stringify(audit)).not.toContain("hunter2-pass");
   });
@@ -128,7 +131,7 @@ describe("the credentials vault on Postgres", () => {
     expect(passwordOf(again.secret)).toBe("second-pass");
     expect(again.meta.version).toBe(2);
     const actions = (await auditRows("credential/fleet-fix")).map(
-      (r) => `${r.action}:${r.outcome}`,
+      (r) => `${r.event_type}:${r.outcome}`,
     );
     expect(actions).toEqual([
       "identity.credential.created:succeeded",
@@ -191,7 +194,7 @@ describe("the credentials vault on Postgres", () => {
     });
     const failed = (await auditRows("credential/copy-from")).filter((r) => r.outcome === "failed");
     expect(failed).toHaveLength(1);
-    expect(failed[0]).toMatchObject({ action: "identity.credential.undecryptable" });
+    expect(failed[0]).toMatchObject({ event_type: "identity.credential.undecryptable" });
     expect(JSON.parse(failed[0]!.details)).toMatchObject({ reason: "tampered" });
   });
 

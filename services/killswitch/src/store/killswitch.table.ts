@@ -5,8 +5,8 @@ import type { KillSwitchModeName, KillSwitchScopeName } from "@svc/lib/contracts
 export const KILLSWITCH_SCHEMA = "killswitch";
 
 /**
- * The killswitch schema, as its migrations build it. (Its old security_audit_events table is no
- * longer written: audit events leave through the outbox to the identity service's chain.)
+ * The killswitch schema, as its migrations build it. Audit events leave through the outbox to the
+ * identity service's chain (its old security_audit_events table was folded into it and dropped).
  */
 export interface KillSwitchDatabase {
   kill_switches: KillSwitchTable;

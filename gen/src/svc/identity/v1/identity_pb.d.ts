@@ -2803,9 +2803,11 @@ export declare type InvokeMcpToolResponseJson = {
 export declare const InvokeMcpToolResponseSchema: GenMessage<InvokeMcpToolResponse, {jsonType: InvokeMcpToolResponseJson}>;
 
 /**
- * One row of the platform-wide, tamper-evident audit trail. `hash` is SHA-256 (hex) over the RFC
- * 8785 canonical JSON of every other field but seq and recorded_at, prev_hash included, so
- * altering, inserting or deleting a row breaks the chain from there on (docs/audit.md).
+ * One row of the platform-wide, tamper-evident audit trail, under the spec's names (created_at,
+ * event_type, actor_user_id, user_id, details with details.delegation) and, for the readers
+ * written before them, the old ones too. `hash` is SHA-256 (hex) over the RFC 8785 canonical JSON
+ * of the row's fields as hash_format says (docs/audit.md), prev_hash included, so altering,
+ * inserting or deleting a row breaks the chain from there on.
  *
  * @generated from message svc.identity.v1.AuditEvent
  */
@@ -2907,12 +2909,49 @@ export declare type AuditEvent = Message<"svc.identity.v1.AuditEvent"> & {
    * @generated from field: google.protobuf.Timestamp recorded_at = 14;
    */
   recordedAt?: Timestamp | undefined;
+
+  /**
+   * When the act happened (the same instant as occurred_at, the spec's name).
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 15;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * What was done (the same as action, the spec's name).
+   *
+   * @generated from field: string event_type = 16;
+   */
+  eventType: string;
+
+  /**
+   * Who made the call: the token subject, service|<name> or system:<job> (actor.subject).
+   *
+   * @generated from field: string actor_user_id = 17;
+   */
+  actorUserId: string;
+
+  /**
+   * The internal user id of the person whose act it is (actor.internal_user_id).
+   *
+   * @generated from field: string user_id = 18;
+   */
+  userId: string;
+
+  /**
+   * How hash is computed: 1 for rows appended before the spec's names (the old names), 2 since.
+   *
+   * @generated from field: int32 hash_format = 19;
+   */
+  hashFormat: number;
 };
 
 /**
- * One row of the platform-wide, tamper-evident audit trail. `hash` is SHA-256 (hex) over the RFC
- * 8785 canonical JSON of every other field but seq and recorded_at, prev_hash included, so
- * altering, inserting or deleting a row breaks the chain from there on (docs/audit.md).
+ * One row of the platform-wide, tamper-evident audit trail, under the spec's names (created_at,
+ * event_type, actor_user_id, user_id, details with details.delegation) and, for the readers
+ * written before them, the old ones too. `hash` is SHA-256 (hex) over the RFC 8785 canonical JSON
+ * of the row's fields as hash_format says (docs/audit.md), prev_hash included, so altering,
+ * inserting or deleting a row breaks the chain from there on.
  *
  * @generated from message svc.identity.v1.AuditEvent
  */
@@ -3014,6 +3053,41 @@ export declare type AuditEventJson = {
    * @generated from field: google.protobuf.Timestamp recorded_at = 14;
    */
   recordedAt?: TimestampJson;
+
+  /**
+   * When the act happened (the same instant as occurred_at, the spec's name).
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 15;
+   */
+  createdAt?: TimestampJson;
+
+  /**
+   * What was done (the same as action, the spec's name).
+   *
+   * @generated from field: string event_type = 16;
+   */
+  eventType?: string;
+
+  /**
+   * Who made the call: the token subject, service|<name> or system:<job> (actor.subject).
+   *
+   * @generated from field: string actor_user_id = 17;
+   */
+  actorUserId?: string;
+
+  /**
+   * The internal user id of the person whose act it is (actor.internal_user_id).
+   *
+   * @generated from field: string user_id = 18;
+   */
+  userId?: string;
+
+  /**
+   * How hash is computed: 1 for rows appended before the spec's names (the old names), 2 since.
+   *
+   * @generated from field: int32 hash_format = 19;
+   */
+  hashFormat?: number;
 };
 
 /**
