@@ -130,6 +130,7 @@ export const ERROR_CODES = [
   "kubernetes_unreachable",
   "kubernetes_refused",
   "kubernetes_not_configured",
+  "venue_not_configured",
   "deployment_not_found",
   "not_implemented",
 ] as const;

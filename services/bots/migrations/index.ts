@@ -30,6 +30,7 @@ import * as models from "./2026-11-29T0400-models.js";
 import * as portfolioResults from "./2026-11-29T0300-portfolio-results.js";
 import * as strategySourceMaps from "./2026-11-29T0100-strategy-source-maps.js";
 import * as trialReturnsWithResults from "./2026-11-29T0700-trial-returns-with-results.js";
+import * as liveDeployments from "./2026-11-30T0400-live-deployments.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-29T0400-models": models,
   "2026-11-29T0500-dataset-catalog": datasetCatalog,
   "2026-11-29T0700-trial-returns-with-results": trialReturnsWithResults,
+  "2026-11-30T0400-live-deployments": liveDeployments,
 };

@@ -5,6 +5,7 @@ import type { DevVenue } from "@svc/dev-venue";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventually } from "../../../../test/support/until.js";
 import { devVenue, PASSWORD, USER } from "../execution/venues/venue-test-support.js";
+import { insertK8sDeployment } from "../store/deployments.repository.js";
 import {
   approvedBot,
   botsDatabase,
@@ -32,6 +33,8 @@ describe("a runner workload process", () => {
       universe: { symbols: ["TEST"] },
       strategy: { family: "ma_crossover", parameters: { fast: 2, slow: 3 } },
     });
+    // What DeployBot wrote: the row whose lease the workload holds.
+    await insertK8sDeployment(store.db, { botId: b.bot.id, version: 1, request: {} });
     const child = spawn(process.execPath, ["--import", "tsx", liveMain], {
       env: {
         ...process.env,
