@@ -20,6 +20,8 @@ export interface VenueSettings {
   host: string;
   port: number;
   credentials: { username: string; password: string; apiKey: string; apiSecret: string };
+  /** FIX: the SenderCompID to log on with (unset: the adapter's, SVC-BOT). */
+  senderCompId?: string;
 }
 
 /** Why no runner can be built for a venue: the settings lack its credentials (undefined: they do not). */
@@ -42,6 +44,7 @@ export function venueOf(v: VenueSettings): (report: VenueReport) => LedgerVenue 
         port: v.port,
         username: c.username,
         password: c.password,
+        ...(v.senderCompId ? { senderCompId: v.senderCompId } : {}),
         report,
       });
     const api = `http://${v.host}:${v.port}/api/v3`;
