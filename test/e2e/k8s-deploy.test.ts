@@ -72,6 +72,16 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
     expect(
       (await call(p.url, "POST", "/bots/k8s-bot/deploy", { target: "k8s" })).body.error.code,
     ).toBe("approved_promotion_required");
+    // No venue configured (no SVC_LIVE_VENUE_USERNAME): a deploy to a venue says so, never a fake.
+    for (const target of ["live", "venue_paper"]) {
+      const atVenue = await call(p.url, "POST", "/bots/k8s-bot/deploy", {
+        target,
+        approved_promotion: token,
+      });
+      expect(atVenue.status).toBe(501);
+      expect(atVenue.body.error).toMatchObject({ code: "venue_not_configured" });
+      expect(atVenue.body.error.message).toMatch(/SVC_LIVE_VENUE_USERNAME/);
+    }
     const res = await call(p.url, "POST", "/bots/k8s-bot/deploy", {
       target: "k8s",
       approved_promotion: token,
