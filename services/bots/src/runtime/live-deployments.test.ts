@@ -70,12 +70,11 @@ describe("runners at a venue under their deployment's lease (real FIX sessions, 
     const taken = await Promise.all([one.pickUp(), two.pickUp()]);
     expect([...taken].sort()).toEqual([0, 1]);
     const [holder, waiter] = taken[0] === 1 ? [one, two] : [two, one];
-    const first = holder.runnerOf(taskId)!;
-    await eventually(
+    const first = await eventually(
       "the holder's runner runs",
-      () => first.phase,
-      (p) => p === "Running",
-    );
+      () => holder.runnerOf(taskId),
+      (r) => r?.phase === "Running",
+    ).then((r) => r!);
     expect(waiter.runnerOf(taskId)).toBeUndefined();
     expect(await waiter.pickUp()).toBe(0);
     expect(venue.sessionCount()).toBe(1);
@@ -93,12 +92,11 @@ describe("runners at a venue under their deployment's lease (real FIX sessions, 
     // The holder is paused (it renews nothing) past its lease; the waiter takes the deployment.
     await sleep(1_700);
     expect(await waiter.pickUp()).toBe(1);
-    const second = waiter.runnerOf(taskId)!;
-    await eventually(
+    const second = await eventually(
       "the new holder's runner runs",
-      () => second.phase,
-      (p) => p === "Running",
-    );
+      () => waiter.runnerOf(taskId),
+      (r) => r?.phase === "Running",
+    ).then((r) => r!);
     expect(first.phase).toBe("Running"); // paused: it has not learnt yet
 
     // The new holder renews as its service would; the old one stays paused.

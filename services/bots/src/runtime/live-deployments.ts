@@ -8,7 +8,7 @@ import type { LicenseGate } from "@svc/lib/license";
 import type { Logger } from "@svc/lib/telemetry";
 import { isLiveSession } from "../domain/deployment-status.js";
 import type { LiveRunner } from "../live/live-runner.js";
-import { liveRunnerOfBot, venueNotConfigured, type VenueSettings } from "../live/runner-of-bot.js";
+import { venueNotConfigured, type VenueSettings } from "../live/venue-settings.js";
 import { keysFor, watchKillSwitch } from "../runner/kill-switch-watcher.js";
 import { findBot } from "../store/bots.repository.js";
 import type { BotRow, BotsDatabase, DeploymentRow } from "../store/bots.table.js";
@@ -158,6 +158,8 @@ export class LiveDeployments {
     const d = this.deps;
     if (!this.leaseHeld(h)) return;
     const request = h.row.request as unknown as store.VenueRequest;
+    // The venue adapters (jspurefix, ccxt) load at the first runner, not at every start.
+    const { liveRunnerOfBot } = await import("../live/runner-of-bot.js");
     const runner = liveRunnerOfBot({
       bot: h.bot,
       mode: h.row.target === "live" ? "live" : "paper",
