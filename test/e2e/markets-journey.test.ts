@@ -194,6 +194,15 @@ describe("the markets journey: backtest, four eyes, live at the dev venue over F
       async () => (await events(taskId)).filter((e) => e.type === "session_started"),
       (starts) => starts.length === 2,
     );
+    // A halt by request ends it for good: cancelled at the venue, its session logged out.
+    const ended = await call(p.url, "POST", `/bots/${slug}/halt`, { reason: "end of journey" });
+    expect(ended.body).toMatchObject({ halted: 1, task_ids: [taskId] });
+    expect(await deployment(slug, taskId)).toMatchObject({ status: "halted", parked: false });
+    await eventually(
+      "the runner's venue session closed",
+      () => venue.sessionCount(),
+      (n) => n === 0,
+    );
     const audits = await sql<{
       n: number;
     }>`select count(*)::int as n from bots.outbox where type = 'svc.events.v1.AuditRecorded'`.execute(

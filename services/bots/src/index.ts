@@ -263,8 +263,10 @@ export async function createBotsModule(
         bus: platform.bus,
         db,
         schema: BOTS_SCHEMA,
-        onRevoked: async (botId, requestId) =>
-          void (await control.haltBot(botId, `promotion ${requestId} revoked`)),
+        onRevoked: async (botId, requestId) => {
+          await control.haltBot(botId, `promotion ${requestId} revoked`);
+          await live?.haltBot(botId, `promotion ${requestId} revoked`);
+        },
       });
       await recovery.start();
       if (!external) {

@@ -82,7 +82,7 @@ export function createRuntimeHandlers(deps: {
   /** Where halts are logged (at info: scope, reason, what stopped). */
   log?: Pick<Logger, "info">;
   /** Runners at a venue in this process (targets live and venue_paper); unset: 501. */
-  live?: Pick<LiveDeployments, "notConfigured" | "runningTaskOf" | "insert" | "pickUp">;
+  live?: Pick<LiveDeployments, "notConfigured" | "runningTaskOf" | "insert" | "pickUp" | "haltBot">;
   /** Called once a Bot resource is applied: the workload reconciler runs at once, not in 30 s. */
   onBotApplied?: () => void;
 }): Handlers {
@@ -249,7 +249,10 @@ export function createRuntimeHandlers(deps: {
     async haltBot(req) {
       const bot = await mustFind(req.botRef);
       const reason = req.reason || "halted by request";
-      const ids = await sessions.haltBot(bot.id, reason);
+      const ids = [
+        ...(await sessions.haltBot(bot.id, reason)),
+        ...((await deps.live?.haltBot(bot.id, reason)) ?? []),
+      ];
       return halted(
         create(HaltResultSchema, { scope: "bot", halted: ids.length, taskIds: ids }),
         reason,
@@ -259,11 +262,12 @@ export function createRuntimeHandlers(deps: {
 
     async haltAllBots(req) {
       const reason = req.reason || "platform halt";
-      const [paper, backtests] = await Promise.all([
+      const [paper, backtests, atVenue] = await Promise.all([
         sessions.haltAll(reason),
         haltBacktests(db, deps.tasks, reason),
+        deps.live?.haltBot(undefined, reason) ?? [],
       ]);
-      const ids = [...paper, ...backtests];
+      const ids = [...paper, ...backtests, ...atVenue];
       return halted(
         create(HaltResultSchema, {
           scope: "platform: bot deployments (paper sessions and backtests)",

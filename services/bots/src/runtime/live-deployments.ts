@@ -128,7 +128,11 @@ export class LiveDeployments {
     const ours =
       lease?.host === this.hostId && String(lease.lease_epoch) === String(h.row.lease_epoch);
     if (ours && !isLiveSession(lease.status)) {
-      await h.runner?.stop("stopped by the bots service");
+      // Ended elsewhere (a halt heard by another bots service): cancel at the venue, then stop.
+      await h.steps;
+      if (h.runner && h.runner.phase !== "Stopped")
+        await h.runner.halt("cancel", h.row.error ?? "halted by the bots service");
+      await h.runner?.stop("halted by the bots service");
       return;
     }
     this.deps.log.warn(
@@ -215,6 +219,39 @@ export class LiveDeployments {
       onBlind: (blind) =>
         d.log.warn({ task_id: taskId, blind }, "kill switch keys unreadable for a live runner"),
     });
+  }
+
+  /**
+   * Ends the bot's runners at the venue for good (a halt by request, a revoked promotion): each
+   * one this process holds cancels its orders at the venue and stops; the row reads halted, so a
+   * runner another process holds does the same at its next renewal. Answers the task ids ended.
+   */
+  haltBot(botId: string | undefined, reason: string): Promise<string[]> {
+    // In line with the passes, so a renewal never sees the row ended while this halts its runner.
+    const run = (this.passing ?? Promise.resolve(0))
+      .catch(() => 0)
+      .then(() => this.haltHere(botId, reason));
+    this.passing = run.then(
+      () => 0,
+      () => 0,
+    );
+    return run;
+  }
+
+  private async haltHere(botId: string | undefined, reason: string): Promise<string[]> {
+    const ended = await store.endVenueDeployments(this.deps.db, botId, reason);
+    for (const taskId of ended) {
+      const h = this.held.get(taskId);
+      if (!h) continue;
+      this.held.delete(taskId);
+      await h.watcher?.stop();
+      await h.steps;
+      const runner = h.runner;
+      if (runner && runner.phase !== "Stopped") await runner.halt("cancel", reason);
+      await runner?.stop(reason);
+      await store.releaseVenueLease(this.deps.db, taskId, this.hostId);
+    }
+    return ended;
   }
 
   /** At shutdown: every runner stops (its stop audited) and hands its lease back. */

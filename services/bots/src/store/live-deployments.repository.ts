@@ -152,3 +152,18 @@ export async function workloadDeploymentOf(db: Db, botId: string): Promise<strin
     .executeTakeFirst();
   return row?.task_id;
 }
+
+/** Ends the running deployments at a venue of one bot (or of all): status halted with `reason`. */
+export async function endVenueDeployments(
+  db: Db,
+  botId: string | undefined,
+  reason: string,
+): Promise<string[]> {
+  let q = db
+    .updateTable("bot_deployments")
+    .set({ status: "halted", error: reason, updated_at: now() })
+    .where("target", "in", VENUE_TARGETS)
+    .where("status", "in", LIVE_SESSION_STATES);
+  if (botId) q = q.where("bot_id", "=", botId);
+  return (await q.returning("task_id").execute()).map((r) => r.task_id);
+}
