@@ -70,6 +70,10 @@ const LOADED_FROM_NODE_MODULES = new Set([
   "tsx",
   // The strategy checker's compiler reads its ES lib files from beside its own code.
   "typescript",
+  // The FIX engine reads its FIX dictionaries from beside its own code (a runner at a venue);
+  // its dependency injection needs the Reflect polyfill loaded before it, as an import of its own.
+  "jspurefix",
+  "reflect-metadata",
 ]);
 
 /**

@@ -4,6 +4,7 @@ import type { RunningPlatform } from "@svc/all-in-one";
 import { call, startTestPlatform, PLATFORM_START_TIMEOUT_MS } from "../support/test-platform.js";
 import { startMockKubeApi } from "../support/mock-kube-api.js";
 import { eventually } from "../support/until.js";
+import { approvedToken } from "../support/paper.js";
 
 const as = (user: string) => ({ "x-svc-local-user": user });
 
@@ -72,6 +73,16 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
     expect(
       (await call(p.url, "POST", "/bots/k8s-bot/deploy", { target: "k8s" })).body.error.code,
     ).toBe("approved_promotion_required");
+    // No venue configured (no SVC_LIVE_VENUE_USERNAME): a deploy to a venue says so, never a fake.
+    for (const target of ["live", "venue_paper"]) {
+      const atVenue = await call(p.url, "POST", "/bots/k8s-bot/deploy", {
+        target,
+        approved_promotion: token,
+      });
+      expect(atVenue.status).toBe(501);
+      expect(atVenue.body.error).toMatchObject({ code: "venue_not_configured" });
+      expect(atVenue.body.error.message).toMatch(/SVC_LIVE_VENUE_USERNAME/);
+    }
     const res = await call(p.url, "POST", "/bots/k8s-bot/deploy", {
       target: "k8s",
       approved_promotion: token,
@@ -217,4 +228,40 @@ describe("deploy to k8s: a Bot custom resource by server-side apply", () => {
     },
     PLATFORM_START_TIMEOUT_MS,
   );
+});
+
+describe("deploy to k8s with runner workloads: the reconciler runs at once", () => {
+  let kube: Awaited<ReturnType<typeof startMockKubeApi>>;
+  let p: RunningPlatform;
+  beforeAll(async () => {
+    kube = await startMockKubeApi("sa-token");
+    p = await startTestPlatform("pglite", {
+      SVC_KUBE_API_URL: kube.url,
+      SVC_KUBE_TOKEN: "sa-token",
+      SVC_KUBE_NAMESPACE: "trading",
+      SVC_RUNNER_WORKLOADS: "kubernetes",
+    });
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await p?.close();
+    await kube?.stop();
+  });
+
+  it("DeployBot's Bot gets its runner Deployment within seconds, not at the next 30 s pass", async () => {
+    const token = await approvedToken(p, "workload-bot", "majors", {
+      strategy: { family: "breakout", parameters: {} },
+    });
+    const deployed = await call(p.url, "POST", "/bots/workload-bot/deploy", {
+      target: "k8s",
+      approved_promotion: token,
+    });
+    expect(deployed.status).toBe(202);
+    const runner = await eventually(
+      "the runner Deployment",
+      () => kube.objects.get("trading/deployments/bot-runner-workload-bot"),
+      (d) => d !== undefined,
+      3_000,
+    );
+    expect(runner).toMatchObject({ apiVersion: "apps/v1", kind: "Deployment" });
+  });
 });

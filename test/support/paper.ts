@@ -20,6 +20,28 @@ export async function approvedSession(
   spec: Record<string, unknown> = {},
   start: Record<string, unknown> = {},
 ): Promise<string> {
+  const token = await approvedToken(p, slug, fleet, spec);
+  const started = await call(p.url, "POST", `/bots/${slug}/paper/start`, {
+    approved_promotion: token,
+    speed,
+    ...start,
+  });
+  expect(started.status, JSON.stringify(started.body)).toBe(202);
+  return started.body.task_id;
+}
+
+/**
+ * A bot created by alice and promoted with four eyes (alice submits, bob approves); answers the
+ * ApprovedPromotion token. `spec` adds to the bot's spec; `before` runs between the bot's
+ * creation and its promotion (a backtest, say).
+ */
+export async function approvedToken(
+  p: RunningPlatform,
+  slug: string,
+  fleet: string,
+  spec: Record<string, unknown> = {},
+  before?: () => Promise<void>,
+): Promise<string> {
   const bot = (
     await call(
       p.url,
@@ -50,6 +72,7 @@ export async function approvedSession(
       ).rows[0]!,
     (r) => r.versions > 0 && r.bots > 0,
   );
+  await before?.();
   const submitted = await call(
     p.url,
     "POST",
@@ -71,13 +94,7 @@ export async function approvedSession(
     () => call(p.url, "GET", `/promotion/requests/ks-${slug}`),
     (r) => r.body.status === "promoted",
   );
-  const started = await call(p.url, "POST", `/bots/${slug}/paper/start`, {
-    approved_promotion: token,
-    speed,
-    ...start,
-  });
-  expect(started.status, JSON.stringify(started.body)).toBe(202);
-  return started.body.task_id;
+  return token as string;
 }
 
 export const statusOf = async (p: RunningPlatform, slug: string) =>

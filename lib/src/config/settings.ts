@@ -418,12 +418,12 @@ export const SETTINGS = {
   SVC_RUNNER_LEASE_S: {
     kind: int(3, 600),
     default: "15",
-    doc: "Seconds a paper session's host may stay silent before another runner takes the session over; the old holder's writes are fenced off from then on.",
+    doc: "Seconds a paper session's or a runner's host may stay silent before another takes its deployment over; the old holder's writes are fenced off from then on, and a runner at a venue sends no order once its last renewal is two thirds of this old.",
   },
   SVC_RUNNER_WORKLOADS: {
     kind: oneOf("off", "kubernetes"),
     default: "off",
-    doc: "kubernetes: the bots service turns each Bot resource into a one-replica runner Deployment (bot-runner-<slug>) at start and every 30 s (needs SVC_KUBE_API_URL); off: Bot resources are written and nothing runs them.",
+    doc: "kubernetes: the bots service turns each Bot resource into a one-replica runner Deployment (bot-runner-<slug>) at start, at once after each DeployBot k8s, and every 30 s (needs SVC_KUBE_API_URL); off: Bot resources are written and nothing runs them.",
   },
   SVC_RUNNER_IMAGE: {
     kind: str,
@@ -443,12 +443,12 @@ export const SETTINGS = {
   SVC_LIVE_VENUE: {
     kind: oneOf("fix", "ccxt"),
     default: "fix",
-    doc: "The venue adapter of a runner workload: fix (FIX 4.4 over jspurefix) or ccxt (a Binance-compatible REST API at SVC_LIVE_VENUE_HOST:SVC_LIVE_VENUE_PORT).",
+    doc: "The venue adapter of a runner (a runner workload, or DeployBot live/venue_paper in the bots service's process): fix (FIX 4.4 over jspurefix) or ccxt (a Binance-compatible REST API at SVC_LIVE_VENUE_HOST:SVC_LIVE_VENUE_PORT).",
   },
   SVC_LIVE_VENUE_HOST: {
     kind: str,
     default: "127.0.0.1",
-    doc: "The venue's host for a runner workload (the dev venue: npm run venue).",
+    doc: "The venue's host for a runner, in a workload or in the bots service (the dev venue: npm run venue).",
   },
   SVC_LIVE_VENUE_PORT: {
     kind: int(1, 65_535),
@@ -484,27 +484,27 @@ export const SETTINGS = {
   },
   SVC_LIVE_VENUE_USERNAME: {
     kind: str,
-    doc: "A runner workload's FIX Username (from the Secret SVC_LIVE_VENUE_SECRET).",
+    doc: "A runner's FIX Username (a workload's from the Secret SVC_LIVE_VENUE_SECRET); on the bots service, with the password, it configures the venue DeployBot live and venue_paper trade at (unset: they answer 501 venue_not_configured).",
   },
   SVC_LIVE_VENUE_PASSWORD: {
     kind: str,
-    doc: "A runner workload's FIX Password (from the Secret SVC_LIVE_VENUE_SECRET).",
+    doc: "A runner's FIX Password (a workload's from the Secret SVC_LIVE_VENUE_SECRET; on the bots service, for DeployBot live and venue_paper).",
     secret: true,
   },
   SVC_LIVE_VENUE_API_KEY: {
     kind: str,
-    doc: "A ccxt runner workload's API key (from the Secret SVC_LIVE_VENUE_SECRET).",
+    doc: "A ccxt runner's API key (a workload's from the Secret SVC_LIVE_VENUE_SECRET; on the bots service, for DeployBot live and venue_paper).",
     secret: true,
   },
   SVC_LIVE_VENUE_API_SECRET: {
     kind: str,
-    doc: "A ccxt runner workload's API secret (from the Secret SVC_LIVE_VENUE_SECRET).",
+    doc: "A ccxt runner's API secret (a workload's from the Secret SVC_LIVE_VENUE_SECRET; on the bots service, for DeployBot live and venue_paper).",
     secret: true,
   },
   SVC_LIVE_BAR_MS: {
     kind: int(100, 86_400_000),
     default: "60000",
-    doc: "A runner workload's bar: the venue's trades are folded into bars of this many milliseconds, and the strategy decides at each close.",
+    doc: "A runner's bar (a workload's, or DeployBot live/venue_paper in the bots service): the venue's trades are folded into bars of this many milliseconds, and the strategy decides at each close.",
   },
   SVC_BACKTEST_WORKERS: {
     kind: int(1, 64),

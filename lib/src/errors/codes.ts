@@ -141,6 +141,7 @@ export const ERROR_CODES = [
   "kubernetes_refused",
   "kubernetes_not_configured",
   "fleet_infrastructure_busy",
+  "venue_not_configured",
   "deployment_not_found",
   "not_implemented",
   // Webhooks and the event stream (docs/notifications.md)

@@ -32,6 +32,7 @@ import * as strategySourceMaps from "./2026-11-29T0100-strategy-source-maps.js";
 import * as trialReturnsWithResults from "./2026-11-29T0700-trial-returns-with-results.js";
 import * as resultsJsonUncompressed from "./2026-11-30T0000-results-json-uncompressed.js";
 import * as fleetInfrastructureLocks from "./2026-11-30T0200-fleet-infrastructure-locks.js";
+import * as liveDeployments from "./2026-11-30T0400-live-deployments.js";
 
 /** Every migration of the bots schema, in order; names are timestamps and never change. */
 export const migrations: Record<string, Migration> = {
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-29T0700-trial-returns-with-results": trialReturnsWithResults,
   "2026-11-30T0000-results-json-uncompressed": resultsJsonUncompressed,
   "2026-11-30T0200-fleet-infrastructure-locks": fleetInfrastructureLocks,
+  "2026-11-30T0400-live-deployments": liveDeployments,
 };

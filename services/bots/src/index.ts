@@ -18,6 +18,7 @@ import { createBacktestPool } from "./runtime/backtest-pool.js";
 import { createTaskRunner, TaskCancelled } from "./runtime/task-runner.js";
 import { backtestHostId, backtestRecovery } from "./runtime/backtest-recovery.js";
 import { PaperSessions } from "./runtime/paper-sessions.js";
+import { LiveDeployments } from "./runtime/live-deployments.js";
 import { externalControl, inProcessControl } from "./runtime/session-control.js";
 import { createRuntimeHandlers } from "./handlers/runtime-handlers.js";
 import { createRiskHandlers } from "./handlers/risk-handlers.js";
@@ -148,6 +149,26 @@ export async function createBotsModule(
         timeoutMs: platform.config.kubeTimeoutMs,
       })
     : undefined;
+  // Runners at a venue (DeployBot live, venue_paper) in this process, as paper sessions are.
+  const live = external
+    ? undefined
+    : new LiveDeployments({
+        db,
+        schema: BOTS_SCHEMA,
+        log: platform.log,
+        kv: platform.kv,
+        bus: platform.bus,
+        pollIntervalMs: platform.config.killSwitchPollIntervalS * 1000,
+        leaseSeconds: platform.config.runnerLeaseS,
+        license: platform.license,
+        publicKeyPem,
+        venue: {
+          ...platform.config.runnerWorkloads.venue,
+          credentials: platform.config.liveWorkload.credentials,
+        },
+        barMs: platform.config.liveWorkload.barMs,
+      });
+  const workloads = startWorkloadReconciler(platform, runtimeKube);
   const runtime = createRuntimeHandlers({
     db,
     sessions: control,
@@ -155,6 +176,8 @@ export async function createBotsModule(
     publicKey: publicKeyPem ? statementKeysFromPem({ publicKeyPem }).publicKey : undefined,
     kube: runtimeKube,
     log: platform.log,
+    ...(live ? { live } : {}),
+    ...(workloads ? { onBotApplied: workloads.pass } : {}),
   });
   const riskRoutes = createRiskHandlers({ db, sessions: control, log: platform.log });
   const trials = createTrialHandlers(db);
@@ -212,7 +235,6 @@ export async function createBotsModule(
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   let consumer: BusSubscription | undefined;
   let leaseTimer: NodeJS.Timeout | undefined;
-  const workloads = startWorkloadReconciler(platform, runtimeKube);
   return {
     name: "bots",
     services: [BotsService, ControlPlaneService],
@@ -250,8 +272,10 @@ export async function createBotsModule(
         bus: platform.bus,
         db,
         schema: BOTS_SCHEMA,
-        onRevoked: async (botId, requestId) =>
-          void (await control.haltBot(botId, `promotion ${requestId} revoked`)),
+        onRevoked: async (botId, requestId) => {
+          await control.haltBot(botId, `promotion ${requestId} revoked`);
+          await live?.haltBot(botId, `promotion ${requestId} revoked`);
+        },
       });
       await recovery.start();
       if (!external) {
@@ -260,11 +284,18 @@ export async function createBotsModule(
           platform.log.info({ sessions: resumed }, "paper sessions resumed from their events");
         // Renews this host's lease on its sessions and takes over those of a host that died.
         // Renew well inside the lease, so a busy event loop does not lose it.
+        await live
+          ?.pickUp()
+          .catch((err) => platform.log.warn({ err }, "live deployment pick-up failed"));
         leaseTimer = setInterval(
-          () =>
+          () => {
             void sessions
               .pickUp()
-              .catch((err) => platform.log.warn({ err }, "session pick-up failed")),
+              .catch((err) => platform.log.warn({ err }, "session pick-up failed"));
+            void live
+              ?.pickUp()
+              .catch((err) => platform.log.warn({ err }, "live deployment pick-up failed"));
+          },
           Math.min(5_000, (platform.config.runnerLeaseS * 1000) / 3),
         );
         leaseTimer.unref();
@@ -273,6 +304,7 @@ export async function createBotsModule(
     async stop() {
       if (leaseTimer) clearInterval(leaseTimer);
       workloads?.stop();
+      await live?.stopAll();
       await sessions.detachAll();
       // The leases stay renewed while the runs finish, so no other process re-runs them meanwhile.
       await tasks.stop();
@@ -286,14 +318,14 @@ export async function createBotsModule(
 }
 
 /**
- * With SVC_RUNNER_WORKLOADS=kubernetes, every Bot resource gets its runner Deployment: at start
- * and every 30 s (server-side apply changes nothing that is already right), so a Bot DeployBot
- * wrote is running within one pass.
+ * With SVC_RUNNER_WORKLOADS=kubernetes, every Bot resource gets its runner Deployment: at start,
+ * at once after each DeployBot (`pass`), and every 30 s as the fallback (server-side apply
+ * changes nothing that is already right).
  */
 function startWorkloadReconciler(
   platform: Platform,
   kube: KubeClient | undefined,
-): { stop(): void } | undefined {
+): { stop(): void; pass(): void } | undefined {
   const settings = platform.config.runnerWorkloads;
   if (!settings.enabled) return undefined;
   if (!kube) {
@@ -301,18 +333,28 @@ function startWorkloadReconciler(
     return undefined;
   }
   let passing = false;
+  // A deploy heard during a pass gets one more pass right after it: the pass may have listed the
+  // Bots before its resource was written.
+  let again = false;
   const pass = () => {
-    if (passing) return;
+    if (passing) {
+      again = true;
+      return;
+    }
     passing = true;
+    again = false;
     void reconcileBotWorkloads(kube, settings)
       .then((applied) => platform.log.debug({ applied }, "runner workloads reconciled"))
       .catch((err: unknown) => platform.log.warn({ err }, "runner workloads not reconciled"))
-      .finally(() => (passing = false));
+      .finally(() => {
+        passing = false;
+        if (again) pass();
+      });
   };
   pass();
   const timer = setInterval(pass, 30_000);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return { stop: () => clearInterval(timer), pass };
 }
 
 /** The chat agent's delegation, when the platform has a broker and the agent its own client. */

@@ -23,6 +23,8 @@ const TARGET: Record<DeploymentRow["target"], DeploymentTarget> = {
   backtest: DeploymentTarget.BACKTEST,
   paper: DeploymentTarget.PAPER,
   k8s: DeploymentTarget.K8S,
+  live: DeploymentTarget.LIVE,
+  venue_paper: DeploymentTarget.VENUE_PAPER,
 };
 
 /**

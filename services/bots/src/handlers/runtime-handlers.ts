@@ -53,6 +53,8 @@ import {
   insertK8sDeployment,
 } from "../store/deployments.repository.js";
 import { rowToDeployment } from "./deployment-mapping.js";
+import type { LiveDeployments } from "../runtime/live-deployments.js";
+import type { VenueTarget } from "../store/live-deployments.repository.js";
 import { storedToSpec } from "./bot-mapping.js";
 import { botNotFound, engineInputRefused } from "./bot-errors.js";
 import { canonicalJson } from "../domain/canonical-json.js";
@@ -87,6 +89,10 @@ export function createRuntimeHandlers(deps: {
   kube: KubeClient | undefined;
   /** Where halts are logged (at info: scope, reason, what stopped). */
   log?: Pick<Logger, "info">;
+  /** Runners at a venue in this process (targets live and venue_paper); unset: 501. */
+  live?: Pick<LiveDeployments, "notConfigured" | "runningTaskOf" | "insert" | "pickUp" | "haltBot">;
+  /** Called once a Bot resource is applied: the workload reconciler runs at once, not in 30 s. */
+  onBotApplied?: () => void;
 }): Handlers {
   const { db, sessions } = deps;
   const halted = (result: HaltResult, reason: string, bot?: string): HaltResult => {
@@ -100,6 +106,70 @@ export function createRuntimeHandlers(deps: {
     const bot = await repo.findBot(db, ref);
     if (!bot) throw botNotFound(ref);
     return bot;
+  };
+
+  /**
+   * A runner at the venue the settings name, in this process: refused with what to set when no
+   * venue is configured (never a simulated stand-in), and while the bot already has one.
+   */
+  const deployAtVenue = async (botRef: string, token: string, target: VenueTarget) => {
+    const live = deps.live;
+    const unconfigured = live ? live.notConfigured() : "runners at a venue are not hosted here";
+    if (!live || unconfigured)
+      throw svcError(Code.Unimplemented, "venue_not_configured", unconfigured!, {
+        setting: "SVC_LIVE_VENUE",
+      });
+    const bot = await mustFind(botRef);
+    if (bot.status === "archived")
+      throw svcError(
+        Code.FailedPrecondition,
+        "bot_archived",
+        `bot "${bot.slug}" is archived; restore it before deploying it`,
+        { status: "archived" },
+      );
+    const spec = storedToSpec(bot.spec);
+    if (spec.strategy?.code)
+      throw svcError(
+        Code.Unimplemented,
+        "not_implemented",
+        "strategy code is not run by a live runner yet: deploy a bot with a built-in family",
+        { field: "strategy.code" },
+      );
+    if (!spec.universe?.symbols[0])
+      throw svcError(
+        Code.InvalidArgument,
+        "invalid_argument",
+        `bot "${bot.slug}" names no symbol in its universe: a runner trades the first one`,
+        { field: "universe.symbols" },
+      );
+    await assertApprovedPromotion({ db, schema: BOTS_SCHEMA, publicKey: deps.publicKey }, token, {
+      id: bot.id,
+      specHash: bot.spec_hash,
+      strategyDigest: spec.strategy?.code?.digest,
+      models: modelDigestsOf(spec),
+    });
+    const running = await live.runningTaskOf(bot.id);
+    if (running)
+      throw svcError(
+        Code.AlreadyExists,
+        "session_running",
+        `bot "${bot.slug}" already has a runner at the venue ${running}; halt it first`,
+        { task_id: running },
+      );
+    const row = await live.insert(bot, target, token).catch((err: unknown) => {
+      // A concurrent deploy of the same bot inserted first (the one-runner index).
+      if ((err as { code?: string }).code === "23505")
+        throw svcError(
+          Code.AlreadyExists,
+          "session_running",
+          `bot "${bot.slug}" already has a runner at the venue; halt it first`,
+          {},
+        );
+      throw err;
+    });
+    // The runner starts now, not at the next pass of the pick-up (which stays the fallback).
+    void live.pickUp().catch(() => undefined);
+    return rowToDeployment(row);
   };
 
   const startPaper = async (
@@ -208,7 +278,10 @@ export function createRuntimeHandlers(deps: {
     async haltBot(req, ctx) {
       const bot = await mustFind(req.botRef);
       const reason = req.reason || "halted by request";
-      const ids = await sessions.haltBot(bot.id, reason, auditOriginOf(ctx));
+      const ids = [
+        ...(await sessions.haltBot(bot.id, reason, auditOriginOf(ctx))),
+        ...((await deps.live?.haltBot(bot.id, reason)) ?? []),
+      ];
       return halted(
         create(HaltResultSchema, { scope: "bot", halted: ids.length, taskIds: ids }),
         reason,
@@ -218,11 +291,12 @@ export function createRuntimeHandlers(deps: {
 
     async haltAllBots(req, ctx) {
       const reason = req.reason || "platform halt";
-      const [paper, backtests] = await Promise.all([
+      const [paper, backtests, atVenue] = await Promise.all([
         sessions.haltAll(reason, auditOriginOf(ctx)),
         haltBacktests(db, deps.tasks, reason, auditOriginOf(ctx)),
+        deps.live?.haltBot(undefined, reason) ?? [],
       ]);
-      const ids = [...paper, ...backtests];
+      const ids = [...paper, ...backtests, ...atVenue];
       return halted(
         create(HaltResultSchema, {
           scope: "platform: bot deployments (paper sessions and backtests)",
@@ -327,6 +401,12 @@ export function createRuntimeHandlers(deps: {
           "a backtest is not a deployment target here; use POST /bots/{bot_ref}/backtest",
           { field: "target" },
         );
+      if (req.target === DeploymentTarget.LIVE || req.target === DeploymentTarget.VENUE_PAPER)
+        return deployAtVenue(
+          req.botRef,
+          req.approvedPromotion,
+          req.target === DeploymentTarget.LIVE ? "live" : "venue_paper",
+        );
       const bot = await mustFind(req.botRef);
       if (!deps.kube) {
         throw svcError(
@@ -370,6 +450,7 @@ export function createRuntimeHandlers(deps: {
           resource_version: applied.resourceVersion,
         },
       });
+      deps.onBotApplied?.();
       return rowToDeployment(row);
     },
   };

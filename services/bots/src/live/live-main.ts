@@ -1,24 +1,16 @@
-import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
-import ccxt from "ccxt";
 import { loadConfig } from "@svc/lib/config";
 import { migrateSchema, schemaDb } from "@svc/lib/db";
 import { createKubeClient } from "@svc/lib/kube";
 import { closeOnSignals, openPlatform } from "@svc/lib/server";
-import { statementKeysFromPem } from "@svc/lib/signed-statement";
 import { migrations } from "../../migrations/index.js";
-import { allocateBars } from "../engine/bars.js";
-import { engineSettingsFrom, resolveStrategy } from "../engine/index.js";
-import type { VenueReport } from "../execution/kernel/venue.js";
-import { CcxtVenue } from "../execution/venues/ccxt/ccxt-venue.js";
-import { FixVenue } from "../execution/venues/fix/fix-venue.js";
-import type { LedgerVenue } from "../execution/venues/pipeline-venue.js";
-import { assertApprovedPromotion } from "../handlers/approved-promotion.js";
-import { storedToSpec } from "../handlers/bot-mapping.js";
 import { reportRunnerPhase } from "../runtime/bot-workloads.js";
 import { keysFor, watchKillSwitch } from "../runner/kill-switch-watcher.js";
 import type { BotsDatabase } from "../store/bots.table.js";
-import { LiveRunner } from "./live-runner.js";
+import { workloadDeploymentOf } from "../store/live-deployments.repository.js";
+import type { LiveRunner } from "./live-runner.js";
+import { liveRunnerOfBot, RunnerUnbuildable } from "./runner-of-bot.js";
+import { WorkloadLease } from "./workload-lease.js";
 
 // A runner workload (the pod the bots service makes of a Bot, or a laptop's process): runs one
 // bot on one venue, paper or live, as SVC_LIVE_* say; obeys its kill switches by itself.
@@ -41,83 +33,42 @@ if (bot!.current_version !== w.version || bot!.spec_hash !== w.specHash)
   fail(
     `the workload is stale: it was deployed with version ${w.version} (${w.specHash}); the bot is at version ${bot!.current_version} (${bot!.spec_hash})`,
   );
-const spec = storedToSpec(bot!.spec);
-if (spec.strategy?.code)
-  fail("strategy code is not run by a live runner yet: deploy a built-in family");
-const symbol = spec.universe?.symbols[0] ?? fail("the bot's universe names no symbol");
-const { family, params } = resolveStrategy(
-  spec.strategy?.family ?? "",
-  spec.strategy?.parameters as Record<string, unknown> | undefined,
+// The deployment's lease: a second runner of the same deployment waits here until the first is
+// gone (its lease handed back, or silent for SVC_RUNNER_LEASE_S), and never trades meanwhile.
+const taskId = await workloadDeploymentOf(db, bot!.id);
+if (!taskId) fail(`bot ${w.slug} has no k8s deployment to run: DeployBot it first`);
+const lease = new WorkloadLease(db, taskId!, config.runnerLeaseS);
+const fence = await lease.acquire(undefined, () =>
+  process.stdout.write(
+    `runner ${bot!.slug}: deployment ${taskId} is held by another runner; waiting\n`,
+  ),
 );
-const strategy = family.create(params);
-const row = allocateBars(1);
-const settings = engineSettingsFrom(spec.engine);
-const publicKeyPem = config.promotionTokens.publicKeyPem;
-
-const venue = (report: VenueReport): LedgerVenue => {
-  const { host, port, adapter } = venueSettings.venue;
-  const c = w.credentials;
-  if (adapter === "fix")
-    return new FixVenue({ host, port, username: c.username, password: c.password, report });
-  const api = `http://${host}:${port}/api/v3`;
-  const exchange = new ccxt.binance({
-    apiKey: c.apiKey,
-    secret: c.apiSecret,
-    urls: { api: { public: api, private: api, v1: api } },
-    options: { fetchMarkets: { types: ["spot"] }, fetchMargins: false, fetchCurrencies: false },
-  });
-  return new CcxtVenue({ exchange, report });
-};
-
-const runner = new LiveRunner({
-  mode: venueSettings.mode,
-  bot: {
-    id: bot!.id,
-    slug: bot!.slug,
-    specHash: bot!.spec_hash,
-    ...(w.strategyDigest ? { strategyDigest: w.strategyDigest } : {}),
-  },
-  taskId: randomUUID(),
-  approvedPromotion: w.approvedPromotion,
-  verifyPromotion: (token, b) =>
-    assertApprovedPromotion(
-      {
-        db,
-        schema: "bots",
-        publicKey: publicKeyPem ? statementKeysFromPem({ publicKeyPem }).publicKey : undefined,
-      },
-      token,
-      b,
-    ),
-  license: platform.license,
-  venue,
-  db,
-  schema: "bots",
-  symbol,
-  strategy: (bar) => {
-    // The strategy copies the bar it is shown: one row, rewritten at every close, is enough.
-    row.time[0] = bar.time;
-    row.open[0] = bar.open;
-    row.high[0] = bar.high;
-    row.low[0] = bar.low;
-    row.close[0] = bar.close;
-    row.volume[0] = bar.volume;
-    const weight = strategy.onBar(row, 0);
-    // NaN: the strategy set no target yet, so the position is left as it is.
-    return Number.isNaN(weight) ? undefined : { target: weight };
-  },
-  costs: {
-    feeBps: settings.feeBps,
-    slippageBps: settings.slippageBps,
-    positionSize: settings.positionSize,
-  },
-  initialCash: settings.initialCash,
-  barMs: w.barMs,
-  reconcileEveryMs: 5_000,
-});
+let runner: LiveRunner;
 try {
-  await runner.start();
+  runner = liveRunnerOfBot({
+    bot: bot!,
+    mode: venueSettings.mode,
+    taskId: taskId!,
+    approvedPromotion: w.approvedPromotion,
+    ...(w.strategyDigest ? { strategyDigest: w.strategyDigest } : {}),
+    db,
+    schema: "bots",
+    publicKeyPem: config.promotionTokens.publicKeyPem,
+    license: platform.license,
+    venue: { ...venueSettings.venue, credentials: w.credentials },
+    barMs: w.barMs,
+    fence,
+    mayTrade: lease.mayTrade,
+  });
 } catch (err) {
+  await lease.release();
+  await platform.close();
+  fail(err instanceof RunnerUnbuildable ? err.message : String(err));
+}
+try {
+  await runner!.start();
+} catch (err) {
+  await lease.release();
   await platform.close();
   fail(err instanceof Error ? err.message : String(err));
 }
@@ -160,9 +111,19 @@ const watcher = watchKillSwitch({
   onRelease: () => platform.log.info("kill switch released: restart the workload to trade again"),
   onBlind: () => platform.log.warn("kill switch keys unreadable"),
 });
+// The lease moved (this process was paused or cut off and another runner took over): stop at
+// once, write nothing more, and exit; the workload's restart waits for the lease again.
+lease.keep(() => {
+  platform.log.warn({ task_id: taskId }, "the deployment's lease moved: this runner stops");
+  void watcher
+    .stop()
+    .then(() => runner.abandon())
+    .finally(() => platform.close().finally(() => process.exit(3)));
+});
 closeOnSignals(platform.log, [
   async () => watcher.stop(),
   () => runner.stop("the workload stopped"),
+  () => lease.release(),
   () => platform.close(),
 ]);
 // Ready once a stop signal is handled: a workload stopped at once still audits its stop.

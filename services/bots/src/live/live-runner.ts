@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { LicenseGate } from "@svc/lib/license";
 import { namingSymbol } from "../engine/symbol-events.js";
@@ -55,6 +56,12 @@ export interface LiveRunnerOptions {
   schema: string;
   /** The session's lease: events are refused once another host holds it. */
   fence?: LeaseFence;
+  /**
+   * Whether the lease is still known to be held (renewed recently enough that nobody else can
+   * have claimed it): checked before every decision, so a runner paused past its lease and
+   * resumed sends nothing before it learns the lease moved.
+   */
+  mayTrade?: () => boolean;
   symbol: string;
   strategy: LiveStrategy;
   costs: Costs & Sizing;
@@ -103,6 +110,11 @@ export class LiveRunner {
   reconciliation: Reconciliation | undefined;
   lastHalt: VenueHalt | undefined;
   private readonly idPrefix: string;
+  /**
+   * This start's own tag in its order ids: a deployment's restarts (and a runner that took its
+   * lease over) run under one task id, and must never send an id an earlier run sent.
+   */
+  private readonly runTag = randomUUID().slice(0, 8);
   private pipeline: OrderPipeline;
   private readonly venue: LedgerVenue;
   private readonly pipelineVenue: PipelineVenue | undefined;
@@ -130,7 +142,7 @@ export class LiveRunner {
     this.venue = o.venue(o.mode === "live" ? { event: emit } : {});
     if (o.mode === "live") {
       this.pipelineVenue = new PipelineVenue(o.symbol, this.venue, {
-        idPrefix: `${this.idPrefix}${o.taskId.slice(0, 8)}.`,
+        idPrefix: `${this.idPrefix}${this.runTag}.`,
         onError: (err, id) =>
           this.push({
             type: "fail_safe",
@@ -327,6 +339,23 @@ export class LiveRunner {
     });
   }
 
+  /**
+   * The lease moved to another runner: stops at once and writes nothing more (the new holder
+   * writes the deployment's events from now on); the venue session is closed, orders untouched.
+   */
+  async abandon(): Promise<void> {
+    this.holding = true;
+    this.pending = [];
+    this.frozen ??= "the session's lease moved to another runner";
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    this.unwatch?.();
+    this.started = false;
+    this.phase = "Stopped";
+    await this.unsubscribe?.().catch(() => undefined);
+    await this.venue.close().catch(() => undefined);
+  }
+
   /** Resolves once every event recorded so far is in bot_events (rejects if a write failed). */
   async flush(): Promise<void> {
     if (!this.holding && this.pending.length > 0) {
@@ -365,6 +394,7 @@ export class LiveRunner {
     const reference = this.lastClose;
     this.lastClose = bar.close;
     if (this.frozen !== undefined || this.venue.health.state !== "connected") return;
+    if (this.o.mayTrade && !this.o.mayTrade()) return;
     const d = this.o.strategy(bar);
     if (d?.target !== undefined) this.pipeline.decide(d.target, bar.close, bar.time, reference);
     for (const order of d?.orders ?? []) this.pipeline.send(order, bar.close, bar.time, reference);
@@ -403,7 +433,7 @@ export class LiveRunner {
     const emit = (e: RunnerEvent) => this.record(e);
     this.broker = new SimulatedBroker(
       this.o.symbol,
-      { cash, units, idPrefix: `${this.o.taskId.slice(0, 8)}.` },
+      { cash, units, idPrefix: `${this.runTag}.` },
       this.o.costs,
       { event: emit },
     );

@@ -205,7 +205,7 @@ export interface BotDeploymentsTable {
   id: string;
   bot_id: string;
   version: number;
-  target: "backtest" | "paper" | "k8s";
+  target: "backtest" | "paper" | "k8s" | "live" | "venue_paper";
   status: DeploymentState;
   task_id: string;
   request: ColumnType<Record<string, unknown>, string, string>;

@@ -3090,7 +3090,8 @@ export declare type DeployBotRequest = Message<"svc.bots.v1.DeployBotRequest"> &
 
   /**
    * k8s applies a Bot resource to the cluster; paper starts a paper session (as paper/start with
-   * its defaults); backtest is refused (400: use POST /bots/{bot_ref}/backtest).
+   * its defaults); live and venue_paper start a runner at the configured venue in the bots
+   * service's process; backtest is refused (400: use POST /bots/{bot_ref}/backtest).
    *
    * @generated from field: svc.bots.v1.DeploymentTarget target = 2;
    */
@@ -3117,7 +3118,8 @@ export declare type DeployBotRequestJson = {
 
   /**
    * k8s applies a Bot resource to the cluster; paper starts a paper session (as paper/start with
-   * its defaults); backtest is refused (400: use POST /bots/{bot_ref}/backtest).
+   * its defaults); live and venue_paper start a runner at the configured venue in the bots
+   * service's process; backtest is refused (400: use POST /bots/{bot_ref}/backtest).
    *
    * @generated from field: svc.bots.v1.DeploymentTarget target = 2;
    */
@@ -10472,6 +10474,21 @@ export enum DeploymentTarget {
    * @generated from enum value: DEPLOYMENT_TARGET_K8S = 3;
    */
   K8S = 3,
+
+  /**
+   * A runner in the bots service's own process sending orders to the venue the settings name
+   * (SVC_LIVE_VENUE*); 501 when no venue is configured.
+   *
+   * @generated from enum value: DEPLOYMENT_TARGET_LIVE = 4;
+   */
+  LIVE = 4,
+
+  /**
+   * The same runner on the venue's live data with simulated fills (paper on a live feed).
+   *
+   * @generated from enum value: DEPLOYMENT_TARGET_VENUE_PAPER = 5;
+   */
+  VENUE_PAPER = 5,
 }
 
 /**
@@ -10479,7 +10496,7 @@ export enum DeploymentTarget {
  *
  * @generated from enum svc.bots.v1.DeploymentTarget
  */
-export declare type DeploymentTargetJson = "DEPLOYMENT_TARGET_UNSPECIFIED" | "DEPLOYMENT_TARGET_BACKTEST" | "DEPLOYMENT_TARGET_PAPER" | "DEPLOYMENT_TARGET_K8S";
+export declare type DeploymentTargetJson = "DEPLOYMENT_TARGET_UNSPECIFIED" | "DEPLOYMENT_TARGET_BACKTEST" | "DEPLOYMENT_TARGET_PAPER" | "DEPLOYMENT_TARGET_K8S" | "DEPLOYMENT_TARGET_LIVE" | "DEPLOYMENT_TARGET_VENUE_PAPER";
 
 /**
  * Describes the enum svc.bots.v1.DeploymentTarget.
@@ -10847,9 +10864,12 @@ export declare const BotsService: GenService<{
     output: typeof BotDeploymentSchema;
   },
   /**
-   * Deploys the bot's current version: k8s applies a Bot resource to the cluster, paper starts a
-   * paper session. 403 approved_promotion_required without a valid token; 412
-   * kubernetes_not_configured without SVC_KUBE_API_URL; 412 bot_archived; 400 for target backtest.
+   * Deploys the bot's current version: k8s applies a Bot resource to the cluster (its runner
+   * workload is reconciled at once), paper starts a paper session, live and venue_paper start a
+   * runner at the configured venue in the bots service's process. 403 approved_promotion_required
+   * without a valid token; 412 kubernetes_not_configured without SVC_KUBE_API_URL; 501
+   * venue_not_configured without the venue's credentials (SVC_LIVE_VENUE_*); 409 session_running
+   * while the bot has a runner at the venue; 412 bot_archived; 400 for target backtest.
    *
    * @generated from rpc svc.bots.v1.BotsService.DeployBot
    */
