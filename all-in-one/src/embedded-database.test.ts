@@ -98,7 +98,7 @@ describe("the embedded database of npm start", () => {
       try {
         expect(again.fromTemplate).toBe(false);
         expect(await describeSchemas(again)).toContain(
-          "identity,bots,killswitch,promotion".split(",").sort().join(","),
+          "identity,bots,killswitch,promotion,compliance".split(",").sort().join(","),
         );
       } finally {
         await again.close();

@@ -1,5 +1,6 @@
 import type { SchemaMigrations } from "@svc/lib/db";
 import { migrations as bots } from "@svc/bots/migrations";
+import { migrations as compliance } from "@svc/compliance/migrations";
 import { migrations as identity } from "@svc/identity/migrations";
 import { migrations as killswitch } from "@svc/killswitch/migrations";
 import { migrations as promotion } from "@svc/promotion/migrations";
@@ -14,4 +15,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations[] = [
   { schema: "bots", migrations: bots },
   { schema: "killswitch", migrations: killswitch },
   { schema: "promotion", migrations: promotion },
+  { schema: "compliance", migrations: compliance },
 ];
