@@ -71,9 +71,15 @@ export function auditHash(fields: ChainedAuditFields): string {
 function formatOneFieldsOf(f: ChainedAuditFields): JsonObject {
   const { delegation, ...rest } = f.details;
   const d = (delegation ?? {}) as Partial<AuditDelegation>;
+  // Only what the migration wrote can be left out: an agent's subject, and as the person acted for
+  // the row's own user (which the hash covers). A block edited after, or one claiming to be added
+  // to a row that had no agent, is hashed as it stands, and so fails.
   const added =
     d.added_by === SPEC_COLUMNS_MIGRATION &&
     d.profile === DELEGATION_PROFILE &&
+    typeof d.agent_subject === "string" &&
+    d.agent_subject !== "" &&
+    d.on_behalf_of_user_id === f.user_id &&
     Object.keys(d).length === 5;
   return {
     id: f.id,

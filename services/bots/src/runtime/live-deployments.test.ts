@@ -12,6 +12,7 @@ import {
   promotionPublicKeyPem,
 } from "../live/live-test-support.js";
 import { findBot } from "../store/bots.repository.js";
+import { setVenueStatus } from "../store/live-deployments.repository.js";
 import { LiveDeployments } from "./live-deployments.js";
 
 let store: Awaited<ReturnType<typeof botsDatabase>> | undefined;
@@ -76,6 +77,9 @@ describe("runners at a venue under their deployment's lease (real FIX sessions, 
       (r) => r?.phase === "Running",
     ).then((r) => r!);
     expect(waiter.runnerOf(taskId)).toBeUndefined();
+    // The lease is short: renewed just before, as the holder's own pass would, however long the
+    // wait for its runner took on a busy machine.
+    await holder.pickUp();
     expect(await waiter.pickUp()).toBe(0);
     expect(venue.sessionCount()).toBe(1);
 
@@ -124,5 +128,35 @@ describe("runners at a venue under their deployment's lease (real FIX sessions, 
     expect(events.filter((e) => e.type === "session_started")).toHaveLength(2);
     expect(events.some((e) => e.type === "order_placed")).toBe(true);
     expect(events.filter((e) => e.type === "fail_safe")).toEqual([]);
+  }, 60_000);
+
+  it("a deployment halted by request stays halted: a kill switch's park or restart finishing late writes nothing over it", async () => {
+    store ??= await botsDatabase();
+    venue ??= await devVenue();
+    const b = await approvedBot(store.db, {
+      universe: { symbols: ["TEST"] },
+      strategy: { family: "ma_crossover", parameters: { fast: 2, slow: 3 } },
+    });
+    const bot = (await findBot(store.db, b.bot.id))!;
+    const one = host("HOST-3");
+    const { task_id: taskId } = await one.insert(bot, "live", b.token);
+    expect(await one.haltBot(bot.id, "halted by request")).toEqual([taskId]);
+    // A kill switch's park or release that ends after the halt wrote halted, and before the halt
+    // let the lease go, writes as the lease's holder: put a holder on the row to play that moment.
+    await store.db
+      .updateTable("bot_deployments")
+      .set({ host: one.hostId })
+      .where("task_id", "=", taskId)
+      .execute();
+    for (const late of ["parked", "running"] as const)
+      await setVenueStatus(store.db, taskId, one.hostId, late, null);
+    const row = await store.db
+      .selectFrom("bot_deployments")
+      .select(["status"])
+      .where("task_id", "=", taskId)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe("halted");
+    expect(await one.pickUp()).toBe(0);
+    expect(one.runnerOf(taskId)).toBeUndefined();
   }, 60_000);
 });

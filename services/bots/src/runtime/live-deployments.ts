@@ -203,6 +203,8 @@ export class LiveDeployments {
       pollMs: d.pollIntervalMs,
       onEngage: (e) =>
         this.serially(h, async () => {
+          // Ended by a halt meanwhile: that halt owns the runner now.
+          if (this.held.get(taskId) !== h) return;
           const runner = h.runner;
           if (!runner || runner.phase === "Stopped") return;
           const halt = await runner.halt(e.mode, `kill switch ${e.key}: ${e.reason || "engaged"}`);
@@ -211,8 +213,9 @@ export class LiveDeployments {
         }),
       onRelease: () =>
         this.serially(h, async () => {
-          if (!this.held.has(taskId)) return;
+          if (this.held.get(taskId) !== h) return;
           await h.runner?.stop("kill switch released: restarting");
+          if (this.held.get(taskId) !== h) return;
           await store.setVenueStatus(d.db, taskId, this.hostId, "running", null);
           await this.launch(h);
         }),

@@ -137,6 +137,9 @@ export async function setVenueStatus(
     .set({ status, error, updated_at: now() })
     .where("task_id", "=", taskId)
     .where("host", "=", hostId)
+    // An ended deployment stays ended: a kill switch's park or release finishing after a halt by
+    // request must not turn the row back into one a runner is started for.
+    .where("status", "in", ["pending", "running", "parked"])
     .execute();
 }
 

@@ -176,6 +176,40 @@ describe("the audit trail takes the spec's column names", () => {
         : l,
     );
     expect(firstBrokenLink(profileEdited)).toMatchObject({ seq: 2, problem: "altered" });
+    // ... the person an agent acted for, credited to someone else ...
+    const personEdited = chain.map((l, i) =>
+      i === 1
+        ? {
+            ...l,
+            details: {
+              delegation: {
+                ...(l.details.delegation as object),
+                on_behalf_of_user_id: "usr-mallory",
+              },
+            },
+          }
+        : l,
+    );
+    expect(firstBrokenLink(personEdited)).toMatchObject({ seq: 2, problem: "altered" });
+    // ... or a block claiming the migration added it to a row no agent made.
+    const blockForged = chain.map((l, i) =>
+      i === 0
+        ? {
+            ...l,
+            details: {
+              ...l.details,
+              delegation: {
+                agent_subject: "",
+                on_behalf_of_user_id: l.user_id,
+                on_behalf_of_sub: "",
+                profile: "svc-agent-delegation",
+                added_by: "2026-11-30T0100-audit-spec-columns",
+              },
+            },
+          }
+        : l,
+    );
+    expect(firstBrokenLink(blockForged)).toMatchObject({ seq: 1, problem: "altered" });
     const detailsEdited = chain.map((l, i) => (i === 0 ? { ...l, details: { mode: "soft" } } : l));
     expect(firstBrokenLink(detailsEdited)).toMatchObject({ seq: 1, problem: "altered" });
   });
