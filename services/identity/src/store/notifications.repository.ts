@@ -26,6 +26,10 @@ export async function recordEvent(
   trx: Transaction<IdentityDatabase>,
   ev: { id: string; type: string; occurredAt: Date; data: JsonObject },
 ): Promise<string | undefined> {
+  // A seq is taken at insert, not at commit: a reader that saw 42 committed while 41 was not yet
+  // would step past 41 for good. One recorder at a time (across processes) makes seq order
+  // commit order, so `seq > last seen` misses nothing. Events are few; the wait is short.
+  await sql`select pg_advisory_xact_lock(hashtext('identity.notification_events'))`.execute(trx);
   const inserted = await trx
     .insertInto("notification_events")
     .values({
