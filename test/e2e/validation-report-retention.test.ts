@@ -69,13 +69,18 @@ describe.each(BACKENDS)(
       expect(res.status, res.text).toBe(200);
       return res;
     };
-    const sign = (slot: string, reportSha256: string, statement = "Reviewed; controls adequate.") =>
+    const sign = (
+      slot: string,
+      reportSha256: string,
+      statement = "Reviewed; controls adequate.",
+      who = "alice",
+    ) =>
       call(
         p.url,
         "POST",
         "/risk/validation-report/signatures",
         { bot_ref: "cc-bot", year: YEAR, slot, statement, report_sha256: reportSha256 },
-        as("alice"),
+        as(who),
       );
     const stored = async () =>
       (await call(p.url, "GET", "/risk/validation-report/signed?bot_ref=cc-bot")).body
@@ -264,7 +269,15 @@ describe.each(BACKENDS)(
       const read = await botReport();
       const again = await sign("risk_management_function", read.headers.get("x-report-sha256")!);
       expect([again.status, again.body.error.code]).toEqual([409, "report_already_signed"]);
-      const second = await sign("internal_audit", read.headers.get("x-report-sha256")!, "Audited.");
+      // One officer cannot fill two slots: alice signed the risk function's already.
+      const alone = await sign("internal_audit", read.headers.get("x-report-sha256")!, "Audited.");
+      expect([alone.status, alone.body.error.code]).toEqual([403, "four_eyes_violation"]);
+      const second = await sign(
+        "internal_audit",
+        read.headers.get("x-report-sha256")!,
+        "Audited.",
+        "bob",
+      );
       expect(second.status, second.text).toBe(201);
       expect((second.body as Stored).signatures.map((s) => [s.slot, s.role])).toEqual([
         ["risk_management_function", "Head of Risk"],

@@ -168,3 +168,21 @@ describe("validateMessage", () => {
     ).not.toThrow();
   });
 });
+
+describe("the proto's patterns", () => {
+  it("are anchored at both ends: an unanchored one passes any value that merely contains a match", async () => {
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const root = new URL("../../../proto/svc/", import.meta.url);
+    const loose: string[] = [];
+    for (const dir of readdirSync(root))
+      for (const file of readdirSync(new URL(`${dir}/v1/`, root)).filter((f) =>
+        f.endsWith(".proto"),
+      ))
+        for (const [, pattern] of readFileSync(new URL(`${dir}/v1/${file}`, root), "utf8").matchAll(
+          /pattern: "((?:[^"\\]|\\.)*)"/g,
+        ))
+          if (!pattern!.startsWith("^") || !pattern!.endsWith("$"))
+            loose.push(`${file}: ${pattern}`);
+    expect(loose).toEqual([]);
+  });
+});

@@ -143,10 +143,11 @@ export function createSignedReportHandlers(deps: {
         );
       const origin = auditOriginOf(ctx);
       const by = principalOf(ctx).sub;
-      const signedAt = now();
       const outcome = await db.transaction().execute(async (trx) => {
-        // Signers of one report queue here, so each copy holds every signature before it.
+        // Signers of one report queue here, so each copy holds every signature before it; the
+        // time is taken once through, so copies are stamped in the order they were made.
         await lockReport(trx, `${scope}/${bot?.id ?? ""}/${year}`);
+        const signedAt = now();
         const latest = await latestCopyOf(trx, {
           scope,
           botId: bot?.id ?? null,
@@ -163,6 +164,17 @@ export function createSignedReportHandlers(deps: {
             details: { slot: req.slot, signed_by: already.signed_by, reason: "already signed" },
           });
           return { refused: { latest: latest!, already } };
+        }
+        // Each attestation is a different officer's: one person cannot fill two slots.
+        const mine = prior.find((s) => s.signed_by === by);
+        if (mine) {
+          await recordAudit(trx, origin, {
+            action: "compliance.report.sign",
+            outcome: "denied",
+            resource: `signed_report/${latest!.id}`,
+            details: { slot: req.slot, signed_by: by, reason: `already signed ${mine.slot}` },
+          });
+          return { yours: mine };
         }
         const signature: StoredSignature = {
           slot: req.slot,
@@ -204,6 +216,13 @@ export function createSignedReportHandlers(deps: {
         });
         return { row };
       });
+      if ("yours" in outcome)
+        throw svcError(
+          Code.PermissionDenied,
+          "four_eyes_violation",
+          `you signed ${outcome.yours!.slot} of ${what} already: each attestation slot is signed by a different person`,
+          { slot: req.slot, signed_slot: outcome.yours!.slot },
+        );
       if ("refused" in outcome) {
         const { latest, already } = outcome.refused!;
         throw svcError(

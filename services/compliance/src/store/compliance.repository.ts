@@ -100,7 +100,13 @@ export async function latestCopyOf(
     .where("unsigned_sha256", "=", q.unsignedSha256);
   query =
     q.botId === null ? query.where("bot_id", "is", null) : query.where("bot_id", "=", q.botId);
-  return query.orderBy("signed_at", "desc").orderBy("id", "desc").executeTakeFirst();
+  // Each copy holds every signature of the one before it: the newest holds the most, whatever
+  // the clocks of the processes that stamped them say.
+  return query
+    .orderBy(sql`jsonb_array_length(signatures::jsonb)`, "desc")
+    .orderBy("signed_at", "desc")
+    .orderBy("id", "desc")
+    .executeTakeFirst();
 }
 
 /** Stored signed reports, oldest first, without their bytes; `bot` is an id, a slug or "platform". */
