@@ -401,6 +401,8 @@ export declare type DueValidationReport = Message<"svc.compliance.v1.DueValidati
   bot: string;
 
   /**
+   * The bot's id; empty for the platform.
+   *
    * @generated from field: string bot_id = 4;
    */
   botId: string;
@@ -457,6 +459,8 @@ export declare type DueValidationReportJson = {
   bot?: string;
 
   /**
+   * The bot's id; empty for the platform.
+   *
    * @generated from field: string bot_id = 4;
    */
   botId?: string;
@@ -637,6 +641,8 @@ export declare type ReportSignature = Message<"svc.compliance.v1.ReportSignature
   signedBy: string;
 
   /**
+   * When the signature was made (under the report's lock, so copies are stamped in order).
+   *
    * @generated from field: google.protobuf.Timestamp signed_at = 4;
    */
   signedAt?: Timestamp | undefined;
@@ -670,6 +676,8 @@ export declare type ReportSignatureJson = {
   signedBy?: string;
 
   /**
+   * When the signature was made (under the report's lock, so copies are stamped in order).
+   *
    * @generated from field: google.protobuf.Timestamp signed_at = 4;
    */
   signedAt?: TimestampJson;
@@ -688,6 +696,8 @@ export declare const ReportSignatureSchema: GenMessage<ReportSignature, {jsonTyp
  */
 export declare type SignedReport = Message<"svc.compliance.v1.SignedReport"> & {
   /**
+   * The stored report's id (a UUID).
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -700,16 +710,22 @@ export declare type SignedReport = Message<"svc.compliance.v1.SignedReport"> & {
   scope: string;
 
   /**
+   * The bot's slug when it was signed; empty for the platform report.
+   *
    * @generated from field: string bot = 3;
    */
   bot: string;
 
   /**
+   * The bot's id; empty for the platform report.
+   *
    * @generated from field: string bot_id = 4;
    */
   botId: string;
 
   /**
+   * The calendar year the report covers.
+   *
    * @generated from field: int32 year = 5;
    */
   year: number;
@@ -729,6 +745,8 @@ export declare type SignedReport = Message<"svc.compliance.v1.SignedReport"> & {
   unsignedSha256: string;
 
   /**
+   * Every signature the copy holds, in slot order: each slot is a different person's.
+   *
    * @generated from field: repeated svc.compliance.v1.ReportSignature signatures = 8;
    */
   signatures: ReportSignature[];
@@ -769,6 +787,8 @@ export declare type SignedReport = Message<"svc.compliance.v1.SignedReport"> & {
  */
 export declare type SignedReportJson = {
   /**
+   * The stored report's id (a UUID).
+   *
    * @generated from field: string id = 1;
    */
   id?: string;
@@ -781,16 +801,22 @@ export declare type SignedReportJson = {
   scope?: string;
 
   /**
+   * The bot's slug when it was signed; empty for the platform report.
+   *
    * @generated from field: string bot = 3;
    */
   bot?: string;
 
   /**
+   * The bot's id; empty for the platform report.
+   *
    * @generated from field: string bot_id = 4;
    */
   botId?: string;
 
   /**
+   * The calendar year the report covers.
+   *
    * @generated from field: int32 year = 5;
    */
   year?: number;
@@ -810,6 +836,8 @@ export declare type SignedReportJson = {
   unsignedSha256?: string;
 
   /**
+   * Every signature the copy holds, in slot order: each slot is a different person's.
+   *
    * @generated from field: repeated svc.compliance.v1.ReportSignature signatures = 8;
    */
   signatures?: ReportSignatureJson[];
@@ -928,6 +956,8 @@ export declare const SignedReportsSchema: GenMessage<SignedReports, {jsonType: S
  */
 export declare type SignedReportRequest = Message<"svc.compliance.v1.SignedReportRequest"> & {
   /**
+   * The stored report's id, from the list or the signing's answer.
+   *
    * @generated from field: string report_id = 1;
    */
   reportId: string;
@@ -938,6 +968,8 @@ export declare type SignedReportRequest = Message<"svc.compliance.v1.SignedRepor
  */
 export declare type SignedReportRequestJson = {
   /**
+   * The stored report's id, from the list or the signing's answer.
+   *
    * @generated from field: string report_id = 1;
    */
   reportId?: string;

@@ -4727,6 +4727,8 @@ export declare const ResolveCredentialResponseSchema: GenMessage<ResolveCredenti
  */
 export declare type WebhookSubscription = Message<"svc.identity.v1.WebhookSubscription"> & {
   /**
+   * The subscription's id (a UUID).
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -4739,6 +4741,8 @@ export declare type WebhookSubscription = Message<"svc.identity.v1.WebhookSubscr
   orgId: string;
 
   /**
+   * Where deliveries are posted.
+   *
    * @generated from field: string url = 3;
    */
   url: string;
@@ -4751,16 +4755,22 @@ export declare type WebhookSubscription = Message<"svc.identity.v1.WebhookSubscr
   eventTypes: string[];
 
   /**
+   * What it is for, as its maker wrote it.
+   *
    * @generated from field: string description = 5;
    */
   description: string;
 
   /**
+   * Who made it (the token's subject).
+   *
    * @generated from field: string created_by = 6;
    */
   createdBy: string;
 
   /**
+   * When it was made.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 7;
    */
   createdAt?: Timestamp | undefined;
@@ -4774,6 +4784,8 @@ export declare type WebhookSubscription = Message<"svc.identity.v1.WebhookSubscr
  */
 export declare type WebhookSubscriptionJson = {
   /**
+   * The subscription's id (a UUID).
+   *
    * @generated from field: string id = 1;
    */
   id?: string;
@@ -4786,6 +4798,8 @@ export declare type WebhookSubscriptionJson = {
   orgId?: string;
 
   /**
+   * Where deliveries are posted.
+   *
    * @generated from field: string url = 3;
    */
   url?: string;
@@ -4798,16 +4812,22 @@ export declare type WebhookSubscriptionJson = {
   eventTypes?: string[];
 
   /**
+   * What it is for, as its maker wrote it.
+   *
    * @generated from field: string description = 5;
    */
   description?: string;
 
   /**
+   * Who made it (the token's subject).
+   *
    * @generated from field: string created_by = 6;
    */
   createdBy?: string;
 
   /**
+   * When it was made.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 7;
    */
   createdAt?: TimestampJson;
@@ -4832,11 +4852,15 @@ export declare type CreateWebhookSubscriptionRequest = Message<"svc.identity.v1.
   url: string;
 
   /**
+   * The event types to deliver (killswitch.engaged, bot.halted, ...); a type not built is a 501.
+   *
    * @generated from field: repeated string event_types = 2;
    */
   eventTypes: string[];
 
   /**
+   * What the subscription is for, for the people who read the list.
+   *
    * @generated from field: string description = 3;
    */
   description: string;
@@ -4855,11 +4879,15 @@ export declare type CreateWebhookSubscriptionRequestJson = {
   url?: string;
 
   /**
+   * The event types to deliver (killswitch.engaged, bot.halted, ...); a type not built is a 501.
+   *
    * @generated from field: repeated string event_types = 2;
    */
   eventTypes?: string[];
 
   /**
+   * What the subscription is for, for the people who read the list.
+   *
    * @generated from field: string description = 3;
    */
   description?: string;
@@ -4876,6 +4904,8 @@ export declare const CreateWebhookSubscriptionRequestSchema: GenMessage<CreateWe
  */
 export declare type CreateWebhookSubscriptionResponse = Message<"svc.identity.v1.CreateWebhookSubscriptionResponse"> & {
   /**
+   * The subscription as stored (never with its secret).
+   *
    * @generated from field: svc.identity.v1.WebhookSubscription subscription = 1;
    */
   subscription?: WebhookSubscription | undefined;
@@ -4893,6 +4923,8 @@ export declare type CreateWebhookSubscriptionResponse = Message<"svc.identity.v1
  */
 export declare type CreateWebhookSubscriptionResponseJson = {
   /**
+   * The subscription as stored (never with its secret).
+   *
    * @generated from field: svc.identity.v1.WebhookSubscription subscription = 1;
    */
   subscription?: WebhookSubscriptionJson;
@@ -4934,6 +4966,8 @@ export declare const ListWebhookSubscriptionsRequestSchema: GenMessage<ListWebho
  */
 export declare type ListWebhookSubscriptionsResponse = Message<"svc.identity.v1.ListWebhookSubscriptionsResponse"> & {
   /**
+   * The caller's org's subscriptions (never their secrets).
+   *
    * @generated from field: repeated svc.identity.v1.WebhookSubscription items = 1;
    */
   items: WebhookSubscription[];
@@ -4944,6 +4978,8 @@ export declare type ListWebhookSubscriptionsResponse = Message<"svc.identity.v1.
  */
 export declare type ListWebhookSubscriptionsResponseJson = {
   /**
+   * The caller's org's subscriptions (never their secrets).
+   *
    * @generated from field: repeated svc.identity.v1.WebhookSubscription items = 1;
    */
   items?: WebhookSubscriptionJson[];
@@ -4960,6 +4996,8 @@ export declare const ListWebhookSubscriptionsResponseSchema: GenMessage<ListWebh
  */
 export declare type DeleteWebhookSubscriptionRequest = Message<"svc.identity.v1.DeleteWebhookSubscriptionRequest"> & {
   /**
+   * The subscription's id (a UUID).
+   *
    * @generated from field: string subscription_id = 1;
    */
   subscriptionId: string;
@@ -4970,6 +5008,8 @@ export declare type DeleteWebhookSubscriptionRequest = Message<"svc.identity.v1.
  */
 export declare type DeleteWebhookSubscriptionRequestJson = {
   /**
+   * The subscription's id (a UUID).
+   *
    * @generated from field: string subscription_id = 1;
    */
   subscriptionId?: string;
@@ -5006,11 +5046,15 @@ export declare const DeleteWebhookSubscriptionResponseSchema: GenMessage<DeleteW
  */
 export declare type WebhookAttempt = Message<"svc.identity.v1.WebhookAttempt"> & {
   /**
+   * Its number, from 1.
+   *
    * @generated from field: int32 attempt = 1;
    */
   attempt: number;
 
   /**
+   * When it was sent.
+   *
    * @generated from field: google.protobuf.Timestamp at = 2;
    */
   at?: Timestamp | undefined;
@@ -5030,6 +5074,8 @@ export declare type WebhookAttempt = Message<"svc.identity.v1.WebhookAttempt"> &
   error: string;
 
   /**
+   * How long the receiver took to answer, or until the attempt gave up.
+   *
    * @generated from field: int32 duration_ms = 5;
    */
   durationMs: number;
@@ -5042,11 +5088,15 @@ export declare type WebhookAttempt = Message<"svc.identity.v1.WebhookAttempt"> &
  */
 export declare type WebhookAttemptJson = {
   /**
+   * Its number, from 1.
+   *
    * @generated from field: int32 attempt = 1;
    */
   attempt?: number;
 
   /**
+   * When it was sent.
+   *
    * @generated from field: google.protobuf.Timestamp at = 2;
    */
   at?: TimestampJson;
@@ -5066,6 +5116,8 @@ export declare type WebhookAttemptJson = {
   error?: string;
 
   /**
+   * How long the receiver took to answer, or until the attempt gave up.
+   *
    * @generated from field: int32 duration_ms = 5;
    */
   durationMs?: number;
@@ -5091,16 +5143,22 @@ export declare type WebhookDelivery = Message<"svc.identity.v1.WebhookDelivery">
   id: string;
 
   /**
+   * The subscription it is for.
+   *
    * @generated from field: string subscription_id = 2;
    */
   subscriptionId: string;
 
   /**
+   * The event delivered (PlatformEvent.id).
+   *
    * @generated from field: string event_id = 3;
    */
   eventId: string;
 
   /**
+   * The event's type.
+   *
    * @generated from field: string event_type = 4;
    */
   eventType: string;
@@ -5113,6 +5171,8 @@ export declare type WebhookDelivery = Message<"svc.identity.v1.WebhookDelivery">
   status: string;
 
   /**
+   * Attempts made so far.
+   *
    * @generated from field: int32 attempts = 6;
    */
   attempts: number;
@@ -5125,16 +5185,22 @@ export declare type WebhookDelivery = Message<"svc.identity.v1.WebhookDelivery">
   nextAttemptAt?: Timestamp | undefined;
 
   /**
+   * Why the last attempt failed; empty once delivered.
+   *
    * @generated from field: string last_error = 8;
    */
   lastError: string;
 
   /**
+   * When the event was recorded for this subscription.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 9;
    */
   createdAt?: Timestamp | undefined;
 
   /**
+   * Every attempt, oldest first.
+   *
    * @generated from field: repeated svc.identity.v1.WebhookAttempt attempt_log = 10;
    */
   attemptLog: WebhookAttempt[];
@@ -5154,16 +5220,22 @@ export declare type WebhookDeliveryJson = {
   id?: string;
 
   /**
+   * The subscription it is for.
+   *
    * @generated from field: string subscription_id = 2;
    */
   subscriptionId?: string;
 
   /**
+   * The event delivered (PlatformEvent.id).
+   *
    * @generated from field: string event_id = 3;
    */
   eventId?: string;
 
   /**
+   * The event's type.
+   *
    * @generated from field: string event_type = 4;
    */
   eventType?: string;
@@ -5176,6 +5248,8 @@ export declare type WebhookDeliveryJson = {
   status?: string;
 
   /**
+   * Attempts made so far.
+   *
    * @generated from field: int32 attempts = 6;
    */
   attempts?: number;
@@ -5188,16 +5262,22 @@ export declare type WebhookDeliveryJson = {
   nextAttemptAt?: TimestampJson;
 
   /**
+   * Why the last attempt failed; empty once delivered.
+   *
    * @generated from field: string last_error = 8;
    */
   lastError?: string;
 
   /**
+   * When the event was recorded for this subscription.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 9;
    */
   createdAt?: TimestampJson;
 
   /**
+   * Every attempt, oldest first.
+   *
    * @generated from field: repeated svc.identity.v1.WebhookAttempt attempt_log = 10;
    */
   attemptLog?: WebhookAttemptJson[];
@@ -5214,6 +5294,8 @@ export declare const WebhookDeliverySchema: GenMessage<WebhookDelivery, {jsonTyp
  */
 export declare type ListWebhookDeliveriesRequest = Message<"svc.identity.v1.ListWebhookDeliveriesRequest"> & {
   /**
+   * The subscription's id (a UUID).
+   *
    * @generated from field: string subscription_id = 1;
    */
   subscriptionId: string;
@@ -5224,6 +5306,8 @@ export declare type ListWebhookDeliveriesRequest = Message<"svc.identity.v1.List
  */
 export declare type ListWebhookDeliveriesRequestJson = {
   /**
+   * The subscription's id (a UUID).
+   *
    * @generated from field: string subscription_id = 1;
    */
   subscriptionId?: string;
@@ -5240,6 +5324,8 @@ export declare const ListWebhookDeliveriesRequestSchema: GenMessage<ListWebhookD
  */
 export declare type ListWebhookDeliveriesResponse = Message<"svc.identity.v1.ListWebhookDeliveriesResponse"> & {
   /**
+   * The subscription's latest deliveries, newest first, each with its attempts.
+   *
    * @generated from field: repeated svc.identity.v1.WebhookDelivery items = 1;
    */
   items: WebhookDelivery[];
@@ -5250,6 +5336,8 @@ export declare type ListWebhookDeliveriesResponse = Message<"svc.identity.v1.Lis
  */
 export declare type ListWebhookDeliveriesResponseJson = {
   /**
+   * The subscription's latest deliveries, newest first, each with its attempts.
+   *
    * @generated from field: repeated svc.identity.v1.WebhookDelivery items = 1;
    */
   items?: WebhookDeliveryJson[];
@@ -5284,6 +5372,8 @@ export declare const ListWebhookDeadLettersRequestSchema: GenMessage<ListWebhook
  */
 export declare type ListWebhookDeadLettersResponse = Message<"svc.identity.v1.ListWebhookDeadLettersResponse"> & {
   /**
+   * Deliveries that failed every attempt, newest first.
+   *
    * @generated from field: repeated svc.identity.v1.WebhookDelivery items = 1;
    */
   items: WebhookDelivery[];
@@ -5294,6 +5384,8 @@ export declare type ListWebhookDeadLettersResponse = Message<"svc.identity.v1.Li
  */
 export declare type ListWebhookDeadLettersResponseJson = {
   /**
+   * Deliveries that failed every attempt, newest first.
+   *
    * @generated from field: repeated svc.identity.v1.WebhookDelivery items = 1;
    */
   items?: WebhookDeliveryJson[];
@@ -5310,6 +5402,8 @@ export declare const ListWebhookDeadLettersResponseSchema: GenMessage<ListWebhoo
  */
 export declare type ReplayWebhookDeliveryRequest = Message<"svc.identity.v1.ReplayWebhookDeliveryRequest"> & {
   /**
+   * A dead letter's id (a UUID), from the dead-letters list.
+   *
    * @generated from field: string delivery_id = 1;
    */
   deliveryId: string;
@@ -5320,6 +5414,8 @@ export declare type ReplayWebhookDeliveryRequest = Message<"svc.identity.v1.Repl
  */
 export declare type ReplayWebhookDeliveryRequestJson = {
   /**
+   * A dead letter's id (a UUID), from the dead-letters list.
+   *
    * @generated from field: string delivery_id = 1;
    */
   deliveryId?: string;
@@ -5370,6 +5466,8 @@ export declare const StreamEventsRequestSchema: GenMessage<StreamEventsRequest, 
  */
 export declare type EventStreamReady = Message<"svc.identity.v1.EventStreamReady"> & {
   /**
+   * The stream id it resumed after (Last-Event-ID), or the newest when none was given.
+   *
    * @generated from field: string resumed_after = 1;
    */
   resumedAfter: string;
@@ -5382,6 +5480,8 @@ export declare type EventStreamReady = Message<"svc.identity.v1.EventStreamReady
  */
 export declare type EventStreamReadyJson = {
   /**
+   * The stream id it resumed after (Last-Event-ID), or the newest when none was given.
+   *
    * @generated from field: string resumed_after = 1;
    */
   resumedAfter?: string;
@@ -5407,21 +5507,29 @@ export declare type PlatformEvent = Message<"svc.identity.v1.PlatformEvent"> & {
   streamId: string;
 
   /**
+   * The event's own id: the same in a webhook's body, so a receiver can match the two.
+   *
    * @generated from field: string id = 2;
    */
   id: string;
 
   /**
+   * The event type (killswitch.engaged, killswitch.released, promotion.approved, bot.halted).
+   *
    * @generated from field: string type = 3;
    */
   type: string;
 
   /**
+   * When it happened.
+   *
    * @generated from field: google.protobuf.Timestamp timestamp = 4;
    */
   timestamp?: Timestamp | undefined;
 
   /**
+   * What happened, as the event type documents it (docs/notifications.md).
+   *
    * @generated from field: google.protobuf.Struct data = 5;
    */
   data?: JsonObject | undefined;
@@ -5441,21 +5549,29 @@ export declare type PlatformEventJson = {
   streamId?: string;
 
   /**
+   * The event's own id: the same in a webhook's body, so a receiver can match the two.
+   *
    * @generated from field: string id = 2;
    */
   id?: string;
 
   /**
+   * The event type (killswitch.engaged, killswitch.released, promotion.approved, bot.halted).
+   *
    * @generated from field: string type = 3;
    */
   type?: string;
 
   /**
+   * When it happened.
+   *
    * @generated from field: google.protobuf.Timestamp timestamp = 4;
    */
   timestamp?: TimestampJson;
 
   /**
+   * What happened, as the event type documents it (docs/notifications.md).
+   *
    * @generated from field: google.protobuf.Struct data = 5;
    */
   data?: StructJson;
@@ -5476,12 +5592,16 @@ export declare type EventStreamItem = Message<"svc.identity.v1.EventStreamItem">
    */
   kind: {
     /**
+     * First on every stream: where it resumed from.
+     *
      * @generated from field: svc.identity.v1.EventStreamReady ready = 1;
      */
     value: EventStreamReady;
     case: "ready";
   } | {
     /**
+     * One platform event, in the order the platform recorded them.
+     *
      * @generated from field: svc.identity.v1.PlatformEvent notification = 2;
      */
     value: PlatformEvent;
@@ -5494,11 +5614,15 @@ export declare type EventStreamItem = Message<"svc.identity.v1.EventStreamItem">
  */
 export declare type EventStreamItemJson = {
   /**
+   * First on every stream: where it resumed from.
+   *
    * @generated from field: svc.identity.v1.EventStreamReady ready = 1;
    */
   ready?: EventStreamReadyJson;
 
   /**
+   * One platform event, in the order the platform recorded them.
+   *
    * @generated from field: svc.identity.v1.PlatformEvent notification = 2;
    */
   notification?: PlatformEventJson;
