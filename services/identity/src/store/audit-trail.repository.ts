@@ -37,8 +37,12 @@ export interface NewAuditEvent {
  * `details.delegation` naming the agent, the person it acted for and the delegation profile.
  */
 export function specFieldsOf(e: NewAuditEvent): Omit<ChainedAuditFields, "prev_hash"> {
-  // The MCP tools write the block themselves; any other delegated act gets it here.
-  const delegated = e.actor.agent_subject !== "" && e.details.delegation === undefined;
+  // A delegated act's block is the chain's, from the act's actor: the agent and the person it
+  // acted for are nowhere else on the row. What a service wrote in its own block (the MCP tools
+  // write one) stays beside it, but cannot name another agent or person.
+  const delegated = e.actor.agent_subject !== "";
+  const own = e.details.delegation;
+  const theirs = own !== null && typeof own === "object" && !Array.isArray(own) ? own : {};
   return {
     id: e.id,
     created_at: e.occurred_at,
@@ -56,6 +60,7 @@ export function specFieldsOf(e: NewAuditEvent): Omit<ChainedAuditFields, "prev_h
       ? {
           ...e.details,
           delegation: {
+            ...theirs,
             agent_subject: e.actor.agent_subject,
             on_behalf_of_user_id: e.actor.internal_user_id,
             on_behalf_of_sub: e.actor.on_behalf_of,
