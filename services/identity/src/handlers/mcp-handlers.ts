@@ -109,7 +109,10 @@ export function createMcpHandlers(deps: {
             action: `mcp.tool.${tool.name}`,
             outcome,
             resource: `mcp_tool/${tool.name}`,
-            actor: auditActorOf(origin.principal),
+            // The person an agent acted for, found above when the token did not carry the id.
+            actor: personId
+              ? { ...auditActorOf(origin.principal), internal_user_id: personId }
+              : auditActorOf(origin.principal),
             request_id: origin.requestId ?? "",
             trace_id: currentTraceId(),
             details: {
