@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningPlatform } from "@svc/all-in-one";
 import { freshMfaClaims, startTestIdp, userClaims, type TestIdp } from "@svc/lib/auth/testing";
@@ -160,6 +161,30 @@ describe("a fleet's infrastructure", () => {
       "insufficient_user_authentication",
     ]);
     expect(bots()).toHaveLength(3);
+    // What deploy recorded for alpha (majors) and gamma (minors): their runners' deployments.
+    const db = p.platform.db.db;
+    for (const [n, slug, fleet] of [
+      [1, "alpha", "majors"],
+      [3, "gamma", "minors"],
+    ] as const) {
+      const id = `00000000-0000-4000-8000-00000000000${n}`;
+      await sql`insert into bots.bots (id, slug, name, kind, status, current_version, spec_hash, spec, created_by, fleet)
+        values (${id}, ${slug}, ${slug}, 'trading', 'active', 1, 'h', '{}', 'user|ops', ${fleet})`.execute(
+        db,
+      );
+      await sql`insert into bots.bot_deployments (id, bot_id, version, target, status, task_id, request)
+        values (gen_random_uuid(), ${id}, 1, 'k8s', 'running', ${`k8s-${slug}`}, '{}')`.execute(db);
+    }
+    const k8sRows = async () =>
+      (
+        await sql<{
+          task_id: string;
+          status: string;
+          error: string | null;
+        }>`select task_id, status, error from bots.bot_deployments where target = 'k8s' order by task_id`.execute(
+          db,
+        )
+      ).rows;
 
     const destroyed = await infra("majors", "destroy");
     expect(destroyed.status, destroyed.text).toBe(200);
@@ -171,6 +196,11 @@ describe("a fleet's infrastructure", () => {
     ]);
     expect(bots()).toEqual([`${NS}/bots/gamma`]);
     expect(runners()).toEqual([`${NS}/deployments/bot-runner-gamma`]);
+    // The destroyed fleet's deployments end with it; another fleet's run on.
+    expect(await k8sRows()).toEqual([
+      { task_id: "k8s-alpha", status: "halted", error: "the fleet's infrastructure was destroyed" },
+      { task_id: "k8s-gamma", status: "running", error: null },
+    ]);
     expect(
       kube.requests.some(
         (r) => r.method === "DELETE" && r.path.includes("/deployments/bot-runner-alpha"),

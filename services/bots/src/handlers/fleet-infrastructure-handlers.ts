@@ -15,6 +15,7 @@ import type { RunnerWorkloadSettings } from "../runtime/bot-workloads.js";
 import { BOTS_FIELD_MANAGER } from "../runtime/kubernetes.js";
 import { botsOfFleet, fleetRuntimeToDelete, renderFleetRuntime } from "../runtime/fleet-runtime.js";
 import type { BotsDatabase } from "../store/bots.table.js";
+import { endFleetWorkloadDeployments } from "../store/deployments.repository.js";
 import {
   fleetInfrastructureHolder,
   takeFleetInfrastructure,
@@ -91,8 +92,16 @@ export function createFleetInfrastructureHandlers(deps: {
   async function run(req: FleetInfrastructureRequest, ctx: HandlerContext, op: Operation) {
     const done: Array<{ object: KubernetesObject; result: string }> = [];
     const audit = (outcome: "succeeded" | "failed", details: JsonObject) =>
-      deps.db.transaction().execute((trx) =>
-        recordAudit(trx, deps.schema, "bots", auditOriginOf(ctx), {
+      deps.db.transaction().execute(async (trx) => {
+        // The fleet's runners are gone: their deployments end with the destroy, in its
+        // transaction, rather than reading running for ever.
+        if (op === "destroy" && outcome === "succeeded")
+          await endFleetWorkloadDeployments(
+            trx,
+            req.fleet,
+            "the fleet's infrastructure was destroyed",
+          );
+        await recordAudit(trx, deps.schema, "bots", auditOriginOf(ctx), {
           action: `admin.controlplane.fleet_infrastructure.${op}`,
           outcome,
           resource: `fleet/${req.fleet}`,
@@ -105,8 +114,8 @@ export function createFleetInfrastructureHandlers(deps: {
             })),
             ...details,
           },
-        }),
-      );
+        });
+      });
     let release: (() => Promise<void>) | undefined;
     try {
       const kube = cluster();

@@ -72,3 +72,19 @@ export function insertK8sDeployment(
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** Ends the k8s deployments of a fleet's bots that are not ended yet (its runtime was destroyed). */
+export async function endFleetWorkloadDeployments(
+  db: Db,
+  fleet: string,
+  reason: string,
+): Promise<number> {
+  const ended = await db
+    .updateTable("bot_deployments")
+    .set({ status: "halted", error: reason, updated_at: new Date() })
+    .where("target", "=", "k8s")
+    .where("status", "in", ["pending", "running", "parked"])
+    .where("bot_id", "in", (eb) => eb.selectFrom("bots").select("id").where("fleet", "=", fleet))
+    .executeTakeFirst();
+  return Number(ended.numUpdatedRows);
+}
