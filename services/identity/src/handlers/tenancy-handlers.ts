@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { create, type JsonObject } from "@bufbuild/protobuf";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import type { Kysely, Transaction } from "kysely";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
 import {
   ConnectionKind,
   IdpGroupMappingSchema,
@@ -14,7 +13,7 @@ import {
   type IdentityService,
   type TenancyService,
 } from "@svc/gen/svc/identity/v1/identity_pb.js";
-import { auditActorOf, auditOriginOf, currentTraceId, type AuditEntry } from "@svc/lib/audit";
+import { auditOriginOf } from "@svc/lib/audit";
 import { isUniqueViolation } from "@svc/lib/db";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
 import { claimsFromMemberships, grantChanges, normalizeGroups } from "../domain/group-sync.js";
@@ -23,9 +22,9 @@ import { orgForShare } from "../store/invite.repository.js";
 import { recordReportedGroups } from "../store/strategy.repository.js";
 import { createInviteHandlers } from "./invite-handlers.js";
 import { createStrategyHandlers } from "./strategy-handlers.js";
-import { appendAuditEvent } from "../store/audit-trail.repository.js";
 import type { GroupMappingRow, IdentityDatabase } from "../store/identity.table.js";
 import * as repo from "../store/tenancy.repository.js";
+import { auditInTransaction } from "./identity-audit.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -45,21 +44,7 @@ export function createTenancyHandlers(db: Kysely<IdentityDatabase>): {
   >;
   tenancy: ServiceImpl<typeof TenancyService>;
 } {
-  const audit = (trx: Transaction<IdentityDatabase>, ctx: HandlerContext, entry: AuditEntry) => {
-    const origin = auditOriginOf(ctx);
-    return appendAuditEvent(trx, {
-      id: randomUUID(),
-      occurred_at: new Date().toISOString(),
-      service: "identity",
-      action: entry.action,
-      outcome: entry.outcome,
-      resource: entry.resource,
-      actor: auditActorOf(origin.principal, origin.system),
-      request_id: origin.requestId ?? "",
-      trace_id: currentTraceId(),
-      details: entry.details ?? {},
-    });
-  };
+  const audit = auditInTransaction;
 
   async function orgOrNotFound(orgId: string) {
     const org = UUID.test(orgId) ? await repo.findOrg(db, orgId) : undefined;

@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import type { CredentialKind, CredentialSecret } from "@svc/gen/svc/identity/v1/identity_pb.js";
-import { auditActorOf, auditOriginOf, currentTraceId, type AuditEntry } from "@svc/lib/audit";
+import { auditOriginOf } from "@svc/lib/audit";
 import { isUniqueViolation } from "@svc/lib/db";
 import { Code, invalidField, svcError } from "@svc/lib/errors";
-import { appendAuditEvent } from "../store/audit-trail.repository.js";
 import * as repo from "../store/credential.repository.js";
 import type { CredentialMetadataRow } from "../store/credential.repository.js";
 import type { CredentialRow, IdentityDatabase } from "../store/identity.table.js";
@@ -19,6 +18,7 @@ import {
 } from "./credential-secret.js";
 import { EnvelopeError, fingerprint, open, rewrap, seal, type Sealed } from "./envelope.js";
 import type { Kek, KekRing } from "./kek.js";
+import { auditInTransaction } from "../handlers/identity-audit.js";
 
 export interface NewCredentialInput {
   name: string;
@@ -77,21 +77,7 @@ export function createCredentialVault(
     };
   };
 
-  const audit = (trx: Transaction<IdentityDatabase>, ctx: HandlerContext, entry: AuditEntry) => {
-    const origin = auditOriginOf(ctx);
-    return appendAuditEvent(trx, {
-      id: randomUUID(),
-      occurred_at: new Date().toISOString(),
-      service: "identity",
-      action: entry.action,
-      outcome: entry.outcome,
-      resource: entry.resource,
-      actor: auditActorOf(origin.principal, origin.system),
-      request_id: origin.requestId ?? "",
-      trace_id: currentTraceId(),
-      details: entry.details ?? {},
-    });
-  };
+  const audit = auditInTransaction;
 
   const notFound = (name: string) =>
     svcError(Code.NotFound, "credential_not_found", `no credential named "${name}"`, { name });
