@@ -34,6 +34,17 @@ export interface StrategyState {
   host: unknown;
 }
 
+/** A session's risk controls, as BotRunner and PortfolioRunner take them. */
+export interface SessionRisk {
+  limits: RiskLimits;
+  /** The capital the session started with (its credit threshold's zero). */
+  startEquity: number;
+  /** The rest of the fleet's figures, and where this session's own go after every bar. */
+  fleet?: { others(): FleetFigures; report(own: FleetFigures): void };
+  /** A throttle breach no one re-enabled yet: the session starts disabled. */
+  disabled?: DisabledBy;
+}
+
 export interface RunnerOptions {
   symbol: string;
   bars: Bars;
@@ -57,15 +68,7 @@ export interface RunnerOptions {
   /** Pre-trade checks on every order (none by default). */
   checks?: readonly PreTradeCheck[];
   /** The bot's risk limits: the risk controls run on every order when any is set. */
-  risk?: {
-    limits: RiskLimits;
-    /** The capital the session started with (its credit threshold's zero). */
-    startEquity: number;
-    /** The rest of the fleet's figures, and where this session's own go after every bar. */
-    fleet?: { others(): FleetFigures; report(own: FleetFigures): void };
-    /** A throttle breach no one re-enabled yet: the session starts disabled. */
-    disabled?: DisabledBy;
-  };
+  risk?: SessionRisk;
   /**
    * Why the session may only reduce its position now (a lapsed license), or undefined while it
    * trades freely; asked at every bar, and each change is recorded as a reduce_only event.

@@ -3,10 +3,10 @@ import { PortfolioRun, type PortfolioSettings } from "../engine/portfolio/portfo
 import type { Strategy } from "../engine/strategies/strategy.js";
 import type { Order } from "../execution/events.js";
 import { reduceOnlyWhile } from "../execution/reduce-only.js";
-import type { DisabledBy, FleetFigures, RiskLimits } from "../execution/risk-controls/index.js";
-import type { HaltMode } from "./bot-runner.js";
+import type { DisabledBy } from "../execution/risk-controls/index.js";
+import type { HaltMode, RunnerOptions, SessionRisk } from "./bot-runner.js";
 import type { Phase, RunnerEvent } from "./events.js";
-import { BarPacer, TradingGate, type KillSwitchGate } from "./trading-gate.js";
+import { BarPacer, TradingGate } from "./trading-gate.js";
 
 export interface PortfolioRunnerOptions {
   /** Every symbol's bars on one clock (alignBars): a symbol trades only at its own bars. */
@@ -23,16 +23,10 @@ export interface PortfolioRunnerOptions {
   accounts: Record<string, { units: number; openOrders: Order[]; nextOrderId: number }>;
   /** Goes before every order id (the task's: ids unique per bot). */
   idPrefix: string;
-  risk?: {
-    limits: RiskLimits;
-    /** The capital the session started with: its credit threshold's zero. */
-    startEquity: number;
-    fleet?: { others(): FleetFigures; report(own: FleetFigures): void };
-    disabled?: DisabledBy;
-  };
-  reduceOnly?: () => string | undefined;
+  risk?: SessionRisk;
+  reduceOnly?: RunnerOptions["reduceOnly"];
   sink: (events: RunnerEvent[]) => Promise<void>;
-  killSwitch?: KillSwitchGate;
+  killSwitch?: RunnerOptions["killSwitch"];
 }
 
 /**
